@@ -1,0 +1,77 @@
+import cors from 'cors';
+import express from 'express';
+import type { Express, RequestHandler } from 'express';
+import type { EngineLimits } from '@reposcan/core';
+import type { ScanQueue } from '@reposcan/queue';
+import type { ScanStore } from '@reposcan/storage';
+import type { Logger, SourceSettings } from '@reposcan/worker';
+import { errorHandler, notFound } from './http/error-handler.js';
+import type { ApiMetrics } from './http/metrics.js';
+import { rateLimit } from './http/rate-limit.js';
+import { requestId } from './http/request-id.js';
+import { artifactRoutes } from './routes/artifacts.routes.js';
+import { inspectRoutes } from './routes/inspect.routes.js';
+import { scanRoutes } from './routes/scan.routes.js';
+import { scansRoutes } from './routes/scans.routes.js';
+import { systemRoutes } from './routes/system.routes.js';
+import { uploadRoutes } from './routes/upload.routes.js';
+import { ArtifactService } from './services/artifact-service.js';
+import type { InspectService } from './services/inspect-service.js';
+import type { ScanService } from './services/scan-service.js';
+
+export interface AppDeps {
+  version: string;
+  openApi: Record<string, unknown>;
+  store: ScanStore;
+  queue: ScanQueue;
+  /** The queue only when Redis backs it (for /ready); null in the embedded mode. */
+  redisQueue: ScanQueue | null;
+  scans: ScanService;
+  inspect: InspectService;
+  metrics: ApiMetrics;
+  log: Logger;
+  settings: SourceSettings;
+  limits: EngineLimits;
+  corsOrigins: string[] | '*';
+  trustProxy: boolean | number | string | string[] | undefined;
+  maxJsonBodyBytes: number;
+  maxUploadBytes: number;
+  scanWaitSeconds: number;
+  rateLimitPerMinute: number;
+  minFreeDiskRatio: number;
+}
+
+/** The Express application: middleware, routes and the error envelope. No listen(). */
+export function createApp(deps: AppDeps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  if (deps.trustProxy !== undefined) app.set('trust proxy', deps.trustProxy);
+  app.use(requestId);
+  app.use(deps.metrics.observe);
+  app.use(
+    cors({
+      origin: deps.corsOrigins === '*' ? '*' : deps.corsOrigins,
+      exposedHeaders: ['X-Request-Id', 'Location', 'Retry-After', 'Content-Disposition', 'ETag', 'Content-Range'],
+    }),
+  );
+  app.use(express.json({ limit: deps.maxJsonBodyBytes, strict: true, type: 'application/json' }));
+  app.use((req, res, next) => {
+    const log = deps.log.child({ requestId: res.locals.requestId });
+    const started = Date.now();
+    res.on('finish', () => log.info({ method: req.method, path: req.path, status: res.statusCode, ms: Date.now() - started }, 'request'));
+    next();
+  });
+
+  const limiter: RequestHandler = rateLimit(deps.rateLimitPerMinute);
+  const waitMs = deps.scanWaitSeconds * 1000;
+  const artifacts = new ArtifactService(deps.store, deps.scans);
+  app.use(systemRoutes({ version: deps.version, openApi: deps.openApi, store: deps.store, queue: deps.redisQueue, minFreeDiskRatio: deps.minFreeDiskRatio, metrics: deps.metrics }));
+  app.use(scanRoutes({ scans: deps.scans, settings: deps.settings, waitMs, limiter }));
+  app.use(uploadRoutes({ scans: deps.scans, store: deps.store, maxUploadBytes: deps.maxUploadBytes, waitMs, limiter }));
+  app.use(inspectRoutes({ inspect: deps.inspect, settings: deps.settings, limits: deps.limits, limiter }));
+  app.use(scansRoutes({ scans: deps.scans }));
+  app.use(artifactRoutes({ artifacts, scans: deps.scans }));
+  app.use(notFound);
+  app.use(errorHandler(deps.log));
+  return app;
+}

@@ -1,0 +1,92 @@
+import type { Server } from 'node:http';
+import type { Express } from 'express';
+import type { Config } from '@reposcan/config';
+import { buildOpenApiDocument } from '@reposcan/contracts';
+import { createBullMqTransport, createMemoryTransport } from '@reposcan/queue';
+import type { QueueTransport } from '@reposcan/queue';
+import { ScanStore } from '@reposcan/storage';
+import { createLogger, engineLimitsFromConfig, sourceSettingsFromConfig, startScanWorker } from '@reposcan/worker';
+import type { Logger, RunningWorker } from '@reposcan/worker';
+import { createApp } from './app.js';
+import { createMetrics } from './http/metrics.js';
+import { InspectService } from './services/inspect-service.js';
+import { ScanService } from './services/scan-service.js';
+
+export interface Runtime {
+  app: Express;
+  config: Config;
+  log: Logger;
+  store: ScanStore;
+  transport: QueueTransport;
+  worker: RunningWorker | null;
+  /** Listen on config.host:config.port; resolves with the bound server. */
+  listen(): Promise<Server>;
+  /** Stop taking requests and work, finish active jobs, close Redis last. */
+  close(): Promise<void>;
+}
+
+/**
+ * The composition root of the API process: the one place that turns configuration into
+ * objects. `ROLE=all` (the embedded default) also runs a worker in this process.
+ */
+export async function createRuntime(config: Config, options: { log?: Logger } = {}): Promise<Runtime> {
+  const log = options.log ?? createLogger(config.logLevel, 'reposcan-api');
+  const store = new ScanStore({ dataDir: config.dataDir });
+  await store.init();
+  const transport = config.redisUrl
+    ? createBullMqTransport({ redisUrl: config.redisUrl, prefix: config.queuePrefix, maxWaiting: config.maxQueuedScans, attempts: config.jobAttempts, log: (level, message, meta) => log[level]({ ...meta }, message) })
+    : createMemoryTransport({ maxWaiting: config.maxQueuedScans, attempts: config.jobAttempts });
+  const worker = config.role === 'all' ? startScanWorker({ config, transport, store, log }) : null;
+
+  const scans = new ScanService({ store, queue: transport.queue, encoding: config.tokenEncoding, minFreeDiskRatio: config.minFreeDiskRatio });
+  const inspect = new InspectService({ concurrency: config.inspectConcurrency, timeoutMs: config.inspectTimeoutSeconds * 1000 });
+  const metrics = createMetrics(() => transport.queue.waitingCount(), () => inspect.inFlight);
+  const app = createApp({
+    version: config.version,
+    openApi: buildOpenApiDocument(config.version),
+    store,
+    queue: transport.queue,
+    redisQueue: config.redisUrl ? transport.queue : null,
+    scans,
+    inspect,
+    metrics,
+    log,
+    settings: sourceSettingsFromConfig(config),
+    limits: engineLimitsFromConfig(config),
+    corsOrigins: config.corsOrigins === '*' ? '*' : [...config.corsOrigins],
+    trustProxy: Array.isArray(config.trustProxy) ? [...(config.trustProxy as string[])] : (config.trustProxy as boolean | number),
+    maxJsonBodyBytes: config.maxJsonBodyBytes,
+    maxUploadBytes: config.maxUploadBytes,
+    scanWaitSeconds: config.scanWaitSeconds,
+    rateLimitPerMinute: config.rateLimitPerMinute,
+    minFreeDiskRatio: config.minFreeDiskRatio,
+  });
+
+  let server: Server | null = null;
+  return {
+    app,
+    config,
+    log,
+    store,
+    transport,
+    worker,
+    listen: () =>
+      new Promise((resolve, reject) => {
+        const s = app.listen(config.port, config.host, (error?: Error) => (error ? reject(error) : resolve(s)));
+        // Slow clients must not hold sockets forever (slowloris); uploads get the longest budget.
+        s.headersTimeout = 30_000;
+        s.requestTimeout = 300_000;
+        s.keepAliveTimeout = 5_000;
+        server = s;
+      }),
+    async close() {
+      if (server) {
+        const s = server;
+        await new Promise<void>((resolve) => s.close(() => resolve()));
+        s.closeAllConnections();
+      }
+      if (worker) await worker.close();
+      await transport.close();
+    },
+  };
+}

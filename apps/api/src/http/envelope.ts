@@ -1,0 +1,24 @@
+import type { Response } from 'express';
+import { ERROR_STATUS } from '@reposcan/contracts';
+import type { ErrorCode, ErrorEnvelope } from '@reposcan/contracts';
+
+export function sendSuccess(res: Response, status: number, message: string, data: unknown): void {
+  res.status(status).json({ status: 'success', message, data, timestamp: new Date().toISOString() });
+}
+
+export function errorEnvelope(code: ErrorCode, detail: string, requestId: string, scanId?: string): ErrorEnvelope {
+  return {
+    status: 'error',
+    error: ERROR_STATUS[code].title,
+    code,
+    detail,
+    request_id: requestId,
+    timestamp: new Date().toISOString(),
+    ...(scanId ? { data: { scan_id: scanId } } : {}),
+  };
+}
+
+export function sendError(res: Response, code: ErrorCode, detail: string, options: { scanId?: string; retryAfterSeconds?: number } = {}): void {
+  if (options.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(Math.max(1, Math.ceil(options.retryAfterSeconds))));
+  res.status(ERROR_STATUS[code].status).json(errorEnvelope(code, detail, String(res.locals.requestId ?? ''), options.scanId));
+}

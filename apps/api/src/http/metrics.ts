@@ -1,0 +1,47 @@
+import type { RequestHandler } from 'express';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+export interface ApiMetrics {
+  registry: Registry;
+  observe: RequestHandler;
+  scansAccepted: Counter;
+}
+
+/** Prometheus metrics of this API process; queue depth is read at scrape time. */
+export function createMetrics(queueDepth: () => Promise<number>, inspectInFlight: () => number): ApiMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'reposcan_' });
+  const duration = new Histogram({
+    name: 'reposcan_http_request_duration_seconds',
+    help: 'HTTP request latency by route',
+    labelNames: ['method', 'route', 'status'],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+    registers: [registry],
+  });
+  const scansAccepted = new Counter({ name: 'reposcan_scans_accepted_total', help: 'Scans accepted by this API process', labelNames: ['source'], registers: [registry] });
+  new Gauge({
+    name: 'reposcan_queue_waiting',
+    help: 'Scans waiting in the queue',
+    registers: [registry],
+    async collect() {
+      this.set(await queueDepth().catch(() => -1));
+    },
+  });
+  new Gauge({
+    name: 'reposcan_inspect_in_flight',
+    help: 'Inspect previews running in this API process',
+    registers: [registry],
+    collect() {
+      this.set(inspectInFlight());
+    },
+  });
+  const observe: RequestHandler = (req, res, next) => {
+    const end = duration.startTimer();
+    res.on('finish', () => {
+      const route = (req.route as { path?: string } | undefined)?.path ?? 'unmatched';
+      end({ method: req.method, route, status: String(res.statusCode) });
+    });
+    next();
+  };
+  return { registry, observe, scansAccepted };
+}

@@ -1,0 +1,31 @@
+import type { RequestHandler } from 'express';
+import { ScanError } from '@reposcan/contracts';
+
+/**
+ * Fixed one-minute window per client over scan, upload and inspect. The client is Express's
+ * `req.ip`, which honours X-Forwarded-For only when TRUST_PROXY says a proxy sets it.
+ */
+export function rateLimit(perMinute: number, now: () => number = Date.now): RequestHandler {
+  const windows = new Map<string, { start: number; count: number }>();
+  let lastSweep = now();
+  return (req, _res, next) => {
+    if (perMinute <= 0) return next();
+    const t = now();
+    if (t - lastSweep > 60_000) {
+      for (const [key, w] of windows) if (t - w.start >= 60_000) windows.delete(key);
+      lastSweep = t;
+    }
+    const key = req.ip ?? 'unknown';
+    let w = windows.get(key);
+    if (!w || t - w.start >= 60_000) {
+      w = { start: t, count: 0 };
+      windows.set(key, w);
+    }
+    w.count += 1;
+    if (w.count > perMinute) {
+      const retryAfterSeconds = Math.ceil((w.start + 60_000 - t) / 1000);
+      return next(new ScanError('RATE_LIMITED', `Too many scan, upload or inspect requests from this client (limit ${perMinute} per minute). Retry after ${retryAfterSeconds} s.`, { retryAfterSeconds }));
+    }
+    next();
+  };
+}

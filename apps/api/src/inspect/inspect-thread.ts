@@ -1,0 +1,45 @@
+// Worker-thread entry: clone or open the source and preview it, off the API's event loop.
+import { parentPort, workerData } from 'node:worker_threads';
+import { compareNames, inspectTree } from '@reposcan/core';
+import { prepareSource, toEngineOptions } from '@reposcan/worker';
+import type { InspectJob, InspectOutcome } from './inspect-job.js';
+
+const job = workerData as InspectJob;
+const controller = new AbortController();
+parentPort?.on('message', (message) => {
+  if (message === 'abort') controller.abort(new Error('inspect aborted'));
+});
+
+async function run(): Promise<InspectOutcome> {
+  const prepared = await prepareSource(job.source, { workDir: job.workDir, uploadPath: null, settings: job.settings, signal: controller.signal, onPhase: () => {} });
+  const report = await inspectTree({
+    root: prepared.root,
+    repoName: prepared.repoName,
+    source: prepared.source,
+    options: { ...toEngineOptions({ ...job.options, lite: false, create_zip: false }) },
+    limits: job.limits,
+    signal: controller.signal,
+  });
+  const files = [
+    ...report.files.map((f) => ({ path: f.path, subcategory: f.subcategory, size_bytes: f.size_bytes, tokens_estimate: f.tokens_estimate, url: f.url })),
+    ...report.assets.map((a) => ({ path: a.path, subcategory: a.subcategory, size_bytes: a.size_bytes, tokens_estimate: 0, url: a.url })),
+  ].sort((a, b) => compareNames(a.path, b.path));
+  return {
+    ok: true,
+    data: {
+      repository: { name: report.name, branch: report.branch, commit: prepared.source.commit, tree_summary: report.tree },
+      summary: report.summary,
+      files,
+      skipped_count: report.skipped.length,
+    },
+  };
+}
+
+run().then(
+  (outcome) => parentPort?.postMessage(outcome),
+  (error: unknown) => {
+    const e = error as { name?: string; code?: string; message?: string };
+    const outcome: InspectOutcome = { ok: false, error: { name: e.name ?? 'Error', ...(e.code ? { code: e.code } : {}), message: e.message ?? String(error) } };
+    parentPort?.postMessage(outcome);
+  },
+);

@@ -1,0 +1,49 @@
+import { Router } from 'express';
+import { z } from 'zod';
+import { ArtifactFormat } from '@reposcan/contracts';
+import { sendSuccess } from '../http/envelope.js';
+import { scanIdParam } from '../http/scan-id-param.js';
+import { parseOrThrow } from '../http/validate.js';
+import type { ArtifactService } from '../services/artifact-service.js';
+import type { ScanService } from '../services/scan-service.js';
+import { methodNotAllowed } from './method-not-allowed.js';
+
+const DownloadQuery = z.strictObject({ format: ArtifactFormat });
+
+export function artifactRoutes(deps: { artifacts: ArtifactService; scans: ScanService }): Router {
+  const router = Router();
+
+  router
+    .route('/v1/download/:scan_id')
+    .get(async (req, res, next) => {
+      const scanId = scanIdParam(req);
+      const { format } = parseOrThrow(DownloadQuery, req.query, 'query');
+      const file = await deps.artifacts.artifact(scanId, format);
+      res.attachment(file.fileName);
+      res.setHeader('Content-Type', file.contentType);
+      if (file.sha256) res.setHeader('ETag', `"${file.sha256}"`);
+      // send handles Range (206), If-None-Match (304) and HEAD from the headers above.
+      res.sendFile(file.path, { etag: !file.sha256, lastModified: true, acceptRanges: true, dotfiles: 'allow' }, (error) => {
+        if (error && !res.headersSent) next(error);
+      });
+    })
+    .all(methodNotAllowed(['GET', 'HEAD']));
+
+  router
+    .route('/v1/summary/:scan_id')
+    .get(async (req, res) => {
+      const summary = await deps.artifacts.summary(scanIdParam(req));
+      sendSuccess(res, 200, `Summary of scan ${summary.scan_id}.`, summary);
+    })
+    .all(methodNotAllowed(['GET']));
+
+  router
+    .route('/v1/cleanup/:scan_id')
+    .delete(async (req, res) => {
+      const scanId = scanIdParam(req);
+      await deps.scans.cleanup(scanId);
+      sendSuccess(res, 200, `Deleted scan ID: ${scanId}`, { scan_id: scanId });
+    })
+    .all(methodNotAllowed(['DELETE']));
+  return router;
+}

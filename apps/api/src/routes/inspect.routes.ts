@@ -1,0 +1,25 @@
+import { Router } from 'express';
+import type { RequestHandler } from 'express';
+import { InspectRequest } from '@reposcan/contracts';
+import type { EngineLimits } from '@reposcan/core';
+import type { SourceSettings } from '@reposcan/worker';
+import { sendSuccess } from '../http/envelope.js';
+import { requireJson } from '../http/require-json.js';
+import { parseOrThrow } from '../http/validate.js';
+import type { InspectService } from '../services/inspect-service.js';
+import { toRequestSource } from '../services/source-check.js';
+import { methodNotAllowed } from './method-not-allowed.js';
+
+export function inspectRoutes(deps: { inspect: InspectService; settings: SourceSettings; limits: EngineLimits; limiter: RequestHandler }): Router {
+  const router = Router();
+  router
+    .route('/v1/inspect')
+    .post(deps.limiter, requireJson, async (req, res) => {
+      const { repo_path, branch, ...options } = parseOrThrow(InspectRequest, req.body, 'body');
+      const source = await toRequestSource(repo_path, branch, deps.settings);
+      const data = await deps.inspect.inspect({ source, options: { ...options, lite: false, create_zip: false }, settings: deps.settings, limits: deps.limits });
+      sendSuccess(res, 200, `Preview completed: ${data.summary.total_files} files, about ${data.summary.formatted.estimated_tokens} tokens.`, data);
+    })
+    .all(methodNotAllowed(['POST']));
+  return router;
+}

@@ -1,0 +1,26 @@
+import { Router } from 'express';
+import type { RequestHandler } from 'express';
+import { ScanRequest, WaitQuery } from '@reposcan/contracts';
+import type { SourceSettings } from '@reposcan/worker';
+import { requireJson } from '../http/require-json.js';
+import { parseOrThrow } from '../http/validate.js';
+import type { ScanService } from '../services/scan-service.js';
+import { toRequestSource } from '../services/source-check.js';
+import { methodNotAllowed } from './method-not-allowed.js';
+import { respondToSubmission, wantsToWait } from './respond-to-submission.js';
+
+export function scanRoutes(deps: { scans: ScanService; settings: SourceSettings; waitMs: number; limiter: RequestHandler }): Router {
+  const router = Router();
+  router
+    .route('/v1/scan')
+    .post(deps.limiter, requireJson, async (req, res) => {
+      const { repo_path, branch, ...options } = parseOrThrow(ScanRequest, req.body, 'body');
+      const { wait } = parseOrThrow(WaitQuery, req.query, 'query');
+      await deps.scans.assertDiskRoom();
+      const source = await toRequestSource(repo_path, branch, deps.settings);
+      const state = await deps.scans.submit(source, options);
+      await respondToSubmission(req, res, deps.scans, state.scan_id, wantsToWait(req, wait), deps.waitMs);
+    })
+    .all(methodNotAllowed(['POST']));
+  return router;
+}

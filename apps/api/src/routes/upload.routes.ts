@@ -1,0 +1,73 @@
+import { randomUUID } from 'node:crypto';
+import { open, rename, rm } from 'node:fs/promises';
+import { Router } from 'express';
+import type { RequestHandler } from 'express';
+import multer from 'multer';
+import { ScanError, UploadQuery } from '@reposcan/contracts';
+import type { ScanStore } from '@reposcan/storage';
+import { parseOrThrow } from '../http/validate.js';
+import type { ScanService } from '../services/scan-service.js';
+import { methodNotAllowed } from './method-not-allowed.js';
+import { respondToSubmission, wantsToWait } from './respond-to-submission.js';
+
+// Local file header, or the end-of-central-directory record of an empty archive.
+const ZIP_MAGIC = [Buffer.from('PK\x03\x04', 'latin1'), Buffer.from('PK\x05\x06', 'latin1')];
+
+async function assertZipMagic(path: string): Promise<void> {
+  const handle = await open(path, 'r');
+  try {
+    const head = Buffer.alloc(4);
+    const { bytesRead } = await handle.read(head, 0, 4, 0);
+    if (bytesRead === 4 && ZIP_MAGIC.some((m) => m.equals(head))) return;
+  } finally {
+    await handle.close();
+  }
+  throw new ScanError('NOT_A_ZIP', 'The uploaded file is not a ZIP archive. Upload a .zip of the repository (tar, gzip and 7z are not supported).');
+}
+
+export function uploadRoutes(deps: { scans: ScanService; store: ScanStore; maxUploadBytes: number; waitMs: number; limiter: RequestHandler }): Router {
+  const router = Router();
+  const upload = multer({
+    storage: multer.diskStorage({
+      destination: (_req, _file, cb) => cb(null, deps.store.incomingDir()),
+      filename: (_req, _file, cb) => cb(null, `${randomUUID()}.zip.part`),
+    }),
+    limits: { fileSize: deps.maxUploadBytes, files: 1, fields: 0, parts: 1, headerPairs: 20 },
+    // Synchronous on purpose: async filters interplay badly with the size limit (multer advisories).
+    fileFilter: (_req, file, cb) => {
+      if (file.fieldname !== 'file') cb(new multer.MulterError('LIMIT_UNEXPECTED_FILE', file.fieldname));
+      else cb(null, true);
+    },
+  });
+  // Refuse an oversized body from its Content-Length before reading a byte of it.
+  const declaredSize: RequestHandler = (req, _res, next) => {
+    const length = Number(req.get('content-length') ?? 0);
+    if (length > deps.maxUploadBytes + 64 * 1024) {
+      return next(new ScanError('UPLOAD_TOO_LARGE', `The upload is larger than the server accepts (${deps.maxUploadBytes} bytes). Upload a smaller ZIP, or leave build output and dependencies out of it.`));
+    }
+    if (!req.is('multipart/form-data')) {
+      return next(new ScanError('UNSUPPORTED_MEDIA_TYPE', 'Send the archive as multipart/form-data with the file in the field `file`.'));
+    }
+    next();
+  };
+
+  router
+    .route('/v1/upload')
+    .post(deps.limiter, declaredSize, upload.single('file'), async (req, res) => {
+      const part = req.file?.path;
+      try {
+        const { wait, ...options } = parseOrThrow(UploadQuery, req.query, 'query');
+        if (!req.file || !part) throw new ScanError('INVALID_REQUEST', 'Send the .zip archive in the multipart form field `file`.');
+        await assertZipMagic(part);
+        await deps.scans.assertDiskRoom();
+        const fileName = req.file.originalname;
+        const state = await deps.scans.submit({ type: 'upload', file_name: fileName }, options, undefined, (scanId) => rename(part, deps.store.uploadPath(scanId)));
+        await respondToSubmission(req, res, deps.scans, state.scan_id, wantsToWait(req, wait), deps.waitMs);
+      } finally {
+        // Nothing received is left behind when the request fails; after a rename this is a no-op.
+        if (part) await rm(part, { force: true });
+      }
+    })
+    .all(methodNotAllowed(['POST']));
+  return router;
+}

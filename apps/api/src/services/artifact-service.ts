@@ -1,0 +1,65 @@
+import { access, readFile } from 'node:fs/promises';
+import { ScanError, SummaryRecord } from '@reposcan/contracts';
+import type { ArtifactFormat, ScanStateRecord } from '@reposcan/contracts';
+import { ARTIFACT_FILE_NAMES } from '@reposcan/core';
+import type { ScanStore } from '@reposcan/storage';
+import type { ScanService } from './scan-service.js';
+
+export const CONTENT_TYPES: Record<ArtifactFormat, string> = {
+  txt: 'text/plain; charset=utf-8',
+  md: 'text/markdown; charset=utf-8',
+  json: 'application/json',
+  zip: 'application/zip',
+};
+
+export interface ArtifactFile {
+  path: string;
+  contentType: string;
+  fileName: string;
+  sha256: string | null;
+}
+
+/** A completed scan, or the 409 that says why not yet (with Retry-After while it runs). */
+export function assertCompleted(record: ScanStateRecord): void {
+  if (record.state === 'completed') return;
+  if (record.state === 'failed') {
+    throw new ScanError('SCAN_FAILED', `Scan ${record.scan_id} failed (${record.error?.code ?? 'unknown'}): ${record.error?.message ?? 'no detail'}`);
+  }
+  if (record.state === 'cancelled') throw new ScanError('SCAN_CANCELLED', `Scan ${record.scan_id} was cancelled; run it again to get artifacts.`);
+  throw new ScanError('SCAN_NOT_READY', `Scan ${record.scan_id} is ${record.state} (phase ${record.progress.phase}). Retry shortly, or follow ${`/v1/scans/${record.scan_id}/events`}.`, {
+    retryAfterSeconds: 2,
+  });
+}
+
+export class ArtifactService {
+  constructor(
+    private readonly store: ScanStore,
+    private readonly scans: ScanService,
+  ) {}
+
+  async artifact(scanId: string, format: ArtifactFormat): Promise<ArtifactFile> {
+    const record = await this.scans.get(scanId);
+    assertCompleted(record);
+    const path = this.store.resultFile(scanId, ARTIFACT_FILE_NAMES[format]);
+    const exists = await access(path).then(
+      () => true,
+      () => false,
+    );
+    if (!exists) {
+      throw new ScanError(
+        'FORMAT_NOT_PRODUCED',
+        format === 'zip'
+          ? 'This scan was run without create_zip, so it has no ZIP bundle. Run the scan again with create_zip: true.'
+          : `This scan has no ${format} output.`,
+      );
+    }
+    const name = record.result?.repo_name || 'reposcan';
+    return { path, contentType: CONTENT_TYPES[format], fileName: `${name}.${format}`, sha256: record.result?.artifacts[format]?.sha256 ?? null };
+  }
+
+  async summary(scanId: string): Promise<SummaryRecord> {
+    const record = await this.scans.get(scanId);
+    assertCompleted(record);
+    return SummaryRecord.parse(JSON.parse(await readFile(this.store.resultFile(scanId, 'summary.json'), 'utf8')));
+  }
+}

@@ -1,0 +1,116 @@
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ScanError, TERMINAL_STATES } from '@reposcan/contracts';
+import type { ScanOptions, ScanRequestRecord, ScanStateRecord, ScanStatus, TokenEncoding } from '@reposcan/contracts';
+import type { ScanQueue } from '@reposcan/queue';
+import type { ScanStore } from '@reposcan/storage';
+
+export interface ScanServiceDeps {
+  store: ScanStore;
+  queue: ScanQueue;
+  encoding: TokenEncoding;
+  minFreeDiskRatio: number;
+  /** How long DELETE waits for a running job to stop before removing its folder anyway. */
+  cancelGraceMs?: number;
+  pollMs?: number;
+}
+
+export function statusUrl(scanId: string): string {
+  return `/v1/scans/${scanId}`;
+}
+
+export function eventsUrl(scanId: string): string {
+  return `/v1/scans/${scanId}/events`;
+}
+
+export function toStatus(record: ScanStateRecord): ScanStatus {
+  const { version: _version, ...rest } = record;
+  return { ...rest, status_url: statusUrl(record.scan_id), events_url: eventsUrl(record.scan_id) };
+}
+
+export function isTerminal(record: ScanStateRecord): boolean {
+  return TERMINAL_STATES.includes(record.state);
+}
+
+/** Accepting, following and deleting scans; state lives on the volume, the queue only dispatches. */
+export class ScanService {
+  private readonly pollMs: number;
+
+  constructor(private readonly deps: ScanServiceDeps) {
+    this.pollMs = deps.pollMs ?? 150;
+  }
+
+  /** Refuse new work when the volume is nearly full (507) rather than fail it half-way. */
+  async assertDiskRoom(): Promise<void> {
+    const disk = await this.deps.store.diskStatus();
+    if (!disk.writable || disk.freeRatio < this.deps.minFreeDiskRatio) {
+      throw new ScanError('DISK_FULL', 'The server is low on disk space and is not taking new scans. Retry later.', { retryAfterSeconds: 60 });
+    }
+  }
+
+  /**
+   * Record the request and its queued state on the volume, then enqueue it. If the queue
+   * refuses (Redis down, queue full) the folder is removed and the caller gets the 503.
+   * `beforeEnqueue` lets the upload route move its archive into the scan folder first.
+   */
+  async submit(
+    source: ScanRequestRecord['source'],
+    options: ScanOptions,
+    scanId: string = randomUUID(),
+    beforeEnqueue?: (scanId: string) => Promise<void>,
+  ): Promise<ScanStateRecord> {
+    const now = new Date().toISOString();
+    const request: ScanRequestRecord = { version: 1, scan_id: scanId, source, options, encoding: this.deps.encoding, created_at: now };
+    const state: ScanStateRecord = {
+      version: 1,
+      scan_id: scanId,
+      state: 'queued',
+      source: { type: source.type, url: source.type === 'remote' ? source.repo_path : null },
+      created_at: now,
+      updated_at: now,
+      started_at: null,
+      completed_at: null,
+      attempt: 0,
+      progress: { phase: 'queued', files_done: 0, files_total: 0 },
+      error: null,
+      result: null,
+    };
+    await this.deps.store.create(scanId, request, state);
+    try {
+      if (beforeEnqueue) await beforeEnqueue(scanId);
+      await this.deps.queue.enqueue(scanId);
+    } catch (error) {
+      await this.deps.store.remove(scanId).catch(() => {});
+      throw error;
+    }
+    return state;
+  }
+
+  async get(scanId: string): Promise<ScanStateRecord> {
+    const record = await this.deps.store.readState(scanId);
+    if (!record) throw new ScanError('SCAN_NOT_FOUND', `No scan ${scanId} exists (it may have expired or been deleted).`);
+    return record;
+  }
+
+  /** Poll the state until it is terminal or `timeoutMs` passes; returns the last state seen. */
+  async waitForTerminal(scanId: string, timeoutMs: number, signal?: AbortSignal): Promise<ScanStateRecord> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const record = await this.get(scanId);
+      if (isTerminal(record) || Date.now() >= deadline || signal?.aborted) return record;
+      await sleep(Math.min(this.pollMs, Math.max(1, deadline - Date.now())));
+    }
+  }
+
+  /** Cancel a queued or running scan, then remove everything of it from the volume and the queue. */
+  async cleanup(scanId: string): Promise<void> {
+    const record = await this.get(scanId);
+    if (!isTerminal(record)) {
+      await this.deps.store.requestCancel(scanId);
+      const removed = await this.deps.queue.remove(scanId);
+      if (removed === 'active') await this.waitForTerminal(scanId, this.deps.cancelGraceMs ?? 10_000).catch(() => record);
+    }
+    await this.deps.store.remove(scanId);
+    await this.deps.queue.remove(scanId).catch(() => 'absent');
+  }
+}

@@ -1,0 +1,48 @@
+import type { ArtifactFormat, ScanResult, SummaryRecord } from '@reposcan/contracts';
+import type { ScanReport } from '@reposcan/core';
+
+export function downloadUrl(scanId: string, format: ArtifactFormat): string {
+  return `/v1/download/${scanId}?format=${format}`;
+}
+
+/** The summary record of contract §6 (GET /v1/summary): metadata only, never file contents. */
+export function buildSummaryRecord(scanId: string, report: ScanReport, createdAt: string, completedAt: string): SummaryRecord {
+  const artifacts: SummaryRecord['artifacts'] = {};
+  for (const a of report.artifacts) artifacts[a.format] = { url: downloadUrl(scanId, a.format), bytes: a.bytes, sha256: a.sha256 };
+  return {
+    scan_id: scanId,
+    state: 'completed',
+    repository: report.repository,
+    options: report.options,
+    encoding: report.encoding,
+    summary: report.summary,
+    files: report.files,
+    assets: report.assets,
+    skipped: report.skipped,
+    artifacts,
+    timings: { ...report.timings },
+    created_at: createdAt,
+    completed_at: completedAt,
+  };
+}
+
+/**
+ * The scan result of contract §3 (the 201 `data`, `result` in the status), derived from the
+ * PUBLISHED summary record, so whichever attempt published, state and artifacts agree.
+ */
+export function resultFromSummary(summary: SummaryRecord, artifactDir: string): ScanResult {
+  const repo = summary.repository;
+  return {
+    scan_id: summary.scan_id,
+    repo_name: repo.name,
+    branch: repo.branch,
+    commit: repo.commit,
+    source: { type: repo.source, url: repo.url },
+    num_textual_files: summary.files.length,
+    num_non_textual_files: summary.assets.length,
+    summary: summary.summary,
+    artifacts: summary.artifacts,
+    artifact_dir: artifactDir,
+    skipped_count: summary.skipped.length,
+  };
+}

@@ -1,0 +1,7 @@
+import { ConfigError } from '@reposcan/config';
+import { runWorkerProcess } from './run-worker-process.js';
+
+runWorkerProcess().catch((error: unknown) => {
+  console.error(error instanceof ConfigError ? error.message : error);
+  process.exit(1);
+});

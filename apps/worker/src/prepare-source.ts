@@ -1,0 +1,87 @@
+import { basename, join } from 'node:path';
+import { ScanError } from '@reposcan/contracts';
+import type { ScanRequestRecord } from '@reposcan/contracts';
+import type { SourceInfo } from '@reposcan/core';
+import { buildWebSource, checkRemotePolicy, cloneRemote, createGitEnv, extractZip, parseRepoPath, resolveLocalRoot, resolveRef } from '@reposcan/sources';
+
+export interface SourceSettings {
+  allowedLocalRoots: string[] | null;
+  allowedHosts: string[] | '*';
+  allowHttp: boolean;
+  allowPrivateHosts: boolean;
+  cloneTimeoutMs: number;
+  maxCloneBytes: number;
+  archive: {
+    maxEntries: number;
+    maxUncompressedBytes: number;
+    maxRatio: number;
+    maxDepth: number;
+    maxNameBytes: number;
+    maxComponentBytes: number;
+  };
+}
+
+export interface PreparedSource {
+  /** Repository root the engine walks (the subdir, if any, is in `source.subdir`). */
+  root: string;
+  repoName: string;
+  source: SourceInfo;
+}
+
+export interface PrepareContext {
+  /** Empty folder this attempt may fill (clone target or extraction target). */
+  workDir: string;
+  /** The uploaded archive, for upload sources. */
+  uploadPath: string | null;
+  settings: SourceSettings;
+  signal: AbortSignal;
+  onPhase: (phase: 'clone' | 'extract') => void;
+}
+
+const NO_REMOTE = { url: null, hostFamily: null, ref: null, commit: null, subdir: null } as const;
+
+/** Turn an accepted request into a tree on disk the engine can walk. */
+export async function prepareSource(source: ScanRequestRecord['source'], ctx: PrepareContext): Promise<PreparedSource> {
+  const { settings } = ctx;
+  switch (source.type) {
+    case 'local': {
+      const local = await resolveLocalRoot(source.repo_path, settings.allowedLocalRoots);
+      return { root: local.root, repoName: local.name, source: { type: 'local', ...NO_REMOTE, branch: local.branch } };
+    }
+    case 'upload': {
+      if (!ctx.uploadPath) throw new ScanError('INTERNAL_ERROR', 'The uploaded archive is missing.');
+      ctx.onPhase('extract');
+      const extracted = await extractZip({
+        zipPath: ctx.uploadPath,
+        destDir: ctx.workDir,
+        limits: settings.archive,
+        signal: ctx.signal,
+      });
+      const name = extracted.name ?? (basename(source.file_name).replace(/\.zip$/i, '') || 'upload');
+      return { root: extracted.root, repoName: name, source: { type: 'upload', ...NO_REMOTE, branch: null } };
+    }
+    case 'remote': {
+      const parsed = parseRepoPath(source.repo_path);
+      if (parsed.kind !== 'remote') throw new ScanError('INVALID_REPO_PATH', 'The request names a local path where a repository URL was expected.');
+      const spec = parsed.url;
+      // Resolved again here, not trusted from accept time: the pinned addresses are what git connects to.
+      const pinnedAddresses = await checkRemotePolicy(spec, { allowedHosts: settings.allowedHosts, allowHttp: settings.allowHttp, allowPrivateHosts: settings.allowPrivateHosts });
+      const gitEnv = await createGitEnv(spec, { allowHttp: settings.allowHttp, pinnedAddresses });
+      ctx.onPhase('clone');
+      const ref = await resolveRef(spec, source.branch, gitEnv, { timeoutMs: settings.cloneTimeoutMs, signal: ctx.signal });
+      const destDir = join(ctx.workDir, 'repo');
+      const cloned = await cloneRemote({
+        spec,
+        branch: ref.branch,
+        subdir: ref.subdir,
+        destDir,
+        deadlineMs: settings.cloneTimeoutMs,
+        maxBytes: settings.maxCloneBytes,
+        gitEnv,
+        signal: ctx.signal,
+      });
+      // The engine walks from the repository root so paths and ignore files match the repository.
+      return { root: destDir, repoName: spec.repo, source: buildWebSource(spec, cloned.branch, cloned.commit, cloned.subdir) };
+    }
+  }
+}

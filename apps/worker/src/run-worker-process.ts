@@ -1,0 +1,41 @@
+import { loadConfig } from '@reposcan/config';
+import type { Config } from '@reposcan/config';
+import { createBullMqTransport } from '@reposcan/queue';
+import { ScanStore } from '@reposcan/storage';
+import { createLogger } from './create-logger.js';
+import { startScanWorker } from './start-scan-worker.js';
+
+/** `ROLE=worker`: a process that only consumes scan jobs from Redis. Closes cleanly on SIGTERM/SIGINT. */
+export async function runWorkerProcess(config: Config = loadConfig()): Promise<void> {
+  const log = createLogger(config.logLevel, 'reposcan-worker');
+  if (!config.redisUrl) throw new Error('ROLE=worker needs REDIS_URL: a worker process takes its jobs from Redis.');
+  const store = new ScanStore({ dataDir: config.dataDir });
+  await store.init();
+  const transport = createBullMqTransport({
+    redisUrl: config.redisUrl,
+    prefix: config.queuePrefix,
+    maxWaiting: config.maxQueuedScans,
+    attempts: config.jobAttempts,
+    log: (level, message, meta) => log[level]({ ...meta }, message),
+  });
+  const worker = startScanWorker({ config, transport, store, log });
+  let stopping = false;
+  const stop = (signal: string): void => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'stopping: finishing active scans');
+    // Stop taking work, let active jobs finish (or hand them back), close Redis last.
+    worker
+      .close()
+      .then(() => transport.close())
+      .then(
+        () => process.exit(0),
+        (error: unknown) => {
+          log.error({ err: error }, 'unclean shutdown');
+          process.exit(1);
+        },
+      );
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}

@@ -1,0 +1,168 @@
+import { access, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ScanError, ScanRequestRecord, SummaryRecord, TERMINAL_STATES } from '@reposcan/contracts';
+import type { ScanProgress } from '@reposcan/contracts';
+import { runScan } from '@reposcan/core';
+import type { EngineLimits } from '@reposcan/core';
+import type { ScanJobContext, ScanProcessor } from '@reposcan/queue';
+import { artifactDirRelative } from '@reposcan/storage';
+import type { ScanStore } from '@reposcan/storage';
+import { buildSummaryRecord, resultFromSummary } from './build-records.js';
+import { classifyFailure } from './classify-failure.js';
+import type { Logger } from './create-logger.js';
+import { prepareSource } from './prepare-source.js';
+import type { SourceSettings } from './prepare-source.js';
+import { toEngineOptions } from './to-engine-options.js';
+import type { TokenPools } from './token-pools.js';
+
+export interface ScanProcessorDeps {
+  store: ScanStore;
+  sources: SourceSettings;
+  limits: EngineLimits;
+  scanTimeoutMs: number;
+  tokenPools: TokenPools;
+  log: Logger;
+  /** How often a running job checks for a cancel request (ms). */
+  cancelPollMs?: number;
+  now?: () => Date;
+}
+
+class CancelledByUser extends Error {
+  override readonly name = 'CancelledByUser';
+}
+
+const PROGRESS_EVERY_MS = 400;
+
+/**
+ * One scan attempt: read the accepted request from the volume, build the tree, run the engine
+ * into a private staging folder, publish it with one rename, then record the final state.
+ * Safe to run twice for the same scan: the first publish wins and state never leaves a
+ * terminal value.
+ */
+export function createScanProcessor(deps: ScanProcessorDeps): ScanProcessor {
+  const { store, log } = deps;
+  const now = deps.now ?? (() => new Date());
+
+  const finalizeCompleted = async (scanId: string): Promise<void> => {
+    const published = SummaryRecord.parse(JSON.parse(await readFile(store.resultFile(scanId, 'summary.json'), 'utf8')));
+    const result = resultFromSummary(published, artifactDirRelative(scanId));
+    await store.updateState(scanId, (s) => ({
+      ...s,
+      state: 'completed',
+      completed_at: published.completed_at,
+      progress: { phase: 'done', files_done: published.summary.total_files, files_total: published.summary.total_files },
+      error: null,
+      result,
+    }));
+  };
+
+  return async (job: ScanJobContext): Promise<void> => {
+    const { scanId, attempt, maxAttempts } = job;
+    const state = await store.readState(scanId);
+    if (!state || TERMINAL_STATES.includes(state.state)) return; // deleted, or finished by an earlier attempt
+    if (await exists(store.resultFile(scanId, 'summary.json'))) return finalizeCompleted(scanId); // published, state not yet written
+    const request = ScanRequestRecord.parse(await store.readRequest(scanId));
+
+    const controller = new AbortController();
+    const abort = (reason: unknown): void => {
+      if (!controller.signal.aborted) controller.abort(reason);
+    };
+    const onJobAbort = (): void => abort(job.signal.reason);
+    job.signal.addEventListener('abort', onJobAbort, { once: true });
+    const deadline = setTimeout(
+      () => abort(new ScanError('SCAN_TIMEOUT', `The scan took longer than ${Math.round(deps.scanTimeoutMs / 1000)} s and was stopped. Narrow it with include_patterns, exclude_dirs or a subfolder URL.`)),
+      deps.scanTimeoutMs,
+    );
+    const cancelWatch = setInterval(() => {
+      store.isCancelRequested(scanId).then(
+        (cancelled) => cancelled && abort(new CancelledByUser('cancelled')),
+        () => {},
+      );
+    }, deps.cancelPollMs ?? 500);
+
+    let lastProgressAt = 0;
+    const setProgress = (progress: ScanProgress, force = false): void => {
+      const t = Date.now();
+      if (!force && t - lastProgressAt < PROGRESS_EVERY_MS) return;
+      lastProgressAt = t;
+      store.updateState(scanId, (s) => (s.state === 'running' ? { ...s, progress } : null)).catch((error: unknown) => log.warn({ err: error, scanId }, 'progress write failed'));
+    };
+
+    const staging = await store.createStaging(scanId, attempt);
+    try {
+      await store.updateState(scanId, (s) => ({
+        ...s,
+        state: 'running',
+        attempt,
+        started_at: s.started_at ?? now().toISOString(),
+        progress: { phase: request.source.type === 'upload' ? 'extract' : request.source.type === 'remote' ? 'clone' : 'walk', files_done: 0, files_total: 0 },
+        error: null,
+      }));
+      const prepared = await prepareSource(request.source, {
+        workDir: staging.srcDir,
+        uploadPath: request.source.type === 'upload' ? store.uploadPath(scanId) : null,
+        settings: deps.sources,
+        signal: controller.signal,
+        onPhase: (phase) => setProgress({ phase, files_done: 0, files_total: 0 }, true),
+      });
+      controller.signal.throwIfAborted();
+
+      const pool = deps.tokenPools.get(request.encoding);
+      const report = await runScan(
+        {
+          root: prepared.root,
+          repoName: prepared.repoName,
+          source: prepared.source,
+          options: toEngineOptions(request.options),
+          limits: deps.limits,
+          encoding: request.encoding,
+          outDir: staging.outDir,
+          signal: controller.signal,
+          summaryExtras: { scan_id: scanId, created_at: state.created_at },
+        },
+        { countTokens: (texts) => pool.count(texts) },
+        (p) => setProgress({ phase: p.phase, files_done: p.files_done, files_total: p.files_total }, p.phase !== 'read'),
+      );
+
+      setProgress({ phase: 'publish', files_done: report.summary.total_files, files_total: report.summary.total_files }, true);
+      const summary = buildSummaryRecord(scanId, report, state.created_at, now().toISOString());
+      await writeFile(join(staging.outDir, 'summary.json'), `${JSON.stringify(summary)}\n`, { flag: 'wx' });
+      const outcome = await store.publish(scanId, staging.outDir);
+      if (outcome === 'already-published') log.info({ scanId, attempt }, 'another attempt published first; this one is discarded');
+      await finalizeCompleted(scanId);
+      log.info({ scanId, attempt, files: report.summary.total_files, tokens: report.summary.estimated_tokens, ms: report.timings.total_ms }, 'scan completed');
+    } catch (error) {
+      const reason: unknown = controller.signal.aborted ? controller.signal.reason : error;
+      if (reason instanceof CancelledByUser) {
+        await store.updateState(scanId, (s) => ({ ...s, state: 'cancelled', completed_at: now().toISOString() })).catch(() => {});
+        log.info({ scanId }, 'scan cancelled');
+        return;
+      }
+      if (job.signal.aborted && !(reason instanceof ScanError)) {
+        // The worker is shutting down: hand the job back rather than failing it.
+        throw new ScanError('INTERNAL_ERROR', 'The worker stopped during the scan; it will run again.', { retryable: true });
+      }
+      const failure = classifyFailure(reason);
+      if (failure.code === 'INTERNAL_ERROR') log.error({ err: reason, scanId, attempt }, 'scan failed unexpectedly');
+      else log.info({ scanId, attempt, code: failure.code }, 'scan failed');
+      if (failure.retryable && attempt < maxAttempts) {
+        await store.updateState(scanId, (s) => ({ ...s, state: 'queued', progress: { phase: 'queued', files_done: 0, files_total: 0 } }));
+        throw reason;
+      }
+      await store.updateState(scanId, (s) => ({ ...s, state: 'failed', completed_at: now().toISOString(), error: { code: failure.code, message: failure.message } }));
+      throw new ScanError(failure.code, failure.message, { retryable: false });
+    } finally {
+      clearTimeout(deadline);
+      clearInterval(cancelWatch);
+      job.signal.removeEventListener('abort', onJobAbort);
+      await store.removeStaging(staging.dir).catch((error: unknown) => log.warn({ err: error, scanId }, 'staging cleanup failed'));
+    }
+  };
+}
+
+async function exists(path: string): Promise<boolean> {
+  return access(path).then(
+    () => true,
+    () => false,
+  );
+}

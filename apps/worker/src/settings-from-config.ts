@@ -1,0 +1,26 @@
+import type { Config } from '@reposcan/config';
+import type { EngineLimits } from '@reposcan/core';
+import type { SourceSettings } from './prepare-source.js';
+
+export function sourceSettingsFromConfig(c: Config): SourceSettings {
+  return {
+    allowedLocalRoots: c.allowedLocalRoots.length > 0 ? [...c.allowedLocalRoots] : null,
+    allowedHosts: c.gitAllowedHosts === '*' ? '*' : [...c.gitAllowedHosts],
+    allowHttp: c.gitAllowHttp,
+    allowPrivateHosts: c.gitAllowPrivateHosts,
+    cloneTimeoutMs: c.cloneTimeoutSeconds * 1000,
+    maxCloneBytes: c.maxCloneBytes,
+    archive: {
+      maxEntries: c.maxArchiveEntries,
+      maxUncompressedBytes: c.maxUncompressedBytes,
+      maxRatio: c.maxCompressionRatio,
+      maxDepth: c.maxPathDepth,
+      maxNameBytes: 1024,
+      maxComponentBytes: 255,
+    },
+  };
+}
+
+export function engineLimitsFromConfig(c: Config): EngineLimits {
+  return { maxFiles: c.maxScanFiles, maxDepth: c.maxPathDepth, maxFileBytes: c.maxFileBytes };
+}

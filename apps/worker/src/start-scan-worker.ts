@@ -1,0 +1,51 @@
+import { availableParallelism } from 'node:os';
+import type { Config } from '@reposcan/config';
+import type { QueueTransport } from '@reposcan/queue';
+import type { ScanStore } from '@reposcan/storage';
+import type { Logger } from './create-logger.js';
+import { createScanProcessor } from './scan-processor.js';
+import { engineLimitsFromConfig, sourceSettingsFromConfig } from './settings-from-config.js';
+import { TokenPools } from './token-pools.js';
+
+export interface RunningWorker {
+  close(): Promise<void>;
+}
+
+/**
+ * Consume scan jobs from `transport` in this process. Used by `ROLE=worker` and, in the same
+ * form, by the embedded mode and `ROLE=all`.
+ */
+export function startScanWorker(deps: { config: Config; transport: QueueTransport; store: ScanStore; log: Logger }): RunningWorker {
+  const { config, store, log } = deps;
+  const pools = new TokenPools(Math.max(1, availableParallelism()));
+  const processor = createScanProcessor({
+    store,
+    sources: sourceSettingsFromConfig(config),
+    limits: engineLimitsFromConfig(config),
+    scanTimeoutMs: config.scanTimeoutSeconds * 1000,
+    tokenPools: pools,
+    log,
+  });
+  const worker = deps.transport.startWorker({
+    concurrency: config.workerConcurrency,
+    processor,
+    onFinalFailure: async (scanId, reason) => {
+      // Reached when no attempt could record an outcome itself, e.g. the job killed its worker twice.
+      const code = reason.code === 'WORKER_CRASHED' ? 'WORKER_CRASHED' : 'INTERNAL_ERROR';
+      const message =
+        code === 'WORKER_CRASHED'
+          ? 'The scan stopped its worker more than once (out of memory or killed) and was given up. Scan a smaller part of the repository.'
+          : 'The scan failed because of an internal error; it has been logged.';
+      await store
+        .updateState(scanId, (s) => ({ ...s, state: 'failed', completed_at: new Date().toISOString(), error: { code, message } }))
+        .catch((error: unknown) => log.warn({ err: error, scanId }, 'could not record final failure'));
+    },
+  });
+  log.info({ concurrency: config.workerConcurrency, queue: deps.transport.kind }, 'scan worker started');
+  return {
+    async close() {
+      await worker.close();
+      await pools.close();
+    },
+  };
+}

@@ -1,0 +1,120 @@
+import { availableParallelism } from 'node:os';
+import { z } from 'zod';
+import {
+  absolutePath,
+  corsOrigins,
+  flag,
+  fraction,
+  fromEnv,
+  gitHosts,
+  listenHost,
+  localRoots,
+  oneOf,
+  queuePrefix,
+  redisUrl,
+  trustProxy,
+  unsetAs,
+  wholeNumber,
+  withDefault,
+} from './env-parsers.js';
+import type { Expected, Parser } from './env-parsers.js';
+
+export const ROLES = ['api', 'worker', 'all'] as const;
+export type Role = (typeof ROLES)[number];
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+export const TOKEN_ENCODINGS = ['o200k_base', 'cl100k_base'] as const;
+export type TokenEncoding = (typeof TOKEN_ENCODINGS)[number];
+
+const GiB = 1024 ** 3;
+const TiB = 1024 ** 4;
+const DAY_SECONDS = 86_400;
+
+/** A variable whose default is a literal value: documented and applied from the same text. */
+function variable<T>(defaultText: string, description: string, parse: Parser<T>) {
+  return { default: defaultText, description, schema: withDefault(defaultText, parse) };
+}
+
+/** A variable whose default is computed or "unset": `defaultDoc` describes it for the docs. */
+function computed<T>(defaultDoc: string, description: string, parse: (text: string | undefined) => T | Expected) {
+  return { default: defaultDoc, description, schema: fromEnv(parse) };
+}
+
+/**
+ * Every environment variable the service reads (contract §2 and §8), in README order. The
+ * description is the documentation: README, `.env.example` and CONFIG_DOCS come from here.
+ */
+export const CONFIG_VARIABLES = {
+  HOST: variable('127.0.0.1', 'Address the API listens on (compose sets 0.0.0.0).', listenHost),
+  PORT: variable('8000', 'TCP port of the API (0 picks a free port).', wholeNumber(0, 65535)),
+  DATA_DIR: variable('./data', 'The shared volume for scans, uploads and staging; relative paths resolve against the working directory.', absolutePath),
+  REDIS_URL: computed('unset', 'Redis for the job queue, e.g. redis://127.0.0.1:6379; unset runs an embedded in-memory queue.', unsetAs(null, redisUrl)),
+  ROLE: computed('all without REDIS_URL, else api', 'What this process runs: api, worker, or all (API plus an in-process worker); worker needs REDIS_URL.', unsetAs(undefined, oneOf(ROLES))),
+  WORKER_CONCURRENCY: computed('cores − 1, min 1', 'Scans run at once per worker process.', unsetAs(Math.max(1, availableParallelism() - 1), wholeNumber(1, 256))),
+  ALLOWED_LOCAL_ROOTS: computed('unset', 'Absolute folders, ":"-separated, that a local repo_path may point into; unset refuses local paths.', unsetAs([] as readonly string[], localRoots)),
+  GIT_ALLOWED_HOSTS: variable('github.com,gitlab.com,bitbucket.org,codeberg.org,gitea.com', 'Git hosts that may be cloned: host names (any port) or host:port, comma-separated; "*" allows any public host.', gitHosts),
+  GIT_ALLOW_HTTP: variable('false', 'Allow plain http:// clones (self-hosted git, tests).', flag),
+  GIT_ALLOW_PRIVATE_HOSTS: variable('false', 'Allow clones from private, loopback and link-local addresses (self-hosted git, tests).', flag),
+  CORS_ORIGINS: variable('*', 'Origins allowed by CORS, comma-separated; "*" allows all.', corsOrigins),
+  SCAN_WAIT_SECONDS: variable('60', 'How long POST /v1/scan and /v1/upload wait for the result before answering 202.', wholeNumber(0, 3600, 'seconds')),
+  SCAN_TTL_HOURS: variable('24', 'Finished scans older than this are deleted by the janitor; 0 keeps them.', wholeNumber(0, 87_600, 'hours')),
+  TOKEN_ENCODING: variable('o200k_base', 'BPE encoding for token counts: o200k_base or cl100k_base.', oneOf(TOKEN_ENCODINGS)),
+  QUEUE_PREFIX: variable('reposcan', 'BullMQ key prefix, so several deployments or test runs can share one Redis.', queuePrefix),
+  RATE_LIMIT_PER_MINUTE: variable('60', 'Requests per client per minute over scan, upload and inspect; 0 turns the limit off.', wholeNumber(0, 1_000_000)),
+  TRUST_PROXY: computed('unset (false)', 'Express "trust proxy": true/false, a hop count, or a comma list of proxy addresses/subnets; decides the client address for rate limits.', unsetAs(false, trustProxy)),
+  LOG_LEVEL: variable('info', 'Log level: fatal, error, warn, info, debug, trace or silent.', oneOf(LOG_LEVELS)),
+  MAX_JSON_BODY_BYTES: variable('65536', 'Largest JSON request body (64 KiB).', wholeNumber(1024, 64 * 1024 ** 2, 'bytes')),
+  MAX_UPLOAD_BYTES: variable('52428800', 'Largest uploaded .zip (50 MiB).', wholeNumber(1, TiB, 'bytes')),
+  MAX_UNCOMPRESSED_BYTES: variable('524288000', 'Largest total size of an upload once extracted (500 MiB).', wholeNumber(1, TiB, 'bytes')),
+  MAX_ARCHIVE_ENTRIES: variable('10000', 'Most entries in an uploaded archive.', wholeNumber(1, 10_000_000)),
+  MAX_COMPRESSION_RATIO: variable('100', 'Highest uncompressed-to-compressed ratio of an archive entry or the whole archive.', wholeNumber(1, 100_000)),
+  MAX_PATH_DEPTH: variable('50', 'Deepest folder nesting in an archive or a scanned tree.', wholeNumber(1, 1000)),
+  MAX_FILE_BYTES: variable('10485760', 'Largest file that is read; larger ones are skipped as too_large (10 MiB).', wholeNumber(1, GiB, 'bytes')),
+  MAX_SCAN_FILES: variable('50000', 'Most files a scan keeps; the rest are skipped with reason limit.', wholeNumber(1, 10_000_000)),
+  CLONE_TIMEOUT_SECONDS: variable('120', 'Wall-clock limit of a git clone.', wholeNumber(1, DAY_SECONDS, 'seconds')),
+  MAX_CLONE_BYTES: variable('1073741824', 'Largest clone on disk (1 GiB).', wholeNumber(1, TiB, 'bytes')),
+  SCAN_TIMEOUT_SECONDS: variable('600', 'Wall-clock limit of one scan job.', wholeNumber(1, DAY_SECONDS, 'seconds')),
+  INSPECT_TIMEOUT_SECONDS: variable('30', 'Wall-clock limit of POST /v1/inspect.', wholeNumber(1, 3600, 'seconds')),
+  INSPECT_CONCURRENCY: variable('4', 'Inspections at once per API process; more are refused with 429.', wholeNumber(1, 256)),
+  MAX_QUEUED_SCANS: variable('500', 'Most scans waiting in the queue; more are refused with 503.', wholeNumber(1, 1_000_000)),
+  MIN_FREE_DISK_RATIO: variable('0.05', 'New work is refused with 507 when the data volume has less free space than this share; 0 turns the check off.', fraction),
+  JOB_ATTEMPTS: variable('3', 'Attempts per scan job for transient failures (network, Redis), with exponential backoff.', wholeNumber(1, 100)),
+  ENABLE_QUEUE_DASHBOARD: variable('false', 'Serve the queue dashboard; it shows job data, so keep it off on public deployments.', flag),
+} as const;
+
+export type ConfigVariableName = keyof typeof CONFIG_VARIABLES;
+type EnvValues = { [K in ConfigVariableName]: z.output<(typeof CONFIG_VARIABLES)[K]['schema']> };
+
+type CamelCase<S extends string> = S extends `${infer Head}_${infer Tail}` ? `${Lowercase<Head>}${Capitalize<CamelCase<Tail>>}` : Lowercase<S>;
+type CamelEnv = { readonly [K in ConfigVariableName as CamelCase<K>]: EnvValues[K] };
+
+/** The parsed configuration: each variable under its camelCase name (MAX_UPLOAD_BYTES → maxUploadBytes), deeply frozen. */
+export interface Config extends Omit<CamelEnv, 'role'> {
+  readonly role: Role;
+  /** No REDIS_URL: the API runs an in-process worker over an in-memory queue. */
+  readonly embedded: boolean;
+  /** The service version, from the root package.json. */
+  readonly version: string;
+}
+
+function camelCase(name: string): string {
+  return name.toLowerCase().replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
+}
+
+const shape = Object.fromEntries(Object.entries(CONFIG_VARIABLES).map(([name, v]) => [name, v.schema])) as {
+  [K in ConfigVariableName]: (typeof CONFIG_VARIABLES)[K]['schema'];
+};
+
+/** Parses, coerces and defaults every variable; other keys of the environment are ignored. */
+export const ConfigSchema = z
+  .object(shape)
+  // `when` makes this rule report alongside problems in other variables, not only once they are fixed.
+  .refine((env) => !(env.ROLE === 'worker' && env.REDIS_URL === null), {
+    when: () => true,
+    path: ['ROLE'],
+    message: 'expected api or all when REDIS_URL is unset: a worker receives jobs through Redis (set REDIS_URL, or use ROLE=all)',
+  })
+  .transform((env): Omit<Config, 'version'> => {
+    const fields = Object.fromEntries(Object.entries(env).map(([name, value]) => [camelCase(name), value])) as unknown as CamelEnv;
+    return { ...fields, role: env.ROLE ?? (env.REDIS_URL === null ? 'all' : 'api'), embedded: env.REDIS_URL === null };
+  });

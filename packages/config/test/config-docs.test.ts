@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { CONFIG_DOCS, loadConfig } from '../src/index.js';
+
+// The variables the contract (§2, §8) promises, in README order.
+const CONTRACT_VARIABLES = [
+  'HOST', 'PORT', 'DATA_DIR', 'REDIS_URL', 'ROLE', 'WORKER_CONCURRENCY', 'ALLOWED_LOCAL_ROOTS', 'GIT_ALLOWED_HOSTS',
+  'GIT_ALLOW_HTTP', 'GIT_ALLOW_PRIVATE_HOSTS', 'CORS_ORIGINS', 'SCAN_WAIT_SECONDS', 'SCAN_TTL_HOURS', 'TOKEN_ENCODING',
+  'QUEUE_PREFIX', 'RATE_LIMIT_PER_MINUTE', 'TRUST_PROXY', 'LOG_LEVEL', 'MAX_JSON_BODY_BYTES', 'MAX_UPLOAD_BYTES',
+  'MAX_UNCOMPRESSED_BYTES', 'MAX_ARCHIVE_ENTRIES', 'MAX_COMPRESSION_RATIO', 'MAX_PATH_DEPTH', 'MAX_FILE_BYTES',
+  'MAX_SCAN_FILES', 'CLONE_TIMEOUT_SECONDS', 'MAX_CLONE_BYTES', 'SCAN_TIMEOUT_SECONDS', 'INSPECT_TIMEOUT_SECONDS',
+  'INSPECT_CONCURRENCY', 'MAX_QUEUED_SCANS', 'MIN_FREE_DISK_RATIO', 'JOB_ATTEMPTS', 'ENABLE_QUEUE_DASHBOARD',
+];
+
+// Defaults that depend on the host or on other variables, so the docs describe them in words.
+const COMPUTED = ['REDIS_URL', 'ROLE', 'WORKER_CONCURRENCY', 'ALLOWED_LOCAL_ROOTS', 'TRUST_PROXY'];
+
+describe('CONFIG_DOCS', () => {
+  it('documents exactly the contract variables, each with a default and a one-line description', () => {
+    expect(CONFIG_DOCS.map((d) => d.name)).toEqual(CONTRACT_VARIABLES);
+    for (const doc of CONFIG_DOCS) {
+      expect(doc.default, doc.name).not.toBe('');
+      expect(doc.description, doc.name).toMatch(/^[A-Z"].*\.$/);
+      expect(doc.description, doc.name).not.toContain('\n');
+    }
+  });
+
+  it('every literal default in the docs is the value applied when the variable is unset', () => {
+    const documented = Object.fromEntries(CONFIG_DOCS.filter((d) => !COMPUTED.includes(d.name)).map((d) => [d.name, d.default]));
+    expect(loadConfig(documented, { version: 'x' })).toEqual(loadConfig({}, { version: 'x' }));
+  });
+
+  it('is frozen', () => {
+    expect(Object.isFrozen(CONFIG_DOCS)).toBe(true);
+    expect(Object.isFrozen(CONFIG_DOCS[0])).toBe(true);
+  });
+});

@@ -1,0 +1,87 @@
+// Machine codes first: every refusal and every failed scan carries one of these. The HTTP
+// status of each lives in one table in the API (apps/api/src/http/status-table.ts).
+export const ERROR_CODES = [
+  // 400
+  'INVALID_JSON',
+  'INVALID_REQUEST',
+  'INVALID_SCAN_ID',
+  'INVALID_REPO_PATH',
+  'INVALID_BRANCH',
+  // 403
+  'LOCAL_PATHS_DISABLED',
+  'OUTSIDE_ALLOWED_ROOTS',
+  'SCHEME_NOT_ALLOWED',
+  'HOST_NOT_ALLOWED',
+  'CREDENTIALS_IN_URL',
+  'PRIVATE_ADDRESS',
+  // 404
+  'ROUTE_NOT_FOUND',
+  'SCAN_NOT_FOUND',
+  'FORMAT_NOT_PRODUCED',
+  // 405
+  'METHOD_NOT_ALLOWED',
+  // 409
+  'SCAN_NOT_READY',
+  'SCAN_FAILED',
+  'SCAN_CANCELLED',
+  // 413
+  'BODY_TOO_LARGE',
+  'UPLOAD_TOO_LARGE',
+  'ARCHIVE_TOO_LARGE',
+  'TOO_MANY_ENTRIES',
+  'REPO_TOO_LARGE',
+  // 415
+  'UNSUPPORTED_MEDIA_TYPE',
+  'NOT_A_ZIP',
+  // 422
+  'LOCAL_PATH_NOT_FOUND',
+  'REPO_NOT_FOUND',
+  'BRANCH_NOT_FOUND',
+  'SUBDIR_NOT_FOUND',
+  'UNSAFE_ARCHIVE',
+  // 429
+  'RATE_LIMITED',
+  'INSPECT_BUSY',
+  // 500 / 502 / 503 / 504 / 507
+  'INTERNAL_ERROR',
+  'WORKER_CRASHED',
+  'CLONE_FAILED',
+  'QUEUE_FULL',
+  'QUEUE_UNAVAILABLE',
+  'CLONE_TIMEOUT',
+  'SCAN_TIMEOUT',
+  'DISK_FULL',
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/**
+ * A failure with a machine code and a sentence that tells the user what to do. Thrown by
+ * packages and the worker; the API turns it into the error envelope. `retryable` marks
+ * transient failures (network, Redis) that a job may retry with backoff.
+ */
+export class ScanError extends Error {
+  override readonly name = 'ScanError';
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly options: { retryable?: boolean; cause?: unknown; retryAfterSeconds?: number } = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+  }
+
+  get retryable(): boolean {
+    return this.options.retryable ?? false;
+  }
+}
+
+/** Recognises a ScanError by shape, so one that crossed a thread or process boundary still counts. */
+export function isScanError(error: unknown): error is ScanError {
+  return (
+    error instanceof ScanError ||
+    (typeof error === 'object' &&
+      error !== null &&
+      (error as { name?: unknown }).name === 'ScanError' &&
+      ERROR_CODES.includes((error as { code?: unknown }).code as ErrorCode))
+  );
+}

@@ -1,0 +1,6 @@
+export * from './error-codes.js';
+export * from './scan-options.js';
+export * from './scan-records.js';
+export * from './envelope.js';
+export * from './error-status.js';
+export * from './openapi-document.js';

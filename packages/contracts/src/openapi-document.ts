@@ -1,0 +1,208 @@
+import { z } from 'zod';
+import { ERROR_CODES } from './error-codes.js';
+import type { ErrorCode } from './error-codes.js';
+import { ERROR_STATUS } from './error-status.js';
+import { ErrorEnvelope, HealthResponse, ReadyResponse, successEnvelope } from './envelope.js';
+import { InspectRequest, ScanRequest, UploadQuery } from './scan-options.js';
+import { InspectResult, ScanAccepted, ScanResult, ScanStatus, SummaryRecord } from './scan-records.js';
+
+type Json = Record<string, unknown>;
+
+/**
+ * Builds the OpenAPI 3.1 document from the same zod schemas that validate requests, so the
+ * checked-in openapi.yaml can never drift from the code (`npm run openapi:check`).
+ */
+export function buildOpenApiDocument(version: string): Json {
+  const components: Record<string, Json> = {};
+  const schema = (zod: z.ZodType, io: 'input' | 'output', name?: string): Json => {
+    const json = z.toJSONSchema(zod, {
+      target: 'draft-2020-12',
+      io,
+      unrepresentable: 'any',
+      override: ({ jsonSchema }) => {
+        // The ISO-8601 regex zod emits beside format: date-time is noise for readers.
+        if (jsonSchema.format === 'date-time') delete jsonSchema.pattern;
+      },
+    }) as Json;
+    const defs = (json.$defs ?? {}) as Record<string, Json>;
+    delete json.$defs;
+    delete json.$schema;
+    for (const [id, def] of Object.entries(defs)) addComponent(id, def);
+    // A schema with its own id comes back as a bare reference to itself.
+    if (typeof json.$ref === 'string' && Object.keys(json).length === 1) return json;
+    if (name) {
+      addComponent(name, json);
+      return { $ref: `#/components/schemas/${name}` };
+    }
+    return json;
+  };
+  const addComponent = (id: string, def: Json): void => {
+    const text = JSON.stringify(def);
+    const existing = components[id];
+    if (existing && JSON.stringify(existing) !== text) throw new Error(`OpenAPI component ${id} has two different shapes`);
+    components[id] = def;
+  };
+
+  const errorResponse = (codes: ErrorCode[]): Json => ({
+    description: `Error envelope. Codes: ${codes.map((c) => `\`${c}\``).join(', ')}.`,
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
+  });
+  schema(ErrorEnvelope, 'output');
+  const byStatus = (statuses: number[]): Record<string, Json> => {
+    const out: Record<string, Json> = {};
+    for (const status of statuses) out[String(status)] = errorResponse(ERROR_CODES.filter((c) => ERROR_STATUS[c].status === status));
+    return out;
+  };
+  const ok = (description: string, zod: z.ZodType, name: string): Json => ({
+    description,
+    content: { 'application/json': { schema: schema(successEnvelope(zod), 'output', name) } },
+  });
+  const scanIdParam = {
+    name: 'scan_id',
+    in: 'path',
+    required: true,
+    description: 'Server-made lowercase UUID. Anything else is a 400 before any file is touched.',
+    schema: { type: 'string', format: 'uuid' },
+  };
+  const waitParams = [
+    { name: 'wait', in: 'query', required: false, description: 'false answers 202 at once instead of waiting up to SCAN_WAIT_SECONDS.', schema: { type: 'boolean', default: true } },
+    { name: 'Prefer', in: 'header', required: false, description: '`respond-async` answers 202 at once.', schema: { type: 'string', example: 'respond-async' } },
+  ];
+  const accepted = {
+    description: 'Accepted: still running after SCAN_WAIT_SECONDS (or asked not to wait). Follow `status_url` or `events_url`.',
+    headers: { Location: { description: 'The status URL.', schema: { type: 'string' } } },
+    content: { 'application/json': { schema: schema(successEnvelope(ScanAccepted), 'output', 'ScanAcceptedResponse') } },
+  };
+  const uploadQuery = schema(UploadQuery, 'input') as { properties: Record<string, Json> };
+  const uploadParams = Object.entries(uploadQuery.properties).map(([name, s]) => ({
+    name,
+    in: 'query',
+    required: false,
+    ...(typeof s.description === 'string' ? { description: s.description } : {}),
+    schema: s,
+    ...(s.type === 'array' || name.endsWith('_dirs') || name.endsWith('_patterns') ? { style: 'form', explode: true } : {}),
+  }));
+
+  const paths: Record<string, Json> = {
+    '/v1/scan': {
+      post: {
+        operationId: 'createScan',
+        summary: 'Scan a remote repository or a server-local path',
+        parameters: waitParams,
+        requestBody: { required: true, content: { 'application/json': { schema: schema(ScanRequest, 'input', 'ScanRequest') } } },
+        responses: { '201': ok('Completed within SCAN_WAIT_SECONDS: the scan result.', ScanResult, 'ScanResultResponse'), '202': accepted, ...byStatus([400, 403, 413, 415, 422, 429, 500, 502, 503, 504, 507]) },
+      },
+    },
+    '/v1/upload': {
+      post: {
+        operationId: 'uploadScan',
+        summary: 'Upload a .zip archive and scan it',
+        parameters: [...uploadParams, waitParams[1]],
+        requestBody: {
+          required: true,
+          content: { 'multipart/form-data': { schema: { type: 'object', required: ['file'], properties: { file: { type: 'string', format: 'binary', description: 'The .zip archive (one file, field `file`).' } } } } },
+        },
+        responses: { '201': ok('Completed within SCAN_WAIT_SECONDS: the scan result.', ScanResult, 'ScanResultResponse'), '202': accepted, ...byStatus([400, 413, 415, 422, 429, 500, 503, 504, 507]) },
+      },
+    },
+    '/v1/inspect': {
+      post: {
+        operationId: 'inspect',
+        summary: 'Preview a repository: tree, files, estimated tokens; writes nothing',
+        requestBody: { required: true, content: { 'application/json': { schema: schema(InspectRequest, 'input', 'InspectRequest') } } },
+        responses: { '200': ok('The preview.', InspectResult, 'InspectResponse'), ...byStatus([400, 403, 413, 415, 422, 429, 500, 502, 504]) },
+      },
+    },
+    '/v1/scans/{scan_id}': {
+      get: {
+        operationId: 'getScan',
+        summary: 'State, progress, failure or result of a scan',
+        parameters: [scanIdParam],
+        responses: { '200': ok('The scan status.', ScanStatus, 'ScanStatusResponse'), ...byStatus([400, 404]) },
+      },
+    },
+    '/v1/scans/{scan_id}/events': {
+      get: {
+        operationId: 'scanEvents',
+        summary: 'Server-sent events: `state` and `progress`, each with the scan status as data; closes after a terminal state',
+        parameters: [scanIdParam],
+        responses: { '200': { description: 'Event stream.', content: { 'text/event-stream': { schema: { type: 'string' } } } }, ...byStatus([400, 404]) },
+      },
+    },
+    '/v1/download/{scan_id}': {
+      get: {
+        operationId: 'download',
+        summary: 'Download an artifact',
+        parameters: [scanIdParam, { name: 'format', in: 'query', required: true, schema: { type: 'string', enum: ['txt', 'json', 'md', 'zip'] } }],
+        responses: {
+          '200': {
+            description: 'The artifact, with ETag and Content-Disposition: attachment; Range requests are honoured (206).',
+            content: {
+              'text/plain; charset=utf-8': { schema: { type: 'string' } },
+              'text/markdown; charset=utf-8': { schema: { type: 'string' } },
+              'application/json': { schema: { type: 'object' } },
+              'application/zip': { schema: { type: 'string', format: 'binary' } },
+            },
+          },
+          '206': { description: 'Partial content for a Range request.' },
+          ...byStatus([400, 404, 409]),
+        },
+      },
+    },
+    '/v1/summary/{scan_id}': {
+      get: {
+        operationId: 'getSummary',
+        summary: 'The summary record of a completed scan (never file contents)',
+        parameters: [scanIdParam],
+        responses: { '200': ok('The summary record.', SummaryRecord, 'SummaryResponse'), ...byStatus([400, 404, 409]) },
+      },
+    },
+    '/v1/cleanup/{scan_id}': {
+      delete: {
+        operationId: 'cleanup',
+        summary: 'Cancel the scan if it is queued or running, then delete it and all its artifacts',
+        parameters: [scanIdParam],
+        responses: { '200': ok('Deleted.', z.object({ scan_id: z.string() }), 'CleanupResponse'), ...byStatus([400, 404]) },
+      },
+    },
+    '/health': { get: { operationId: 'health', summary: 'Liveness', responses: { '200': { description: 'Alive.', content: { 'application/json': { schema: schema(HealthResponse, 'output', 'Health') } } } } } },
+    '/ready': {
+      get: {
+        operationId: 'ready',
+        summary: 'Readiness: Redis reachable (when used) and the volume writable',
+        responses: {
+          '200': { description: 'Ready.', content: { 'application/json': { schema: schema(ReadyResponse, 'output', 'Ready') } } },
+          '503': { description: 'Not ready.', content: { 'application/json': { schema: { $ref: '#/components/schemas/Ready' } } } },
+        },
+      },
+    },
+    '/metrics': { get: { operationId: 'metrics', summary: 'Prometheus metrics', responses: { '200': { description: 'Prometheus text format.', content: { 'text/plain': { schema: { type: 'string' } } } } } } },
+  };
+
+  const sorted = Object.fromEntries(Object.entries(components).sort(([a], [b]) => (a < b ? -1 : 1)));
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'reposcan',
+      version,
+      description:
+        'Scan code repositories (remote git URL, server-local path or uploaded ZIP) into LLM-ready txt/md/json artifacts and a ZIP bundle. ' +
+        'Every JSON response is an envelope; errors carry a machine `code` and a `detail` that says what to do. ' +
+        'No authentication: put the service behind a reverse proxy that authenticates.',
+      license: { name: 'MIT' },
+    },
+    servers: [{ url: '/' }],
+    paths: rewriteRefs(paths) as Json,
+    components: { schemas: rewriteRefs(sorted) as Json },
+  };
+}
+
+function rewriteRefs(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(rewriteRefs);
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.entries(value).map(([k, v]) => [k, k === '$ref' && typeof v === 'string' ? v.replace('#/$defs/', '#/components/schemas/') : rewriteRefs(v)]),
+    );
+  }
+  return value;
+}

@@ -1,0 +1,170 @@
+import { z } from 'zod';
+import { ERROR_CODES } from './error-codes.js';
+import { ScanOptions } from './scan-options.js';
+
+export const SCAN_ID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+export const ScanId = z.string().regex(SCAN_ID_PATTERN).meta({ description: 'Server-made lowercase UUID v4.', example: '3f0c2a51-8d7e-4b1a-9c3e-2f6d5b4a1e90' });
+
+export function isScanId(value: unknown): value is string {
+  return typeof value === 'string' && SCAN_ID_PATTERN.test(value);
+}
+
+export const TokenEncoding = z.enum(['o200k_base', 'cl100k_base']);
+export type TokenEncoding = z.output<typeof TokenEncoding>;
+
+export const SCAN_STATES = ['queued', 'running', 'completed', 'failed', 'cancelled'] as const;
+export const ScanState = z.enum(SCAN_STATES).meta({ id: 'ScanState' });
+export type ScanState = z.output<typeof ScanState>;
+export const TERMINAL_STATES: readonly ScanState[] = ['completed', 'failed', 'cancelled'];
+
+export const SCAN_PHASES = ['queued', 'clone', 'extract', 'walk', 'read', 'render', 'zip', 'publish', 'done'] as const;
+export const ScanProgress = z
+  .object({ phase: z.enum(SCAN_PHASES), files_done: z.int().min(0), files_total: z.int().min(0) })
+  .meta({ id: 'ScanProgress' });
+export type ScanProgress = z.output<typeof ScanProgress>;
+
+export const SourceType = z.enum(['remote', 'local', 'upload']);
+export type SourceType = z.output<typeof SourceType>;
+
+export const FailureInfo = z.object({ code: z.enum(ERROR_CODES), message: z.string() }).meta({ id: 'ScanFailure' });
+export type FailureInfo = z.output<typeof FailureInfo>;
+
+const TEXT_SUBCATEGORY = z.enum(['code', 'docs', 'config', 'data', 'other']);
+const ASSET_SUBCATEGORY = z.enum(['image', 'audio', 'video', 'pdf', 'binary']);
+const SUBCATEGORY = z.union([TEXT_SUBCATEGORY, ASSET_SUBCATEGORY]);
+
+export const SummaryTotals = z
+  .object({
+    total_files: z.int(),
+    total_size: z.int().meta({ description: 'Bytes over every kept file.' }),
+    estimated_tokens: z.int().meta({ description: 'Exact BPE count in TOKEN_ENCODING for scans; the fast estimate for inspect.' }),
+    file_type_breakdown: z.record(z.string(), z.int()),
+    tokens_by_type: z.record(z.string(), z.int()),
+    formatted: z.object({ total_size: z.string().meta({ example: '28.1 kB' }), estimated_tokens: z.string().meta({ example: '3.0k' }) }),
+  })
+  .meta({ id: 'SummaryTotals' });
+
+export const ArtifactFormat = z.enum(['txt', 'md', 'json', 'zip']);
+export type ArtifactFormat = z.output<typeof ArtifactFormat>;
+export const ArtifactInfo = z.object({ url: z.string().meta({ example: '/v1/download/3f0c2a51-8d7e-4b1a-9c3e-2f6d5b4a1e90?format=md' }), bytes: z.int(), sha256: z.string() });
+export const ArtifactMap = z.partialRecord(ArtifactFormat, ArtifactInfo).meta({ id: 'Artifacts' });
+
+export const ScanResult = z
+  .object({
+    scan_id: ScanId,
+    repo_name: z.string().meta({ description: 'The repository\'s own name (`gittxt`, not `owner/gittxt`); for uploads the unwrapped folder\'s or the file\'s name.' }),
+    branch: z.string().nullable(),
+    commit: z.string().nullable().meta({ description: 'Commit SHA scanned (remote sources).' }),
+    source: z.object({ type: SourceType, url: z.string().nullable() }),
+    num_textual_files: z.int(),
+    num_non_textual_files: z.int(),
+    summary: SummaryTotals,
+    artifacts: ArtifactMap,
+    artifact_dir: z.string().meta({ description: 'Folder of the artifacts, relative to DATA_DIR.' }),
+    skipped_count: z.int(),
+  })
+  .meta({ id: 'ScanResult' });
+export type ScanResult = z.output<typeof ScanResult>;
+
+/** `state.json`: the scan's state on the shared volume, replaced atomically on every change. */
+export const ScanStateRecord = z
+  .object({
+    version: z.literal(1),
+    scan_id: ScanId,
+    state: ScanState,
+    source: z.object({ type: SourceType, url: z.string().nullable() }),
+    created_at: z.iso.datetime(),
+    updated_at: z.iso.datetime(),
+    started_at: z.iso.datetime().nullable(),
+    completed_at: z.iso.datetime().nullable(),
+    attempt: z.int().min(0),
+    progress: ScanProgress,
+    error: FailureInfo.nullable(),
+    result: ScanResult.nullable(),
+  })
+  .meta({ id: 'ScanStateRecord' });
+export type ScanStateRecord = z.output<typeof ScanStateRecord>;
+
+/** `data` of GET /v1/scans/{id} and of every SSE event. */
+export const ScanStatus = ScanStateRecord.omit({ version: true })
+  .extend({ status_url: z.string(), events_url: z.string() })
+  .meta({ id: 'ScanStatus' });
+export type ScanStatus = z.output<typeof ScanStatus>;
+
+export const ScanAccepted = z
+  .object({ scan_id: ScanId, state: ScanState, status_url: z.string(), events_url: z.string() })
+  .meta({ id: 'ScanAccepted' });
+export type ScanAccepted = z.output<typeof ScanAccepted>;
+
+export const TextFileEntry = z.object({
+  path: z.string(),
+  subcategory: TEXT_SUBCATEGORY,
+  size_bytes: z.int(),
+  tokens_estimate: z.int(),
+  url: z.string(),
+  encoding: z.string().optional().meta({ description: 'Source encoding when it was not UTF-8.' }),
+});
+export const AssetEntry = z.object({ path: z.string(), subcategory: ASSET_SUBCATEGORY, size_bytes: z.int(), url: z.string() });
+export const SkippedEntry = z.object({
+  path: z.string().meta({ description: 'A pruned folder is listed once, with a trailing `/`.' }),
+  reason: z.enum(['excluded_dir', 'ignored', 'pattern', 'too_large', 'symlink', 'unreadable', 'limit']),
+});
+
+export const SummaryRecord = z
+  .object({
+    scan_id: ScanId,
+    state: ScanState,
+    repository: z.object({
+      name: z.string(),
+      source: SourceType,
+      url: z.string().nullable(),
+      branch: z.string().nullable(),
+      commit: z.string().nullable(),
+      subdir: z.string().nullable(),
+    }),
+    options: ScanOptions,
+    encoding: TokenEncoding,
+    summary: SummaryTotals,
+    files: z.array(TextFileEntry),
+    assets: z.array(AssetEntry),
+    skipped: z.array(SkippedEntry),
+    artifacts: ArtifactMap,
+    timings: z.record(z.string(), z.number()).meta({ description: 'Milliseconds per phase.' }),
+    created_at: z.iso.datetime(),
+    completed_at: z.iso.datetime(),
+  })
+  .meta({ id: 'SummaryRecord' });
+export type SummaryRecord = z.output<typeof SummaryRecord>;
+
+export const InspectFileEntry = z.object({
+  path: z.string(),
+  subcategory: SUBCATEGORY,
+  size_bytes: z.int(),
+  tokens_estimate: z.int().meta({ description: 'Fast estimate; 0 for non-textual files.' }),
+  url: z.string(),
+});
+
+export const InspectResult = z
+  .object({
+    repository: z.object({ name: z.string(), branch: z.string().nullable(), commit: z.string().nullable(), tree_summary: z.string() }),
+    summary: SummaryTotals,
+    files: z.array(InspectFileEntry).meta({ description: 'Every kept file, textual and not.' }),
+    skipped_count: z.int(),
+  })
+  .meta({ id: 'InspectResult' });
+export type InspectResult = z.output<typeof InspectResult>;
+
+/** `request.json`: what was accepted, written once; the job payload carries only the id. */
+export const ScanRequestRecord = z.object({
+  version: z.literal(1),
+  scan_id: ScanId,
+  source: z.discriminatedUnion('type', [
+    z.object({ type: z.literal('remote'), repo_path: z.string(), branch: z.string().nullable() }),
+    z.object({ type: z.literal('local'), repo_path: z.string() }),
+    z.object({ type: z.literal('upload'), file_name: z.string() }),
+  ]),
+  options: ScanOptions,
+  encoding: TokenEncoding,
+  created_at: z.iso.datetime(),
+});
+export type ScanRequestRecord = z.output<typeof ScanRequestRecord>;

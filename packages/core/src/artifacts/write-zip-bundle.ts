@@ -1,0 +1,106 @@
+import { createHash } from 'node:crypto';
+import { constants, createWriteStream } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { Transform } from 'node:stream';
+import type { Readable } from 'node:stream';
+import { finished } from 'node:stream/promises';
+import { ZipArchive } from 'archiver';
+
+export interface ZipSourceFile {
+  /** Entry name inside the archive (POSIX). */
+  name: string;
+  absPath: string;
+}
+
+export interface ZipBundleInput {
+  outPath: string;
+  /** Artifacts and assets, in the order they should appear. */
+  files: ZipSourceFile[];
+  /** Small generated entries (summary.json, README.md). */
+  documents: Array<{ name: string; content: string }>;
+  /** Entry timestamp: the scan's time, so the bundle does not depend on file mtimes. */
+  date: Date;
+}
+
+export interface ZipBundleResult {
+  bytes: number;
+  sha256: string;
+  entries: number;
+}
+
+interface ManifestEntry {
+  path: string;
+  bytes: number;
+  sha256: string;
+}
+
+// Hashes what passes through, so the manifest describes exactly the bytes that were zipped.
+function hashing(entry: ManifestEntry): Transform {
+  const hash = createHash('sha256');
+  return new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      hash.update(chunk);
+      entry.bytes += chunk.length;
+      done(null, chunk);
+    },
+    flush(done) {
+      entry.sha256 = hash.digest('hex');
+      done();
+    },
+  });
+}
+
+async function openNoFollow(absPath: string): Promise<Readable> {
+  // O_NOFOLLOW: a path swapped for a symlink after the walk must not be read through.
+  const handle = await open(absPath, constants.O_RDONLY | constants.O_NOFOLLOW);
+  return handle.createReadStream();
+}
+
+/**
+ * The ZIP bundle: the outputs, assets, summary and README, and `manifest.json` listing every
+ * other entry with its size and sha256. Streams every entry; nothing is held whole in memory.
+ */
+export async function writeZipBundle(input: ZipBundleInput): Promise<ZipBundleResult> {
+  const archive = new ZipArchive({ zlib: { level: 6 } });
+  const output = createWriteStream(input.outPath, { flags: 'wx' });
+  const done = finished(output);
+  const failed = new Promise<never>((_, reject) => {
+    archive.on('error', reject);
+    archive.on('warning', reject);
+  });
+  const whole: ManifestEntry = { path: input.outPath, bytes: 0, sha256: '' };
+  archive.pipe(hashing(whole)).pipe(output);
+  const manifest: ManifestEntry[] = [];
+  const date = input.date;
+
+  const add = async (name: string, source: Readable): Promise<void> => {
+    const entry: ManifestEntry = { path: name, bytes: 0, sha256: '' };
+    manifest.push(entry);
+    const hashed = source.pipe(hashing(entry));
+    source.on('error', (error) => hashed.destroy(error));
+    archive.append(hashed, { name, date });
+    // Wait for this entry before queueing the next, so only one file is open at a time.
+    await Promise.race([finished(hashed), failed]);
+  };
+
+  try {
+    for (const doc of input.documents) {
+      const entry: ManifestEntry = { path: doc.name, bytes: 0, sha256: '' };
+      const bytes = Buffer.from(doc.content, 'utf8');
+      entry.bytes = bytes.length;
+      entry.sha256 = createHash('sha256').update(bytes).digest('hex');
+      manifest.push(entry);
+      archive.append(bytes, { name: doc.name, date });
+    }
+    for (const file of input.files) await add(file.name, await openNoFollow(file.absPath));
+    manifest.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    archive.append(`${JSON.stringify({ files: manifest }, null, 2)}\n`, { name: 'manifest.json', date });
+    await Promise.race([archive.finalize(), failed]);
+    await Promise.race([done, failed]);
+  } catch (error) {
+    archive.abort();
+    output.destroy();
+    throw error;
+  }
+  return { bytes: whole.bytes, sha256: whole.sha256, entries: manifest.length + 1 };
+}

@@ -1,0 +1,25 @@
+// Public surface of the engine. Everything here is usable without HTTP, Redis or a queue.
+export * from './types.js';
+export { compareNames } from './path-order.js';
+export { walkTree, DEFAULT_EXCLUDED_DIRS } from './walk/index.js';
+export type { WalkInput } from './walk/index.js';
+export { classifyByName, classifyContent, isDocsPath } from './classify/index.js';
+export { createTokenCounter, createTokenPool, estimateTokens } from './tokens/index.js';
+export type { TokenCounter, TokenPool } from './tokens/index.js';
+export { formatSize, formatTokens } from './render/human-format.js';
+export { buildFileUrl } from './render/file-url.js';
+export { renderTree } from './render/render-tree.js';
+export { displayPath } from './render/display-path.js';
+export { txtRenderer } from './render/render-txt.js';
+export { markdownRenderer } from './render/render-markdown.js';
+export { jsonRenderer } from './render/render-json.js';
+export type { FormatRenderer, RenderContext, RepositoryBlock, TextFormat } from './render/render-context.js';
+export { ARTIFACT_FILE_NAMES } from './artifacts/artifact-names.js';
+export type { ArtifactFormat, WrittenArtifact } from './artifacts/artifact-names.js';
+export { readFileBytes } from './io/read-file-bytes.js';
+export { runScan } from './scan/run-scan.js';
+export type { RunScanDeps, ScanInput, ScanReport, ScanTimings } from './scan/run-scan.js';
+export { inspectTree } from './scan/inspect-tree.js';
+export type { InspectInput, InspectReport } from './scan/inspect-tree.js';
+export { scanOptionsToWire } from './scan/scan-options-wire.js';
+export type { WireScanOptions } from './scan/scan-options-wire.js';

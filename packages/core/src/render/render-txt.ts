@@ -1,0 +1,56 @@
+import { displayPath } from './display-path.js';
+import { formatSize, formatTokens } from './human-format.js';
+import type { FormatRenderer, RenderContext } from './render-context.js';
+import type { TextFileRecord } from '../types.js';
+
+const RULE = '='.repeat(64);
+
+function breakdown(entries: Partial<Record<string, number>>, format: (n: number) => string): string {
+  return Object.entries(entries)
+    .map(([name, n]) => `${name} ${format(n ?? 0)}`)
+    .join(', ');
+}
+
+function summaryLines(ctx: RenderContext): string[] {
+  const { repository: repo, summary } = ctx;
+  const textual = summary.total_files - ctx.assets.length;
+  const lines = [`Repository: ${displayPath(repo.name)}`, `Source: ${repo.source}`];
+  if (repo.url) lines.push(`URL: ${repo.url}`);
+  if (repo.branch) lines.push(`Branch: ${displayPath(repo.branch)}`);
+  if (repo.commit) lines.push(`Commit: ${repo.commit}`);
+  if (repo.subdir) lines.push(`Subdirectory: ${displayPath(repo.subdir)}`);
+  lines.push(
+    `Files: ${summary.total_files} (${textual} textual, ${ctx.assets.length} non-textual)`,
+    `Total size: ${summary.formatted.total_size}`,
+    `Tokens (${ctx.encoding}): ${summary.formatted.estimated_tokens}`,
+  );
+  if (textual > 0) lines.push(`Tokens by type: ${breakdown(summary.tokens_by_type, formatTokens)}`);
+  if (ctx.skippedCount > 0) lines.push(`Skipped paths: ${ctx.skippedCount} (listed in summary.json)`);
+  return lines;
+}
+
+/** Plain text: a summary, the tree, then every file between rules; the layout LLM users know from gitingest. */
+export const txtRenderer: FormatRenderer = {
+  format: 'txt',
+  head(ctx) {
+    const parts: string[] = [];
+    if (!ctx.lite) parts.push(summaryLines(ctx).join('\n'));
+    if (ctx.tree !== null) parts.push(`Directory structure:\n${ctx.tree}`);
+    return parts.length > 0 ? `${parts.join('\n\n')}\n\n` : '';
+  },
+  file(record: TextFileRecord, text: string, _index: number, lite: boolean) {
+    const header = [RULE, `FILE: ${displayPath(record.path)}`];
+    if (!lite) {
+      header.push(`TYPE: ${record.subcategory} | SIZE: ${formatSize(record.size_bytes)} | TOKENS: ${record.tokens_estimate}`);
+      if (record.encoding) header.push(`ENCODING: ${record.encoding} (decoded to UTF-8)`);
+      if (record.url) header.push(`URL: ${record.url}`);
+    }
+    header.push(RULE);
+    return `${header.join('\n')}\n${text}${text.endsWith('\n') || text === '' ? '' : '\n'}\n`;
+  },
+  tail(ctx) {
+    if (ctx.lite || ctx.assets.length === 0) return '';
+    const rows = ctx.assets.map((a) => `${a.subcategory.padEnd(6)}  ${formatSize(a.size_bytes).padStart(10)}  ${displayPath(a.path)}`);
+    return `${RULE}\nNON-TEXTUAL FILES (not included as text)\n${RULE}\n${rows.join('\n')}\n`;
+  },
+};

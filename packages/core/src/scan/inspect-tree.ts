@@ -1,0 +1,57 @@
+import { renderTree } from '../render/render-tree.js';
+import { estimateTokens } from '../tokens/index.js';
+import { collectFiles } from './collect-files.js';
+import { defaultScanDeps } from './scan-deps.js';
+import type { ScanDeps } from './scan-deps.js';
+import { summarize } from './summarize.js';
+import type {
+  AssetRecord,
+  EngineLimits,
+  ProgressCallback,
+  ScanOptions,
+  SkippedPath,
+  SourceInfo,
+  SummaryTotals,
+  TextFileRecord,
+} from '../types.js';
+
+export interface InspectInput {
+  root: string;
+  repoName: string;
+  source: SourceInfo;
+  options: ScanOptions;
+  limits: EngineLimits;
+  signal?: AbortSignal;
+}
+
+export interface InspectReport {
+  name: string;
+  branch: string | null;
+  tree: string;
+  summary: SummaryTotals;
+  files: TextFileRecord[];
+  assets: AssetRecord[];
+  skipped: SkippedPath[];
+}
+
+/**
+ * The preview: the same walk and classification as a scan, but token counts are the fast
+ * estimate and nothing is written anywhere.
+ */
+export async function inspectTree(
+  input: InspectInput,
+  overrides: Partial<ScanDeps> = {},
+  onProgress: ProgressCallback = () => {},
+): Promise<InspectReport> {
+  const deps = { ...defaultScanDeps, ...overrides };
+  const collected = await collectFiles(input, deps, (texts) => texts.map(estimateTokens), null, onProgress);
+  return {
+    name: input.repoName,
+    branch: input.source.branch,
+    tree: renderTree(input.repoName, collected.keptPaths, input.options.treeDepth),
+    summary: summarize(collected.files, collected.assets),
+    files: collected.files,
+    assets: collected.assets,
+    skipped: collected.skipped,
+  };
+}

@@ -1,0 +1,24 @@
+import { displayPath } from '../render/display-path.js';
+import type { ScanReport } from './run-scan.js';
+
+/** The short README.md inside the ZIP bundle: what each entry is. */
+export function renderBundleReadme(report: ScanReport): string {
+  const { repository: repo, summary } = report;
+  const at = [repo.branch && `branch \`${displayPath(repo.branch)}\``, repo.commit && `commit \`${repo.commit}\``].filter(Boolean).join(', ');
+  return [
+    `# reposcan bundle: ${displayPath(repo.name)}`,
+    '',
+    `Scanned from a ${repo.source} source${repo.url ? ` (${repo.url})` : ''}${at ? ` at ${at}` : ''}.`,
+    `${summary.total_files} files, ${summary.formatted.total_size}, ${summary.formatted.estimated_tokens} tokens (${report.encoding}).`,
+    '',
+    '| Entry | What it holds |',
+    '|---|---|',
+    '| `output.txt` | every textual file as plain text, with the directory tree |',
+    '| `output.md` | the same as Markdown, one fenced block per file |',
+    '| `output.json` | the same as JSON, one object per file |',
+    '| `assets/` | the non-textual files (images, binaries …) as they were |',
+    '| `summary.json` | the summary record: totals, per-file metadata, skipped paths and why |',
+    '| `manifest.json` | size and sha256 of every other entry, to verify the bundle |',
+    '',
+  ].join('\n');
+}

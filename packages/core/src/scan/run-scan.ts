@@ -1,0 +1,164 @@
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ARTIFACT_FILE_NAMES } from '../artifacts/artifact-names.js';
+import type { WrittenArtifact } from '../artifacts/artifact-names.js';
+import { TextArtifactWriter } from '../artifacts/write-text-artifacts.js';
+import { writeZipBundle } from '../artifacts/write-zip-bundle.js';
+import { jsonRenderer } from '../render/render-json.js';
+import { markdownRenderer } from '../render/render-markdown.js';
+import { txtRenderer } from '../render/render-txt.js';
+import type { RenderContext, RepositoryBlock } from '../render/render-context.js';
+import { renderTree } from '../render/render-tree.js';
+import { createTokenPool } from '../tokens/index.js';
+import { collectFiles } from './collect-files.js';
+import { renderBundleReadme } from './render-bundle-readme.js';
+import { defaultScanDeps } from './scan-deps.js';
+import type { ScanDeps } from './scan-deps.js';
+import { scanOptionsToWire } from './scan-options-wire.js';
+import type { WireScanOptions } from './scan-options-wire.js';
+import { summarize } from './summarize.js';
+import type {
+  AssetRecord,
+  EngineLimits,
+  ProgressCallback,
+  ScanOptions,
+  SkippedPath,
+  SourceInfo,
+  SummaryTotals,
+  TextFileRecord,
+  TokenEncodingName,
+} from '../types.js';
+
+export interface ScanInput {
+  /** Absolute path of the repository root (the subdir, if any, is in `source.subdir`). */
+  root: string;
+  repoName: string;
+  source: SourceInfo;
+  options: ScanOptions;
+  limits: EngineLimits;
+  encoding: TokenEncodingName;
+  /** Existing, empty folder the artifacts are written into. */
+  outDir: string;
+  signal?: AbortSignal;
+  /** Extra top-level fields for the bundle's summary.json (scan_id, created_at …). */
+  summaryExtras?: Record<string, unknown>;
+}
+
+export interface ScanTimings {
+  walk_ms: number;
+  read_ms: number;
+  render_ms: number;
+  zip_ms: number;
+  total_ms: number;
+}
+
+/** What a finished scan knows: the core of the summary record (contract §6). */
+export interface ScanReport {
+  repository: RepositoryBlock;
+  options: WireScanOptions;
+  encoding: TokenEncodingName;
+  summary: SummaryTotals;
+  tree: string | null;
+  files: TextFileRecord[];
+  assets: AssetRecord[];
+  skipped: SkippedPath[];
+  artifacts: WrittenArtifact[];
+  timings: ScanTimings;
+}
+
+export interface RunScanDeps extends ScanDeps {
+  /**
+   * Exact token counts for a batch of texts. A long-lived worker passes its warm pool here;
+   * without it the scan starts a pool of its own and closes it afterwards.
+   */
+  countTokens?: (texts: string[]) => Promise<number[]>;
+}
+
+function repositoryBlock(input: ScanInput): RepositoryBlock {
+  const { source } = input;
+  return { name: input.repoName, source: source.type, url: source.url, branch: source.branch, commit: source.commit, subdir: source.subdir };
+}
+
+/**
+ * Scan `root` and write `output.txt|md|json` (and `output.zip` with `create_zip`) into
+ * `outDir`. Contents stream from disk to the artifacts: only a few batches of files are in
+ * memory at any time. On failure every file this call created in `outDir` is removed.
+ */
+export async function runScan(
+  input: ScanInput,
+  overrides: Partial<RunScanDeps> = {},
+  onProgress: ProgressCallback = () => {},
+): Promise<ScanReport> {
+  const deps = { ...defaultScanDeps, ...overrides };
+  const started = performance.now();
+  const ownPool = deps.countTokens ? null : createTokenPool({ encoding: input.encoding });
+  const countTokens = deps.countTokens ?? ((texts: string[]) => (ownPool as NonNullable<typeof ownPool>).count(texts));
+  const writer = await TextArtifactWriter.open(input.outDir, [txtRenderer, markdownRenderer, jsonRenderer], input.options.lite);
+  try {
+    void ownPool?.warm().catch(() => {});
+    const collected = await collectFiles(input, deps, countTokens, (record, text) => writer.addFile(record, text), onProgress);
+
+    onProgress({ phase: 'render', files_done: collected.files.length + collected.assets.length, files_total: collected.files.length + collected.assets.length });
+    const renderStart = performance.now();
+    const summary = summarize(collected.files, collected.assets);
+    const tree = input.options.skipTree ? null : renderTree(input.repoName, collected.keptPaths, input.options.treeDepth);
+    const repository = repositoryBlock(input);
+    const ctx: RenderContext = {
+      repository,
+      encoding: input.encoding,
+      summary,
+      tree,
+      assets: collected.assets,
+      skippedCount: collected.skipped.length,
+      lite: input.options.lite,
+    };
+    const artifacts = await writer.finish(ctx);
+    const renderMs = performance.now() - renderStart;
+
+    const report: ScanReport = {
+      repository,
+      options: scanOptionsToWire(input.options),
+      encoding: input.encoding,
+      summary,
+      tree,
+      files: collected.files,
+      assets: collected.assets,
+      skipped: collected.skipped,
+      artifacts,
+      timings: { walk_ms: round(collected.walkMs), read_ms: round(collected.readMs), render_ms: round(renderMs), zip_ms: 0, total_ms: 0 },
+    };
+
+    if (input.options.createZip) {
+      input.signal?.throwIfAborted();
+      onProgress({ phase: 'zip', files_done: 0, files_total: artifacts.length + collected.assets.length });
+      const zipStart = performance.now();
+      const zipped = await writeZipBundle({
+        outPath: join(input.outDir, ARTIFACT_FILE_NAMES.zip),
+        files: [
+          ...artifacts.map((a) => ({ name: a.file, absPath: join(input.outDir, a.file) })),
+          ...collected.assets.map((a) => ({ name: `assets/${a.path}`, absPath: join(input.root, a.path) })),
+        ],
+        documents: [
+          { name: 'summary.json', content: `${JSON.stringify({ ...input.summaryExtras, ...report }, null, 2)}\n` },
+          { name: 'README.md', content: renderBundleReadme(report) },
+        ],
+        date: deps.now(),
+      });
+      report.timings.zip_ms = round(performance.now() - zipStart);
+      report.artifacts.push({ format: 'zip', file: ARTIFACT_FILE_NAMES.zip, bytes: zipped.bytes, sha256: zipped.sha256 });
+    }
+    report.timings.total_ms = round(performance.now() - started);
+    onProgress({ phase: 'done', files_done: summary.total_files, files_total: summary.total_files });
+    return report;
+  } catch (error) {
+    await writer.abort();
+    await Promise.allSettled(Object.values(ARTIFACT_FILE_NAMES).map((name) => rm(join(input.outDir, name), { force: true })));
+    throw error;
+  } finally {
+    await ownPool?.close();
+  }
+}
+
+function round(ms: number): number {
+  return Math.round(ms);
+}

@@ -1,0 +1,24 @@
+// Types for bpe-engine.js (plain JavaScript so that worker threads can load it without a TS loader).
+import type { TokenEncodingName } from '../types.js';
+
+/** One encoding's vocabulary in typed arrays; immutable once built. */
+export interface BpeTables {
+  /** The pre-tokenizer pattern (js-tiktoken's `pat_str`). */
+  readonly pattern: string;
+  /** Every token's bytes, back to back. */
+  readonly bytes: Uint8Array;
+  /** Offset of each rank's bytes in `bytes`. */
+  readonly start: Int32Array;
+  /** Byte length of each rank (0 for an unused rank). */
+  readonly length: Uint16Array;
+  /** Open-addressing hash table of rank + 1 (0 = empty), FNV-1a over the token bytes. */
+  readonly slots: Int32Array;
+  readonly mask: number;
+  /** Rank of every two-byte token, indexed by `first << 8 | second`. */
+  readonly pairRank: Int32Array;
+  readonly maxTokenBytes: number;
+}
+
+export function loadBpeTables(encoding: TokenEncodingName): BpeTables;
+
+export function createBpeCount(tables: BpeTables, smallPieceBytes?: number): (text: string) => number;

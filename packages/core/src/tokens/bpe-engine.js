@@ -1,0 +1,412 @@
+// Exact tiktoken BPE *counting* (never encoding), shared by the in-thread counter and the worker.
+// Plain ESM JavaScript so that a worker thread can load it on Node 20 from the TypeScript sources and
+// from dist/ alike; types are in bpe-engine.d.ts.
+//
+// Why not an npm tokenizer as is (scripts/measure-tokenizers.mjs has the numbers): js-tiktoken is slow,
+// gpt-tokenizer and ai-tokenizer spend most of their time decoding byte pairs back into strings and
+// collapse once their LRU merge caches are full, ai-tokenizer miscounts `toString`/`valueOf`/… (its
+// vocabulary is a plain object), tiktoken WASM is slower still, and every one of them merges a piece
+// in O(n²), so a 13 k-emoji string in a test file takes seconds. This engine uses js-tiktoken's rank
+// files and pre-tokenizer pattern as they are, and counts with the same rule as tiktoken (merge the
+// adjacent pair with the lowest rank, leftmost first), on bytes held in typed arrays: about 5 MB of
+// tables for o200k_base, a bounded merge cache, O(n log n) on long pieces. Special tokens are never
+// looked for, so `<|endoftext|>` is ordinary text.
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+
+/** @type {Record<string, string>} */
+const RANK_MODULES = {
+  o200k_base: 'js-tiktoken/ranks/o200k_base',
+  cl100k_base: 'js-tiktoken/ranks/cl100k_base',
+};
+
+/** Pieces up to this many UTF-8 bytes merge in fixed scratch arrays with a linear min-scan; longer ones
+ * use a heap, so a megabyte of one character class costs O(n log n) instead of O(n²). */
+const SMALL_PIECE_BYTES = 256;
+/** UTF-8 buffer reused for pieces up to a third of this many chars; longer pieces get their own. */
+const SCRATCH_BYTES = 1 << 16;
+/** The merge cache: token counts of pieces up to CACHE_KEY_BYTES long that needed a merge (identifiers
+ * outside the vocabulary recur within a file). It lives in fixed typed arrays (about 2.5 MB) and is
+ * emptied whole when full, so memory is bounded and there is no per-miss eviction, the cost that makes
+ * gpt-tokenizer's full LRU collapse on high-entropy text. String keys would also keep whole files
+ * alive: V8 slices of 13+ characters point into their parent string. */
+const CACHE_ENTRIES = 1 << 15;
+const CACHE_KEY_BYTES = 64;
+const NO_RANK = 0x7fffffff;
+const FNV_OFFSET = 0x811c9dc5;
+const FNV_PRIME = 0x01000193;
+
+/** @type {Map<string, import('./bpe-engine.js').BpeTables>} */
+const loaded = new Map();
+
+/**
+ * The rank tables of one encoding, built once per thread on first use.
+ * @param {import('../types.js').TokenEncodingName} encoding
+ * @returns {import('./bpe-engine.js').BpeTables}
+ */
+export function loadBpeTables(encoding) {
+  let tables = loaded.get(encoding);
+  if (tables === undefined) {
+    const moduleId = RANK_MODULES[encoding];
+    if (moduleId === undefined) throw new Error(`Unknown token encoding: ${encoding}`);
+    /** @type {{ pat_str: string, bpe_ranks: string }} */
+    const ranks = require(moduleId);
+    tables = buildBpeTables(ranks.pat_str, ranks.bpe_ranks);
+    loaded.set(encoding, tables);
+  }
+  return tables;
+}
+
+/**
+ * Decodes js-tiktoken's rank format (lines of `! <first rank> <base64 token> …`) into one byte array
+ * plus per-rank offsets, and indexes it with an open-addressing hash table (FNV-1a over the bytes).
+ * It reads the base64 in place rather than splitting 200 k substrings out of it, which keeps the
+ * transient heap, and so each worker's RSS, small.
+ * @param {string} pattern
+ * @param {string} bpeRanks
+ * @returns {import('./bpe-engine.js').BpeTables}
+ */
+function buildBpeTables(pattern, bpeRanks) {
+  /** @type {Array<{ first: number, from: number, to: number }>} token runs: first rank, base64 span */
+  const runs = [];
+  let rankCount = 0;
+  for (let at = 0; at < bpeRanks.length; ) {
+    let end = bpeRanks.indexOf('\n', at);
+    if (end === -1) end = bpeRanks.length;
+    const afterBang = bpeRanks.indexOf(' ', at) + 1;
+    const afterFirst = bpeRanks.indexOf(' ', afterBang) + 1;
+    if (afterBang > 0 && afterFirst > 0 && afterFirst <= end) {
+      const first = Number.parseInt(bpeRanks.slice(afterBang, afterFirst - 1), 10);
+      let tokens = 1;
+      for (let i = bpeRanks.indexOf(' ', afterFirst); i !== -1 && i < end; i = bpeRanks.indexOf(' ', i + 1)) tokens++;
+      runs.push({ first, from: afterFirst, to: end });
+      rankCount = Math.max(rankCount, first + tokens);
+    }
+    at = end + 1;
+  }
+
+  const sextet = new Int8Array(128).fill(-1);
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+  for (let i = 0; i < 64; i++) sextet[alphabet.charCodeAt(i)] = i;
+
+  const bytes = new Uint8Array(Math.ceil((bpeRanks.length * 3) / 4));
+  const start = new Int32Array(rankCount);
+  const length = new Uint16Array(rankCount);
+  let size = 1;
+  while (size < rankCount * 2) size <<= 1;
+  const slots = new Int32Array(size);
+  const mask = size - 1;
+  const pairRank = new Int32Array(65536).fill(NO_RANK);
+  let used = 0;
+  let maxTokenBytes = 1;
+
+  for (const { first, from, to } of runs) {
+    let rank = first;
+    let begin = used;
+    let acc = 0;
+    let bits = 0;
+    for (let i = from; i <= to; i++) {
+      const c = i < to ? bpeRanks.charCodeAt(i) : 32;
+      if (c !== 32) {
+        const v = sextet[c & 127];
+        if (v >= 0) {
+          acc = ((acc << 6) | v) & 0xffffff;
+          bits += 6;
+          if (bits >= 8) {
+            bits -= 8;
+            bytes[used++] = (acc >> bits) & 0xff;
+          }
+        }
+        continue;
+      }
+      // A space ends one token: index its bytes under the next rank.
+      const n = used - begin;
+      start[rank] = begin;
+      length[rank] = n;
+      if (n > maxTokenBytes) maxTokenBytes = n;
+      if (n === 2) pairRank[(bytes[begin] << 8) | bytes[begin + 1]] = rank;
+      let h = FNV_OFFSET;
+      for (let k = begin; k < used; k++) h = Math.imul(h ^ bytes[k], FNV_PRIME);
+      let slot = h & mask;
+      while (slots[slot] !== 0) slot = (slot + 1) & mask;
+      slots[slot] = rank + 1;
+      rank++;
+      begin = used;
+      acc = 0;
+      bits = 0;
+    }
+  }
+  return { pattern, bytes: bytes.slice(0, used), start, length, slots, mask, pairRank, maxTokenBytes };
+}
+
+/**
+ * A counting function over one encoding's tables. Not re-entrant (it owns scratch buffers), so one per
+ * thread or per counter.
+ * @param {import('./bpe-engine.js').BpeTables} tables
+ * @param {number} [smallPieceBytes] longest piece merged by the linear scan (lowered by tests to
+ *   exercise the heap path)
+ * @returns {(text: string) => number}
+ */
+export function createBpeCount(tables, smallPieceBytes = SMALL_PIECE_BYTES) {
+  const { bytes, start, length, slots, mask, pairRank, maxTokenBytes } = tables;
+  const sticky = new RegExp(tables.pattern, 'uy');
+  const global = new RegExp(tables.pattern, 'ug');
+  const scratch = new Uint8Array(SCRATCH_BYTES);
+  const cacheKeys = new Uint8Array(CACHE_ENTRIES * CACHE_KEY_BYTES);
+  const cacheKeyLength = new Uint8Array(CACHE_ENTRIES);
+  const cacheCount = new Int32Array(CACHE_ENTRIES);
+  const cacheSlots = new Int32Array(CACHE_ENTRIES * 2);
+  const cacheMask = cacheSlots.length - 1;
+  let cacheUsed = 0;
+  const bounds = new Int32Array(smallPieceBytes + 2);
+  const ranks = new Int32Array(smallPieceBytes + 2);
+
+  /** Rank of buf[from, to) with its FNV hash already computed, or NO_RANK. */
+  function rankOfHashed(buf, from, to, h) {
+    const n = to - from;
+    let slot = h & mask;
+    for (;;) {
+      const entry = slots[slot];
+      if (entry === 0) return NO_RANK;
+      const rank = entry - 1;
+      if (length[rank] === n) {
+        const at = start[rank];
+        let k = 0;
+        while (k < n && bytes[at + k] === buf[from + k]) k++;
+        if (k === n) return rank;
+      }
+      slot = (slot + 1) & mask;
+    }
+  }
+
+  /** Rank of buf[from, to), or NO_RANK. */
+  function rankOf(buf, from, to) {
+    if (to - from > maxTokenBytes) return NO_RANK;
+    let h = FNV_OFFSET;
+    for (let i = from; i < to; i++) h = Math.imul(h ^ buf[i], FNV_PRIME);
+    return rankOfHashed(buf, from, to, h);
+  }
+
+  /** Tokens of buf[0, n) (n <= CACHE_KEY_BYTES, hash h), from the merge cache or merged and cached. */
+  function mergeCached(buf, n, h) {
+    let slot = h & cacheMask;
+    for (let entry = cacheSlots[slot]; entry !== 0; entry = cacheSlots[slot]) {
+      const e = entry - 1;
+      if (cacheKeyLength[e] === n) {
+        const at = e * CACHE_KEY_BYTES;
+        let k = 0;
+        while (k < n && cacheKeys[at + k] === buf[k]) k++;
+        if (k === n) return cacheCount[e];
+      }
+      slot = (slot + 1) & cacheMask;
+    }
+    const parts = n <= smallPieceBytes ? mergeSmall(buf, n) : mergeLarge(buf, n);
+    if (cacheUsed === CACHE_ENTRIES) {
+      cacheSlots.fill(0);
+      cacheUsed = 0;
+      slot = h & cacheMask;
+    }
+    const e = cacheUsed++;
+    cacheKeys.set(buf.subarray(0, n), e * CACHE_KEY_BYTES);
+    cacheKeyLength[e] = n;
+    cacheCount[e] = parts;
+    cacheSlots[slot] = e + 1;
+    return parts;
+  }
+
+  /** Parts left after merging buf[0, n): tiktoken's loop, on fixed scratch arrays. */
+  function mergeSmall(buf, n) {
+    for (let i = 0; i <= n; i++) bounds[i] = i;
+    for (let i = 0; i < n - 1; i++) ranks[i] = pairRank[(buf[i] << 8) | buf[i + 1]];
+    let parts = n;
+    for (;;) {
+      let min = NO_RANK;
+      let at = -1;
+      for (let i = 0; i < parts - 1; i++) {
+        const r = ranks[i];
+        if (r < min) {
+          min = r;
+          at = i;
+        }
+      }
+      if (at < 0) return parts;
+      bounds.copyWithin(at + 1, at + 2, parts + 1);
+      ranks.copyWithin(at, at + 1, parts - 1);
+      parts--;
+      if (at < parts - 1) ranks[at] = rankOf(buf, bounds[at], bounds[at + 2]);
+      if (at > 0) ranks[at - 1] = rankOf(buf, bounds[at - 1], bounds[at + 1]);
+    }
+  }
+
+  /** The same merge order with a linked list of parts and an indexed min-heap keyed (rank, position). */
+  function mergeLarge(buf, n) {
+    const next = new Int32Array(n);
+    const prev = new Int32Array(n);
+    const rankAt = new Int32Array(n);
+    const heap = new Int32Array(n);
+    const slot = new Int32Array(n).fill(-1);
+    let size = 0;
+    const less = (a, b) => {
+      const ra = rankAt[a];
+      const rb = rankAt[b];
+      return ra < rb || (ra === rb && a < b);
+    };
+    const place = (p, i) => {
+      heap[i] = p;
+      slot[p] = i;
+    };
+    const siftUp = (i) => {
+      const p = heap[i];
+      while (i > 0) {
+        const parent = (i - 1) >> 1;
+        const q = heap[parent];
+        if (!less(p, q)) break;
+        place(q, i);
+        i = parent;
+      }
+      place(p, i);
+    };
+    const siftDown = (i) => {
+      const p = heap[i];
+      for (;;) {
+        let child = 2 * i + 1;
+        if (child >= size) break;
+        if (child + 1 < size && less(heap[child + 1], heap[child])) child++;
+        const c = heap[child];
+        if (!less(c, p)) break;
+        place(c, i);
+        i = child;
+      }
+      place(p, i);
+    };
+    const remove = (p) => {
+      const i = slot[p];
+      if (i < 0) return;
+      slot[p] = -1;
+      const last = heap[--size];
+      if (last === p) return;
+      place(last, i);
+      siftDown(i);
+      siftUp(slot[last]);
+    };
+    /** Re-key part p after its pair changed: insert, move or drop it. */
+    const rekey = (p, rank) => {
+      rankAt[p] = rank;
+      if (rank === NO_RANK) {
+        remove(p);
+        return;
+      }
+      let i = slot[p];
+      if (i < 0) {
+        i = size++;
+        place(p, i);
+      }
+      siftUp(i);
+      siftDown(slot[p]);
+    };
+
+    for (let i = 0; i < n; i++) {
+      next[i] = i + 1;
+      prev[i] = i - 1;
+      const r = i < n - 1 ? pairRank[(buf[i] << 8) | buf[i + 1]] : NO_RANK;
+      rankAt[i] = r;
+      if (r !== NO_RANK) place(i, size++);
+    }
+    for (let i = (size >> 1) - 1; i >= 0; i--) siftDown(i);
+
+    let parts = n;
+    while (size > 0) {
+      const p = heap[0];
+      const q = next[p];
+      const after = next[q];
+      remove(q);
+      next[p] = after;
+      if (after < n) prev[after] = p;
+      parts--;
+      rekey(p, after < n ? rankOf(buf, p, next[after]) : NO_RANK);
+      if (p > 0) {
+        const before = prev[p];
+        rekey(before, rankOf(buf, before, after));
+      }
+    }
+    return parts;
+  }
+
+  /** Tokens in text[from, to), one pre-tokenizer piece. */
+  function countPiece(text, from, to) {
+    const chars = to - from;
+    const buf = chars * 3 <= scratch.length ? scratch : new Uint8Array(chars * 3);
+    // ASCII fast path: bytes are the char codes, hashed as they are copied.
+    let n = 0;
+    let h = FNV_OFFSET;
+    let i = from;
+    for (; i < to; i++) {
+      const c = text.charCodeAt(i);
+      if (c >= 0x80) break;
+      buf[n++] = c;
+      h = Math.imul(h ^ c, FNV_PRIME);
+    }
+    if (i < to) {
+      // UTF-8 as TextEncoder writes it (a lone surrogate becomes U+FFFD), like js-tiktoken.
+      for (; i < to; i++) {
+        let c = text.charCodeAt(i);
+        if (c < 0x80) buf[n++] = c;
+        else if (c < 0x800) {
+          buf[n++] = 0xc0 | (c >> 6);
+          buf[n++] = 0x80 | (c & 63);
+        } else if (c >= 0xd800 && c <= 0xdfff) {
+          const d = i + 1 < to ? text.charCodeAt(i + 1) : 0;
+          if (c <= 0xdbff && d >= 0xdc00 && d <= 0xdfff) {
+            c = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00);
+            i++;
+            buf[n++] = 0xf0 | (c >> 18);
+            buf[n++] = 0x80 | ((c >> 12) & 63);
+            buf[n++] = 0x80 | ((c >> 6) & 63);
+            buf[n++] = 0x80 | (c & 63);
+          } else {
+            buf[n++] = 0xef;
+            buf[n++] = 0xbf;
+            buf[n++] = 0xbd;
+          }
+        } else {
+          buf[n++] = 0xe0 | (c >> 12);
+          buf[n++] = 0x80 | ((c >> 6) & 63);
+          buf[n++] = 0x80 | (c & 63);
+        }
+      }
+      if (n <= CACHE_KEY_BYTES) {
+        h = FNV_OFFSET;
+        for (let k = 0; k < n; k++) h = Math.imul(h ^ buf[k], FNV_PRIME);
+      }
+    }
+    if (n === 1) return 1;
+    if (n <= CACHE_KEY_BYTES) {
+      if (n <= maxTokenBytes && rankOfHashed(buf, 0, n, h) !== NO_RANK) return 1;
+      return mergeCached(buf, n, h);
+    }
+    if (rankOf(buf, 0, n) !== NO_RANK) return 1;
+    return n <= smallPieceBytes ? mergeSmall(buf, n) : mergeLarge(buf, n);
+  }
+
+  return function count(text) {
+    let total = 0;
+    let from = 0;
+    while (from < text.length) {
+      sticky.lastIndex = from;
+      if (sticky.test(text)) {
+        const to = sticky.lastIndex;
+        total += countPiece(text, from, to);
+        from = to;
+      } else {
+        // The patterns match every code point, so this never runs; if one day it does, skip the
+        // unmatched characters exactly as js-tiktoken's matchAll would.
+        global.lastIndex = from;
+        const match = global.exec(text);
+        if (match === null) break;
+        from = match.index;
+      }
+    }
+    return total;
+  };
+}

@@ -1,0 +1,28 @@
+// Worker-thread entry of the TokenPool. Plain ESM JavaScript: Node 20 cannot run a .ts file in a worker,
+// and this file is loaded as is both from src/ (vitest) and from dist/ (the build copies it).
+//
+// Protocol: it posts `{ ready: true }` once the BPE tables are loaded, then answers every batch (an
+// array of strings) with `{ counts }` or `{ error }`; the pool sends a worker one batch at a time.
+import process from 'node:process';
+import { parentPort, workerData } from 'node:worker_threads';
+import { createBpeCount, loadBpeTables } from './bpe-engine.js';
+
+/** @type {{ encoding: import('../types.js').TokenEncodingName, exitOnText?: string }} */
+const { encoding, exitOnText } = workerData;
+const port = parentPort;
+if (port === null) throw new Error('count-tokens.worker.js must run in a worker thread');
+
+const count = createBpeCount(loadBpeTables(encoding));
+
+port.on('message', (/** @type {string[]} */ texts) => {
+  // Test seam (TokenPoolOptions.exitOnTextForTest): die mid-batch like a crashed worker would.
+  if (exitOnText !== undefined && texts.includes(exitOnText)) process.exit(70);
+  try {
+    const counts = new Array(texts.length);
+    for (let i = 0; i < texts.length; i++) counts[i] = count(texts[i]);
+    port.postMessage({ counts });
+  } catch (error) {
+    port.postMessage({ error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+  }
+});
+port.postMessage({ ready: true });

@@ -1,0 +1,5 @@
+export { createTokenCounter } from './token-counter.js';
+export type { TokenCounter } from './token-counter.js';
+export { createTokenPool } from './token-pool.js';
+export type { TokenPool, TokenPoolOptions } from './token-pool.js';
+export { estimateTokens, estimateTokensFromBytes } from './estimate-tokens.js';

@@ -1,0 +1,159 @@
+// Exact token counting on worker threads, one batch per worker at a time, results in input order.
+// Workers start lazily (or all at once with warm(), so the table load overlaps the walk and reads),
+// hold the process open only while they have work, and are replaced after a crash.
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import type { TokenEncodingName } from '../types.js';
+import { createTokenCounter } from './token-counter.js';
+
+export interface TokenPoolOptions {
+  encoding: TokenEncodingName;
+  /** Worker threads; defaults to `os.availableParallelism()`. 0 counts in the calling thread. */
+  threads?: number;
+  /** Test seam: a worker exits (code 70) when a batch contains exactly this text. */
+  exitOnTextForTest?: string;
+}
+
+export interface TokenPool {
+  readonly encoding: TokenEncodingName;
+  readonly threads: number;
+  /** Exact token counts of a batch (aim for ~50 files or ~1 MB), in input order. Rejects with an Error
+   * if the worker running the batch dies; later batches run on a replacement. */
+  count(texts: string[]): Promise<number[]>;
+  /** Starts every worker and resolves once each has loaded its BPE tables. */
+  warm(): Promise<void>;
+  /** Stops the workers; pending and later batches reject. */
+  close(): Promise<void>;
+}
+
+interface Job {
+  texts: string[];
+  resolve: (counts: number[]) => void;
+  reject: (error: Error) => void;
+}
+
+interface Slot {
+  worker: Worker;
+  ready: Promise<void>;
+  isReady: boolean;
+  job: Job | null;
+  /** The worker's uncaught error, reported when it exits. */
+  failure: Error | null;
+}
+
+/** See count-tokens.worker.js: one batch per worker at a time, so a reply needs no id. */
+type WorkerReply = { ready: true } | { counts: number[] } | { error: string };
+
+const WORKER_URL = new URL('./count-tokens.worker.js', import.meta.url);
+
+export function createTokenPool(options: TokenPoolOptions): TokenPool {
+  const { encoding, exitOnTextForTest } = options;
+  const requested = options.threads ?? availableParallelism();
+  const threads = Number.isFinite(requested) ? Math.max(0, Math.floor(requested)) : availableParallelism();
+  const slots: Slot[] = [];
+  const queue: Job[] = [];
+  let closed = false;
+  let inThread: ReturnType<typeof createTokenCounter> | undefined;
+
+  function spawn(): Slot {
+    const worker = new Worker(WORKER_URL, { workerData: { encoding, exitOnText: exitOnTextForTest } });
+    let markReady!: () => void;
+    let failReady!: (error: Error) => void;
+    const ready = new Promise<void>((resolve, reject) => {
+      markReady = resolve;
+      failReady = reject;
+    });
+    // warm() may never be called; the failure is also reported through the batches.
+    ready.catch(() => undefined);
+    const slot: Slot = { worker, ready, isReady: false, job: null, failure: null };
+    slots.push(slot);
+
+    worker.on('message', (reply: WorkerReply) => {
+      if ('ready' in reply) {
+        slot.isReady = true;
+        markReady();
+      } else {
+        const job = slot.job;
+        slot.job = null;
+        if ('error' in reply) job?.reject(new Error(`Token counting failed: ${reply.error}`));
+        else job?.resolve(reply.counts);
+        dispatch();
+      }
+      updateRef(slot);
+    });
+    worker.on('error', (error) => {
+      slot.failure = error;
+    });
+    worker.on('exit', (code) => {
+      slots.splice(slots.indexOf(slot), 1);
+      if (closed) return;
+      const error = new Error(`Token worker exited with code ${code}`, { cause: slot.failure ?? undefined });
+      slot.job?.reject(error);
+      if (!slot.isReady) {
+        // It died while loading: a replacement would too, so fail what is waiting instead of looping.
+        failReady(error);
+        for (const job of queue.splice(0)) job.reject(error);
+        return;
+      }
+      dispatch();
+    });
+    updateRef(slot);
+    return slot;
+  }
+
+  /** A worker keeps the process alive only while it loads or runs a batch. */
+  function updateRef(slot: Slot): void {
+    if (!slot.isReady || slot.job !== null) slot.worker.ref();
+    else slot.worker.unref();
+  }
+
+  function dispatch(): void {
+    for (let job = queue[0]; job !== undefined; job = queue[0]) {
+      const slot = slots.find((s) => s.job === null) ?? (slots.length < threads ? spawn() : undefined);
+      if (slot === undefined) return;
+      queue.shift();
+      slot.job = job;
+      updateRef(slot);
+      slot.worker.postMessage(job.texts);
+    }
+  }
+
+  return {
+    encoding,
+    threads,
+    count(texts) {
+      if (closed) return Promise.reject(new Error('TokenPool is closed'));
+      if (texts.length === 0) return Promise.resolve([]);
+      if (threads === 0) {
+        try {
+          inThread ??= createTokenCounter(encoding);
+          const counter = inThread;
+          return Promise.resolve(texts.map((text) => counter.count(text)));
+        } catch (error) {
+          return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+        }
+      }
+      return new Promise<number[]>((resolve, reject) => {
+        queue.push({ texts, resolve, reject });
+        dispatch();
+      });
+    },
+    async warm() {
+      if (closed) throw new Error('TokenPool is closed');
+      if (threads === 0) {
+        inThread ??= createTokenCounter(encoding);
+        inThread.count('');
+      }
+      while (slots.length < threads) spawn();
+      await Promise.all(slots.map((slot) => slot.ready));
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      const error = new Error('TokenPool is closed');
+      for (const job of queue.splice(0)) job.reject(error);
+      for (const slot of slots) slot.job?.reject(error);
+      await Promise.all(slots.map((slot) => slot.worker.terminate()));
+    },
+  };
+}

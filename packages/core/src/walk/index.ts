@@ -1,0 +1,5 @@
+export { walkTree, type WalkInput } from './walk-tree.js';
+export type { WalkDeps, WalkDirent, WalkStats } from './walk-deps.js';
+export { nodeWalkFs } from './node-walk-fs.js';
+export { DEFAULT_EXCLUDED_DIRS, VIRTUALENV_MARKER } from './default-excludes.js';
+export { ScanRootError, type ScanRootErrorCode } from './scan-root.js';

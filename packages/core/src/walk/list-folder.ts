@@ -1,0 +1,111 @@
+// Lists one folder: its ignore files, which entries are kept, and the size of each kept file.
+import { join } from 'node:path';
+import type { SkippedPath, SkipReason, WalkedFile } from '../types.js';
+import { fileSkipReason, folderSkipReason } from './classify-entry.js';
+import { VIRTUALENV_MARKER } from './default-excludes.js';
+import { IGNORE_FILE_NAMES, loadFolderRules } from './ignore-files.js';
+import { enterFolder, withFolderRules } from './ignore-stack.js';
+import { sortByName } from './name-order.js';
+import type { Folder, WalkContext } from './walk-context.js';
+import { joinRel } from './walk-context.js';
+import type { WalkDirent } from './walk-deps.js';
+
+export interface ListedFolder {
+  kind: 'listed';
+  /** Sub-folders to descend into, in output order. */
+  subfolders: Folder[];
+  /** Kept files, in output order. */
+  files: WalkedFile[];
+  /** Entries of this folder skipped for their own reasons. */
+  skipped: SkippedPath[];
+}
+
+/** The folder itself is skipped (recorded once, with a trailing `/`). */
+export interface SkippedFolder {
+  kind: 'skipped';
+  reason: SkipReason;
+}
+
+export type FolderListing = ListedFolder | SkippedFolder;
+
+interface Candidate {
+  rel: string;
+  abs: string;
+}
+
+async function readEntries(ctx: WalkContext, folder: Folder): Promise<readonly WalkDirent[] | SkipReason> {
+  try {
+    // readdir follows a link; checking the folder itself first narrows the window in which it
+    // could have been swapped for one since its parent was listed.
+    const stats = await ctx.pool.run(() => ctx.fs.lstat(folder.abs));
+    if (stats.isSymbolicLink()) return 'symlink';
+    if (!stats.isDirectory()) return 'unreadable';
+    return await ctx.pool.run(() => ctx.fs.readdir(folder.abs));
+  } catch {
+    return 'unreadable';
+  }
+}
+
+async function measureFile(ctx: WalkContext, file: Candidate): Promise<WalkedFile | SkippedPath> {
+  if (ctx.stopped) return { path: file.rel, reason: 'limit' };
+  try {
+    // Sizes come from lstat, and the type is checked again in case the entry changed since.
+    const stats = await ctx.fs.lstat(file.abs);
+    if (stats.isSymbolicLink()) return { path: file.rel, reason: 'symlink' };
+    if (!stats.isFile()) return { path: file.rel, reason: 'unreadable' };
+    if (stats.size > ctx.maxFileBytes) return { path: file.rel, reason: 'too_large' };
+    return { path: file.rel, absPath: file.abs, size: stats.size };
+  } catch {
+    return { path: file.rel, reason: 'unreadable' };
+  }
+}
+
+export async function listFolder(ctx: WalkContext, folder: Folder): Promise<FolderListing> {
+  if (ctx.stopped) return { kind: 'skipped', reason: 'limit' };
+  const entries = await readEntries(ctx, folder);
+  if (typeof entries === 'string') return { kind: 'skipped', reason: entries };
+  if (folder.depth > 0 && entries.some((e) => e.name === VIRTUALENV_MARKER && !e.isDirectory())) {
+    return { kind: 'skipped', reason: 'excluded_dir' };
+  }
+
+  const skipped: SkippedPath[] = [];
+  let ignores = folder.ignores;
+  const handled = new Set<string>();
+  if (ctx.syncIgnore) {
+    const present = entries.filter((e) => e.isFile() && IGNORE_FILE_NAMES.includes(e.name)).map((e) => e.name);
+    if (present.length > 0) {
+      const loaded = await loadFolderRules(ctx, folder.abs, folder.rel, present, ignores.ruleCount);
+      ignores = withFolderRules(ignores, loaded.rules, loaded.ruleCount);
+      for (const problem of loaded.problems) {
+        skipped.push(problem);
+        handled.add(problem.path);
+      }
+    }
+  }
+
+  const subfolders: Folder[] = [];
+  const candidates: Candidate[] = [];
+  const depth = folder.depth + 1;
+  for (const entry of sortByName(entries, (e) => e.name)) {
+    const rel = joinRel(folder.rel, entry.name);
+    if (handled.has(rel)) continue;
+    const abs = join(folder.abs, entry.name);
+    if (entry.isDirectory()) {
+      const reason = folderSkipReason(ctx, ignores, entry.name, rel, depth);
+      if (reason === null) subfolders.push({ rel, abs, depth, ignores: enterFolder(ignores, entry.name) });
+      else skipped.push({ path: `${rel}/`, reason });
+    } else {
+      const reason = fileSkipReason(ctx, ignores, entry, rel);
+      if (reason === null) candidates.push({ rel, abs });
+      else skipped.push({ path: rel, reason });
+    }
+  }
+
+  const measured = await Promise.all(candidates.map((c) => ctx.pool.run(() => measureFile(ctx, c))));
+  const files: WalkedFile[] = [];
+  for (const result of measured) {
+    if ('reason' in result) skipped.push(result);
+    else files.push(result);
+  }
+  return { kind: 'listed', subfolders, files, skipped };
+}

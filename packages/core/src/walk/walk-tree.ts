@@ -1,0 +1,140 @@
+// The directory walk: which files of a repository are scanned, in output order, and why every
+// other path was left out. Folders are listed concurrently, ahead of need; the output is then
+// assembled depth-first in a fixed order, so the result never depends on timing.
+import type { EngineLimits, ScanOptions, SkippedPath, WalkedFile, WalkResult } from '../types.js';
+import { compileDirExcludes } from './dir-excludes.js';
+import { IoPool } from './io-pool.js';
+import { listFolder, type ListedFolder, type SkippedFolder } from './list-folder.js';
+import { nodeWalkFs } from './node-walk-fs.js';
+import { compilePathPatterns } from './path-patterns.js';
+import { openScanRoot, ScanRootError } from './scan-root.js';
+import type { Folder, WalkContext } from './walk-context.js';
+import type { WalkDeps } from './walk-deps.js';
+
+export interface WalkInput {
+  /** Absolute path of the repository root. Paths in results are POSIX and relative to this. */
+  root: string;
+  /** Optional subfolder of root to scan (POSIX, no leading/trailing slash). Results keep the `subdir/` prefix. Ignore files in root and in the folders between root and subdir still apply. */
+  subdir: string | null;
+  options: Pick<ScanOptions, 'excludeDirs' | 'includePatterns' | 'excludePatterns' | 'syncIgnore' | 'sizeLimit'>;
+  limits: EngineLimits;
+  /** Extra per-file filter (used for docs_only); files it rejects are skipped with reason 'pattern'. */
+  acceptFile?: (relPath: string) => boolean;
+}
+
+/** File-system calls in flight at once (libuv runs them on its thread pool). */
+const IO_CONCURRENCY = 64;
+
+/**
+ * Folders listed ahead of the output. Enough to keep the file system busy, and few enough that
+ * a walk stopped by the file limit has not listed (and held in memory) the rest of a huge tree.
+ */
+const LOOKAHEAD_FOLDERS = 128;
+
+type PendingListed = Omit<ListedFolder, 'subfolders'> & { subfolders: PendingFolder[] };
+type PendingListing = PendingListed | SkippedFolder;
+
+/** A folder whose listing starts on first request, ahead of need or when the output reaches it. */
+class PendingFolder {
+  readonly rel: string;
+  readonly #folder: Folder;
+  readonly #begin: (folder: Folder) => Promise<PendingListing>;
+  #listing: Promise<PendingListing> | null = null;
+
+  constructor(folder: Folder, begin: (folder: Folder) => Promise<PendingListing>) {
+    this.rel = folder.rel;
+    this.#folder = folder;
+    this.#begin = begin;
+  }
+
+  get started(): boolean {
+    return this.#listing !== null;
+  }
+
+  listing(): Promise<PendingListing> {
+    this.#listing ??= this.#begin(this.#folder);
+    return this.#listing;
+  }
+}
+
+function comparePaths(a: SkippedPath, b: SkippedPath): number {
+  if (a.path === b.path) return 0;
+  return a.path < b.path ? -1 : 1;
+}
+
+export async function walkTree(input: WalkInput, deps: Partial<WalkDeps> = {}): Promise<WalkResult> {
+  const { options, limits } = input;
+  const ctx: WalkContext = {
+    fs: { ...nodeWalkFs, ...deps },
+    pool: new IoPool(IO_CONCURRENCY),
+    isExcludedDir: compileDirExcludes(options.excludeDirs),
+    patterns: compilePathPatterns(options.includePatterns, options.excludePatterns),
+    acceptFile: input.acceptFile,
+    syncIgnore: options.syncIgnore,
+    maxFileBytes: Math.min(options.sizeLimit ?? Infinity, limits.maxFileBytes),
+    maxIgnoreFileBytes: limits.maxFileBytes,
+    maxDepth: limits.maxDepth,
+    stopped: false,
+  };
+  const scanRoot = await openScanRoot(ctx, input.root, input.subdir);
+  const files: WalkedFile[] = [];
+  const skipped: SkippedPath[] = [...scanRoot.problems];
+
+  const started: Promise<unknown>[] = [];
+  let ahead = 0; // listings started and not yet taken up by the output
+  const prefetch = (subfolders: readonly PendingFolder[]): void => {
+    const next = subfolders.filter((sub) => !sub.started).slice(0, Math.max(0, LOOKAHEAD_FOLDERS - ahead));
+    // Started last to first, so the LIFO pool lists the first sub-folder first.
+    for (const sub of next.toReversed()) void sub.listing();
+  };
+  const begin = (folder: Folder): Promise<PendingListing> => {
+    ahead += 1;
+    const listing = listFolder(ctx, folder).then((listed): PendingListing => {
+      if (listed.kind === 'skipped') return listed;
+      const subfolders = listed.subfolders.map((sub) => new PendingFolder(sub, begin));
+      prefetch(subfolders);
+      return { ...listed, subfolders };
+    });
+    // Handled at once: a listing that fails while the output is still being assembled elsewhere
+    // must not surface as an unhandled rejection; whoever awaits it still gets the error.
+    started.push(listing.catch(() => undefined));
+    return listing;
+  };
+
+  // Depth-first, sub-folders before files. Once a file is over the limit, the folders that
+  // follow are not listed but recorded once each, and the files that follow one by one.
+  const emit = async (listed: PendingListed): Promise<void> => {
+    for (const entry of listed.skipped) skipped.push(entry);
+    prefetch(listed.subfolders);
+    for (const subfolder of listed.subfolders) {
+      if (ctx.stopped) {
+        skipped.push({ path: `${subfolder.rel}/`, reason: 'limit' });
+        continue;
+      }
+      const sub = await subfolder.listing();
+      ahead -= 1;
+      if (sub.kind === 'skipped') skipped.push({ path: `${subfolder.rel}/`, reason: sub.reason });
+      else await emit(sub);
+    }
+    for (const file of listed.files) {
+      if (files.length < limits.maxFiles) {
+        files.push(file);
+      } else {
+        ctx.stopped = true;
+        skipped.push({ path: file.path, reason: 'limit' });
+      }
+    }
+  };
+
+  try {
+    const root = await begin(scanRoot.folder);
+    ahead -= 1;
+    if (root.kind === 'skipped') throw new ScanRootError('ROOT_UNREADABLE', 'the scan root cannot be listed');
+    await emit(root);
+  } finally {
+    // Abandon what is left and let it settle, so no file-system call outlives the walk.
+    ctx.stopped = true;
+    for (let i = 0; i < started.length; i += 1) await started[i];
+  }
+  return { files, skipped: skipped.sort(comparePaths) };
+}

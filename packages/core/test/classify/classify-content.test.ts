@@ -1,0 +1,206 @@
+import { Buffer, isUtf8 } from 'node:buffer';
+import { describe, expect, it } from 'vitest';
+import { classifyContent } from '../../src/classify/index.js';
+import { encodeLegacy } from './legacy-encoder.js';
+
+const utf8 = (text: string): Uint8Array => new TextEncoder().encode(text);
+const concat = (...parts: (Uint8Array | number[])[]): Uint8Array => Buffer.concat(parts.map((p) => Uint8Array.from(p)));
+const utf16le = (text: string): Uint8Array => Buffer.from(text, 'utf16le');
+const utf16be = (text: string): Uint8Array => Buffer.from(text, 'utf16le').swap16();
+
+function utf32(text: string, littleEndian: boolean): Uint8Array {
+  const codes = [0xfeff, ...[...text].map((c) => c.codePointAt(0)!)];
+  const view = new DataView(new ArrayBuffer(codes.length * 4));
+  codes.forEach((code, i) => view.setUint32(i * 4, code, littleEndian));
+  return new Uint8Array(view.buffer);
+}
+
+/** Deterministic pseudo-random bytes (xorshift), optionally without NUL. */
+function noise(length: number, withoutNul: boolean): Uint8Array {
+  const out = new Uint8Array(length);
+  let state = 0x9e3779b9;
+  for (let i = 0; i < length; i++) {
+    state ^= state << 13;
+    state ^= state >>> 17;
+    state ^= state << 5;
+    out[i] = withoutNul ? 1 + ((state >>> 0) % 255) : state & 0xff;
+  }
+  return out;
+}
+
+function expectText(path: string, bytes: Uint8Array, text: string, encoding: string | null, subcategory?: string) {
+  const result = classifyContent(path, bytes);
+  expect(result).toMatchObject({ textual: true, encoding, ...(subcategory ? { subcategory } : {}) });
+  if (result.textual) expect(result.text).toBe(text);
+}
+
+describe('classifyContent: UTF-8', () => {
+  it('decodes valid UTF-8 byte-exactly with encoding null', () => {
+    const text = 'const greeting = "héllo 世界 😀";\n';
+    expectText('src/a.ts', utf8(text), text, null, 'code');
+  });
+
+  it('keeps a UTF-8 BOM in the text', () => {
+    const bytes = concat([0xef, 0xbb, 0xbf], utf8('# Title\n'));
+    expectText('README.md', bytes, '\ufeff# Title\n', null, 'docs');
+  });
+
+  it('treats empty files as text', () => {
+    expectText('empty.py', new Uint8Array(0), '', null, 'code');
+    expectText('EMPTY', new Uint8Array(0), '', null, 'other');
+  });
+
+  it('uses the name for the subcategory and the content for textual-or-not', () => {
+    expectText('notes.unknownext', utf8('plain words\n'), 'plain words\n', null, 'other');
+    expectText('bin/deploy', utf8('#!/bin/sh\necho hi\n'), '#!/bin/sh\necho hi\n', null, 'code');
+    expect(classifyContent('video.ts', concat([0x47, 0x40, 0x00, 0x10, 0x00]))).toEqual({ textual: false, subcategory: 'binary' });
+  });
+
+  it('replaces a few broken bytes in otherwise UTF-8 text and reports it as UTF-8', () => {
+    const good = '// ünïcödé text — “quoted” 日本語 and more ünïcödé ëxämplës\n'.repeat(3);
+    const result = classifyContent('a.js', concat(utf8(good), [0xe9], utf8(' end\n')));
+    expect(result).toMatchObject({ textual: true, encoding: 'UTF-8', subcategory: 'code' });
+    if (result.textual) expect(result.text).toBe(`${good}\ufffd end\n`);
+  });
+});
+
+describe('classifyContent: UTF-16 and UTF-32 with a BOM', () => {
+  const bmp = 'Hello, wörld! Привет\r\n';
+  const astral = 'emoji 😀 and 𝄞 clef\n';
+  it.each([bmp, astral])('UTF-16LE: %j', (text) => {
+    expectText('a.txt', concat([0xff, 0xfe], utf16le(text)), text, 'UTF-16LE', 'docs');
+  });
+  it.each([bmp, astral])('UTF-16BE: %j', (text) => {
+    expectText('a.cs', concat([0xfe, 0xff], utf16be(text)), text, 'UTF-16BE', 'code');
+  });
+  it.each([bmp, astral])('UTF-32LE and BE: %j', (text) => {
+    expectText('a.txt', utf32(text, true), text, 'UTF-32LE');
+    expectText('a.txt', utf32(text, false), text, 'UTF-32BE');
+  });
+  it('calls BOM-prefixed binary binary', () => {
+    expect(classifyContent('blob', concat([0xff, 0xfe], noise(4096, false)))).toMatchObject({ textual: false });
+  });
+});
+
+describe('classifyContent: legacy encodings are decoded, never dropped', () => {
+  it('the test encoder produces the real byte sequences', () => {
+    expect([...encodeLegacy('日本', 'shift_jis')]).toEqual([0x93, 0xfa, 0x96, 0x7b]);
+    expect([...encodeLegacy('中文', 'gbk')]).toEqual([0xd6, 0xd0, 0xce, 0xc4]);
+    expect([...encodeLegacy('Привет', 'koi8-r')]).toEqual([0xf0, 0xd2, 0xc9, 0xd7, 0xc5, 0xd4]);
+    expect([...encodeLegacy('한국', 'euc-kr')]).toEqual([0xc7, 0xd1, 0xb1, 0xb9]);
+  });
+
+  it('a lone 0xFF in ASCII decodes as windows-1252', () => {
+    const bytes = concat(utf8('hello world\nthis is ascii '), [0xff], utf8(' more text\n'));
+    expectText('notes.txt', bytes, 'hello world\nthis is ascii ÿ more text\n', 'windows-1252', 'docs');
+  });
+
+  it('windows-1252 text, including the 0x80–0x9F range', () => {
+    // "Café: “naïve” déjà vu — 5 €\n", hand-encoded.
+    const bytes = concat(
+      utf8('// Caf'), [0xe9], utf8(': '), [0x93], utf8('na'), [0xef], utf8('ve'), [0x94],
+      utf8(' d'), [0xe9], utf8('j'), [0xe0], utf8(' vu '), [0x97], utf8(' 5 '), [0x80], utf8('\n'),
+    );
+    expectText('a.c', bytes, '// Café: “naïve” déjà vu — 5 €\n', 'windows-1252', 'code');
+  });
+
+  it('short Latin text defaults to windows-1252 rather than a statistical guess', () => {
+    // "café crème brûlée – windows-1252\n": chardet alone ranks windows-1250 first.
+    const bytes = concat(
+      utf8('caf'), [0xe9], utf8(' cr'), [0xe8], utf8('me br'), [0xfb], utf8('l'), [0xe9], utf8('e '), [0x96], utf8(' windows-1252\n'),
+    );
+    expectText('docs/latin1.txt', bytes, 'café crème brûlée – windows-1252\n', 'windows-1252', 'docs');
+  });
+
+  const samples: [label: string, expected: string, text: string, path: string][] = [
+    ['shift_jis', 'Shift_JIS', '// 日本語のコメントです。これはテストです。\nfunction hello() { return "こんにちは世界"; }\n', 'hello.js'],
+    ['gbk', 'GB18030', '// 这是一个中文注释，用于测试编码检测。\nint main() { printf("你好，世界"); return 0; }\n', 'main.c'],
+    ['koi8-r', 'KOI8-R', '# Привет, мир! Это тестовый файл на русском языке.\nprint("Здравствуйте")\n', 'hello.py'],
+    ['euc-kr', 'EUC-KR', '// 한국어 주석입니다. 인코딩 테스트를 위한 파일입니다.\nlet x = "안녕하세요";\n', 'x.rs'],
+    ['big5', 'Big5', '// 這是一個繁體中文註解，用於測試編碼偵測。\nvar s = "你好世界";\n', 's.go'],
+    ['windows-1251', 'windows-1251', '// Привет, мир! Это тестовый файл на русском языке.\n', 'a.java'],
+    [
+      'windows-1250',
+      'windows-1250',
+      '// Komentarz: ta funkcja zwraca wartość, która jest używana przez moduł główny.\n// Proszę nie zmieniać tego pliku ręcznie, ponieważ jest generowany automatycznie.\n',
+      'main.cpp',
+    ],
+  ];
+  it.each(samples)('%s', (label, expected, text, path) => {
+    expectText(path, encodeLegacy(text, label), text, expected, 'code');
+  });
+
+  it('one stray byte does not turn a Shift_JIS file into mojibake', () => {
+    const [, , text] = samples[0]!;
+    const bytes = concat(encodeLegacy(text.repeat(4), 'shift_jis'), [0xfd], encodeLegacy(text, 'shift_jis'));
+    expectText('hello.js', bytes, `${text.repeat(4)}\ufffd${text}`, 'Shift_JIS', 'code');
+  });
+
+  it('decodes a file larger than the detection sample in full', () => {
+    const text = '# Привет, мир! Это тестовый файл на русском языке.\n'.repeat(3000);
+    const bytes = encodeLegacy(text, 'koi8-r');
+    expect(bytes.length).toBeGreaterThan(64 * 1024);
+    expectText('big.py', bytes, text, 'KOI8-R', 'code');
+  });
+});
+
+describe('classifyContent: binary', () => {
+  it('NUL bytes with an unknown extension are binary', () => {
+    expect(classifyContent('data.unknownext', concat(utf8('abc'), [0], utf8('def')))).toEqual({ textual: false, subcategory: 'binary' });
+  });
+
+  it('a .zip is binary even without NUL bytes, without looking at the content', () => {
+    expect(classifyContent('release.zip', utf8('just text'))).toEqual({ textual: false, subcategory: 'binary' });
+    expect(classifyContent('LOGO.PNG', utf8('just text'))).toEqual({ textual: false, subcategory: 'image' });
+  });
+
+  it('sniffs the kind of an unnamed asset from its magic number', () => {
+    const png = concat([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]);
+    expect(classifyContent('image', png)).toEqual({ textual: false, subcategory: 'image' });
+    const pdf = concat(utf8('%PDF-1.7\n'), [0xe2, 0xe3, 0xcf, 0xd3, 0x0a, 0x00]);
+    expect(classifyContent('download', pdf)).toEqual({ textual: false, subcategory: 'pdf' });
+  });
+
+  it('control-heavy bytes without NUL are binary', () => {
+    expect(classifyContent('blob', noise(8192, true))).toEqual({ textual: false, subcategory: 'binary' });
+  });
+});
+
+describe('classifyContent: cost', () => {
+  const time = (fn: () => unknown): number => {
+    const start = performance.now();
+    fn();
+    return performance.now() - start;
+  };
+
+  it('1 MB of random bytes, with or without NUL, is binary quickly', () => {
+    for (const withoutNul of [false, true]) {
+      const bytes = noise(1024 * 1024, withoutNul);
+      let result;
+      const ms = time(() => (result = classifyContent('blob.unknownext', bytes)));
+      expect(result).toEqual({ textual: false, subcategory: 'binary' });
+      expect(ms).toBeLessThan(250);
+    }
+  });
+
+  it('a 4 KB Korean Markdown file is quick (a peer took 3.5 s on one)', () => {
+    const text = '# 한국어 문서\n\n이 문서는 인코딩 감지 성능을 확인하기 위한 한국어 마크다운 파일입니다.\n'.repeat(40);
+    let result;
+    const ms = time(() => (result = classifyContent('docs/ko.md', utf8(text))));
+    expect(result).toMatchObject({ textual: true, subcategory: 'docs', encoding: null, text });
+    expect(ms).toBeLessThan(100);
+    const legacy = encodeLegacy(text, 'euc-kr');
+    const legacyMs = time(() => (result = classifyContent('docs/ko.md', legacy)));
+    expect(result).toMatchObject({ textual: true, encoding: 'EUC-KR', text });
+    expect(legacyMs).toBeLessThan(500);
+  });
+
+  it('10 MB of UTF-8 costs about isUtf8 + toString', () => {
+    const bytes = utf8('export const value = "héllo wörld 日本語"; // ünïcödé comment\n'.repeat(170_000));
+    const best = (fn: () => unknown) => Math.min(...[0, 1, 2].map(() => time(fn)));
+    const baseline = best(() => isUtf8(bytes) && Buffer.from(bytes.buffer).toString('utf8'));
+    const measured = best(() => classifyContent('big.ts', bytes));
+    expect(classifyContent('big.ts', bytes)).toMatchObject({ textual: true, encoding: null });
+    expect(measured).toBeLessThan(baseline * 3 + 20);
+  });
+});

@@ -1,0 +1,20 @@
+import { describe, expect, it } from 'vitest';
+import { fenceFor, inlineCode, tableCode } from '../../src/render/markdown-fence.js';
+
+describe('markdown fences', () => {
+  it('is three backticks for content without backticks', () => {
+    expect(fenceFor('plain')).toBe('```');
+  });
+  it('is longer than the longest backtick run in the content', () => {
+    expect(fenceFor('```ts\nx\n```')).toBe('````');
+    expect(fenceFor('a ````` b')).toBe('``````');
+  });
+  it('code spans survive backticks in names', () => {
+    expect(inlineCode('a.ts')).toBe('`a.ts`');
+    expect(inlineCode('we`ird.ts')).toBe('``we`ird.ts``');
+    expect(inlineCode('`start')).toBe('`` `start ``');
+  });
+  it('escapes pipes inside table cells', () => {
+    expect(tableCode('a|b')).toBe('`a\\|b`');
+  });
+});

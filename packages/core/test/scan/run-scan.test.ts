@@ -1,0 +1,228 @@
+import { createHash } from 'node:crypto';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTokenCounter } from '../../src/tokens/index.js';
+import { runScan } from '../../src/scan/run-scan.js';
+import type { ScanInput, ScanReport } from '../../src/scan/run-scan.js';
+import { DEFAULT_ENGINE_LIMITS, DEFAULT_SCAN_OPTIONS } from '../../src/types.js';
+import type { ScanOptions, ScanProgress, SourceInfo } from '../../src/types.js';
+import { makeSampleTree } from './fixture-tree.js';
+import { readZip } from './read-zip.js';
+
+const LOCAL: SourceInfo = { type: 'local', url: null, hostFamily: null, ref: null, branch: null, commit: null, subdir: null };
+const counter = createTokenCounter('o200k_base');
+const inThread = (texts: string[]): Promise<number[]> => Promise.resolve(texts.map((t) => counter.count(t)));
+
+function input(root: string, outDir: string, options: Partial<ScanOptions> = {}): ScanInput {
+  return {
+    root,
+    repoName: 'sample',
+    source: LOCAL,
+    options: { ...DEFAULT_SCAN_OPTIONS, ...options },
+    limits: DEFAULT_ENGINE_LIMITS,
+    encoding: 'o200k_base',
+    outDir,
+  };
+}
+
+interface JsonArtifact {
+  summary: { total_files: number; estimated_tokens: number };
+  files: Array<{ path: string; content: string; tokens_estimate: number; encoding?: string }>;
+  assets: Array<{ path: string; subcategory: string }>;
+}
+
+describe('runScan on the sample tree', () => {
+  let tree: Awaited<ReturnType<typeof makeSampleTree>>;
+  let report: ScanReport;
+  const progress: ScanProgress[] = [];
+
+  beforeAll(async () => {
+    tree = await makeSampleTree();
+    report = await runScan(input(tree.root, tree.outDir, { createZip: true }), { countTokens: inThread }, (p) => progress.push(p));
+  });
+  afterAll(() => tree.cleanup());
+
+  it('records every skipped path with its reason and never reads outside the root', async () => {
+    expect(report.skipped).toEqual(
+      expect.arrayContaining([
+        { path: 'build/', reason: 'ignored' },
+        { path: 'debug.log', reason: 'ignored' },
+        { path: 'leak.txt', reason: 'symlink' },
+        { path: 'node_modules/', reason: 'excluded_dir' },
+        { path: 'src/loop', reason: 'symlink' },
+      ]),
+    );
+    for (const name of await readdir(tree.outDir)) {
+      expect(await readFile(join(tree.outDir, name), 'latin1')).not.toContain('SECRET-OUTSIDE-THE-ROOT');
+    }
+  });
+
+  it('keeps UTF-8 contents byte-exact and decodes other encodings to UTF-8', async () => {
+    const json = JSON.parse(await readFile(join(tree.outDir, 'output.json'), 'utf8')) as JsonArtifact;
+    const byPath = new Map(json.files.map((f) => [f.path, f]));
+    expect(byPath.get('src/index.ts')?.content).toBe(await readFile(join(tree.root, 'src/index.ts'), 'utf8'));
+    expect(byPath.get('src/lib/no-newline.py')?.content).toBe('no trailing newline');
+    expect(byPath.get('src/lib/empty.ts')?.content).toBe('');
+    expect(byPath.get('docs/latin1.txt')?.content).toBe('café crème brûlée – windows-1252\n');
+    expect(byPath.get('docs/utf16.txt')?.content).toBe('UTF-16 text: é中😀\n');
+    expect(byPath.get('docs/utf16.txt')?.encoding).toMatch(/utf-16/i);
+  });
+
+  it('counts special-token text as ordinary text, exactly', async () => {
+    const json = JSON.parse(await readFile(join(tree.outDir, 'output.json'), 'utf8')) as JsonArtifact;
+    const index = json.files.find((f) => f.path === 'src/index.ts');
+    expect(index?.tokens_estimate).toBe(counter.count(index?.content ?? ''));
+    expect(json.summary.estimated_tokens).toBe(json.files.reduce((sum, f) => sum + f.tokens_estimate, 0));
+  });
+
+  it('lists non-textual files as assets, including a .zip without NUL bytes', () => {
+    expect(report.assets.map((a) => [a.path, a.subcategory])).toEqual([
+      ['assets/archive.zip', 'binary'],
+      ['assets/logo.png', 'image'],
+    ]);
+    expect(report.summary.total_files).toBe(report.files.length + report.assets.length);
+  });
+
+  it('fences a file that contains ``` with a longer fence', async () => {
+    const md = await readFile(join(tree.outDir, 'output.md'), 'utf8');
+    const fencesMd = await readFile(join(tree.root, 'docs/fences.md'), 'utf8');
+    expect(md).toContain(`\`\`\`\`\`markdown\n${fencesMd}\`\`\`\`\`\n`);
+  });
+
+  it('writes a ZIP bundle whose manifest verifies every entry', async () => {
+    const entries = await readZip(join(tree.outDir, 'output.zip'));
+    expect([...entries.keys()].sort()).toEqual(
+      ['README.md', 'assets/assets/archive.zip', 'assets/assets/logo.png', 'manifest.json', 'output.json', 'output.md', 'output.txt', 'summary.json'].sort(),
+    );
+    const manifest = JSON.parse(entries.get('manifest.json')?.toString('utf8') ?? '{}') as { files: Array<{ path: string; bytes: number; sha256: string }> };
+    expect(manifest.files.map((f) => f.path).sort()).toEqual([...entries.keys()].filter((n) => n !== 'manifest.json').sort());
+    for (const file of manifest.files) {
+      const data = entries.get(file.path) ?? Buffer.alloc(0);
+      expect(data.length).toBe(file.bytes);
+      expect(createHash('sha256').update(data).digest('hex')).toBe(file.sha256);
+    }
+    expect(entries.get('assets/assets/logo.png')).toEqual(await readFile(join(tree.root, 'assets/logo.png')));
+    expect(entries.get('output.txt')).toEqual(await readFile(join(tree.outDir, 'output.txt')));
+    const summary = JSON.parse(entries.get('summary.json')?.toString('utf8') ?? '{}') as ScanReport;
+    expect(summary.summary.total_files).toBe(report.summary.total_files);
+  });
+
+  it('reports each artifact with its size and sha256', async () => {
+    for (const artifact of report.artifacts) {
+      const data = await readFile(join(tree.outDir, artifact.file));
+      expect(artifact.bytes).toBe(data.length);
+      expect(artifact.sha256).toBe(createHash('sha256').update(data).digest('hex'));
+    }
+    expect(report.artifacts.map((a) => a.format)).toEqual(['txt', 'md', 'json', 'zip']);
+  });
+
+  it('leaves only the artifacts in the output folder', async () => {
+    expect((await readdir(tree.outDir)).sort()).toEqual(['output.json', 'output.md', 'output.txt', 'output.zip']);
+  });
+
+  it('reports progress through each phase, ending with every file done', () => {
+    const phases = [...new Set(progress.map((p) => p.phase))];
+    expect(phases).toEqual(['walk', 'read', 'render', 'zip', 'done']);
+    const reads = progress.filter((p) => p.phase === 'read');
+    expect(reads.at(-1)?.files_done).toBe(reads.at(-1)?.files_total);
+  });
+});
+
+describe('runScan edge cases', () => {
+  let base: string;
+  beforeAll(async () => {
+    base = await mkdtemp(join(tmpdir(), 'reposcan-edge-'));
+  });
+  afterAll(() => rm(base, { recursive: true, force: true }));
+
+  async function fresh(name: string): Promise<{ root: string; outDir: string }> {
+    const root = join(base, name, 'root');
+    const outDir = join(base, name, 'out');
+    await mkdir(root, { recursive: true });
+    await mkdir(outDir);
+    return { root, outDir };
+  }
+
+  it('a 0-file scan still writes valid artifacts', async () => {
+    const { root, outDir } = await fresh('empty');
+    const report = await runScan(input(root, outDir), { countTokens: inThread });
+    expect(report.summary.total_files).toBe(0);
+    const json = JSON.parse(await readFile(join(outDir, 'output.json'), 'utf8')) as JsonArtifact;
+    expect(json.files).toEqual([]);
+    expect(await readFile(join(outDir, 'output.md'), 'utf8')).toContain('_No textual files._');
+  });
+
+  it('docs_only keeps only documentation files', async () => {
+    const tree = await makeSampleTree();
+    try {
+      const report = await runScan(input(tree.root, tree.outDir, { docsOnly: true }), { countTokens: inThread });
+      expect(report.files.length).toBeGreaterThan(0);
+      expect(report.files.every((f) => f.subcategory === 'docs')).toBe(true);
+      expect(report.assets).toEqual([]);
+    } finally {
+      await tree.cleanup();
+    }
+  });
+
+  it('size_limit skips larger files as too_large without reading them', async () => {
+    const { root, outDir } = await fresh('size');
+    await writeFile(join(root, 'small.txt'), 'ok\n');
+    await writeFile(join(root, 'big.txt'), 'x'.repeat(5000));
+    const report = await runScan(input(root, outDir, { sizeLimit: 1000 }), { countTokens: inThread });
+    expect(report.files.map((f) => f.path)).toEqual(['small.txt']);
+    expect(report.skipped).toEqual([{ path: 'big.txt', reason: 'too_large' }]);
+  });
+
+  it('skip_tree leaves the tree out of every format', async () => {
+    const tree = await makeSampleTree();
+    try {
+      await runScan(input(tree.root, tree.outDir, { skipTree: true }), { countTokens: inThread });
+      expect(await readFile(join(tree.outDir, 'output.txt'), 'utf8')).not.toContain('Directory structure');
+      expect(await readFile(join(tree.outDir, 'output.md'), 'utf8')).not.toContain('Directory structure');
+      expect(JSON.parse(await readFile(join(tree.outDir, 'output.json'), 'utf8'))).not.toHaveProperty('tree');
+    } finally {
+      await tree.cleanup();
+    }
+  });
+
+  it('an aborted scan throws and leaves nothing in the output folder', async () => {
+    const tree = await makeSampleTree();
+    try {
+      const controller = new AbortController();
+      controller.abort();
+      await expect(runScan({ ...input(tree.root, tree.outDir), signal: controller.signal }, { countTokens: inThread })).rejects.toThrow();
+      expect(await readdir(tree.outDir)).toEqual([]);
+    } finally {
+      await tree.cleanup();
+    }
+  });
+
+  it('a tokenizer failure fails the scan and leaves nothing behind', async () => {
+    const tree = await makeSampleTree();
+    try {
+      const broken = (): Promise<number[]> => Promise.reject(new Error('tokenizer crashed'));
+      await expect(runScan(input(tree.root, tree.outDir), { countTokens: broken })).rejects.toThrow('tokenizer crashed');
+      expect(await readdir(tree.outDir)).toEqual([]);
+    } finally {
+      await tree.cleanup();
+    }
+  });
+
+  it('the default worker pool gives the same counts as the in-thread counter', async () => {
+    const tree = await makeSampleTree();
+    try {
+      const pooled = await runScan(input(tree.root, tree.outDir));
+      const expected = await Promise.all(
+        pooled.files.map(async (f) => {
+          const json = JSON.parse(await readFile(join(tree.outDir, 'output.json'), 'utf8')) as JsonArtifact;
+          return counter.count(json.files.find((x) => x.path === f.path)?.content ?? '');
+        }),
+      );
+      expect(pooled.files.map((f) => f.tokens_estimate)).toEqual(expected);
+    } finally {
+      await tree.cleanup();
+    }
+  });
+});

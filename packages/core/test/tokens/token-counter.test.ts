@@ -1,0 +1,125 @@
+import { Tiktoken } from 'js-tiktoken/lite';
+import cl100kRanks from 'js-tiktoken/ranks/cl100k_base';
+import o200kRanks from 'js-tiktoken/ranks/o200k_base';
+import { describe, expect, it } from 'vitest';
+import { createBpeCount, loadBpeTables } from '../../src/tokens/bpe-engine.js';
+import { createTokenCounter } from '../../src/tokens/index.js';
+import type { TokenEncodingName } from '../../src/types.js';
+import { GROUPS, sampleGroup } from './corpus.js';
+
+const RANKS = { o200k_base: o200kRanks, cl100k_base: cl100kRanks } as const;
+
+/** js-tiktoken is quadratic per pre-tokenizer piece and slow on long ones, so the corpus check keeps to
+ * files without a very long piece; long pieces are tested on their own below. */
+const LONGEST_REFERENCE_PIECE = 1000;
+
+function referenceCounter(encoding: TokenEncodingName): (text: string) => number {
+  const tiktoken = new Tiktoken(RANKS[encoding]);
+  // Special tokens neither allowed nor disallowed: their text is encoded as ordinary text.
+  return (text) => tiktoken.encode(text, [], []).length;
+}
+
+function longestPiece(encoding: TokenEncodingName, text: string): number {
+  let longest = 0;
+  for (const [piece] of text.matchAll(new RegExp(RANKS[encoding].pat_str, 'gu'))) longest = Math.max(longest, piece.length);
+  return longest;
+}
+
+/** A seeded generator, so the random strings are the same on every run. */
+function mulberry32(seed: number): () => number {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const EDGE_CASES: Record<string, string> = {
+  'empty string': '',
+  'special tokens': '<|endoftext|><|im_start|>user\nhi<|im_end|><|fim_prefix|><|fim_middle|><|fim_suffix|><|endofprompt|>',
+  'special token inside code': 'const eot = "<|endoftext|>"; // <|endoftext|>\n',
+  'lone high surrogate': 'a\uD800b',
+  'lone low surrogate': 'a\uDC00b',
+  'high surrogate at the end': 'end\uD83D',
+  'reversed surrogate pair': '\uDE00\uD83D x',
+  emoji: 'Hi 👋🏽 👨‍👩‍👧‍👦 🇫🇷 ❤️ 😀😀😀',
+  CJK: '日本語のテキストと中文文本，还有한국어 텍스트。',
+  'mixed scripts': 'Ελληνικά, русский, العربية, हिन्दी, ไทย, עברית',
+  'combining marks': 'e\u0301 a\u0300\u0301\u0302 Z\u0351\u0352\u0353',
+  CRLF: 'line one\r\nline two\r\n\r\n  indented\r\n',
+  'lone CR': 'a\rb\r\rc',
+  'whitespace mix': ' \t \n\n \u00A0\u2028\u2029\u3000 x  ',
+  'BOM and NEL': '\uFEFFstart \uFEFF " \uFEFF" a\u0085b',
+  'control characters': '\u0000\u0001\u0007\u001b[0m\u007f',
+  contractions: "I'm you're we've they'll she'd it's DON'T O'Neil",
+  numbers: '1 12 123 1234 12345 3.14159 1e10 0xFF 1_000_000',
+  'prototype keys': 'toString valueOf __proto__ hasOwnProperty constructor isPrototypeOf propertyIsEnumerable',
+};
+
+describe.each(['o200k_base', 'cl100k_base'] as const)('createTokenCounter(%s)', (encoding) => {
+  const reference = referenceCounter(encoding);
+  const counter = createTokenCounter(encoding);
+
+  it('counts like js-tiktoken on a real corpus (node_modules: .ts .d.ts .js .md .json .map)', () => {
+    const files = [GROUPS.ts, GROUPS.dts, GROUPS.js, GROUPS.md, GROUPS.json, GROUPS.map].flatMap((group) =>
+      sampleGroup(group, 800_000, { accept: (text) => longestPiece(encoding, text) <= LONGEST_REFERENCE_PIECE }),
+    );
+    expect(files.reduce((sum, file) => sum + file.text.length, 0)).toBeGreaterThan(3_000_000);
+    const mismatches = files
+      .map((file) => ({ path: file.path, expected: reference(file.text), actual: counter.count(file.text) }))
+      .filter((result) => result.actual !== result.expected);
+    expect(mismatches).toEqual([]);
+  });
+
+  it.each(Object.entries(EDGE_CASES))('counts like js-tiktoken: %s', (_name, text) => {
+    expect(counter.count(text)).toBe(reference(text));
+  });
+
+  it('counts random mixes of every character class like js-tiktoken', () => {
+    const random = mulberry32(encoding.length);
+    const alphabet = [...'abcXYZ019 _-.,;:(){}[]<>/\\\'"\n\r\t', 'é', 'ß', 'ж', '日', '本', 'ー', '한', '😀', '🏽', '\u200d', '\u0301', '\uD800', '\uDC00', '\u00A0', '\uFEFF', '<|endoftext|>', "'s", "'LL"];
+    for (let n = 0; n < 300; n++) {
+      let text = '';
+      const length = 1 + Math.floor(random() * 120);
+      for (let i = 0; i < length; i++) text += alphabet[Math.floor(random() * alphabet.length)];
+      expect(counter.count(text), JSON.stringify(text)).toBe(reference(text));
+    }
+  });
+
+  it('counts long pre-tokenizer pieces like js-tiktoken (the heap merge path)', () => {
+    const pieces = [' '.repeat(999) + 'x', '\n'.repeat(700), 'a'.repeat(1000), '='.repeat(1000), '😀😁😂🤣'.repeat(60), '日本語テキスト'.repeat(40), 'ab'.repeat(400)];
+    for (const text of pieces) expect(counter.count(text)).toBe(reference(text));
+  });
+
+  it('agrees between the linear-scan and heap merges on pieces too long for js-tiktoken', () => {
+    const tables = loadBpeTables(encoding);
+    const heapOnly = createBpeCount(tables, 1);
+    const scanOnly = createBpeCount(tables, 16_384);
+    const pieces = ['😀😁😂🤣😃😄😅😆😉😊😋😎'.repeat(250), '日本語のテキスト'.repeat(600), ' '.repeat(15_000), 'Zz'.repeat(6000), '-='.repeat(6000)];
+    for (const text of pieces) expect(heapOnly(text)).toBe(scanOnly(text));
+  });
+
+  it('counts a 1 MB single line like js-tiktoken', () => {
+    let line = '';
+    for (let i = 0; line.length < 1_000_000; i++) line += `var a${i}=function(b,c){return b+c*${i}};`;
+    expect(line).not.toContain('\n');
+    expect(counter.count(line)).toBe(reference(line));
+  });
+
+  it('stays fast on a megabyte that is a single piece', () => {
+    // A run of spaces merges into the longest all-space token plus a remainder.
+    let longest = 1;
+    for (let k = 2; k <= 300; k++) if (counter.count(' '.repeat(k)) === 1) longest = k;
+    const started = performance.now();
+    expect(counter.count(' '.repeat(1_000_000))).toBe(Math.ceil(1_000_000 / longest));
+    expect(performance.now() - started).toBeLessThan(10_000);
+  });
+
+  it('never throws, and counts nothing as zero', () => {
+    expect(counter.count('')).toBe(0);
+    for (const text of ['\uD800', '\uDFFF\uD800', '\u0000', '<|endoftext|>'.repeat(1000), String.fromCharCode(...Array.from({ length: 0x800 }, (_, i) => i))]) {
+      expect(() => counter.count(text)).not.toThrow();
+    }
+  });
+});

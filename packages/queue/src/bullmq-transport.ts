@@ -1,0 +1,278 @@
+import { isScanError } from '@reposcan/contracts';
+import { Queue, UnrecoverableError, WaitingError, Worker } from 'bullmq';
+import type { Job, JobState, JobsOptions } from 'bullmq';
+import { isFinalError, lockLostAbortReason, shutdownAbortReason, withinForceCloseGrace } from './failure-policy.js';
+import { BACKOFF_JITTER, DEFAULT_BACKOFF_MS, KEEP_COMPLETED, KEEP_FAILED, SCAN_JOB_NAME, SCAN_QUEUE_NAME, ScanJobPayload } from './job-contract.js';
+import { invalidScanId, queueFull, queueUnavailable } from './queue-errors.js';
+import { consoleLog, createErrorReporter } from './queue-log.js';
+import type { QueueLog } from './queue-log.js';
+import { checkTransportOptions, checkWorkerOptions } from './queue-transport.js';
+import type { FinalFailure, QueueTransport, ScanJobState, ScanQueue, ScanWorker, ScanWorkerOptions, TransportOptions } from './queue-transport.js';
+import { closeConnection, createProducerConnection, createWorkerConnection } from './redis-connections.js';
+
+export interface BullMqTransportOptions extends TransportOptions {
+  redisUrl: string;
+  /** BullMQ key prefix: deployments and test runs sharing one Redis stay apart. */
+  prefix: string;
+}
+
+/**
+ * BullMQ 6 does not fail a job that stalled too often inside the stall check: it stores this
+ * text as the job's deferred failure and moves it back to wait. The next worker to fetch it
+ * fails it with an UnrecoverableError carrying this message, without calling the processor, and
+ * emits `failed` there (moveStalledJobsToWait-9.lua, Worker#processJob). So a surviving worker
+ * process sees the crash of another one through its own `failed` event.
+ */
+const STALLED_LIMIT_MESSAGE = 'job stalled more than allowable limit';
+
+/** Upper bound on one producer call, whatever it waits for: the first connect or a slow Redis. */
+const CALL_DEADLINE_MS = 1_500;
+const PING_DEADLINE_MS = 1_000;
+
+export function createBullMqTransport(o: BullMqTransportOptions): QueueTransport {
+  checkTransportOptions(o);
+  const log = o.log ?? consoleLog;
+  const report = createErrorReporter(log);
+  const queue = createBullMqQueue(o, report);
+  const workers: ScanWorker[] = [];
+  return {
+    kind: 'bullmq',
+    queue,
+    startWorker(options) {
+      const worker = startBullMqWorker(o, options, log, report);
+      workers.push(worker);
+      return worker;
+    },
+    async close() {
+      await Promise.all(workers.map((w) => w.close()));
+      await queue.close();
+    },
+  };
+}
+
+function createBullMqQueue(o: BullMqTransportOptions, report: (source: string, error: unknown) => void): ScanQueue {
+  const connection = createProducerConnection(o.redisUrl, report);
+  const queue = new Queue<ScanJobPayload>(SCAN_QUEUE_NAME, { connection, prefix: o.prefix });
+  queue.on('error', (error) => report('queue', error));
+  const jobOptions: JobsOptions = {
+    attempts: o.attempts,
+    backoff: { type: 'exponential', delay: o.backoffMs ?? DEFAULT_BACKOFF_MS, jitter: BACKOFF_JITTER },
+    removeOnComplete: KEEP_COMPLETED,
+    removeOnFail: KEEP_FAILED,
+  };
+
+  // Every call runs under one deadline and refuses at once while Redis is unreachable, so the
+  // API answers 503 instead of waiting for a reconnect. Only while the very first connection
+  // attempt is still under way (process start) does a call wait for it, within its deadline.
+  let firstAttemptDone = false;
+  const firstAttempt = new Promise<void>((resolve) => {
+    const done = (): void => {
+      firstAttemptDone = true;
+      resolve();
+    };
+    connection.once('ready', done);
+    connection.once('error', done);
+  });
+  const call = async <T>(operation: () => Promise<T>, deadlineMs = CALL_DEADLINE_MS): Promise<T> => {
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`Redis did not answer within ${deadlineMs} ms`)), deadlineMs)));
+    deadline.catch(() => {});
+    try {
+      if (connection.status !== 'ready' && !firstAttemptDone) await Promise.race([firstAttempt, deadline]);
+      if (connection.status !== 'ready') throw queueUnavailable();
+      const pending = operation();
+      pending.catch(() => {}); // may still reject after the deadline has answered
+      return await Promise.race([pending, deadline]);
+    } catch (error) {
+      if (isScanError(error)) throw error;
+      throw queueUnavailable(error);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+
+  const countWaiting = (): Promise<number> => queue.getJobCountByTypes('waiting', 'prioritized', 'delayed');
+  let closing: Promise<void> | undefined;
+
+  return {
+    async enqueue(scanId) {
+      const payload = ScanJobPayload.safeParse({ v: 1, scan_id: scanId });
+      if (!payload.success) throw invalidScanId(scanId);
+      await call(async () => {
+        // A soft limit: two concurrent enqueues may both pass. Re-enqueueing a scan the queue
+        // already holds stays a no-op even when the queue is full.
+        if ((await countWaiting()) >= o.maxWaiting && (await queue.getJobState(scanId)) === 'unknown') throw queueFull(o.maxWaiting);
+        await queue.add(SCAN_JOB_NAME, payload.data, { ...jobOptions, jobId: scanId });
+      });
+    },
+    waitingCount: () => call(countWaiting),
+    jobState: (scanId) => call(async () => toScanJobState(await queue.getJobState(scanId))),
+    remove: (scanId) =>
+      call(async () => {
+        const state = toScanJobState(await queue.getJobState(scanId));
+        if (state === 'absent' || state === 'active') return state;
+        // 0: the job was locked by a worker that fetched it in between.
+        return (await queue.remove(scanId)) === 1 ? 'removed' : 'active';
+      }),
+    async ping() {
+      try {
+        return (await call(() => connection.ping(), PING_DEADLINE_MS)) === 'PONG';
+      } catch {
+        return false;
+      }
+    },
+    close() {
+      closing ??= (async () => {
+        await queue.close().catch((error: unknown) => report('queue', error));
+        await closeConnection(connection);
+      })();
+      return closing;
+    },
+  };
+}
+
+function toScanJobState(state: JobState | 'unknown'): ScanJobState {
+  switch (state) {
+    case 'active':
+    case 'delayed':
+    case 'completed':
+    case 'failed':
+      return state;
+    case 'unknown':
+      return 'absent';
+    default: // waiting, prioritized, waiting-children
+      return 'waiting';
+  }
+}
+
+interface RunningJob {
+  controller: AbortController;
+  /** Aborted by a forced close: whatever the processor does next, the job goes back to the queue. */
+  handBack: boolean;
+}
+
+/**
+ * Tracks each job from fetch until BullMQ has written its outcome (completed, failed, retry)
+ * to Redis, so a graceful close can wait for exactly that without BullMQ's own graceful close.
+ */
+class TrackedWorker extends Worker<ScanJobPayload> {
+  readonly inFlight = new Set<Promise<unknown>>();
+
+  override processJob(...args: Parameters<Worker<ScanJobPayload>['processJob']>): ReturnType<Worker<ScanJobPayload>['processJob']> {
+    const processing = super.processJob(...args);
+    this.inFlight.add(processing);
+    processing.finally(() => this.inFlight.delete(processing)).catch(() => {});
+    return processing;
+  }
+}
+
+function startBullMqWorker(
+  o: BullMqTransportOptions,
+  options: ScanWorkerOptions,
+  log: QueueLog,
+  report: (source: string, error: unknown) => void,
+): ScanWorker {
+  checkWorkerOptions(options);
+  const maxStalledCount = options.maxStalledCount ?? 1;
+  const connection = createWorkerConnection(o.redisUrl, report);
+  const running = new Map<string, RunningJob>();
+  const pendingCallbacks = new Set<Promise<void>>();
+  let closeStarted = false;
+
+  // Back to the queue without using up an attempt or counting a stall. If Redis is gone, the
+  // lock expires instead and the stall check returns the job.
+  const handBack = async (job: Job<unknown>, token: string | undefined): Promise<never> => {
+    await job.moveToWait(token ?? '').catch((e: unknown) => report('worker', e));
+    throw new WaitingError();
+  };
+
+  const runAttempt = async (job: Job<unknown>, token: string | undefined, entry: RunningJob): Promise<void> => {
+    const payload = ScanJobPayload.safeParse(job.data);
+    if (!payload.success || payload.data.scan_id !== job.id) throw new UnrecoverableError(`Job ${job.id} has no valid v1 scan payload.`);
+    if (entry.handBack) return handBack(job, token);
+    try {
+      await options.processor({
+        scanId: payload.data.scan_id,
+        attempt: job.attemptsMade + 1,
+        maxAttempts: job.opts.attempts ?? 1,
+        signal: entry.controller.signal,
+      });
+    } catch (error) {
+      if (entry.handBack) return handBack(job, token);
+      if (isFinalError(error)) throw new UnrecoverableError((error as Error).message);
+      throw error instanceof Error ? error : new Error(String(error));
+    }
+  };
+
+  const processJob = (job: Job<unknown>, token?: string): Promise<void> => {
+    const jobId = job.id ?? '';
+    // A job fetched after close began (by a blocking fetch already under way) is handed back unrun.
+    const entry: RunningJob = { controller: new AbortController(), handBack: closeStarted };
+    running.set(jobId, entry);
+    return runAttempt(job, token, entry).finally(() => {
+      if (running.get(jobId) === entry) running.delete(jobId); // a re-fetch after a lost lock may own the slot now
+    });
+  };
+
+  const worker = new TrackedWorker(SCAN_QUEUE_NAME, processJob, {
+    connection,
+    prefix: o.prefix,
+    concurrency: options.concurrency,
+    lockDuration: options.lockDurationMs ?? 30_000,
+    stalledInterval: options.stalledIntervalMs ?? 30_000,
+    maxStalledCount,
+  });
+  worker.on('error', (error) => report('worker', error));
+  worker.on('stalled', (jobId) => log('warn', 'scan job stalled: its worker stopped renewing the lock; it goes back to the queue', { scanId: jobId }));
+  // A lost lock means the job was removed or another worker owns it now: stop this copy.
+  worker.on('lockRenewalFailed', (jobIds) => {
+    for (const id of jobIds) running.get(id)?.controller.abort(lockLostAbortReason());
+  });
+  worker.on('failed', (job, error) => {
+    // finishedOn is set only when the job moved to failed for good; otherwise a retry is scheduled.
+    if (job?.id === undefined || job.finishedOn === undefined || !options.onFinalFailure) return;
+    const reason: FinalFailure =
+      error.message === STALLED_LIMIT_MESSAGE
+        ? { code: 'WORKER_CRASHED', message: `The scan stopped its worker ${maxStalledCount + 1} times (killed or out of memory) and was not run again.` }
+        : { code: 'FAILED', message: error.message };
+    const scanId = job.id;
+    const callback = options
+      .onFinalFailure(scanId, reason)
+      .catch((e: unknown) => log('error', 'onFinalFailure failed', { scanId, code: reason.code, err: e instanceof Error ? e.message : String(e) }))
+      .finally(() => pendingCallbacks.delete(callback));
+    pendingCallbacks.add(callback);
+  });
+
+  let closing: Promise<void> | undefined;
+  let forceNow = (): void => {};
+  const forced = new Promise<void>((resolve) => (forceNow = resolve));
+  const allFinished = async (): Promise<void> => {
+    while (worker.inFlight.size > 0) await Promise.allSettled([...worker.inFlight]);
+  };
+
+  return {
+    close({ force = false } = {}) {
+      closing ??= (async () => {
+        closeStarted = true;
+        // Not BullMQ's graceful close: it first disconnects its blocking connection and waits
+        // for 'end', which never comes while that client is reconnecting, so it would hang for
+        // as long as Redis is down, and after. Pause (no Redis call) stops fetching instead,
+        // and the in-flight set says when every active job's outcome is written.
+        await worker.pause(true).catch((error: unknown) => report('worker', error));
+        const finished = allFinished();
+        await Promise.race([finished, forced.then(() => withinForceCloseGrace(finished))]);
+        await worker.close(true).catch((error: unknown) => report('worker', error));
+        await Promise.allSettled([...pendingCallbacks]);
+        await closeConnection(connection);
+      })();
+      if (force) {
+        for (const job of running.values()) {
+          job.handBack = true;
+          job.controller.abort(shutdownAbortReason());
+        }
+        forceNow();
+      }
+      return closing;
+    },
+  };
+}

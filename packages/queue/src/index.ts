@@ -1,0 +1,8 @@
+export { SCAN_QUEUE_NAME, SCAN_JOB_NAME, ScanJobPayload } from './job-contract.js';
+export type { ScanJobContext, ScanProcessor } from './job-contract.js';
+export type { FinalFailure, QueueTransport, ScanJobState, ScanQueue, ScanWorker, ScanWorkerOptions, TransportOptions } from './queue-transport.js';
+export type { QueueLog } from './queue-log.js';
+export { createBullMqTransport } from './bullmq-transport.js';
+export type { BullMqTransportOptions } from './bullmq-transport.js';
+export { createMemoryTransport } from './memory-transport.js';
+export { purgeQueuePrefix } from './queue-purge.js';

@@ -1,0 +1,72 @@
+import type { ScanProcessor } from './job-contract.js';
+import type { QueueLog } from './queue-log.js';
+
+export type ScanJobState = 'waiting' | 'active' | 'delayed' | 'completed' | 'failed' | 'absent';
+
+/** The producer side, used by the API and the janitor. */
+export interface ScanQueue {
+  /**
+   * Queues a scan under jobId = scanId. A second enqueue of an id the queue still holds is a
+   * no-op. Rejects at once with ScanError QUEUE_UNAVAILABLE (Redis down) or QUEUE_FULL.
+   */
+  enqueue(scanId: string): Promise<void>;
+  /** Scans accepted and not running: waiting, plus delayed for a retry. */
+  waitingCount(): Promise<number>;
+  jobState(scanId: string): Promise<ScanJobState>;
+  /** Removes a waiting, delayed or finished job; an active one is left for the worker to cancel. */
+  remove(scanId: string): Promise<'removed' | 'active' | 'absent'>;
+  /** Never hangs: false within about a second when the queue's store is unreachable. */
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+export interface FinalFailure {
+  /** WORKER_CRASHED: the job stalled more often than maxStalledCount (its worker died under it). */
+  code: 'WORKER_CRASHED' | 'FAILED';
+  message: string;
+}
+
+export interface ScanWorkerOptions {
+  concurrency: number;
+  processor: ScanProcessor;
+  /** Called once when a job has failed for good (thrown final error, or stalled more than allowed = worker crashed). */
+  onFinalFailure?: (scanId: string, reason: FinalFailure) => Promise<void>;
+  lockDurationMs?: number;
+  stalledIntervalMs?: number;
+  maxStalledCount?: number;
+}
+
+export interface ScanWorker {
+  /**
+   * Graceful by default: stop taking jobs, wait for the active ones and for pending
+   * onFinalFailure calls. `force` aborts the active jobs' signals instead, gives them a few
+   * seconds to hand their jobs back to the queue (no attempt is used up), then closes.
+   */
+  close(options?: { force?: boolean }): Promise<void>;
+}
+
+export interface QueueTransport {
+  queue: ScanQueue;
+  startWorker(options: ScanWorkerOptions): ScanWorker;
+  /** Closes every worker started here (gracefully), then the queue. */
+  close(): Promise<void>;
+  kind: 'bullmq' | 'memory';
+}
+
+export interface TransportOptions {
+  maxWaiting: number;
+  /** Tries per scan, counting the first; a worker crash does not use one up. */
+  attempts: number;
+  backoffMs?: number;
+  log?: QueueLog;
+}
+
+export function checkTransportOptions(o: TransportOptions): void {
+  if (!Number.isInteger(o.maxWaiting) || o.maxWaiting < 1) throw new RangeError(`maxWaiting must be a positive integer, got ${o.maxWaiting}`);
+  if (!Number.isInteger(o.attempts) || o.attempts < 1) throw new RangeError(`attempts must be a positive integer, got ${o.attempts}`);
+  if (o.backoffMs !== undefined && !(o.backoffMs >= 0)) throw new RangeError(`backoffMs must be >= 0, got ${o.backoffMs}`);
+}
+
+export function checkWorkerOptions(o: ScanWorkerOptions): void {
+  if (!Number.isInteger(o.concurrency) || o.concurrency < 1) throw new RangeError(`concurrency must be a positive integer, got ${o.concurrency}`);
+}

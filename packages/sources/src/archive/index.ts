@@ -1,0 +1,2 @@
+export { extractZip, type ExtractZipOptions, type ExtractZipResult } from './extract-zip.js';
+export type { ZipLimits } from './zip-limits.js';

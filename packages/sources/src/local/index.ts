@@ -1,0 +1,3 @@
+export { resolveLocalRoot, type LocalRoot } from './resolve-local-root.js';
+export { readGitHead } from './read-git-head.js';
+export { isWithin } from './is-within.js';

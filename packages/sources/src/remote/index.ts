@@ -1,0 +1,16 @@
+// Remote git sources: parse what the user pasted, decide whether it may be fetched, pick the
+// ref, clone it hardened, and describe it for the engine's file links.
+export { parseRepoPath } from './parse-repo-path.js';
+export type { ParsedRepoPath } from './parse-repo-path.js';
+export type { HostFamily, RemoteSpec } from './remote-spec.js';
+export { checkRemotePolicy } from './remote-policy.js';
+export type { RemotePolicy, RemotePolicyDeps } from './remote-policy.js';
+export { createGitEnv } from './git-env.js';
+export type { GitEnv, GitEnvOptions } from './git-env.js';
+export { assertBranchName } from './ref-name.js';
+export { resolveRef } from './resolve-ref.js';
+export type { ResolvedRef, ResolveRefOptions } from './resolve-ref.js';
+export { cloneRemote } from './clone-remote.js';
+export type { ClonedRemote, CloneRemoteOptions } from './clone-remote.js';
+export { buildWebSource } from './web-source.js';
+export type { RemoteSourceInfo } from './web-source.js';

@@ -1,0 +1,239 @@
+import { randomUUID } from 'node:crypto';
+import type { LookupAddress } from 'node:dns';
+import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ScanError } from '@reposcan/contracts';
+import { buildWebSource, checkRemotePolicy, cloneRemote, createGitEnv, parseRepoPath, resolveRef } from '../../src/remote/index.js';
+import type { GitEnv, RemotePolicy, RemoteSpec, ResolvedRef } from '../../src/remote/index.js';
+import { createFixtures, LFS_POINTER } from './helpers/fixture-repos.js';
+import type { Fixtures } from './helpers/fixture-repos.js';
+import { startBlackHoleServer, startGitHttpServer } from './helpers/git-http-server.js';
+import type { BlackHoleServer, GitHttpServer } from './helpers/git-http-server.js';
+import { processesMentioning } from './helpers/processes.js';
+
+// Real git against a loopback smart-HTTP server. http and private addresses are allowed for
+// these tests only, through the policy argument.
+
+const LOOPBACK: RemotePolicy = { allowedHosts: '*', allowHttp: true, allowPrivateHosts: true };
+const GIB = 1024 ** 3;
+
+let fixtures: Fixtures;
+let server: GitHttpServer;
+let canary: GitHttpServer;
+let redirecting: GitHttpServer;
+let slow: GitHttpServer;
+let blackHole: BlackHoleServer;
+let work: string;
+
+beforeAll(async () => {
+  fixtures = createFixtures();
+  server = await startGitHttpServer(fixtures.projectRoot);
+  canary = await startGitHttpServer(fixtures.projectRoot);
+  redirecting = await startGitHttpServer(fixtures.projectRoot, { redirects: { '/moved/': `${canary.origin}/acme/` } });
+  slow = await startGitHttpServer(fixtures.projectRoot, { bytesPerSecond: 512 * 1024 });
+  blackHole = await startBlackHoleServer();
+  work = mkdtempSync(path.join(os.tmpdir(), 'reposcan-clone-test-'));
+});
+
+afterAll(async () => {
+  await Promise.all([server.close(), canary.close(), redirecting.close(), slow.close(), blackHole.close()]);
+  fixtures.cleanup();
+  rmSync(work, { recursive: true, force: true });
+});
+
+interface Prepared {
+  spec: RemoteSpec;
+  gitEnv: GitEnv;
+}
+
+async function prepare(url: string, lookup?: (host: string, options: { all: true }) => Promise<LookupAddress[]>): Promise<Prepared> {
+  const parsed = parseRepoPath(url);
+  if (parsed.kind !== 'remote') throw new Error('not a remote');
+  const pinnedAddresses = await checkRemotePolicy(parsed.url, LOOPBACK, lookup ? { lookup } : undefined);
+  const gitEnv = await createGitEnv(parsed.url, { allowHttp: true, pinnedAddresses, homeRoot: work });
+  return { spec: parsed.url, gitEnv };
+}
+
+function destination(): string {
+  return path.join(work, randomUUID(), 'repo');
+}
+
+async function resolveAndClone(url: string, branch: string | null = null) {
+  const { spec, gitEnv } = await prepare(url);
+  const ref: ResolvedRef = await resolveRef(spec, branch, gitEnv);
+  const destDir = destination();
+  const cloned = await cloneRemote({ spec, branch: ref.branch, subdir: ref.subdir, destDir, deadlineMs: 30_000, maxBytes: GIB, gitEnv });
+  return { spec, ref, destDir, cloned };
+}
+
+async function failure(promise: Promise<unknown>): Promise<ScanError> {
+  return promise.then(
+    () => {
+      throw new Error('expected a failure');
+    },
+    (error: unknown) => error as ScanError,
+  );
+}
+
+describe('resolveRef + cloneRemote against a loopback git server', () => {
+  it("clones the remote's default branch (trunk) and reports branch and commit", async () => {
+    const { spec, destDir, cloned } = await resolveAndClone(`${server.origin}/acme/widgets.git`);
+    expect(cloned).toEqual({ branch: 'trunk', commit: fixtures.commits.trunk, subdir: null, root: destDir });
+    expect(readFileSync(path.join(destDir, 'src/app.ts'), 'utf8')).toBe('export const app = 1;\n');
+    expect(buildWebSource(spec, cloned.branch, cloned.commit, cloned.subdir)).toEqual({
+      type: 'remote',
+      url: `${server.origin}/acme/widgets`,
+      hostFamily: 'github',
+      ref: fixtures.commits.trunk,
+      branch: 'trunk',
+      commit: fixtures.commits.trunk,
+      subdir: null,
+    });
+  });
+
+  it('clones the branch named in the request', async () => {
+    const { destDir, cloned } = await resolveAndClone(`${server.origin}/acme/widgets`, 'dev');
+    expect(cloned).toMatchObject({ branch: 'dev', commit: fixtures.commits.dev });
+    expect(existsSync(path.join(destDir, 'DEV.md'))).toBe(true);
+  });
+
+  it("lets the request's branch win over the URL's ref", async () => {
+    const { cloned } = await resolveAndClone(`${server.origin}/acme/widgets/tree/feature/x`, 'dev');
+    expect(cloned).toMatchObject({ branch: 'dev', commit: fixtures.commits.dev, subdir: null });
+  });
+
+  it('resolves /tree/feature/x/docs/guide by the longest ref and checks out only that folder', async () => {
+    const { ref, destDir, cloned } = await resolveAndClone(`${server.origin}/acme/widgets/tree/feature/x/docs/guide`);
+    expect(ref).toEqual({ branch: 'feature/x', commit: fixtures.commits['feature/x'], subdir: 'docs/guide' });
+    expect(cloned).toEqual({ branch: 'feature/x', commit: fixtures.commits['feature/x'], subdir: 'docs/guide', root: path.join(destDir, 'docs/guide') });
+    expect(readFileSync(path.join(cloned.root, 'a.md'), 'utf8')).toBe('# guide\n');
+    expect(existsSync(path.join(destDir, 'docs/other/b.md'))).toBe(false);
+    expect(existsSync(path.join(destDir, 'packages/app/index.ts'))).toBe(false);
+  });
+
+  it('scans the folder of a /blob/ link, and clones a tag when the longest match is one', async () => {
+    const blob = await resolveAndClone(`${server.origin}/acme/widgets/blob/feature/x/docs/guide/a.md`);
+    expect(blob.cloned).toMatchObject({ branch: 'feature/x', subdir: 'docs/guide' });
+    const tag = await resolveAndClone(`${server.origin}/acme/widgets/tree/feature/src`);
+    expect(tag.cloned).toMatchObject({ branch: 'feature', commit: fixtures.commits.trunk, subdir: 'src' });
+  });
+
+  it('scans the folder of a file that a /tree/ (or Bitbucket /src/) link names', async () => {
+    const nested = await resolveAndClone(`${server.origin}/acme/widgets/tree/feature/x/docs/guide/a.md`);
+    expect(nested.cloned).toMatchObject({ branch: 'feature/x', subdir: 'docs/guide', root: path.join(nested.destDir, 'docs/guide') });
+    const atRoot = await resolveAndClone(`${server.origin}/acme/widgets/tree/trunk/README.md`);
+    expect(atRoot.cloned).toMatchObject({ branch: 'trunk', subdir: null, root: atRoot.destDir });
+    expect(existsSync(path.join(atRoot.destDir, 'src/app.ts'))).toBe(true);
+  });
+
+  it('fails with SUBDIR_NOT_FOUND when the folder in the URL does not exist', async () => {
+    const { spec, gitEnv } = await prepare(`${server.origin}/acme/widgets/tree/trunk/nowhere`);
+    const ref = await resolveRef(spec, null, gitEnv);
+    const destDir = destination();
+    const clone = cloneRemote({ spec, branch: ref.branch, subdir: ref.subdir, destDir, deadlineMs: 30_000, maxBytes: GIB, gitEnv });
+    expect(await failure(clone)).toMatchObject({ code: 'SUBDIR_NOT_FOUND' });
+    expect(existsSync(destDir)).toBe(false);
+  });
+
+  it('fails with BRANCH_NOT_FOUND for an unknown branch, before and during the clone', async () => {
+    const { spec, gitEnv } = await prepare(`${server.origin}/acme/widgets`);
+    expect(await failure(resolveRef(spec, 'nope', gitEnv))).toMatchObject({ code: 'BRANCH_NOT_FOUND', retryable: false });
+    const destDir = destination();
+    const clone = cloneRemote({ spec, branch: 'ghost', destDir, deadlineMs: 30_000, maxBytes: GIB, gitEnv });
+    expect(await failure(clone)).toMatchObject({ code: 'BRANCH_NOT_FOUND', retryable: false });
+    expect(existsSync(destDir)).toBe(false);
+  });
+
+  it('fails with REPO_NOT_FOUND for an unknown repository', async () => {
+    const { spec, gitEnv } = await prepare(`${server.origin}/acme/missing`);
+    expect(await failure(resolveRef(spec, null, gitEnv))).toMatchObject({ code: 'REPO_NOT_FOUND', retryable: false });
+  });
+
+  it('does not follow a redirect to another server', async () => {
+    const { spec, gitEnv } = await prepare(`${redirecting.origin}/moved/widgets`);
+    const error = await failure(resolveRef(spec, null, gitEnv));
+    expect(error).toMatchObject({ code: 'CLONE_FAILED', retryable: false });
+    expect(error.message).toMatch(/redirect/);
+    expect(redirecting.requests).toEqual(['/moved/widgets.git/info/refs?service=git-upload-pack']);
+    expect(canary.requests).toEqual([]);
+  });
+
+  it('checks out symlinks as small files, leaves submodules and LFS objects unfetched, installs no hooks', async () => {
+    const { destDir } = await resolveAndClone(`${server.origin}/acme/widgets`);
+    const leak = lstatSync(path.join(destDir, 'leak'));
+    expect(leak.isSymbolicLink()).toBe(false);
+    expect(leak.isFile()).toBe(true);
+    expect(readFileSync(path.join(destDir, 'leak'), 'utf8')).toBe('/etc/passwd');
+    expect(readdirSync(path.join(destDir, 'vendor/lib'))).toEqual([]);
+    expect(existsSync(path.join(destDir, '.git/modules'))).toBe(false);
+    expect(readFileSync(path.join(destDir, 'model.bin'), 'utf8')).toBe(LFS_POINTER);
+    expect(existsSync(path.join(destDir, '.git/hooks'))).toBe(false);
+    expect(readFileSync(path.join(destDir, '.git/config'), 'utf8')).toMatch(/symlinks = false/);
+  });
+
+  it('connects to the pinned address, not to whatever the name resolves to later', async () => {
+    // `.test` names never resolve: the clone only works through http.curloptResolve.
+    const url = `http://git.reposcan.test:${server.port}/acme/widgets`;
+    const { spec, gitEnv } = await prepare(url, () => Promise.resolve([{ address: '127.0.0.1', family: 4 }]));
+    expect(gitEnv.config).toEqual([`http.curloptResolve=git.reposcan.test:${server.port}:127.0.0.1`]);
+    const ref = await resolveRef(spec, null, gitEnv);
+    const cloned = await cloneRemote({ spec, branch: ref.branch, destDir: destination(), deadlineMs: 30_000, maxBytes: GIB, gitEnv });
+    expect(cloned.commit).toBe(fixtures.commits.trunk);
+  });
+});
+
+describe('deadlines, size limit and cancellation kill the whole git process group', () => {
+  it('ls-remote against a server that never answers → CLONE_TIMEOUT in time, no git left', async () => {
+    const marker = `hole-${randomUUID()}`;
+    const { spec, gitEnv } = await prepare(`${blackHole.origin}/${marker}/repo`);
+    const started = Date.now();
+    const error = await failure(resolveRef(spec, null, gitEnv, { timeoutMs: 1500 }));
+    expect(error.code).toBe('CLONE_TIMEOUT');
+    expect(Date.now() - started).toBeLessThan(2500);
+    expect(processesMentioning(marker)).toEqual([]);
+  });
+
+  it('clone against a server that never answers → CLONE_TIMEOUT in time, no git left, nothing on disk', async () => {
+    const marker = `hole-${randomUUID()}`;
+    const { spec, gitEnv } = await prepare(`${blackHole.origin}/${marker}/repo`);
+    const destDir = destination();
+    const started = Date.now();
+    const error = await failure(cloneRemote({ spec, branch: 'main', destDir, deadlineMs: 1500, maxBytes: GIB, gitEnv }));
+    expect(error.code).toBe('CLONE_TIMEOUT');
+    expect(Date.now() - started).toBeLessThan(2500);
+    expect(processesMentioning(marker)).toEqual([]);
+    expect(existsSync(destDir)).toBe(false);
+  });
+
+  it("the caller's signal cancels a clone the same way", async () => {
+    const marker = `hole-${randomUUID()}`;
+    const { spec, gitEnv } = await prepare(`${blackHole.origin}/${marker}/repo`);
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(new Error('cancelled by test')), 300);
+    const clone = cloneRemote({ spec, branch: 'main', destDir: destination(), deadlineMs: 30_000, maxBytes: GIB, gitEnv, signal: controller.signal });
+    await expect(clone).rejects.toThrow('cancelled by test');
+    expect(processesMentioning(marker)).toEqual([]);
+  });
+
+  it('stops a clone that grows past maxBytes on disk → REPO_TOO_LARGE, no git left, nothing on disk', async () => {
+    // 2 MiB of random data at 512 KiB/s: the watchdog must stop it long before it finishes.
+    const { spec, gitEnv } = await prepare(`${slow.origin}/acme/big.git`);
+    const destDir = destination();
+    const started = Date.now();
+    const error = await failure(cloneRemote({ spec, branch: 'main', destDir, deadlineMs: 30_000, maxBytes: 256 * 1024, gitEnv }));
+    expect(error).toMatchObject({ code: 'REPO_TOO_LARGE', retryable: false });
+    expect(Date.now() - started).toBeLessThan(3000);
+    expect(processesMentioning(`${slow.origin}/acme/big.git`)).toEqual([]);
+    expect(existsSync(destDir)).toBe(false);
+  });
+
+  it('also refuses a clone that finished over the limit between two polls', async () => {
+    const { spec, gitEnv } = await prepare(`${server.origin}/acme/big.git`);
+    const destDir = destination();
+    const error = await failure(cloneRemote({ spec, branch: 'main', destDir, deadlineMs: 30_000, maxBytes: 1024 * 1024, gitEnv }));
+    expect(error.code).toBe('REPO_TOO_LARGE');
+    expect(existsSync(destDir)).toBe(false);
+  });
+});

@@ -1,0 +1,150 @@
+import { spawn } from 'node:child_process';
+import http from 'node:http';
+import net from 'node:net';
+import type { AddressInfo } from 'node:net';
+
+// A git smart-HTTP server on loopback: `git http-backend` run as CGI per request, serving the
+// bare repositories under `projectRoot`. Tests never reach the internet.
+
+export interface GitHttpServer {
+  /** `http://127.0.0.1:<port>` */
+  origin: string;
+  port: number;
+  /** Every request path seen, in order (query string included). */
+  requests: string[];
+  close(): Promise<void>;
+}
+
+export interface GitHttpServerOptions {
+  /** Path prefix → absolute URL: any request under the prefix is answered `302 Location: <url><rest>`. */
+  redirects?: Record<string, string>;
+  /** Slows response bodies down to about this many bytes per second. */
+  bytesPerSecond?: number;
+}
+
+export async function startGitHttpServer(
+  projectRoot: string,
+  options: GitHttpServerOptions = {},
+): Promise<GitHttpServer> {
+  const requests: string[] = [];
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    requests.push(url.pathname + url.search);
+    for (const [prefix, target] of Object.entries(options.redirects ?? {})) {
+      if (url.pathname.startsWith(prefix)) {
+        res.writeHead(302, { Location: target + url.pathname.slice(prefix.length) + url.search });
+        res.end();
+        return;
+      }
+    }
+    serveCgi(projectRoot, url, req, res, options.bytesPerSecond);
+  });
+  await listen(server);
+  const port = (server.address() as AddressInfo).port;
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    port,
+    requests,
+    close: () => closeServer(server),
+  };
+}
+
+function serveCgi(
+  projectRoot: string,
+  url: URL,
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  bytesPerSecond: number | undefined,
+): void {
+  const header = (name: string): string => {
+    const value = req.headers[name];
+    return Array.isArray(value) ? value.join(', ') : (value ?? '');
+  };
+  const child = spawn('git', ['http-backend'], {
+    env: {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      HOME: projectRoot,
+      GIT_CONFIG_NOSYSTEM: '1',
+      GIT_PROJECT_ROOT: projectRoot,
+      GIT_HTTP_EXPORT_ALL: '1',
+      GIT_PROTOCOL: header('git-protocol'),
+      REQUEST_METHOD: req.method ?? 'GET',
+      PATH_INFO: decodeURIComponent(url.pathname),
+      QUERY_STRING: url.search.slice(1),
+      CONTENT_TYPE: header('content-type'),
+      HTTP_CONTENT_ENCODING: header('content-encoding'),
+      REMOTE_ADDR: req.socket.remoteAddress ?? '127.0.0.1',
+    },
+    stdio: ['pipe', 'pipe', 'ignore'],
+  });
+  req.pipe(child.stdin);
+  child.stdin.on('error', () => undefined);
+
+  // CGI output: header lines, a blank line, then the body.
+  let head = Buffer.alloc(0);
+  let headersSent = false;
+  child.stdout.on('data', (chunk: Buffer) => {
+    if (bytesPerSecond !== undefined) {
+      child.stdout.pause();
+      setTimeout(() => child.stdout.resume(), (chunk.length / bytesPerSecond) * 1000);
+    }
+    if (headersSent) {
+      res.write(chunk);
+      return;
+    }
+    head = Buffer.concat([head, chunk]);
+    const end = head.indexOf('\r\n\r\n');
+    if (end < 0) return;
+    let status = 200;
+    for (const line of head.subarray(0, end).toString('latin1').split('\r\n')) {
+      const colon = line.indexOf(':');
+      const name = line.slice(0, colon).trim();
+      const value = line.slice(colon + 1).trim();
+      if (name.toLowerCase() === 'status') status = Number.parseInt(value, 10);
+      else res.setHeader(name, value);
+    }
+    res.writeHead(status);
+    headersSent = true;
+    res.write(head.subarray(end + 4));
+  });
+  child.on('close', () => {
+    if (!headersSent) res.writeHead(500);
+    res.end();
+  });
+}
+
+export interface BlackHoleServer {
+  origin: string;
+  close(): Promise<void>;
+}
+
+/** Accepts connections and never answers: the client waits until it gives up or is killed. */
+export async function startBlackHoleServer(): Promise<BlackHoleServer> {
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((socket) => {
+    sockets.add(socket);
+    socket.on('error', () => undefined);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await listen(server);
+  const port = (server.address() as AddressInfo).port;
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await closeServer(server);
+    },
+  };
+}
+
+function listen(server: net.Server): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+}
+
+function closeServer(server: net.Server): Promise<void> {
+  if (server instanceof http.Server) server.closeAllConnections();
+  return new Promise((resolve) => server.close(() => resolve()));
+}

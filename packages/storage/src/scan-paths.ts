@@ -1,0 +1,37 @@
+import { isScanId, ScanError } from '@reposcan/contracts';
+
+// Names inside DATA_DIR and inside each scan folder. Every path the store builds comes from
+// these constants plus a validated scan_id, never from other user input.
+export const SCANS_DIR = 'scans';
+export const TRASH_DIR = 'trash';
+/** Uploads being received, before their scan exists; same volume so adoption is one rename. */
+export const INCOMING_DIR = 'incoming';
+export const REQUEST_FILE = 'request.json';
+export const STATE_FILE = 'state.json';
+export const UPLOAD_FILE = 'upload.zip';
+export const CANCEL_MARKER = 'cancel';
+export const RESULT_DIR = 'result';
+
+/** `work.<attempt>.<random hex>`: one staging folder per job attempt. */
+export const STAGING_NAME = /^work\.(\d+)\.[0-9a-f]+$/;
+
+/** The only files that can be addressed inside `result/`. */
+export const RESULT_FILE_NAMES = ['output.txt', 'output.md', 'output.json', 'output.zip', 'summary.json'] as const;
+export type ResultFileName = (typeof RESULT_FILE_NAMES)[number];
+
+export function isResultFileName(name: unknown): name is ResultFileName {
+  return (RESULT_FILE_NAMES as readonly unknown[]).includes(name);
+}
+
+/** Throws INVALID_SCAN_ID unless `id` is a lowercase UUID v4; the message never echoes the id (it may be huge or hold NULs). */
+export function assertScanId(id: unknown): asserts id is string {
+  if (!isScanId(id)) {
+    throw new ScanError('INVALID_SCAN_ID', 'A scan_id is the lowercase UUID returned when the scan was accepted.');
+  }
+}
+
+/** `scans/<id>/result`, relative to DATA_DIR with `/` separators: safe to put in API responses. */
+export function artifactDirRelative(id: string): string {
+  assertScanId(id);
+  return `${SCANS_DIR}/${id}/${RESULT_DIR}`;
+}

@@ -1,0 +1,378 @@
+import { randomBytes } from 'node:crypto';
+import { lstat, mkdir, readdir, readFile, realpath, rename } from 'node:fs/promises';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
+import { isScanId, ScanError, ScanStateRecord, TERMINAL_STATES } from '@reposcan/contracts';
+import { fsyncDir, fsyncFiles, writeFileAtomic } from './atomic-write.js';
+import { readDiskStatus } from './disk-status.js';
+import type { DiskStatus } from './disk-status.js';
+import { asStorageError, hasCode } from './fs-errors.js';
+import { KeyedSerial } from './keyed-serial.js';
+import { removeTree } from './remove-tree.js';
+import {
+  assertScanId,
+  CANCEL_MARKER,
+  isResultFileName,
+  REQUEST_FILE,
+  RESULT_DIR,
+  SCANS_DIR,
+  STAGING_NAME,
+  STATE_FILE,
+  TRASH_DIR,
+  INCOMING_DIR,
+  UPLOAD_FILE,
+} from './scan-paths.js';
+import type { ResultFileName } from './scan-paths.js';
+
+export interface ScanStoreOptions {
+  /** The shared volume; created if missing, then resolved to its real absolute path by `init()`. */
+  dataDir: string;
+}
+
+export interface StagingDirs {
+  /** `scans/<id>/work.<attempt>.<random>`: remove it with `removeStaging` when the attempt ends. */
+  dir: string;
+  /** Where the clone or the extracted upload goes. */
+  srcDir: string;
+  /** Where the artifacts are built; handed to `publish`. */
+  outDir: string;
+}
+
+export interface StagingEntry {
+  dir: string;
+  attempt: number;
+  mtime: Date;
+}
+
+export type PublishOutcome = 'published' | 'already-published';
+
+interface Roots {
+  dataDir: string;
+  scansRoot: string;
+  trashRoot: string;
+  incomingRoot: string;
+}
+
+/**
+ * The shared volume, keyed by scan_id. State on disk is the source of truth: `state.json` is
+ * replaced atomically, artifacts appear by one rename, deletes are rename-then-remove. Every
+ * method taking an id validates it before any path is built or the file system is touched.
+ */
+export class ScanStore {
+  private roots: Roots | undefined;
+  private readonly serial = new KeyedSerial();
+
+  constructor(private readonly options: ScanStoreOptions) {}
+
+  async init(): Promise<void> {
+    if (this.roots) return;
+    await mkdir(this.options.dataDir, { recursive: true });
+    const dataDir = await realpath(this.options.dataDir);
+    const roots = { dataDir, scansRoot: join(dataDir, SCANS_DIR), trashRoot: join(dataDir, TRASH_DIR), incomingRoot: join(dataDir, INCOMING_DIR) };
+    await mkdir(roots.scansRoot, { recursive: true });
+    await mkdir(roots.trashRoot, { recursive: true });
+    await mkdir(roots.incomingRoot, { recursive: true });
+    this.roots = roots;
+  }
+
+  /** Where uploads are received before their scan exists (files named by the receiver). */
+  incomingDir(): string {
+    return this.paths().incomingRoot;
+  }
+
+  /** The real absolute path of DATA_DIR. */
+  get dataDir(): string {
+    return this.paths().dataDir;
+  }
+
+  scanDir(id: string): string {
+    assertScanId(id);
+    const { scansRoot } = this.paths();
+    const dir = join(scansRoot, id);
+    // Defence in depth: with a valid id this cannot fail, whatever the platform's separators.
+    if (dirname(dir) !== scansRoot) throw new ScanError('INVALID_SCAN_ID', 'A scan_id is the lowercase UUID returned when the scan was accepted.');
+    return dir;
+  }
+
+  /** Writes the accepted request and its first state; fails if the scan folder already exists. */
+  async create(id: string, request: unknown, state: ScanStateRecord): Promise<void> {
+    const dir = this.scanDir(id);
+    const record = validRecord(id, state);
+    try {
+      await mkdir(dir);
+    } catch (error) {
+      if (hasCode(error, 'EEXIST')) throw new ScanError('INTERNAL_ERROR', `Scan folder ${id} already exists.`);
+      throw asStorageError(error);
+    }
+    try {
+      await writeFileAtomic(join(dir, REQUEST_FILE), toJson(request));
+      await writeFileAtomic(join(dir, STATE_FILE), toJson(record));
+    } catch (error) {
+      // Half-accepted scans must not linger: without state.json the folder is unknown anyway.
+      await removeTree(dir).catch(() => undefined);
+      throw asStorageError(error);
+    }
+  }
+
+  /** null for an unknown scan, including a folder that is a symlink or has no state.json yet. */
+  async readState(id: string): Promise<ScanStateRecord | null> {
+    const dir = await this.existingScanDir(id);
+    if (dir === null) return null;
+    const text = await readIfExists(join(dir, STATE_FILE));
+    return text === null ? null : parseRecord(id, text);
+  }
+
+  async readRequest(id: string): Promise<unknown> {
+    const dir = await this.requireScanDir(id);
+    const text = await readIfExists(join(dir, REQUEST_FILE));
+    if (text === null) throw notFound(id);
+    try {
+      return JSON.parse(text) as unknown;
+    } catch (error) {
+      throw new ScanError('INTERNAL_ERROR', `${SCANS_DIR}/${id}/${REQUEST_FILE} is not valid JSON.`, { cause: error });
+    }
+  }
+
+  /**
+   * Read-modify-write of state.json, serialised per id within this process. `mutate` returns
+   * the next record, or null for "no change". A terminal record (completed, failed, cancelled)
+   * is final: `mutate` is not called and the record comes back unchanged, so a late duplicate
+   * attempt can never turn a completed scan into a failed one.
+   */
+  async updateState(id: string, mutate: (current: ScanStateRecord) => ScanStateRecord | null): Promise<ScanStateRecord> {
+    const dir = this.scanDir(id);
+    return await this.serial.run(id, async () => {
+      const current = await this.readState(id);
+      if (current === null) throw notFound(id);
+      if (TERMINAL_STATES.includes(current.state)) return current;
+      const proposed = mutate(structuredClone(current));
+      if (proposed === null) return current;
+      const next = validRecord(id, { ...proposed, updated_at: new Date().toISOString() });
+      try {
+        await writeFileAtomic(join(dir, STATE_FILE), toJson(next));
+      } catch (error) {
+        throw asStorageError(error);
+      }
+      return next;
+    });
+  }
+
+  async createStaging(id: string, attempt: number): Promise<StagingDirs> {
+    const scanDir = await this.requireScanDir(id);
+    if (!Number.isSafeInteger(attempt) || attempt < 0) throw new ScanError('INTERNAL_ERROR', `Attempt must be a whole number ≥ 0, got ${attempt}.`);
+    const dir = join(scanDir, `work.${attempt}.${randomBytes(8).toString('hex')}`);
+    const dirs = { dir, srcDir: join(dir, 'src'), outDir: join(dir, 'out') };
+    try {
+      await mkdir(dir);
+      await mkdir(dirs.srcDir);
+      await mkdir(dirs.outDir);
+    } catch (error) {
+      await removeTree(dir).catch(() => undefined);
+      throw asStorageError(error);
+    }
+    return dirs;
+  }
+
+  /**
+   * Publishes a finished output folder as `scans/<id>/result` by one rename. First writer wins:
+   * when another attempt published already, its result stays and this returns 'already-published'
+   * (the caller discards its own staging). `outDir` must lie inside a staging folder of the same
+   * scan, so the rename never crosses file systems, and must not be empty, because rename(2)
+   * silently replaces an empty target folder.
+   */
+  async publish(id: string, outDir: string): Promise<PublishOutcome> {
+    const scanDir = await this.requireScanDir(id);
+    const source = resolve(outDir);
+    const inside = relative(scanDir, source).split(sep);
+    if (inside.length < 2 || !STAGING_NAME.test(inside[0] ?? '')) {
+      throw new ScanError('INTERNAL_ERROR', 'publish() takes a folder inside a staging folder of the same scan.');
+    }
+    // A symlink would be renamed as the link itself, publishing whatever it points at.
+    if (!(await lstat(source)).isDirectory()) throw new ScanError('INTERNAL_ERROR', 'publish() takes a real folder, not a link.');
+    const entries = await readdir(source, { withFileTypes: true });
+    if (entries.length === 0) throw new ScanError('INTERNAL_ERROR', `Nothing to publish for scan ${id}: the output folder is empty.`);
+    await fsyncFiles(source, entries.filter((e) => e.isFile()).map((e) => e.name));
+    try {
+      await rename(source, join(scanDir, RESULT_DIR));
+    } catch (error) {
+      if (hasCode(error, 'EEXIST', 'ENOTEMPTY')) return 'already-published';
+      throw asStorageError(error);
+    }
+    await fsyncDir(scanDir);
+    return 'published';
+  }
+
+  /** Removes a staging folder made by `createStaging`; refuses any other path. */
+  async removeStaging(dir: string): Promise<void> {
+    const { scansRoot } = this.paths();
+    const target = resolve(dir);
+    const [id, name, ...rest] = relative(scansRoot, target).split(sep);
+    if (!isScanId(id) || !STAGING_NAME.test(name ?? '') || rest.length > 0) {
+      throw new ScanError('INTERNAL_ERROR', 'removeStaging() takes a folder made by createStaging().');
+    }
+    // Through a symlinked scan folder the path would lead elsewhere: leave it to remove().
+    if ((await this.existingScanDir(id)) === null) return;
+    await removeTree(target);
+  }
+
+  /** Absolute path of a published artifact; only fixed names, so no user input reaches the path. */
+  resultFile(id: string, name: ResultFileName): string {
+    const dir = this.scanDir(id);
+    if (!isResultFileName(name)) throw new ScanError('INTERNAL_ERROR', 'Unknown artifact file name.');
+    return join(dir, RESULT_DIR, name);
+  }
+
+  uploadPath(id: string): string {
+    return join(this.scanDir(id), UPLOAD_FILE);
+  }
+
+  async requestCancel(id: string): Promise<void> {
+    const dir = await this.requireScanDir(id);
+    try {
+      await writeFileAtomic(join(dir, CANCEL_MARKER), `${new Date().toISOString()}\n`);
+    } catch (error) {
+      throw asStorageError(error);
+    }
+  }
+
+  /** True once cancellation was requested, and also when the scan no longer exists: a deleted scan is cancelled too. */
+  async isCancelRequested(id: string): Promise<boolean> {
+    const dir = await this.existingScanDir(id);
+    if (dir === null) return true;
+    try {
+      await lstat(join(dir, CANCEL_MARKER));
+      return true;
+    } catch (error) {
+      if (hasCode(error, 'ENOENT')) return false;
+      throw error;
+    }
+  }
+
+  /**
+   * Deletes a scan: one rename into trash/ (readers see the whole scan or none of it), then the
+   * tree is removed. False when the scan did not exist (a symlinked folder counts as absent).
+   */
+  async remove(id: string): Promise<boolean> {
+    const dir = this.scanDir(id);
+    const { trashRoot } = this.paths();
+    return await this.serial.run(id, async () => {
+      if ((await this.existingScanDir(id)) === null) return false;
+      const trashed = join(trashRoot, `${id}.${randomBytes(6).toString('hex')}`);
+      try {
+        await rename(dir, trashed);
+      } catch (error) {
+        if (hasCode(error, 'ENOENT')) return false;
+        throw error;
+      }
+      await removeTree(trashed);
+      return true;
+    });
+  }
+
+  /** Finishes deletes a crash interrupted; returns how many trash entries were removed. */
+  async emptyTrash(): Promise<number> {
+    const { trashRoot } = this.paths();
+    const names = await readdir(trashRoot);
+    for (const name of names) await removeTree(join(trashRoot, name));
+    return names.length;
+  }
+
+  /** Ids of scan folders, sorted; anything else under scans/ (junk, symlinks, temp files) is ignored. */
+  async listScanIds(): Promise<string[]> {
+    const entries = await readdir(this.paths().scansRoot, { withFileTypes: true });
+    return entries
+      .filter((e) => e.isDirectory() && isScanId(e.name))
+      .map((e) => e.name)
+      .sort();
+  }
+
+  /** Staging folders of a scan with their mtime, for the janitor; [] for an unknown scan. */
+  async listStaging(id: string): Promise<StagingEntry[]> {
+    const scanDir = await this.existingScanDir(id);
+    if (scanDir === null) return [];
+    const found: StagingEntry[] = [];
+    for (const entry of await readdir(scanDir, { withFileTypes: true })) {
+      const match = entry.isDirectory() ? STAGING_NAME.exec(entry.name) : null;
+      if (match === null) continue;
+      const dir = join(scanDir, entry.name);
+      try {
+        found.push({ dir, attempt: Number(match[1]), mtime: (await lstat(dir)).mtime });
+      } catch (error) {
+        if (!hasCode(error, 'ENOENT')) throw error;
+      }
+    }
+    return found.sort((a, b) => basename(a.dir).localeCompare(basename(b.dir)));
+  }
+
+  async diskStatus(): Promise<DiskStatus> {
+    return await readDiskStatus(this.paths().dataDir);
+  }
+
+  private paths(): Roots {
+    if (!this.roots) throw new Error('ScanStore.init() must be awaited before the store is used.');
+    return this.roots;
+  }
+
+  /** The scan folder when it exists as a real folder; a symlink in its place counts as unknown (T9). */
+  private async existingScanDir(id: string): Promise<string | null> {
+    const dir = this.scanDir(id);
+    try {
+      const stats = await lstat(dir);
+      return stats.isDirectory() ? dir : null;
+    } catch (error) {
+      if (hasCode(error, 'ENOENT')) return null;
+      throw error;
+    }
+  }
+
+  private async requireScanDir(id: string): Promise<string> {
+    const dir = await this.existingScanDir(id);
+    if (dir === null) throw notFound(id);
+    return dir;
+  }
+}
+
+function notFound(id: string): ScanError {
+  return new ScanError('SCAN_NOT_FOUND', `Scan ${id} does not exist; it may have expired or been deleted.`);
+}
+
+function toJson(value: unknown): string {
+  const text = JSON.stringify(value, null, 2) as string | undefined;
+  if (text === undefined) throw new ScanError('INTERNAL_ERROR', 'Value cannot be stored as JSON.');
+  return `${text}\n`;
+}
+
+async function readIfExists(path: string): Promise<string | null> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (error) {
+    if (hasCode(error, 'ENOENT')) return null;
+    throw error;
+  }
+}
+
+function parseRecord(id: string, text: string): ScanStateRecord {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (error) {
+    throw new ScanError('INTERNAL_ERROR', `${SCANS_DIR}/${id}/${STATE_FILE} is corrupt: not valid JSON.`, { cause: error });
+  }
+  const parsed = ScanStateRecord.safeParse(data);
+  if (!parsed.success) throw new ScanError('INTERNAL_ERROR', `${SCANS_DIR}/${id}/${STATE_FILE} is corrupt: ${describeIssues(parsed.error.issues)}.`);
+  return parsed.data;
+}
+
+/** Checks a record before it is written, so a bug cannot put an unreadable state.json on the volume. */
+function validRecord(id: string, record: ScanStateRecord): ScanStateRecord {
+  const parsed = ScanStateRecord.safeParse(record);
+  if (!parsed.success) throw new ScanError('INTERNAL_ERROR', `Refusing to write an invalid state for scan ${id}: ${describeIssues(parsed.error.issues)}.`);
+  if (parsed.data.scan_id !== id) throw new ScanError('INTERNAL_ERROR', `State record of scan ${parsed.data.scan_id} cannot be written for scan ${id}.`);
+  return parsed.data;
+}
+
+function describeIssues(issues: readonly { path: PropertyKey[]; message: string }[]): string {
+  return issues
+    .slice(0, 3)
+    .map((i) => `${i.path.map(String).join('.') || '(root)'}: ${i.message}`)
+    .join('; ');
+}
