@@ -56,7 +56,7 @@ export function createApp(deps: AppDeps): Express {
   );
   app.use(express.json({ limit: deps.maxJsonBodyBytes, strict: true, type: 'application/json' }));
   app.use((req, res, next) => {
-    const log = deps.log.child({ requestId: res.locals.requestId });
+    const log = deps.log.child({ requestId: String(res.locals.requestId) });
     const started = Date.now();
     res.on('finish', () => log.info({ method: req.method, path: req.path, status: res.statusCode, ms: Date.now() - started }, 'request'));
     next();

@@ -192,7 +192,7 @@ export function buildOpenApiDocument(version: string): Json {
       license: { name: 'MIT' },
     },
     servers: [{ url: '/' }],
-    paths: rewriteRefs(paths) as Json,
+    paths: rewriteRefs(paths),
     components: { schemas: rewriteRefs(sorted) as Json },
   };
 }

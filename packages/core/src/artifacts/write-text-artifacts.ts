@@ -36,7 +36,7 @@ export class TextArtifactWriter {
     try {
       for (const renderer of renderers) {
         const path = join(outDir, `.body.${renderer.format}`);
-        bodies.push({ renderer, path, handle: await open(path, 'wx'), pending: [], pendingLength: 0 });
+        bodies.push({ renderer, path, handle: await open(path, 'wx+'), pending: [], pendingLength: 0 });
       }
     } catch (error) {
       await Promise.allSettled(bodies.map((b) => b.handle.close()));
