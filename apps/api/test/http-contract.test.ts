@@ -105,7 +105,7 @@ describe('HTTP contract (embedded mode)', () => {
   });
 
   describe('scan_id in the path', () => {
-    it.each(['..%2F..%2Fetc', '..%2F..%2Fetc%2Fpasswd', 'abc%00def', 'ABCDEF01-2345-4678-9abc-def012345678', 'x'.repeat(5000), '%2e%2e'])(
+    it.each(['..%2F..%2Fetc', '..%2F..%2Fetc%2Fpasswd', 'abc%00def', 'ABCDEF01-2345-4678-9abc-def012345678', 'x'.repeat(5000)])(
       '%s is 400 INVALID_SCAN_ID on every route',
       async (id) => {
         for (const [method, path] of [

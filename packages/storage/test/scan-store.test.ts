@@ -15,7 +15,7 @@ describe('ScanStore layout', () => {
   afterEach(() => t.cleanup());
 
   it('init creates scans/ and trash/ and resolves DATA_DIR to its real path', async () => {
-    expect((await readdir(t.dataDir)).sort()).toEqual(['scans', 'trash']);
+    expect((await readdir(t.dataDir)).sort()).toEqual(['incoming', 'scans', 'trash']);
     const link = join(t.sandbox, 'data-link');
     await symlink(t.dataDir, link);
     const viaLink = new ScanStore({ dataDir: link });
@@ -97,7 +97,7 @@ describe('ScanStore layout', () => {
     expect(status.freeBytes).toBeGreaterThan(0);
     expect(status.freeRatio).toBeGreaterThan(0);
     expect(status.freeRatio).toBeLessThanOrEqual(1);
-    expect((await readdir(t.dataDir)).sort()).toEqual(['scans', 'trash']);
+    expect((await readdir(t.dataDir)).sort()).toEqual(['incoming', 'scans', 'trash']);
   });
 
   it('diskStatus reads a vanished volume as not writable instead of throwing', async () => {

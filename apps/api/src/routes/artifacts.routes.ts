@@ -21,7 +21,14 @@ export function artifactRoutes(deps: { artifacts: ArtifactService; scans: ScanSe
       const file = await deps.artifacts.artifact(scanId, format);
       res.attachment(file.fileName);
       res.setHeader('Content-Type', file.contentType);
-      if (file.sha256) res.setHeader('ETag', `"${file.sha256}"`);
+      if (file.sha256) {
+        const etag = `"${file.sha256}"`;
+        res.setHeader('ETag', etag);
+        if ((req.get('if-none-match') ?? '').split(',').some((t) => t.trim() === etag || t.trim() === '*')) {
+          res.status(304).end();
+          return;
+        }
+      }
       // send handles Range (206), If-None-Match (304) and HEAD from the headers above.
       res.sendFile(file.path, { etag: !file.sha256, lastModified: true, acceptRanges: true, dotfiles: 'allow' }, (error) => {
         if (error && !res.headersSent) next(error);

@@ -9,8 +9,8 @@ import type { InspectJob, InspectOutcome } from '../inspect/inspect-job.js';
 // From TypeScript sources (tests, dev) the thread needs the tsx loader and the `source`
 // export condition; from dist it is plain JavaScript.
 const FROM_SOURCE = import.meta.url.endsWith('.ts');
-const THREAD_URL = new URL(FROM_SOURCE ? '../inspect/inspect-thread.ts' : '../inspect/inspect-thread.js', import.meta.url);
-const THREAD_ARGV = FROM_SOURCE ? ['--import', 'tsx', '--conditions=source'] : [];
+const THREAD_URL = new URL(FROM_SOURCE ? '../inspect/inspect-thread.dev.mjs' : '../inspect/inspect-thread.js', import.meta.url);
+const THREAD_ARGV = FROM_SOURCE ? ['--conditions=source'] : [];
 
 export interface InspectServiceOptions {
   concurrency: number;
