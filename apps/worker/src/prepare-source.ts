@@ -2,6 +2,7 @@ import { basename, join } from 'node:path';
 import { ScanError } from '@reposcan/contracts';
 import type { ScanRequestRecord } from '@reposcan/contracts';
 import type { SourceInfo } from '@reposcan/core';
+import type { ZipLimits } from '@reposcan/sources';
 import { buildWebSource, checkRemotePolicy, cloneRemote, createGitEnv, extractZip, parseRepoPath, resolveLocalRoot, resolveRef } from '@reposcan/sources';
 
 export interface SourceSettings {
@@ -11,14 +12,7 @@ export interface SourceSettings {
   allowPrivateHosts: boolean;
   cloneTimeoutMs: number;
   maxCloneBytes: number;
-  archive: {
-    maxEntries: number;
-    maxUncompressedBytes: number;
-    maxRatio: number;
-    maxDepth: number;
-    maxNameBytes: number;
-    maxComponentBytes: number;
-  };
+  archive: ZipLimits;
 }
 
 export interface PreparedSource {
