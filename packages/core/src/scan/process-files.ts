@@ -1,15 +1,11 @@
+import type { ContentClassification, NameClassification } from '../classify/index.js';
 import type { ReadOutcome } from '../io/read-file-bytes.js';
 import type { AssetSubcategory, SkipReason, TextSubcategory, WalkedFile } from '../types.js';
 
-export type NameClass = { kind: 'asset'; subcategory: AssetSubcategory } | { kind: 'text'; subcategory: TextSubcategory } | { kind: 'unknown' };
-export type ContentClass =
-  | { textual: true; subcategory: TextSubcategory; text: string; encoding: string | null }
-  | { textual: false; subcategory: AssetSubcategory };
-
 export interface FileProcessingDeps {
   readFile: (absPath: string, maxBytes: number) => Promise<ReadOutcome>;
-  classifyByName: (path: string) => NameClass;
-  classifyContent: (path: string, bytes: Uint8Array) => ContentClass;
+  classifyByName: (path: string) => NameClassification;
+  classifyContent: (path: string, bytes: Uint8Array) => ContentClassification;
   /** Token counts for a batch of texts, in order: exact (worker pool) or estimated. */
   countTokens: (texts: string[]) => Promise<number[]> | number[];
 }
