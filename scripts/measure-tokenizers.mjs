@@ -189,18 +189,19 @@ async function child(name, enc, manifestPath) {
 
 async function childPool(enc, manifestPath) {
   const manifest = JSON.parse(readFileSync(manifestPath, 'utf8'));
-  const texts = GROUPS.flatMap((g) => manifest[g].map((p) => readFileSync(p, 'utf8')));
-  const mb = texts.reduce((sum, s) => sum + Buffer.byteLength(s), 0) / 1e6;
+  // The worker takes UTF-8 bytes, as the engine sends them.
+  const contents = GROUPS.flatMap((g) => manifest[g].map((p) => new Uint8Array(readFileSync(p))));
+  const mb = contents.reduce((sum, c) => sum + c.length, 0) / 1e6;
   const batches = [];
   let batch = [];
-  let chars = 0;
-  for (const s of texts) {
-    batch.push(s);
-    chars += s.length;
-    if (batch.length === 50 || chars >= 1e6) {
+  let bytes = 0;
+  for (const c of contents) {
+    batch.push(c);
+    bytes += c.length;
+    if (batch.length === 50 || bytes >= 1e6) {
       batches.push(batch);
       batch = [];
-      chars = 0;
+      bytes = 0;
     }
   }
   if (batch.length > 0) batches.push(batch);
@@ -231,10 +232,10 @@ async function childPool(enc, manifestPath) {
   await Promise.all(
     workers.map(async (worker) => {
       while (next < batches.length) {
-        const texts = batches[next++];
+        const items = batches[next++];
         const reply = await new Promise((resolve) => {
           worker.once('message', resolve);
-          worker.postMessage(texts);
+          worker.postMessage(items);
         });
         tokens += reply.counts.reduce((a, b) => a + b, 0);
       }

@@ -1,4 +1,5 @@
 // Markdown fences and code spans that no file content or name can close early.
+import { asBuffer } from '../text/utf8.js';
 
 function longestRun(text: string, ch: string): number {
   let longest = 0;
@@ -16,7 +17,26 @@ function longestRun(text: string, ch: string): number {
 
 /** A backtick fence longer than any backtick run inside `content` (at least three). */
 export function fenceFor(content: string): string {
-  return '`'.repeat(Math.max(3, longestRun(content, '`') + 1));
+  return fenceOfLength(longestRun(content, '`') + 1);
+}
+
+const BACKTICK = 0x60;
+
+/** fenceFor over UTF-8 bytes: a 0x60 byte is always a backtick there, never part of another character. */
+export function fenceForUtf8(content: Uint8Array): string {
+  const bytes = asBuffer(content);
+  let longest = 0;
+  for (let at = bytes.indexOf(BACKTICK); at !== -1; ) {
+    let end = at + 1;
+    while (bytes[end] === BACKTICK) end++;
+    if (end - at > longest) longest = end - at;
+    at = bytes.indexOf(BACKTICK, end);
+  }
+  return fenceOfLength(longest + 1);
+}
+
+function fenceOfLength(length: number): string {
+  return '`'.repeat(Math.max(3, length));
 }
 
 /** An inline code span for `text` (CommonMark: pad with spaces when it starts or ends with a backtick). */

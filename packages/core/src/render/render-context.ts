@@ -23,6 +23,9 @@ export interface RenderContext {
 
 export type TextFormat = 'txt' | 'md' | 'json';
 
+/** A piece of an artifact: text, or UTF-8 bytes written as they are. */
+export type RenderedChunk = string | Uint8Array;
+
 /**
  * A format is three pure pieces. File blocks are produced while files stream through the
  * engine; head and tail need the totals and are rendered last, then the writer assembles
@@ -31,6 +34,10 @@ export type TextFormat = 'txt' | 'md' | 'json';
 export interface FormatRenderer {
   format: TextFormat;
   head(ctx: RenderContext): string;
-  file(record: TextFileRecord, text: string, index: number, lite: boolean): string;
+  /**
+   * One file's block. `content` is the file's UTF-8 text; chunks are produced lazily and are
+   * either `content` itself or small strings, so a large file never becomes a large string.
+   */
+  file(record: TextFileRecord, content: Uint8Array, index: number, lite: boolean): Iterable<RenderedChunk>;
   tail(ctx: RenderContext, fileCount: number): string;
 }

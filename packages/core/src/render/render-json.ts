@@ -1,3 +1,4 @@
+import { jsonStringLiteral } from './json-string.js';
 import type { FormatRenderer } from './render-context.js';
 import type { TextFileRecord } from '../types.js';
 
@@ -20,9 +21,12 @@ export const jsonRenderer: FormatRenderer = {
     lines.push('  "files": [');
     return `${lines.join('\n')}\n`;
   },
-  file(record: TextFileRecord, text: string, index: number, lite: boolean) {
-    const entry = lite ? { path: record.path, content: text } : { ...record, content: text };
-    return `${index > 0 ? ',\n' : ''}    ${JSON.stringify(entry)}`;
+  *file(record: TextFileRecord, content: Uint8Array, index: number, lite: boolean) {
+    // The object as JSON.stringify({ ...meta, content }) writes it, with the content streamed.
+    const meta = JSON.stringify(lite ? { path: record.path } : record);
+    yield `${index > 0 ? ',\n' : ''}    ${meta.slice(0, -1)},"content":`;
+    yield* jsonStringLiteral(content);
+    yield '}';
   },
   tail(ctx, fileCount) {
     const close = fileCount > 0 ? '\n  ]' : '  ]';

@@ -1,7 +1,8 @@
 import { displayPath } from './display-path.js';
 import { formatSize, formatTokens } from './human-format.js';
 import { languageHint } from './language-hint.js';
-import { fenceFor, inlineCode, tableCode } from './markdown-fence.js';
+import { endsWithNewline } from '../text/utf8.js';
+import { fenceFor, fenceForUtf8, inlineCode, tableCode } from './markdown-fence.js';
 import type { FormatRenderer, RenderContext } from './render-context.js';
 import type { TextFileRecord } from '../types.js';
 
@@ -36,8 +37,8 @@ export const markdownRenderer: FormatRenderer = {
     parts.push('## Files');
     return `${parts.join('\n\n')}\n\n`;
   },
-  file(record: TextFileRecord, text: string, _index: number, lite: boolean) {
-    const fence = fenceFor(text);
+  *file(record: TextFileRecord, content: Uint8Array, _index: number, lite: boolean) {
+    const fence = fenceForUtf8(content);
     const lines = [`### ${inlineCode(displayPath(record.path))}`, ''];
     if (!lite) {
       const meta = [record.subcategory, formatSize(record.size_bytes), `${record.tokens_estimate} tokens`];
@@ -46,8 +47,9 @@ export const markdownRenderer: FormatRenderer = {
       if (record.url) meta.push(`[source](<${record.url}>)`);
       lines.push(meta.join(' · '), '');
     }
-    const body = text.endsWith('\n') || text === '' ? text : `${text}\n`;
-    return `${lines.join('\n')}\n${fence}${languageHint(record.path)}\n${body}${fence}\n\n`;
+    yield `${lines.join('\n')}\n${fence}${languageHint(record.path)}\n`;
+    yield content;
+    yield `${endsWithNewline(content) || content.length === 0 ? '' : '\n'}${fence}\n\n`;
   },
   tail(ctx, fileCount) {
     const parts: string[] = [];

@@ -1,3 +1,4 @@
+import { endsWithNewline } from '../text/utf8.js';
 import { displayPath } from './display-path.js';
 import { formatSize, formatTokens } from './human-format.js';
 import type { FormatRenderer, RenderContext } from './render-context.js';
@@ -38,7 +39,7 @@ export const txtRenderer: FormatRenderer = {
     if (ctx.tree !== null) parts.push(`Directory structure:\n${ctx.tree}`);
     return parts.length > 0 ? `${parts.join('\n\n')}\n\n` : '';
   },
-  file(record: TextFileRecord, text: string, _index: number, lite: boolean) {
+  *file(record: TextFileRecord, content: Uint8Array, _index: number, lite: boolean) {
     const header = [RULE, `FILE: ${displayPath(record.path)}`];
     if (!lite) {
       header.push(`TYPE: ${record.subcategory} | SIZE: ${formatSize(record.size_bytes)} | TOKENS: ${record.tokens_estimate}`);
@@ -46,7 +47,9 @@ export const txtRenderer: FormatRenderer = {
       if (record.url) header.push(`URL: ${record.url}`);
     }
     header.push(RULE);
-    return `${header.join('\n')}\n${text}${text.endsWith('\n') || text === '' ? '' : '\n'}\n`;
+    yield `${header.join('\n')}\n`;
+    yield content;
+    yield endsWithNewline(content) || content.length === 0 ? '\n' : '\n\n';
   },
   tail(ctx) {
     if (ctx.lite || ctx.assets.length === 0) return '';

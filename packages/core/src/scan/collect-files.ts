@@ -35,8 +35,9 @@ export interface Collected {
 export async function collectFiles(
   input: CollectInput,
   deps: ScanDeps,
-  countTokens: (texts: string[]) => Promise<number[]> | number[],
-  onText: ((record: TextFileRecord, text: string) => Promise<void>) | null,
+  countTokens: (contents: Uint8Array[]) => Promise<number[]> | number[],
+  /** Receives each textual file with its UTF-8 content, in walk order. */
+  onText: ((record: TextFileRecord, content: Uint8Array) => Promise<void>) | null,
   onProgress: ProgressCallback,
 ): Promise<Collected> {
   const { options, limits, source } = input;
@@ -75,7 +76,7 @@ export async function collectFiles(
     const record: TextFileRecord = { path, subcategory: item.subcategory, size_bytes: size, tokens_estimate: item.tokens, url };
     if (item.encoding) record.encoding = item.encoding;
     files.push(record);
-    if (onText) await onText(record, item.text);
+    if (onText) await onText(record, item.content);
   };
 
   await processFiles(
@@ -86,6 +87,7 @@ export async function collectFiles(
       concurrency: 4,
       batchFiles: 64,
       batchBytes: 1 << 20,
+      readBufferBytes: 16 << 20,
       ...(input.signal ? { signal: input.signal } : {}),
     },
     async (items, done) => {

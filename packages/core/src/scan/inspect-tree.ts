@@ -1,5 +1,5 @@
 import { renderTree } from '../render/render-tree.js';
-import { estimateTokens } from '../tokens/index.js';
+import { estimateTokensFromBytes } from '../tokens/index.js';
 import { collectFiles } from './collect-files.js';
 import { defaultScanDeps } from './scan-deps.js';
 import type { ScanDeps } from './scan-deps.js';
@@ -44,7 +44,7 @@ export async function inspectTree(
   onProgress: ProgressCallback = () => {},
 ): Promise<InspectReport> {
   const deps = { ...defaultScanDeps, ...overrides };
-  const collected = await collectFiles(input, deps, (texts) => texts.map(estimateTokens), null, onProgress);
+  const collected = await collectFiles(input, deps, (contents) => contents.map(estimateTokensFromBytes), null, onProgress);
   return {
     name: input.repoName,
     branch: input.source.branch,

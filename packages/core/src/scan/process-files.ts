@@ -1,19 +1,28 @@
 import type { ContentClassification, NameClassification } from '../classify/index.js';
 import type { ReadOutcome } from '../io/read-file-bytes.js';
+import { returnRing, takeRing } from '../io/read-ring.js';
+import type { ReadRing, RingRegion } from '../io/read-ring.js';
 import type { AssetSubcategory, SkipReason, TextSubcategory, WalkedFile } from '../types.js';
 
 export interface FileProcessingDeps {
-  readFile: (absPath: string, maxBytes: number) => Promise<ReadOutcome>;
+  /** Reads a file, into `into` when it has room. */
+  readFile: (absPath: string, maxBytes: number, into?: Uint8Array) => Promise<ReadOutcome>;
   classifyByName: (path: string) => NameClassification;
   classifyContent: (path: string, bytes: Uint8Array) => ContentClassification;
-  /** Token counts for a batch of texts, in order: exact (worker pool) or estimated. */
-  countTokens: (texts: string[]) => Promise<number[]> | number[];
+  /** Token counts for a batch of UTF-8 contents, in order: exact (worker pool) or estimated. */
+  countTokens: (contents: Uint8Array[]) => Promise<number[]> | number[];
 }
 
+/**
+ * One file after reading. A text's `content` is valid only until `emit` returns: its memory is
+ * reused for later batches, so whoever keeps content must copy it.
+ */
 export type ProcessedFile =
-  | { kind: 'text'; file: WalkedFile; subcategory: TextSubcategory; text: string; encoding: string | null; tokens: number }
+  | { kind: 'text'; file: WalkedFile; subcategory: TextSubcategory; content: Uint8Array; encoding: string | null; tokens: number }
   | { kind: 'asset'; file: WalkedFile; subcategory: AssetSubcategory }
   | { kind: 'skipped'; file: WalkedFile; reason: SkipReason };
+
+type Classified = Exclude<ProcessedFile, { kind: 'text' }> | { kind: 'pending'; file: WalkedFile; subcategory: TextSubcategory; content: Uint8Array; encoding: string | null };
 
 export interface ProcessOptions {
   maxFileBytes: number;
@@ -21,42 +30,57 @@ export interface ProcessOptions {
   concurrency: number;
   batchFiles: number;
   batchBytes: number;
+  /** Shared memory for the reads of the batches in flight; bounds what a scan holds whatever comes in a row. */
+  readBufferBytes: number;
   signal?: AbortSignal;
 }
 
-function makeBatches(files: WalkedFile[], maxFiles: number, maxBytes: number): WalkedFile[][] {
-  const batches: WalkedFile[][] = [];
-  let current: WalkedFile[] = [];
-  let bytes = 0;
-  for (const file of files) {
-    if (current.length > 0 && (current.length >= maxFiles || bytes + file.size > maxBytes)) {
-      batches.push(current);
-      current = [];
-      bytes = 0;
-    }
-    current.push(file);
-    bytes += file.size;
-  }
-  if (current.length > 0) batches.push(current);
-  return batches;
+interface PlannedFile {
+  file: WalkedFile;
+  byName: NameClassification;
+  /** Bytes reserved for its read (the reader wants one of headroom); 0 for assets known by name, which are never read here. */
+  room: number;
 }
 
-async function processBatch(batch: WalkedFile[], deps: FileProcessingDeps, maxFileBytes: number): Promise<ProcessedFile[]> {
+interface Batch {
+  files: PlannedFile[];
+  /** Total room of its files: the ring region it needs. */
+  room: number;
+}
+
+/** Batches in walk order, planned as they are needed: a plan for every file at once would live through the whole scan. */
+function* planBatches(files: WalkedFile[], deps: FileProcessingDeps, options: ProcessOptions): Generator<Batch> {
+  let current: Batch = { files: [], room: 0 };
+  for (const file of files) {
+    const byName = deps.classifyByName(file.path);
+    const room = byName.kind === 'asset' ? 0 : Math.min(file.size, options.maxFileBytes) + 1;
+    if (current.files.length > 0 && (current.files.length >= options.batchFiles || current.room + room > options.batchBytes)) {
+      yield current;
+      current = { files: [], room: 0 };
+    }
+    current.files.push({ file, byName, room });
+    current.room += room;
+  }
+  if (current.files.length > 0) yield current;
+}
+
+async function processBatch(batch: Batch, region: RingRegion | null, ring: ReadRing, deps: FileProcessingDeps, maxFileBytes: number): Promise<ProcessedFile[]> {
+  let offset = region?.start ?? 0;
   const items = await Promise.all(
-    batch.map(async (file): Promise<ProcessedFile | { kind: 'pending'; file: WalkedFile; subcategory: TextSubcategory; text: string; encoding: string | null }> => {
-      const byName = deps.classifyByName(file.path);
-      // Assets known by name are never read here: only the ZIP bundle copies them.
+    batch.files.map(async ({ file, byName, room }): Promise<Classified> => {
       if (byName.kind === 'asset') return { kind: 'asset', file, subcategory: byName.subcategory };
-      const read = await deps.readFile(file.absPath, maxFileBytes);
+      const into = new Uint8Array(ring.memory, offset, room);
+      offset += room;
+      const read = await deps.readFile(file.absPath, maxFileBytes, into);
       if (!read.ok) return { kind: 'skipped', file, reason: read.reason };
       const content = deps.classifyContent(file.path, read.bytes);
       if (!content.textual) return { kind: 'asset', file, subcategory: content.subcategory };
-      return { kind: 'pending', file, subcategory: content.subcategory, text: content.text, encoding: content.encoding };
+      return { kind: 'pending', file, subcategory: content.subcategory, content: content.content, encoding: content.encoding };
     }),
   );
-  const texts: string[] = [];
-  for (const item of items) if (item.kind === 'pending') texts.push(item.text);
-  const counts = texts.length > 0 ? await deps.countTokens(texts) : [];
+  const contents: Uint8Array[] = [];
+  for (const item of items) if (item.kind === 'pending') contents.push(item.content);
+  const counts = contents.length > 0 ? await deps.countTokens(contents) : [];
   let next = 0;
   return items.map((item) => (item.kind === 'pending' ? { ...item, kind: 'text', tokens: counts[next++] ?? 0 } : item));
 }
@@ -65,8 +89,9 @@ type Settled = { ok: true; items: ProcessedFile[] } | { ok: false; error: unknow
 
 /**
  * Read, classify and count every walked file once, in small batches processed concurrently,
- * and hand results to `emit` strictly in walk order. At most `concurrency` batches are held in
- * memory, so peak memory does not grow with the repository.
+ * and hand results to `emit` strictly in walk order. Reads land in a ring of shared memory of
+ * fixed size that batches take and give back in order, so peak memory does not grow with the
+ * repository, nor with how many big files come in a row.
  */
 export async function processFiles(
   files: WalkedFile[],
@@ -74,25 +99,37 @@ export async function processFiles(
   options: ProcessOptions,
   emit: (items: ProcessedFile[], filesDone: number) => Promise<void> | void,
 ): Promise<void> {
-  const batches = makeBatches(files, options.batchFiles, options.batchBytes);
-  const inflight: Array<Promise<Settled>> = [];
-  let next = 0;
+  const batches = planBatches(files, deps, options);
+  // Any one batch must fit the ring on its own: the largest file, or a full batch of small ones.
+  const ring = takeRing(Math.max(options.readBufferBytes, options.maxFileBytes + 1, options.batchBytes));
+  const inflight: Array<{ region: RingRegion | null; settled: Promise<Settled> }> = [];
+  let waiting = batches.next();
   let done = 0;
-  const start = (batch: WalkedFile[]): Promise<Settled> =>
-    processBatch(batch, deps, options.maxFileBytes).then(
-      (items): Settled => ({ ok: true, items }),
-      (error: unknown): Settled => ({ ok: false, error }),
-    );
-  while (next < batches.length || inflight.length > 0) {
-    options.signal?.throwIfAborted();
-    while (inflight.length < options.concurrency && next < batches.length) inflight.push(start(batches[next++] ?? []));
-    const settled = await (inflight.shift() as Promise<Settled>);
-    if (!settled.ok) {
-      // Let the batches already started finish before failing, so no read outlives the scan.
-      await Promise.all(inflight);
-      throw settled.error;
+  try {
+    while (!waiting.done || inflight.length > 0) {
+      options.signal?.throwIfAborted();
+      while (inflight.length < options.concurrency && !waiting.done) {
+        const batch = waiting.value;
+        const region = batch.room > 0 ? ring.tryAcquire(batch.room) : null;
+        if (batch.room > 0 && region === null) break;
+        waiting = batches.next();
+        const settled = processBatch(batch, region, ring, deps, options.maxFileBytes).then(
+          (items): Settled => ({ ok: true, items }),
+          (error: unknown): Settled => ({ ok: false, error }),
+        );
+        inflight.push({ region, settled });
+      }
+      const head = inflight.shift() as (typeof inflight)[number];
+      const settled = await head.settled;
+      if (!settled.ok) throw settled.error;
+      done += settled.items.length;
+      await emit(settled.items, done);
+      // Regions go back in the order they were taken, once nothing reads them.
+      if (head.region !== null) ring.releaseOldest();
     }
-    done += settled.items.length;
-    await emit(settled.items, done);
+  } finally {
+    // Let the batches already started finish before the ring is reused, so no read outlives the scan.
+    await Promise.all(inflight.map((batch) => batch.settled));
+    returnRing(ring);
   }
 }

@@ -68,10 +68,10 @@ export interface ScanReport {
 
 export interface RunScanDeps extends ScanDeps {
   /**
-   * Exact token counts for a batch of texts. A long-lived worker passes its warm pool here;
-   * without it the scan starts a pool of its own and closes it afterwards.
+   * Exact token counts for a batch of UTF-8 contents. A long-lived worker passes its warm pool
+   * here; without it the scan starts a pool of its own and closes it afterwards.
    */
-  countTokens?: (texts: string[]) => Promise<number[]>;
+  countTokens?: (contents: Uint8Array[]) => Promise<number[]>;
 }
 
 function repositoryBlock(input: ScanInput): RepositoryBlock {
@@ -92,11 +92,11 @@ export async function runScan(
   const deps = { ...defaultScanDeps, ...overrides };
   const started = performance.now();
   const ownPool = deps.countTokens ? null : createTokenPool({ encoding: input.encoding });
-  const countTokens = deps.countTokens ?? ((texts: string[]) => (ownPool as NonNullable<typeof ownPool>).count(texts));
+  const countTokens = deps.countTokens ?? ((contents: Uint8Array[]) => (ownPool as NonNullable<typeof ownPool>).count(contents));
   const writer = await TextArtifactWriter.open(input.outDir, [txtRenderer, markdownRenderer, jsonRenderer], input.options.lite);
   try {
     void ownPool?.warm().catch(() => {});
-    const collected = await collectFiles(input, deps, countTokens, (record, text) => writer.addFile(record, text), onProgress);
+    const collected = await collectFiles(input, deps, countTokens, (record, content) => writer.addFile(record, content), onProgress);
 
     onProgress({ phase: 'render', files_done: collected.files.length + collected.assets.length, files_total: collected.files.length + collected.assets.length });
     const renderStart = performance.now();

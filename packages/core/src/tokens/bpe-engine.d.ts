@@ -22,3 +22,9 @@ export interface BpeTables {
 export function loadBpeTables(encoding: TokenEncodingName): BpeTables;
 
 export function createBpeCount(tables: BpeTables, smallPieceBytes?: number): (text: string) => number;
+
+/**
+ * The token count of UTF-8 `bytes`, equal to `count(decoded bytes)`, decoding at most about
+ * `sliceBytes` at a time (split only where both encodings' pre-tokenizers always split).
+ */
+export function countUtf8(count: (text: string) => number, bytes: Uint8Array, sliceBytes?: number): number;

@@ -11,6 +11,7 @@
 // adjacent pair with the lowest rank, leftmost first), on bytes held in typed arrays: about 5 MB of
 // tables for o200k_base, a bounded merge cache, O(n log n) on long pieces. Special tokens are never
 // looked for, so `<|endoftext|>` is ordinary text.
+import { Buffer } from 'node:buffer';
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
@@ -409,4 +410,71 @@ export function createBpeCount(tables, smallPieceBytes = SMALL_PIECE_BYTES) {
     }
     return total;
   };
+}
+
+/** Target bytes per slice of UTF-8 content: each decodes to a string far below V8's large-object size. */
+const SLICE_BYTES = 1 << 16;
+
+/** @param {number | undefined} b */
+const isAsciiLetter = (b) => b !== undefined && ((b >= 0x41 && b <= 0x5a) || (b >= 0x61 && b <= 0x7a));
+/** @param {number} b */
+const isAsciiPunct = (b) => (b >= 0x21 && b <= 0x2f) || (b >= 0x3a && b <= 0x40) || (b >= 0x5b && b <= 0x60) || (b >= 0x7b && b <= 0x7e);
+
+/**
+ * Whether o200k_base's and cl100k_base's pre-tokenizers always end a piece right before byte `j`,
+ * whatever surrounds it, and match the pieces before `j` the same when the text stops at `j`:
+ * - `" x"` (space, ASCII letter): the space can only begin the letter piece that follows; every
+ *   construct of both patterns treats that space like the end of the text, except `\s`, and a
+ *   whitespace run before it ends at it either way (`\s+(?!\S)` leaves the last space).
+ * - `"x,"` (ASCII letter, ASCII punctuation other than `'`): a letter piece cannot take punctuation,
+ *   only a contraction (`'s`), so an apostrophe is never a split.
+ * - `"\nx"` (newline, printable ASCII other than `/`): only a punctuation run takes characters
+ *   after a newline, and only `\r`, `\n` and (o200k) `/`.
+ * All three are ASCII, so a split is also a UTF-8 character boundary. The differential tests check
+ * the sum of slice counts against whole-text counts on a corpus and on random text.
+ * @param {Uint8Array} bytes
+ * @param {number} j 0 < j < bytes.length
+ */
+function isPieceBoundary(bytes, j) {
+  const at = /** @type {number} */ (bytes[j]);
+  if (at === 0x20) return isAsciiLetter(bytes[j + 1]);
+  const before = /** @type {number} */ (bytes[j - 1]);
+  if (isAsciiLetter(before)) return at !== 0x27 && isAsciiPunct(at);
+  return before === 0x0a && at > 0x20 && at < 0x7f && at !== 0x2f;
+}
+
+/**
+ * The end of the slice that starts at `from`: the piece boundary nearest below `from + size` (not
+ * below its middle), else the first one above it, else the end of the content.
+ * @param {Uint8Array} bytes
+ * @param {number} from
+ * @param {number} size
+ */
+function sliceEnd(bytes, from, size) {
+  const target = from + size;
+  if (target >= bytes.length) return bytes.length;
+  const lowest = from + (size >> 1);
+  for (let j = target; j > lowest; j--) if (isPieceBoundary(bytes, j)) return j;
+  for (let j = target + 1; j < bytes.length; j++) if (isPieceBoundary(bytes, j)) return j;
+  return bytes.length;
+}
+
+/**
+ * The token count of UTF-8 `bytes`, equal to `count(decoded bytes)`, without ever decoding more
+ * than about `sliceBytes` at once (content with no boundary at all, such as one long word, is
+ * decoded whole). Large strings would live in V8's large-object space until a full collection,
+ * so counting whole files made a worker's heap grow far past what it held.
+ * @param {(text: string) => number} count
+ * @param {Uint8Array} bytes
+ * @param {number} [sliceBytes]
+ */
+export function countUtf8(count, bytes, sliceBytes = SLICE_BYTES) {
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let total = 0;
+  for (let from = 0; from < buffer.length; ) {
+    const to = sliceEnd(buffer, from, Math.max(2, sliceBytes));
+    total += count(buffer.toString('utf8', from, to));
+    from = to;
+  }
+  return total;
 }

@@ -2,10 +2,12 @@
 // and this file is loaded as is both from src/ (vitest) and from dist/ (the build copies it).
 //
 // Protocol: it posts `{ ready: true }` once the BPE tables are loaded, then answers every batch (an
-// array of strings) with `{ counts }` or `{ error }`; the pool sends a worker one batch at a time.
+// array of UTF-8 Uint8Arrays, usually views of SharedArrayBuffers) with `{ counts }` or `{ error }`;
+// the pool sends a worker one batch at a time.
+import { Buffer } from 'node:buffer';
 import process from 'node:process';
 import { parentPort, workerData } from 'node:worker_threads';
-import { createBpeCount, loadBpeTables } from './bpe-engine.js';
+import { countUtf8, createBpeCount, loadBpeTables } from './bpe-engine.js';
 
 /** @type {{ encoding: import('../types.js').TokenEncodingName, exitOnText?: string }} */
 const { encoding, exitOnText } = workerData;
@@ -14,12 +16,14 @@ if (port === null) throw new Error('count-tokens.worker.js must run in a worker 
 
 const count = createBpeCount(loadBpeTables(encoding));
 
-port.on('message', (/** @type {string[]} */ texts) => {
-  // Test seam (TokenPoolOptions.exitOnTextForTest): die mid-batch like a crashed worker would.
-  if (exitOnText !== undefined && texts.includes(exitOnText)) process.exit(70);
+port.on('message', (/** @type {Uint8Array[]} */ contents) => {
   try {
-    const counts = new Array(texts.length);
-    for (let i = 0; i < texts.length; i++) counts[i] = count(texts[i]);
+    const counts = new Array(contents.length);
+    for (let i = 0; i < contents.length; i++) {
+      // Test seam (TokenPoolOptions.exitOnTextForTest): die mid-batch like a crashed worker would.
+      if (exitOnText !== undefined && Buffer.from(contents[i]).toString() === exitOnText) process.exit(70);
+      counts[i] = countUtf8(count, contents[i]);
+    }
     port.postMessage({ counts });
   } catch (error) {
     port.postMessage({ error: error instanceof Error ? (error.stack ?? error.message) : String(error) });

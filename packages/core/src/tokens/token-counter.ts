@@ -1,7 +1,7 @@
 // In-thread exact token counting. The BPE tables load on the first count() (about 50 ms and 5 MB of
 // typed arrays for o200k_base) and are shared by every counter of that encoding in this thread.
 import type { TokenEncodingName } from '../types.js';
-import { createBpeCount, loadBpeTables } from './bpe-engine.js';
+import { countUtf8, createBpeCount, loadBpeTables } from './bpe-engine.js';
 
 export interface TokenCounter {
   readonly encoding: TokenEncodingName;
@@ -11,15 +11,16 @@ export interface TokenCounter {
    * surrogates included (they count as U+FFFD, as TextEncoder writes them).
    */
   count(text: string): number;
+  /** `count` of UTF-8 content, decoded a slice at a time (no large string is ever made). */
+  countUtf8(content: Uint8Array): number;
 }
 
 export function createTokenCounter(encoding: TokenEncodingName): TokenCounter {
   let count: ((text: string) => number) | undefined;
+  const counter = (): ((text: string) => number) => (count ??= createBpeCount(loadBpeTables(encoding)));
   return {
     encoding,
-    count(text) {
-      count ??= createBpeCount(loadBpeTables(encoding));
-      return count(text);
-    },
+    count: (text) => counter()(text),
+    countUtf8: (content) => countUtf8(counter(), content),
   };
 }

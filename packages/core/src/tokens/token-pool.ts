@@ -17,9 +17,12 @@ export interface TokenPoolOptions {
 export interface TokenPool {
   readonly encoding: TokenEncodingName;
   readonly threads: number;
-  /** Exact token counts of a batch (aim for ~50 files or ~1 MB), in input order. Rejects with an Error
-   * if the worker running the batch dies; later batches run on a replacement. */
-  count(texts: string[]): Promise<number[]>;
+  /**
+   * Exact token counts of a batch of UTF-8 contents (aim for ~50 files or ~1 MB), in input order.
+   * Contents in a SharedArrayBuffer reach the worker without a copy. Rejects with an Error if the
+   * worker running the batch dies; later batches run on a replacement.
+   */
+  count(contents: readonly Uint8Array[]): Promise<number[]>;
   /** Starts every worker and resolves once each has loaded its BPE tables. */
   warm(): Promise<void>;
   /** Stops the workers; pending and later batches reject. */
@@ -27,7 +30,7 @@ export interface TokenPool {
 }
 
 interface Job {
-  texts: string[];
+  contents: readonly Uint8Array[];
   resolve: (counts: number[]) => void;
   reject: (error: Error) => void;
 }
@@ -56,7 +59,9 @@ export function createTokenPool(options: TokenPoolOptions): TokenPool {
   let inThread: ReturnType<typeof createTokenCounter> | undefined;
 
   function spawn(): Slot {
-    const worker = new Worker(WORKER_URL, { workerData: { encoding, exitOnText: exitOnTextForTest } });
+    // A small young generation: a worker makes only short-lived slice strings, and V8's default
+    // lets each worker's new space grow to tens of megabytes it never needs.
+    const worker = new Worker(WORKER_URL, { workerData: { encoding, exitOnText: exitOnTextForTest }, resourceLimits: { maxYoungGenerationSizeMb: 4 } });
     let markReady!: () => void;
     let failReady!: (error: Error) => void;
     const ready = new Promise<void>((resolve, reject) => {
@@ -114,27 +119,27 @@ export function createTokenPool(options: TokenPoolOptions): TokenPool {
       queue.shift();
       slot.job = job;
       updateRef(slot);
-      slot.worker.postMessage(job.texts);
+      slot.worker.postMessage(job.contents);
     }
   }
 
   return {
     encoding,
     threads,
-    count(texts) {
+    count(contents) {
       if (closed) return Promise.reject(new Error('TokenPool is closed'));
-      if (texts.length === 0) return Promise.resolve([]);
+      if (contents.length === 0) return Promise.resolve([]);
       if (threads === 0) {
         try {
           inThread ??= createTokenCounter(encoding);
           const counter = inThread;
-          return Promise.resolve(texts.map((text) => counter.count(text)));
+          return Promise.resolve(contents.map((content) => counter.countUtf8(content)));
         } catch (error) {
           return Promise.reject(error instanceof Error ? error : new Error(String(error)));
         }
       }
       return new Promise<number[]>((resolve, reject) => {
-        queue.push({ texts, resolve, reject });
+        queue.push({ contents, resolve, reject });
         dispatch();
       });
     },

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { fenceFor, inlineCode, tableCode } from '../../src/render/markdown-fence.js';
+import { Buffer } from 'node:buffer';
+import { fenceFor, fenceForUtf8, inlineCode, tableCode } from '../../src/render/markdown-fence.js';
 
 describe('markdown fences', () => {
   it('is three backticks for content without backticks', () => {
@@ -8,6 +9,11 @@ describe('markdown fences', () => {
   it('is longer than the longest backtick run in the content', () => {
     expect(fenceFor('```ts\nx\n```')).toBe('````');
     expect(fenceFor('a ````` b')).toBe('``````');
+  });
+  it('is the same over UTF-8 bytes as over the text', () => {
+    for (const text of ['', 'plain', '`', '``', 'a```b````c`', '```日本```😀`````', '`'.repeat(40), 'end with ``']) {
+      expect(fenceForUtf8(Buffer.from(text, 'utf8'))).toBe(fenceFor(text));
+    }
   });
   it('code spans survive backticks in names', () => {
     expect(inlineCode('a.ts')).toBe('`a.ts`');

@@ -1,3 +1,4 @@
+import { Buffer } from 'node:buffer';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -22,7 +23,7 @@ export const GITHUB_SOURCE: SourceInfo = {
 };
 
 const counter = createTokenCounter('o200k_base');
-const inThread = (texts: string[]): Promise<number[]> => Promise.resolve(texts.map((t) => counter.count(t)));
+const inThread = (contents: Uint8Array[]): Promise<number[]> => Promise.resolve(contents.map((c) => counter.count(Buffer.from(c).toString('utf8'))));
 
 describe.each([
   ['rich', false],

@@ -1,3 +1,4 @@
+import { Buffer } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -13,7 +14,7 @@ import { readZip } from './read-zip.js';
 
 const LOCAL: SourceInfo = { type: 'local', url: null, hostFamily: null, ref: null, branch: null, commit: null, subdir: null };
 const counter = createTokenCounter('o200k_base');
-const inThread = (texts: string[]): Promise<number[]> => Promise.resolve(texts.map((t) => counter.count(t)));
+const inThread = (contents: Uint8Array[]): Promise<number[]> => Promise.resolve(contents.map((c) => counter.count(Buffer.from(c).toString('utf8'))));
 
 function input(root: string, outDir: string, options: Partial<ScanOptions> = {}): ScanInput {
   return {
@@ -144,6 +145,42 @@ describe('runScan edge cases', () => {
     await mkdir(outDir);
     return { root, outDir };
   }
+
+  it('writes every byte of a tree several times larger than its read buffer', async () => {
+    // 2 000 small files and 12 large ones, about 38 MB: batches wrap around the engine's 16 MiB
+    // read ring many times; small contents are copied into the write buffers, large ones are
+    // written straight from the ring. Reused memory must never leak into another file's output.
+    const { root, outDir } = await fresh('larger-than-ring');
+    const line = (i: number, n: number): string => `row ${i}.${n}: "quoted" \\ back\tslash, é日😀 ${(i * 7919 + n * 104729) % 1000003}\n`;
+    const contents = new Map<string, string>();
+    const make = (path: string, i: number, bytes: number): string => {
+      let text = `// ${path}\n`;
+      for (let n = 0; text.length < bytes; n++) text += line(i, n);
+      contents.set(path, text);
+      return text;
+    };
+    await mkdir(join(root, 'small'));
+    await mkdir(join(root, 'large'));
+    for (let i = 0; i < 2000; i++) await writeFile(join(root, 'small', `f${String(i).padStart(4, '0')}.txt`), make(`small/f${String(i).padStart(4, '0')}.txt`, i, 10_000));
+    for (let i = 0; i < 12; i++) await writeFile(join(root, 'large', `big${String(i).padStart(2, '0')}.txt`), make(`large/big${String(i).padStart(2, '0')}.txt`, i, 1_500_000));
+
+    const byteCounts = (items: Uint8Array[]): number[] => items.map((c) => c.byteLength);
+    const report = await runScan(input(root, outDir, { skipTree: true }), { countTokens: (items) => Promise.resolve(byteCounts(items)) });
+    expect(report.files).toHaveLength(2012);
+    for (const file of report.files) expect(file.tokens_estimate).toBe(Buffer.byteLength(contents.get(file.path) ?? '', 'utf8'));
+
+    const json = JSON.parse(await readFile(join(outDir, 'output.json'), 'utf8')) as JsonArtifact;
+    expect(json.files.filter((f) => f.content !== contents.get(f.path)).map((f) => f.path)).toEqual([]);
+    for (const format of ['txt', 'md']) {
+      const text = await readFile(join(outDir, `output.${format}`), 'utf8');
+      let at = 0;
+      for (const file of report.files) {
+        const found = text.indexOf(contents.get(file.path) ?? '', at);
+        expect(found, `${format}: ${file.path}`).toBeGreaterThanOrEqual(at);
+        at = found + 1;
+      }
+    }
+  });
 
   it('a 0-file scan still writes valid artifacts', async () => {
     const { root, outDir } = await fresh('empty');

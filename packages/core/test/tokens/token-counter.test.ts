@@ -1,8 +1,9 @@
+import { Buffer } from 'node:buffer';
 import { Tiktoken } from 'js-tiktoken/lite';
 import cl100kRanks from 'js-tiktoken/ranks/cl100k_base';
 import o200kRanks from 'js-tiktoken/ranks/o200k_base';
 import { describe, expect, it } from 'vitest';
-import { createBpeCount, loadBpeTables } from '../../src/tokens/bpe-engine.js';
+import { countUtf8, createBpeCount, loadBpeTables } from '../../src/tokens/bpe-engine.js';
 import { createTokenCounter } from '../../src/tokens/index.js';
 import type { TokenEncodingName } from '../../src/types.js';
 import { GROUPS, sampleGroup } from './corpus.js';
@@ -121,5 +122,46 @@ describe.each(['o200k_base', 'cl100k_base'] as const)('createTokenCounter(%s)', 
     for (const text of ['\uD800', '\uDFFF\uD800', '\u0000', '<|endoftext|>'.repeat(1000), String.fromCharCode(...Array.from({ length: 0x800 }, (_, i) => i))]) {
       expect(() => counter.count(text)).not.toThrow();
     }
+  });
+});
+
+// Files are counted from their UTF-8 bytes a slice at a time; the slices must add up to the count of
+// the whole decoded text. Tiny slices make nearly every split point in the text an actual split.
+describe.each(['o200k_base', 'cl100k_base'] as const)('countUtf8 (%s): slices add up to the whole', (encoding) => {
+  const count = createBpeCount(loadBpeTables(encoding));
+  const utf8 = (text: string): Uint8Array => Buffer.from(text, 'utf8');
+  /** What the file holds: its bytes decoded (a lone surrogate was written as U+FFFD). */
+  const whole = (bytes: Uint8Array): number => count(Buffer.from(bytes).toString('utf8'));
+
+  it.each([2, 7, 64, 1000, 65_536])('on the real corpus, slices of %i bytes', (sliceBytes) => {
+    const files = [GROUPS.ts, GROUPS.js, GROUPS.md, GROUPS.json, GROUPS.map].flatMap((group) => sampleGroup(group, 300_000));
+    const mismatches = files
+      .map((file) => utf8(file.text))
+      .filter((bytes) => countUtf8(count, bytes, sliceBytes) !== whole(bytes));
+    expect(mismatches).toEqual([]);
+  });
+
+  it('on random text made of the characters around split points', () => {
+    const random = mulberry32(41 + encoding.length);
+    const alphabet = [...'aZ \n\r\t/\',.;-_:`!?09', "'s", "'re", "'LL", ' x', '\n/', '\nx', 'é', '日', '😀', '\u00A0', '\u0301', '\u2028', '\uD800'];
+    for (let n = 0; n < 3000; n++) {
+      let text = '';
+      const length = 1 + Math.floor(random() * 80);
+      for (let i = 0; i < length; i++) text += alphabet[Math.floor(random() * alphabet.length)];
+      const bytes = utf8(text);
+      for (const sliceBytes of [2, 3, 5, 11]) expect(countUtf8(count, bytes, sliceBytes), `${JSON.stringify(text)} / ${sliceBytes}`).toBe(whole(bytes));
+    }
+  });
+
+  it('decodes one slice at a time', () => {
+    const seen: number[] = [];
+    const spy = (text: string): number => {
+      seen.push(text.length);
+      return count(text);
+    };
+    const bytes = utf8('const value = compute(first, second);\n'.repeat(20_000));
+    expect(countUtf8(spy, bytes, 4096)).toBe(whole(bytes));
+    expect(Math.max(...seen)).toBeLessThanOrEqual(4096 + 64);
+    expect(seen.length).toBeGreaterThan(bytes.length / 4096 - 1);
   });
 });

@@ -1,3 +1,4 @@
+import { Buffer } from 'node:buffer';
 import { readdirSync } from 'node:fs';
 import { availableParallelism, platform } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -25,56 +26,83 @@ function batches<T>(items: T[], size: number): T[][] {
 /** OS threads of this process (Linux): each worker thread is one. */
 const osThreads = (): number => readdirSync('/proc/self/task').length;
 
+/** The thread count once threads of earlier tests' pools have finished exiting. */
+async function settledThreads(): Promise<number> {
+  for (let last = osThreads(); ; ) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const now = osThreads();
+    if (now === last) return now;
+    last = now;
+  }
+}
+
+const utf8 = (text: string): Uint8Array => Buffer.from(text, 'utf8');
+/** UTF-8 bytes in a SharedArrayBuffer, as the engine's reader produces them. */
+function sharedUtf8(text: string): Uint8Array {
+  const bytes = utf8(text);
+  const shared = new Uint8Array(new SharedArrayBuffer(bytes.length + 1), 0, bytes.length);
+  shared.set(bytes);
+  return shared;
+}
+
 describe('createTokenPool', () => {
   const texts = [GROUPS.ts, GROUPS.js, GROUPS.md, GROUPS.json].flatMap((group) => sampleGroup(group, 150_000)).map((file) => file.text);
+  const contents = texts.map(sharedUtf8);
 
   it.each(['o200k_base', 'cl100k_base'] as const)('counts batches in input order, as the in-thread counter does (%s)', async (encoding: TokenEncodingName) => {
     const counter = createTokenCounter(encoding);
     const tokens = pool({ encoding, threads: 2 });
-    const results = await Promise.all(batches(texts, 50).map((batch) => tokens.count(batch)));
+    const results = await Promise.all(batches(contents, 50).map((batch) => tokens.count(batch)));
     expect(results.flat()).toEqual(texts.map((text) => counter.count(text)));
+  });
+
+  it('counts contents the same whether they are shared, plain or views into larger buffers', async () => {
+    const tokens = pool({ encoding: 'o200k_base', threads: 1 });
+    const text = 'naïve café 😀 <|endoftext|>\n';
+    const framed = utf8(`xx${text}yy`).subarray(2, 2 + utf8(text).length);
+    await expect(tokens.count([sharedUtf8(text), utf8(text), framed])).resolves.toEqual(Array(3).fill(createTokenCounter('o200k_base').count(text)));
   });
 
   it('defaults to one thread per core and warms every worker', async () => {
     const tokens = pool({ encoding: 'o200k_base' });
     expect(tokens.threads).toBe(availableParallelism());
     await expect(tokens.warm()).resolves.toBeUndefined();
-    await expect(tokens.count(['hello world', '<|endoftext|>'])).resolves.toEqual([2, 7]);
+    await expect(tokens.count([utf8('hello world'), utf8('<|endoftext|>')])).resolves.toEqual([2, 7]);
   });
 
   it('counts in the calling thread with zero threads', async () => {
     const tokens = pool({ encoding: 'o200k_base', threads: 0 });
     await tokens.warm();
-    await expect(tokens.count(['hello world', ''])).resolves.toEqual([2, 0]);
+    await expect(tokens.count([utf8('hello world'), utf8('')])).resolves.toEqual([2, 0]);
     await expect(tokens.count([])).resolves.toEqual([]);
   });
 
   it('rejects the batch of a worker that dies, keeps other batches, and recovers', async () => {
     const tokens = pool({ encoding: 'o200k_base', threads: 2, exitOnTextForTest: '\u0000exit' });
     await tokens.warm();
-    const doomed = tokens.count(['a', '\u0000exit', 'b']);
-    const healthy = tokens.count(['hello world']);
+    const doomed = tokens.count(['a', '\u0000exit', 'b'].map(utf8));
+    const healthy = tokens.count([utf8('hello world')]);
     await expect(doomed).rejects.toThrow(/Token worker exited with code 70/);
     await expect(healthy).resolves.toEqual([2]);
-    await expect(tokens.count(['hello world', 'again'])).resolves.toEqual([2, 1]);
-    await expect(Promise.all(batches(texts.slice(0, 40), 10).map((batch) => tokens.count(batch)))).resolves.toHaveLength(4);
+    await expect(tokens.count([utf8('hello world'), utf8('again')])).resolves.toEqual([2, 1]);
+    await expect(Promise.all(batches(contents.slice(0, 40), 10).map((batch) => tokens.count(batch)))).resolves.toHaveLength(4);
   });
 
   it('rejects instead of hanging when workers cannot start', async () => {
     const tokens = pool({ encoding: 'no_such_encoding' as TokenEncodingName, threads: 1 });
-    await expect(tokens.count(['x'])).rejects.toThrow(/Token worker exited/);
+    await expect(tokens.count([utf8('x')])).rejects.toThrow(/Token worker exited/);
     await expect(tokens.warm()).rejects.toThrow(/Token worker exited/);
   });
 
   it.skipIf(platform() !== 'linux')('ends its worker threads on close()', async () => {
-    const before = osThreads();
+    const before = await settledThreads();
     const tokens = pool({ encoding: 'o200k_base', threads: 2 });
     await tokens.warm();
     expect(osThreads()).toBeGreaterThanOrEqual(before + 2);
-    const pending = expect(tokens.count(texts.slice(0, 50))).rejects.toThrow('TokenPool is closed');
+    const pending = expect(tokens.count(contents.slice(0, 50))).rejects.toThrow('TokenPool is closed');
     await tokens.close();
     await pending;
-    await expect(tokens.count(['x'])).rejects.toThrow('TokenPool is closed');
+    await expect(tokens.count([utf8('x')])).rejects.toThrow('TokenPool is closed');
     await expect.poll(osThreads, { timeout: 5_000 }).toBeLessThanOrEqual(before);
   });
 });

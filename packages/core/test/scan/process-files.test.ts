@@ -1,0 +1,78 @@
+import { Buffer } from 'node:buffer';
+import { describe, expect, it } from 'vitest';
+import { classifyByName, classifyContent } from '../../src/classify/index.js';
+import { processFiles } from '../../src/scan/process-files.js';
+import type { FileProcessingDeps, ProcessOptions, ProcessedFile } from '../../src/scan/process-files.js';
+import type { WalkedFile } from '../../src/types.js';
+
+const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+const text = (path: string, size: number): string => `${path}:`.padEnd(size, String.fromCharCode(97 + (path.length % 26)));
+
+/** Files of 1–6 kB whose contents say which file they are, read slowly and out of order. */
+function fixture(count: number): { files: WalkedFile[]; deps: FileProcessingDeps; reads: { live: number; peak: number } } {
+  const files = Array.from({ length: count }, (_, i) => {
+    const path = `dir/file-${i}.txt`;
+    return { path, absPath: `/virtual/${path}`, size: 1000 + ((i * 7919) % 5000) };
+  });
+  const bySpot = new Map(files.map((f) => [f.absPath, f]));
+  const reads = { live: 0, peak: 0 };
+  const deps: FileProcessingDeps = {
+    async readFile(absPath, _maxBytes, into) {
+      const file = bySpot.get(absPath) as WalkedFile;
+      if (!into) throw new Error('the engine reads into its ring');
+      reads.live += into.length;
+      reads.peak = Math.max(reads.peak, reads.live);
+      await pause((file.size % 3) + 1);
+      const bytes = Buffer.from(text(file.path, file.size));
+      into.set(bytes);
+      reads.live -= into.length;
+      return { ok: true, bytes: into.subarray(0, bytes.length) };
+    },
+    classifyByName,
+    classifyContent,
+    countTokens: async (contents) => {
+      await pause(1);
+      return contents.map((c) => c.length);
+    },
+  };
+  return { files, deps, reads };
+}
+
+// A ring just big enough for a few batches, so freed regions are reused at once.
+const TIGHT: ProcessOptions = { maxFileBytes: 8192, concurrency: 4, batchFiles: 4, batchBytes: 12_000, readBufferBytes: 24_000 };
+
+describe('processFiles', () => {
+  it('emits every file in walk order, with contents intact until emit returns, through a tight read ring', async () => {
+    const { files, deps, reads } = fixture(300);
+    const seen: string[] = [];
+    await processFiles(files, deps, TIGHT, async (items: ProcessedFile[]) => {
+      const texts = items.map((item) => (item.kind === 'text' ? Buffer.from(item.content).toString() : ''));
+      // While emit is busy (writing, in the engine), later batches are being read.
+      await pause(3);
+      items.forEach((item, i) => {
+        expect(item.kind).toBe('text');
+        if (item.kind !== 'text') return;
+        expect(Buffer.from(item.content).toString(), item.file.path).toBe(texts[i]);
+        expect(texts[i]).toBe(text(item.file.path, item.file.size));
+        expect(item.tokens).toBe(item.file.size);
+        seen.push(item.file.path);
+      });
+    });
+    expect(seen).toEqual(files.map((f) => f.path));
+    expect(reads.peak).toBeLessThanOrEqual(TIGHT.readBufferBytes);
+  });
+
+  it('fails with the first error and lets the batches already reading finish', async () => {
+    const { files, deps, reads } = fixture(60);
+    const failing: FileProcessingDeps = {
+      ...deps,
+      countTokens: async (contents) => {
+        await pause(1);
+        if (contents.some((c) => Buffer.from(c).toString().startsWith('dir/file-20.txt:'))) throw new Error('tokenizer crashed');
+        return contents.map((c) => c.length);
+      },
+    };
+    await expect(processFiles(files, failing, TIGHT, () => {})).rejects.toThrow('tokenizer crashed');
+    expect(reads.live).toBe(0);
+  });
+});
