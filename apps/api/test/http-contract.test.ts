@@ -1,4 +1,4 @@
-import { readFile, readdir } from 'node:fs/promises';
+import { readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -318,6 +318,32 @@ describe('HTTP contract: states and limits that need their own configuration', (
       expect((await fetch(`${api.baseUrl}/v1/cleanup/${data.scan_id}`, { method: 'DELETE' })).status).toBe(200);
       await expectError(await fetch(`${api.baseUrl}/v1/scans/${data.scan_id}`), 404, 'SCAN_NOT_FOUND');
       expect(await api.runtime.transport.queue.jobState(data.scan_id)).toBe('absent');
+    } finally {
+      await api.close();
+    }
+  });
+
+  it('beyond MAX_QUEUED_SCANS waiting scans a new one is 503 QUEUE_FULL and leaves nothing behind', async () => {
+    const api = await startTestApi({ ROLE: 'api', SCAN_WAIT_SECONDS: '0', MAX_QUEUED_SCANS: '2' });
+    try {
+      for (let i = 0; i < 2; i++) expect((await postScan(api, { repo_path: api.repoDir })).status).toBe(202);
+      const refused = await postScan(api, { repo_path: api.repoDir });
+      await expectError(refused, 503, 'QUEUE_FULL');
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(await readdir(join(api.dataDir, 'scans'))).toHaveLength(2);
+    } finally {
+      await api.close();
+    }
+  });
+
+  it('an unexpected failure is a generic 500 INTERNAL_ERROR: no stack, no path, the request id to report', async () => {
+    const api = await startTestApi({ ROLE: 'api', SCAN_WAIT_SECONDS: '0' });
+    try {
+      const { data } = (await (await postScan(api, { repo_path: api.repoDir })).json()) as { data: { scan_id: string } };
+      await writeFile(join(api.dataDir, 'scans', data.scan_id, 'state.json'), '{"state": "half-written');
+      const body = await expectError(await fetch(`${api.baseUrl}/v1/scans/${data.scan_id}`), 500, 'INTERNAL_ERROR');
+      expect(body.detail).not.toMatch(/JSON|state\.json|position/);
+      expect(body.detail).toContain(body.request_id);
     } finally {
       await api.close();
     }

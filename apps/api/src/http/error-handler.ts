@@ -25,7 +25,8 @@ export function errorHandler(log: Logger): ErrorRequestHandler {
       req.socket.destroy();
       return;
     }
-    if (isScanError(err)) {
+    // An internal error's message is a diagnostic (paths, parser output): it goes to the log only.
+    if (isScanError(err) && err.code !== 'INTERNAL_ERROR') {
       const retryAfter = err.options.retryAfterSeconds;
       sendError(res, err.code, err.message, retryAfter === undefined ? {} : { retryAfterSeconds: retryAfter });
       return;
@@ -41,7 +42,8 @@ export function errorHandler(log: Logger): ErrorRequestHandler {
     if (typeof e.status === 'number' && e.status >= 400 && e.status < 500) {
       return sendError(res, 'INVALID_REQUEST', 'The request could not be read. Check its headers and body.');
     }
-    log.error({ err, requestId: res.locals.requestId, method: req.method, path: req.path }, 'unhandled error');
-    sendError(res, 'INTERNAL_ERROR', 'Something went wrong on our side; it has been logged with this request id.');
+    const requestId = String(res.locals.requestId ?? '');
+    log.error({ err, requestId, method: req.method, path: req.path }, 'unhandled error');
+    sendError(res, 'INTERNAL_ERROR', `Something went wrong on our side; it has been logged as request ${requestId}. Retry, and report that id if it keeps happening.`);
   };
 }
