@@ -67,7 +67,7 @@ export function createApp(deps: AppDeps): Express {
   const artifacts = new ArtifactService(deps.store, deps.scans);
   app.use(systemRoutes({ version: deps.version, openApi: deps.openApi, store: deps.store, queue: deps.redisQueue, minFreeDiskRatio: deps.minFreeDiskRatio, metrics: deps.metrics }));
   app.use(scanRoutes({ scans: deps.scans, settings: deps.settings, waitMs, limiter }));
-  app.use(uploadRoutes({ scans: deps.scans, store: deps.store, maxUploadBytes: deps.maxUploadBytes, waitMs, limiter }));
+  app.use(uploadRoutes({ scans: deps.scans, store: deps.store, maxUploadBytes: deps.maxUploadBytes, archiveLimits: deps.settings.archive, waitMs, limiter }));
   app.use(inspectRoutes({ inspect: deps.inspect, settings: deps.settings, limits: deps.limits, limiter }));
   app.use(scansRoutes({ scans: deps.scans }));
   app.use(artifactRoutes({ artifacts, scans: deps.scans }));

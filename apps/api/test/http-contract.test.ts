@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postScan } from './support/scenarios.js';
 import { startTestApi } from './support/test-runtime.js';
 import type { TestApi } from './support/test-runtime.js';
-import { buildZip } from './support/zips.js';
+import { craftZip } from './support/zips.js';
 
 interface ErrorBody {
   status: string;
@@ -38,7 +38,7 @@ describe('HTTP contract (embedded mode)', () => {
   let completedId: string;
 
   beforeAll(async () => {
-    api = await startTestApi({ MAX_JSON_BODY_BYTES: '2048', MAX_UPLOAD_BYTES: '200000' });
+    api = await startTestApi({ MAX_JSON_BODY_BYTES: '2048', MAX_UPLOAD_BYTES: '200000', MAX_ARCHIVE_ENTRIES: '50' });
     const response = await postScan(api, { repo_path: api.repoDir });
     completedId = ((await response.json()) as { data: { scan_id: string } }).data.scan_id;
   });
@@ -250,12 +250,37 @@ describe('HTTP contract (embedded mode)', () => {
     it('a JSON body is 415', async () => {
       await expectError(await post(api, '/v1/upload', '{}'), 415, 'UNSUPPORTED_MEDIA_TYPE');
     });
-    it('an unsafe archive fails the scan: 422 UNSAFE_ARCHIVE with data.scan_id, then download is 409 SCAN_FAILED', async () => {
-      const zipPath = join(api.dataDir, '..', 'dup.zip');
-      await buildZip(zipPath, { 'README.md': 'a', 'readme.md': 'b' });
+    const upload = (zip: Buffer, query = ''): Promise<Response> => {
       const form = new FormData();
-      form.append('file', new Blob([new Uint8Array(await readFile(zipPath))]), 'dup.zip');
-      const body = await expectError(await fetch(`${api.baseUrl}/v1/upload`, { method: 'POST', body: form }), 422, 'UNSAFE_ARCHIVE');
+      form.append('file', new Blob([new Uint8Array(zip)]), 'repo.zip');
+      return fetch(`${api.baseUrl}/v1/upload${query}`, { method: 'POST', body: form });
+    };
+    const crafted = (name: string, spec: Record<string, unknown>): Buffer => craftZip(join(api.dataDir, '..', name), spec);
+
+    // Refused from the central directory before a scan exists, even with ?wait=false: no scan id,
+    // nothing queued, nothing kept.
+    it.each([
+      ['a symlink entry to /etc/passwd', 422, 'UNSAFE_ARCHIVE', { entries: [{ name: 'passwd', data: '/etc/passwd', mode: 0o120777 }, { name: 'ok.txt', data: 'ok' }] }],
+      ['a zip-slip name', 422, 'UNSAFE_ARCHIVE', { entries: [{ name: '../../evil.txt', data: 'x' }] }],
+      ['README.md and readme.md', 422, 'UNSAFE_ARCHIVE', { entries: [{ name: 'README.md', data: 'a' }, { name: 'readme.md', data: 'b' }] }],
+      ['an encrypted entry', 422, 'UNSAFE_ARCHIVE', { entries: [{ name: 'secret.txt', data: 'x' }], patches: [{ op: 'encrypt', index: 0 }] }],
+      ['a ratio bomb', 413, 'ARCHIVE_TOO_LARGE', { entries: [{ name: 'zeros.bin', zeros: 50 * 1024 * 1024, method: 'deflated' }] }],
+      ['more entries than MAX_ARCHIVE_ENTRIES (50)', 413, 'TOO_MANY_ENTRIES', { many: 51 }],
+    ])('an upload with %s is %i %s at once, before any scan exists', async (_name, status, code, spec) => {
+      const before = await readdir(join(api.dataDir, 'scans'));
+      const body = await expectError(await upload(crafted(`${code}-${before.length}.zip`, spec), '?wait=false'), status, code);
+      expect(body.data).toBeUndefined();
+      expect(await readdir(join(api.dataDir, 'scans'))).toEqual(before);
+      expect(await readdir(join(api.dataDir, 'incoming'))).toEqual([]);
+    });
+
+    it('an archive whose data lies about its size fails the scan: 422 UNSAFE_ARCHIVE with data.scan_id, then download is 409 SCAN_FAILED', async () => {
+      // Only inflating shows the lie, so it passes the central-directory check and fails in the worker.
+      const liar = crafted('liar.zip', {
+        entries: [{ name: 'first.txt', data: 'fine' }, { name: 'liar.bin', zeros: 1024 * 1024, method: 'deflated' }],
+        patches: [{ op: 'set-uncompressed', index: 1, size: 10 }],
+      });
+      const body = await expectError(await upload(liar), 422, 'UNSAFE_ARCHIVE');
       const scanId = body.data?.scan_id ?? '';
       expect(scanId).toMatch(UUID);
       const status = (await (await fetch(`${api.baseUrl}/v1/scans/${scanId}`)).json()) as { data: { state: string; error: { code: string } } };

@@ -13,6 +13,7 @@ export const ERROR_STATUS: Record<ErrorCode, { status: number; title: string }> 
   HOST_NOT_ALLOWED: { status: 403, title: 'Host not allowed' },
   CREDENTIALS_IN_URL: { status: 403, title: 'Credentials in URL' },
   PRIVATE_ADDRESS: { status: 403, title: 'Private address' },
+  CLONE_REDIRECT_BLOCKED: { status: 403, title: 'Redirect refused' },
   ROUTE_NOT_FOUND: { status: 404, title: 'Not found' },
   SCAN_NOT_FOUND: { status: 404, title: 'Scan not found' },
   FORMAT_NOT_PRODUCED: { status: 404, title: 'Format not produced' },

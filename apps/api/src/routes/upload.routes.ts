@@ -1,31 +1,28 @@
 import { randomUUID } from 'node:crypto';
-import { open, rename, rm } from 'node:fs/promises';
+import { rename, rm } from 'node:fs/promises';
 import { Router } from 'express';
 import type { RequestHandler } from 'express';
 import multer from 'multer';
 import { ScanError, UploadQuery } from '@reposcan/contracts';
+import { checkZip } from '@reposcan/sources';
+import type { ZipLimits } from '@reposcan/sources';
 import type { ScanStore } from '@reposcan/storage';
 import { parseOrThrow } from '../http/validate.js';
 import type { ScanService } from '../services/scan-service.js';
 import { methodNotAllowed } from './method-not-allowed.js';
 import { respondToSubmission, wantsToWait } from './respond-to-submission.js';
 
-// Local file header, or the end-of-central-directory record of an empty archive.
-const ZIP_MAGIC = [Buffer.from('PK\x03\x04', 'latin1'), Buffer.from('PK\x05\x06', 'latin1')];
-
-async function assertZipMagic(path: string): Promise<void> {
-  const handle = await open(path, 'r');
-  try {
-    const head = Buffer.alloc(4);
-    const { bytesRead } = await handle.read(head, 0, 4, 0);
-    if (bytesRead === 4 && ZIP_MAGIC.some((m) => m.equals(head))) return;
-  } finally {
-    await handle.close();
-  }
-  throw new ScanError('NOT_A_ZIP', 'The uploaded file is not a ZIP archive. Upload a .zip of the repository (tar, gzip and 7z are not supported).');
+export interface UploadRouteDeps {
+  scans: ScanService;
+  store: ScanStore;
+  maxUploadBytes: number;
+  /** The worker's extraction limits: an archive it would refuse is refused here, before queueing. */
+  archiveLimits: ZipLimits;
+  waitMs: number;
+  limiter: RequestHandler;
 }
 
-export function uploadRoutes(deps: { scans: ScanService; store: ScanStore; maxUploadBytes: number; waitMs: number; limiter: RequestHandler }): Router {
+export function uploadRoutes(deps: UploadRouteDeps): Router {
   const router = Router();
   const upload = multer({
     storage: multer.diskStorage({
@@ -58,7 +55,7 @@ export function uploadRoutes(deps: { scans: ScanService; store: ScanStore; maxUp
       try {
         const { wait, ...options } = parseOrThrow(UploadQuery, req.query, 'query');
         if (!req.file || !part) throw new ScanError('INVALID_REQUEST', 'Send the .zip archive in the multipart form field `file`.');
-        await assertZipMagic(part);
+        await checkZip(part, deps.archiveLimits);
         await deps.scans.assertDiskRoom();
         const fileName = req.file.originalname;
         const state = await deps.scans.submit({ type: 'upload', file_name: fileName }, options, undefined, (scanId) => rename(part, deps.store.uploadPath(scanId)));

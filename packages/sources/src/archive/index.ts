@@ -1,2 +1,3 @@
+export { checkZip } from './check-zip.js';
 export { extractZip, type ExtractZipOptions, type ExtractZipResult } from './extract-zip.js';
 export type { ZipLimits } from './zip-limits.js';

@@ -20,8 +20,8 @@ export function classifyGitFailure(error: GitCommandError, spec: RemoteSpec, bra
   }
   if (REDIRECTED.test(output)) {
     return new ScanError(
-      'CLONE_FAILED',
-      `${spec.webUrl} answered with a redirect, which is never followed; use the repository's final https URL.`,
+      'CLONE_REDIRECT_BLOCKED',
+      `${spec.webUrl} answered with a redirect, which is never followed (it could lead anywhere, an internal address included); use the repository's final https URL.`,
       cause,
     );
   }

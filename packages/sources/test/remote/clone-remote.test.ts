@@ -154,7 +154,7 @@ describe('resolveRef + cloneRemote against a loopback git server', () => {
   it('does not follow a redirect to another server', async () => {
     const { spec, gitEnv } = await prepare(`${redirecting.origin}/moved/widgets`);
     const error = await failure(resolveRef(spec, null, gitEnv));
-    expect(error).toMatchObject({ code: 'CLONE_FAILED', retryable: false });
+    expect(error).toMatchObject({ code: 'CLONE_REDIRECT_BLOCKED', retryable: false });
     expect(error.message).toMatch(/redirect/);
     expect(redirecting.requests).toEqual(['/moved/widgets.git/info/refs?service=git-upload-pack']);
     expect(canary.requests).toEqual([]);

@@ -1,0 +1,142 @@
+// Remote repositories through the whole service: API, queue, worker, hardened git, engine. A
+// smart-HTTP git server on loopback stands in for the host, allowed for this test only with
+// GIT_ALLOW_HTTP and GIT_ALLOW_PRIVATE_HOSTS; nothing reaches the internet.
+import { readFile, readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createFixtures } from '../../../packages/sources/test/remote/helpers/fixture-repos.js';
+import type { Fixtures } from '../../../packages/sources/test/remote/helpers/fixture-repos.js';
+import { startBlackHoleServer, startGitHttpServer } from '../../../packages/sources/test/remote/helpers/git-http-server.js';
+import type { BlackHoleServer, GitHttpServer } from '../../../packages/sources/test/remote/helpers/git-http-server.js';
+import { postScan } from './support/scenarios.js';
+import { startTestApi } from './support/test-runtime.js';
+import type { TestApi } from './support/test-runtime.js';
+
+interface Envelope {
+  status: string;
+  code?: string;
+  detail?: string;
+  data: Record<string, unknown> & { scan_id?: string };
+}
+
+interface ScanResult {
+  scan_id: string;
+  repo_name: string;
+  branch: string | null;
+  commit: string | null;
+  source: { type: string; url: string | null };
+  num_textual_files: number;
+}
+
+interface SummaryFile {
+  path: string;
+  url: string;
+}
+
+describe('remote repositories through the API (loopback git server)', () => {
+  let fixtures: Fixtures;
+  let server: GitHttpServer;
+  let redirecting: GitHttpServer;
+  let blackHole: BlackHoleServer;
+  let api: TestApi;
+
+  beforeAll(async () => {
+    fixtures = createFixtures();
+    server = await startGitHttpServer(fixtures.projectRoot);
+    blackHole = await startBlackHoleServer();
+    // Redirects to the real server: git would fetch from wherever it is sent if it followed them.
+    redirecting = await startGitHttpServer(fixtures.projectRoot, { redirects: { '/moved/': `${server.origin}/acme/` } });
+    api = await startTestApi({
+      GIT_ALLOW_HTTP: 'true',
+      GIT_ALLOW_PRIVATE_HOSTS: 'true',
+      GIT_ALLOWED_HOSTS: '127.0.0.1',
+      CLONE_TIMEOUT_SECONDS: '3',
+      SCAN_WAIT_SECONDS: '30',
+    });
+  });
+  afterAll(async () => {
+    await api?.close();
+    await Promise.all([server?.close(), redirecting?.close(), blackHole?.close()]);
+    fixtures?.cleanup();
+  });
+
+  const scan = async (body: Record<string, unknown>): Promise<{ status: number; body: Envelope }> => {
+    const response = await postScan(api, body);
+    return { status: response.status, body: (await response.json()) as Envelope };
+  };
+  const summaryFiles = async (scanId: string): Promise<SummaryFile[]> =>
+    ((await (await fetch(`${api.baseUrl}/v1/summary/${scanId}`)).json()) as { data: { files: SummaryFile[] } }).data.files;
+
+  it('scans the default branch and reports the branch and commit it scanned', async () => {
+    const { status, body } = await scan({ repo_path: `${server.origin}/acme/widgets` });
+    expect(status).toBe(201);
+    const result = body.data as unknown as ScanResult;
+    expect(result).toMatchObject({ repo_name: 'widgets', branch: 'trunk', commit: fixtures.commits.trunk, source: { type: 'remote', url: `${server.origin}/acme/widgets` } });
+    const files = await summaryFiles(result.scan_id);
+    expect(files.find((f) => f.path === 'src/app.ts')?.url).toBe(`${server.origin}/acme/widgets/blob/${fixtures.commits.trunk}/src/app.ts`);
+  });
+
+  it('scans the branch named in the body, which wins over a ref in the URL', async () => {
+    const { body } = await scan({ repo_path: `${server.origin}/acme/widgets/tree/feature/x`, branch: 'dev' });
+    expect(body.data).toMatchObject({ branch: 'dev', commit: fixtures.commits.dev });
+  });
+
+  it('scans only the folder of a /tree/<ref-with-slash>/<folder> URL, with repository-relative paths', async () => {
+    const { status, body } = await scan({ repo_path: `${server.origin}/acme/widgets/tree/feature/x/docs/guide` });
+    expect(status).toBe(201);
+    expect(body.data).toMatchObject({ branch: 'feature/x', commit: fixtures.commits['feature/x'] });
+    const scanId = String(body.data.scan_id);
+    expect((await summaryFiles(scanId)).map((f) => f.path)).toEqual(['docs/guide/a.md']);
+    const summary = (await (await fetch(`${api.baseUrl}/v1/summary/${scanId}`)).json()) as { data: { repository: { subdir: string } } };
+    expect(summary.data.repository.subdir).toBe('docs/guide');
+  });
+
+  it('lists a symlink to /etc/passwd as a file holding its target text, never the target itself', async () => {
+    const { body } = await scan({ repo_path: `${server.origin}/acme/widgets` });
+    const txt = await (await fetch(`${api.baseUrl}/v1/download/${String(body.data.scan_id)}?format=txt`)).text();
+    expect(txt).toContain('FILE: leak');
+    expect(txt).not.toContain(await readFile('/etc/passwd', 'utf8'));
+    // An LFS pointer stays a pointer: the object it names (12 345 bytes) is never fetched.
+    const summary = (await (await fetch(`${api.baseUrl}/v1/summary/${String(body.data.scan_id)}`)).json()) as { data: { assets: { path: string; size_bytes: number }[] } };
+    expect(summary.data.assets.find((a) => a.path === 'model.bin')?.size_bytes).toBeLessThan(200);
+  });
+
+  it.each([
+    ['an unknown branch', { repo_path: 'ORIGIN/acme/widgets', branch: 'no-such-branch' }, 422, 'BRANCH_NOT_FOUND'],
+    ['an unknown repository', { repo_path: 'ORIGIN/acme/missing' }, 422, 'REPO_NOT_FOUND'],
+    ['a folder that does not exist', { repo_path: 'ORIGIN/acme/widgets/tree/trunk/no/such/folder' }, 422, 'SUBDIR_NOT_FOUND'],
+  ])('%s fails the scan once, answered as %i %s with the scan id', async (_name, request, status, code) => {
+    const response = await scan({ ...request, repo_path: String(request.repo_path).replace('ORIGIN', server.origin) });
+    expect({ status: response.status, code: response.body.code }).toEqual({ status, code });
+    const state = ((await (await fetch(`${api.baseUrl}/v1/scans/${String(response.body.data.scan_id)}`)).json()) as Envelope).data;
+    expect(state).toMatchObject({ state: 'failed', attempt: 1, error: { code } }); // failed at once, not retried
+  });
+
+  it('refuses to follow a redirect: 403 CLONE_REDIRECT_BLOCKED, and the target is never asked', async () => {
+    const before = server.requests.length;
+    const response = await scan({ repo_path: `${redirecting.origin}/moved/widgets` });
+    expect({ status: response.status, code: response.body.code }).toEqual({ status: 403, code: 'CLONE_REDIRECT_BLOCKED' });
+    expect(server.requests.length).toBe(before);
+  });
+
+  it('gives up on a server that never answers: 504 CLONE_TIMEOUT, nothing left in staging', async () => {
+    const response = await scan({ repo_path: `${blackHole.origin}/acme/widgets` });
+    expect({ status: response.status, code: response.body.code }).toEqual({ status: 504, code: 'CLONE_TIMEOUT' });
+    const scanDir = join(api.dataDir, 'scans', String(response.body.data.scan_id));
+    expect((await readdir(scanDir)).filter((name) => name.startsWith('work'))).toEqual([]);
+  });
+
+  it('previews a remote repository with inspect, leaving nothing under DATA_DIR', async () => {
+    const before = await readdir(join(api.dataDir, 'scans'));
+    const response = await fetch(`${api.baseUrl}/v1/inspect`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ repo_path: `${server.origin}/acme/widgets/tree/feature/x` }),
+    });
+    expect(response.status).toBe(200);
+    const data = ((await response.json()) as Envelope).data as { repository: { branch: string }; files: { path: string }[] };
+    expect(data.repository.branch).toBe('feature/x');
+    expect(data.files.map((f) => f.path)).toContain('docs/guide/a.md');
+    expect(await readdir(join(api.dataDir, 'scans'))).toEqual(before);
+  });
+});
