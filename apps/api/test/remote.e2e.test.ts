@@ -51,6 +51,7 @@ describe('remote repositories through the API (loopback git server)', () => {
       GIT_ALLOW_PRIVATE_HOSTS: 'true',
       GIT_ALLOWED_HOSTS: '127.0.0.1',
       CLONE_TIMEOUT_SECONDS: '3',
+      MAX_FILE_BYTES: String(1024 * 1024),
       SCAN_WAIT_SECONDS: '30',
     });
   });
@@ -99,6 +100,13 @@ describe('remote repositories through the API (loopback git server)', () => {
     // An LFS pointer stays a pointer: the object it names (12 345 bytes) is never fetched.
     const summary = (await (await fetch(`${api.baseUrl}/v1/summary/${String(body.data.scan_id)}`)).json()) as { data: { assets: { path: string; size_bytes: number }[] } };
     expect(summary.data.assets.find((a) => a.path === 'model.bin')?.size_bytes).toBeLessThan(200);
+  });
+
+  it('leaves a blob over MAX_FILE_BYTES on the server and lists it as too_large', async () => {
+    const { status, body } = await scan({ repo_path: `${server.origin}/acme/big` });
+    expect(status).toBe(201);
+    const summary = (await (await fetch(`${api.baseUrl}/v1/summary/${String(body.data.scan_id)}`)).json()) as { data: { skipped: { path: string; reason: string }[] } };
+    expect(summary.data.skipped).toContainEqual({ path: 'blob.dat', reason: 'too_large' });
   });
 
   it.each([

@@ -12,6 +12,8 @@ export interface SourceSettings {
   allowPrivateHosts: boolean;
   cloneTimeoutMs: number;
   maxCloneBytes: number;
+  /** Whole-repository clones leave larger blobs on the server (the engine skips them as too_large anyway). */
+  maxBlobBytes: number;
   archive: ZipLimits;
 }
 
@@ -71,6 +73,7 @@ export async function prepareSource(source: ScanRequestRecord['source'], ctx: Pr
         destDir,
         deadlineMs: settings.cloneTimeoutMs,
         maxBytes: settings.maxCloneBytes,
+        maxBlobBytes: settings.maxBlobBytes,
         gitEnv,
         signal: ctx.signal,
       });

@@ -10,6 +10,7 @@ export function sourceSettingsFromConfig(c: Config): SourceSettings {
     allowPrivateHosts: c.gitAllowPrivateHosts,
     cloneTimeoutMs: c.cloneTimeoutSeconds * 1000,
     maxCloneBytes: c.maxCloneBytes,
+    maxBlobBytes: c.maxFileBytes,
     archive: {
       maxEntries: c.maxArchiveEntries,
       maxUncompressedBytes: c.maxUncompressedBytes,

@@ -1,4 +1,4 @@
-import { mkdir, readdir, realpath, rm } from 'node:fs/promises';
+import { mkdir, open, readdir, realpath, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { ScanError } from '@reposcan/contracts';
 import { withDeadline } from './deadline.js';
@@ -25,6 +25,12 @@ export interface CloneRemoteOptions {
   gitEnv: GitEnv;
   /** Aborting kills git and rejects with the signal's reason. */
   signal?: AbortSignal;
+  /**
+   * Whole-repository clones leave blobs larger than this on the server: each becomes a sparse
+   * placeholder one byte larger, which the engine reports as `too_large` without reading (its
+   * walk skips files over its per-file limit by size). Unset: every blob is fetched.
+   */
+  maxBlobBytes?: number;
 }
 
 export interface ClonedRemote {
@@ -57,6 +63,11 @@ export async function cloneRemote(options: CloneRemoteOptions): Promise<ClonedRe
     options.signal ? AbortSignal.any([sizeLimit.signal, options.signal]) : sizeLimit.signal,
   );
   const git = (args: string[], cwd: string): Promise<string> => runGit(args, { gitEnv, cwd, signal: deadline.signal });
+  // After the clone nothing may be fetched behind our back (git fetches missing blobs lazily):
+  // an empty GIT_ALLOW_PROTOCOL allows no transport at all.
+  const offlineEnv: GitEnv = { ...gitEnv, env: { ...gitEnv.env, GIT_ALLOW_PROTOCOL: '' } };
+  const offline: Git = (args) => runGit(args, { gitEnv: offlineEnv, cwd: destDir, signal: deadline.signal });
+  const omitLarge = subdir === null && options.maxBlobBytes !== undefined;
 
   try {
     await git(
@@ -67,8 +78,9 @@ export async function cloneRemote(options: CloneRemoteOptions): Promise<ClonedRe
         '--no-tags',
         '--branch', branch,
         '--config', 'core.symlinks=false',
-        // A folder scan fetches only the blobs under that folder, when the server supports filters.
-        ...(subdir ? ['--filter=blob:none', '--sparse'] : []),
+        // A folder scan fetches only the blobs under that folder, when the server supports filters;
+        // a whole-repository scan leaves out blobs it would skip as too large anyway.
+        ...(subdir ? ['--filter=blob:none', '--sparse'] : omitLarge ? [`--filter=blob:limit=${(options.maxBlobBytes ?? 0) + 1}`, '--no-checkout'] : []),
         '--',
         spec.cloneUrl,
         destDir,
@@ -76,6 +88,7 @@ export async function cloneRemote(options: CloneRemoteOptions): Promise<ClonedRe
       path.dirname(destDir),
     );
     let folder: string | null = null;
+    if (omitLarge) await checkOutPresentBlobs(destDir, options.maxBlobBytes ?? 0, (args) => git(args, destDir), offline);
     if (subdir) {
       // Read from the tree objects, so no blob is fetched to find out.
       const entry = await git(['ls-tree', '-z', 'HEAD', '--', subdir], destDir);
@@ -91,6 +104,55 @@ export async function cloneRemote(options: CloneRemoteOptions): Promise<ClonedRe
   } finally {
     stopWatchdog();
     deadline.clear();
+  }
+}
+
+type Git = (args: string[]) => Promise<string>;
+
+/**
+ * After `clone --no-checkout --filter=blob:limit=N`: writes every file whose blob arrived and a
+ * sparse placeholder of `maxBlobBytes + 1` bytes for each one left on the server. A plain
+ * checkout would fetch the missing blobs one by one (or fail outright with fetching disabled),
+ * so the missing ones are marked skip-worktree and the rest written with checkout-index, with
+ * no transport allowed. If a path cannot be marked (git's bytes did not survive decoding), the
+ * missing blobs are fetched after all: slower, never wrong.
+ */
+async function checkOutPresentBlobs(destDir: string, maxBlobBytes: number, online: Git, offline: Git): Promise<void> {
+  await offline(['read-tree', 'HEAD']);
+  const missing = new Set(
+    (await offline(['rev-list', '--objects', '--missing=print', 'HEAD']))
+      .split('\n')
+      .filter((line) => line.startsWith('?'))
+      .map((line) => line.slice(1).trim()),
+  );
+  const omitted: string[] = [];
+  if (missing.size > 0) {
+    for (const record of (await offline(['ls-tree', '-r', '-z', 'HEAD'])).split('\0')) {
+      const match = /^\d+ blob ([0-9a-f]+)\t(.+)$/s.exec(record);
+      if (match && missing.has(match[1] as string)) omitted.push(match[2] as string);
+    }
+  }
+  try {
+    for (let i = 0; i < omitted.length; i += 200) await offline(['update-index', '--skip-worktree', '--', ...omitted.slice(i, i + 200)]);
+  } catch {
+    omitted.length = 0;
+    await offline(['read-tree', 'HEAD']); // clears the marks: checkout-index below fetches what is missing
+  }
+  await (omitted.length > 0 ? offline : online)(['checkout-index', '-a', '-f']);
+  for (const relPath of omitted) await writePlaceholder(destDir, relPath, maxBlobBytes + 1);
+}
+
+/** A sparse file (no blocks on disk) that stands for a blob left on the server. */
+async function writePlaceholder(destDir: string, relPath: string, size: number): Promise<void> {
+  const file = path.join(destDir, relPath);
+  // git's fsck (transfer.fsckObjects) refuses ".." and ".git" in trees; checked here anyway.
+  if (!file.startsWith(destDir + path.sep)) return;
+  await mkdir(path.dirname(file), { recursive: true });
+  const handle = await open(file, 'wx');
+  try {
+    await handle.truncate(size);
+  } finally {
+    await handle.close();
   }
 }
 

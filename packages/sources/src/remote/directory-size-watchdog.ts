@@ -3,7 +3,11 @@ import path from 'node:path';
 
 // git has no client-side size limit: a clone is measured on disk while it runs.
 
-/** Bytes of regular files under `dir` (lstat sizes; links not followed). Entries that vanish mid-walk are skipped. */
+/**
+ * Bytes of regular files under `dir` (links not followed), each counted as the smaller of its
+ * size and the blocks it occupies: a sparse placeholder for a blob left on the server takes no
+ * disk. Entries that vanish mid-walk are skipped.
+ */
 export async function directorySize(dir: string): Promise<number> {
   let total = 0;
   const pending = [dir];
@@ -19,7 +23,7 @@ export async function directorySize(dir: string): Promise<number> {
       if (entry.isDirectory()) {
         pending.push(entryPath);
       } else if (entry.isFile()) {
-        total += await lstat(entryPath).then((stat) => stat.size, () => 0);
+        total += await lstat(entryPath).then((stat) => Math.min(stat.size, stat.blocks * 512), () => 0);
       }
     }
   }

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ScanError } from '@reposcan/contracts';
 import { buildWebSource, checkRemotePolicy, cloneRemote, createGitEnv, parseRepoPath, resolveRef } from '../../src/remote/index.js';
 import type { GitEnv, RemotePolicy, RemoteSpec, ResolvedRef } from '../../src/remote/index.js';
-import { createFixtures, LFS_POINTER } from './helpers/fixture-repos.js';
+import { createFixtures, git, LFS_POINTER } from './helpers/fixture-repos.js';
 import type { Fixtures } from './helpers/fixture-repos.js';
 import { startBlackHoleServer, startGitHttpServer } from './helpers/git-http-server.js';
 import type { BlackHoleServer, GitHttpServer } from './helpers/git-http-server.js';
@@ -183,6 +183,59 @@ describe('resolveRef + cloneRemote against a loopback git server', () => {
     expect(cloned.commit).toBe(fixtures.commits.trunk);
   });
 });
+
+describe('whole-repository clones leave blobs over maxBlobBytes on the server', () => {
+  const MiB = 1024 * 1024;
+
+  it('writes a sparse placeholder one byte over the limit for the 2 MB blob, which is never downloaded', async () => {
+    const { spec, gitEnv } = await prepare(`${server.origin}/acme/big.git`);
+    const destDir = destination();
+    const before = server.requests.length;
+    const cloned = await cloneRemote({ spec, branch: 'main', destDir, deadlineMs: 30_000, maxBytes: GIB, gitEnv, maxBlobBytes: MiB });
+    expect(cloned.root).toBe(destDir);
+    const placeholder = lstatSync(path.join(destDir, 'blob.dat'));
+    expect(placeholder.size).toBe(MiB + 1);
+    expect(placeholder.blocks).toBe(0);
+    expect(duBytes(path.join(destDir, '.git'))).toBeLessThan(MiB);
+    // Protocol v2: the advertisement, ls-refs and one fetch. A lazy fetch of the missing blob
+    // after the clone would be one more request.
+    expect(server.requests.slice(before)).toEqual(['/acme/big.git/info/refs?service=git-upload-pack', '/acme/big.git/git-upload-pack', '/acme/big.git/git-upload-pack']);
+  });
+
+  it('so a repository whose one big blob exceeds maxBytes still clones', async () => {
+    const { spec, gitEnv } = await prepare(`${server.origin}/acme/big.git`);
+    await expect(cloneRemote({ spec, branch: 'main', destDir: destination(), deadlineMs: 30_000, maxBytes: MiB, gitEnv, maxBlobBytes: 512 * 1024 })).resolves.toMatchObject({ branch: 'main' });
+  });
+
+  it('writes every other file as a plain clone does: small blobs, symlinks as text, the LFS pointer', async () => {
+    const { spec, gitEnv } = await prepare(`${server.origin}/acme/widgets`);
+    const destDir = destination();
+    await cloneRemote({ spec, branch: 'trunk', destDir, deadlineMs: 30_000, maxBytes: GIB, gitEnv, maxBlobBytes: MiB });
+    expect(readFileSync(path.join(destDir, 'src/app.ts'), 'utf8')).toBe('export const app = 1;\n');
+    expect(readFileSync(path.join(destDir, 'leak'), 'utf8')).toBe('/etc/passwd');
+    expect(readFileSync(path.join(destDir, 'model.bin'), 'utf8')).toBe(LFS_POINTER);
+  });
+
+  it('fetches everything from a server without filter support, with no placeholder', async () => {
+    const bare = path.join(fixtures.projectRoot, 'acme', 'big-nofilter.git');
+    git(fixtures.projectRoot, 'clone', '-q', '--bare', path.join(fixtures.projectRoot, 'acme', 'big.git'), bare);
+    const { spec, gitEnv } = await prepare(`${server.origin}/acme/big-nofilter.git`);
+    const destDir = destination();
+    await cloneRemote({ spec, branch: 'main', destDir, deadlineMs: 30_000, maxBytes: GIB, gitEnv, maxBlobBytes: MiB });
+    const blob = lstatSync(path.join(destDir, 'blob.dat'));
+    expect(blob.size).toBe(2 * MiB);
+    expect(blob.blocks * 512).toBeGreaterThanOrEqual(2 * MiB);
+  });
+});
+
+/** Disk use of a folder, in bytes (allocated blocks, like du). */
+function duBytes(dir: string): number {
+  let total = 0;
+  for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    if (entry.isFile()) total += lstatSync(path.join(entry.parentPath, entry.name)).blocks * 512;
+  }
+  return total;
+}
 
 describe('deadlines, size limit and cancellation kill the whole git process group', () => {
   it('ls-remote against a server that never answers → CLONE_TIMEOUT in time, no git left', async () => {
