@@ -110,10 +110,10 @@ describe('remote repositories through the API (loopback git server)', () => {
   });
 
   it.each([
-    ['an unknown branch', { repo_path: 'ORIGIN/acme/widgets', branch: 'no-such-branch' }, 422, 'BRANCH_NOT_FOUND'],
-    ['an unknown repository', { repo_path: 'ORIGIN/acme/missing' }, 422, 'REPO_NOT_FOUND'],
-    ['a folder that does not exist', { repo_path: 'ORIGIN/acme/widgets/tree/trunk/no/such/folder' }, 422, 'SUBDIR_NOT_FOUND'],
-  ])('%s fails the scan once, answered as %i %s with the scan id', async (_name, request, status, code) => {
+    ['an unknown branch', 422, 'BRANCH_NOT_FOUND', { repo_path: 'ORIGIN/acme/widgets', branch: 'no-such-branch' }],
+    ['an unknown repository', 422, 'REPO_NOT_FOUND', { repo_path: 'ORIGIN/acme/missing' }],
+    ['a folder that does not exist', 422, 'SUBDIR_NOT_FOUND', { repo_path: 'ORIGIN/acme/widgets/tree/trunk/no/such/folder' }],
+  ])('%s fails the scan once, answered as %i %s with the scan id', async (_name, status, code, request) => {
     const response = await scan({ ...request, repo_path: String(request.repo_path).replace('ORIGIN', server.origin) });
     expect({ status: response.status, code: response.body.code }).toEqual({ status, code });
     const state = ((await (await fetch(`${api.baseUrl}/v1/scans/${String(response.body.data.scan_id)}`)).json()) as Envelope).data;

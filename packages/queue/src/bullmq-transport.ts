@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { isScanError } from '@reposcan/contracts';
 import { Queue, UnrecoverableError, WaitingError, Worker } from 'bullmq';
 import type { Job, JobState, JobsOptions } from 'bullmq';
@@ -27,6 +28,8 @@ const STALLED_LIMIT_MESSAGE = 'job stalled more than allowable limit';
 
 /** Upper bound on one producer call, whatever it waits for: the first connect or a slow Redis. */
 const CALL_DEADLINE_MS = 1_500;
+/** How long a closing worker waits for jobs Redis already made active to reach processJob. */
+const FETCH_ARRIVAL_GRACE_MS = 3_000;
 const PING_DEADLINE_MS = 1_000;
 
 export function createBullMqTransport(o: BullMqTransportOptions): QueueTransport {
@@ -152,17 +155,64 @@ interface RunningJob {
 }
 
 /**
- * Tracks each job from fetch until BullMQ has written its outcome (completed, failed, retry)
- * to Redis, so a graceful close can wait for exactly that without BullMQ's own graceful close.
+ * Tracks what a graceful close must wait for. `processing`: each job from processJob until
+ * BullMQ has written its outcome (completed, failed, retry) to Redis. `fetching`: a job Redis
+ * has already made active but that has not reached processJob yet; processJob hands such a job
+ * back after close began, but if close did not wait for it the job would stay active, locked
+ * and counted as running, until its lock expired and the stall check returned it as a stall.
  */
 class TrackedWorker extends Worker<ScanJobPayload> {
-  readonly inFlight = new Set<Promise<unknown>>();
+  readonly processing = new Set<Promise<unknown>>();
+  readonly fetching = new Set<Promise<unknown>>();
+  /** Fetched jobs waiting for processJob, by id: each resolver ends its fetch. */
+  private readonly awaitingStart = new Map<string, (() => void)[]>();
+
+  private static track(set: Set<Promise<unknown>>, work: Promise<unknown>): void {
+    set.add(work);
+    work.finally(() => set.delete(work)).catch(() => {});
+  }
+
+  protected override moveToActive(...args: Parameters<Worker<ScanJobPayload>['moveToActive']>): ReturnType<Worker<ScanJobPayload>['moveToActive']> {
+    const fetched = super.moveToActive(...args);
+    TrackedWorker.track(this.fetching, fetched);
+    return fetched;
+  }
+
+  // Every path that receives an active job's data from Redis (a fetch, or the next job handed
+  // over with a finished one's outcome) goes through here.
+  protected override nextJobFromJobData(
+    ...args: Parameters<Worker<ScanJobPayload>['nextJobFromJobData']>
+  ): ReturnType<Worker<ScanJobPayload>['nextJobFromJobData']> {
+    const fetched = super.nextJobFromJobData(...args);
+    TrackedWorker.track(
+      this.fetching,
+      fetched.then((job) => {
+        const id = job?.id;
+        if (id === undefined) return undefined;
+        return new Promise<void>((resolve) => this.awaitingStart.set(id, [...(this.awaitingStart.get(id) ?? []), resolve]));
+      }),
+    );
+    return fetched;
+  }
 
   override processJob(...args: Parameters<Worker<ScanJobPayload>['processJob']>): ReturnType<Worker<ScanJobPayload>['processJob']> {
     const processing = super.processJob(...args);
-    this.inFlight.add(processing);
-    processing.finally(() => this.inFlight.delete(processing)).catch(() => {});
+    TrackedWorker.track(this.processing, processing);
+    const id = args[0].id ?? '';
+    for (const release of this.awaitingStart.get(id) ?? []) release();
+    this.awaitingStart.delete(id);
     return processing;
+  }
+
+  /**
+   * Waits for fetches under way to reach processJob, at most `graceMs` and only while Redis
+   * answers: with Redis unreachable a fetch cannot finish, and the job's lock expiry returns it.
+   */
+  async fetchesArrived(graceMs: number, redisAnswers: () => boolean): Promise<void> {
+    const deadline = Date.now() + graceMs;
+    while (this.fetching.size > 0 && redisAnswers() && Date.now() < deadline) {
+      await Promise.race([Promise.allSettled([...this.fetching]), sleep(100)]);
+    }
   }
 }
 
@@ -247,7 +297,7 @@ function startBullMqWorker(
   let forceNow = (): void => {};
   const forced = new Promise<void>((resolve) => (forceNow = resolve));
   const allFinished = async (): Promise<void> => {
-    while (worker.inFlight.size > 0) await Promise.allSettled([...worker.inFlight]);
+    while (worker.processing.size > 0) await Promise.allSettled([...worker.processing]);
   };
 
   return {
@@ -259,6 +309,7 @@ function startBullMqWorker(
         // as long as Redis is down, and after. Pause (no Redis call) stops fetching instead,
         // and the in-flight set says when every active job's outcome is written.
         await worker.pause(true).catch((error: unknown) => report('worker', error));
+        await worker.fetchesArrived(FETCH_ARRIVAL_GRACE_MS, () => connection.status === 'ready');
         const finished = allFinished();
         await Promise.race([finished, forced.then(() => withinForceCloseGrace(finished))]);
         await worker.close(true).catch((error: unknown) => report('worker', error));
