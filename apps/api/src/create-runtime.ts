@@ -5,8 +5,8 @@ import { buildOpenApiDocument } from '@reposcan/contracts';
 import { createBullMqTransport, createMemoryTransport } from '@reposcan/queue';
 import type { QueueTransport } from '@reposcan/queue';
 import { ScanStore } from '@reposcan/storage';
-import { createLogger, engineLimitsFromConfig, sourceSettingsFromConfig, startScanWorker } from '@reposcan/worker';
-import type { Logger, RunningWorker } from '@reposcan/worker';
+import { closeWithinGrace, createLogger, engineLimitsFromConfig, FaultInjector, sourceSettingsFromConfig, startJanitor, startScanWorker } from '@reposcan/worker';
+import type { Logger, RunningJanitor, RunningWorker } from '@reposcan/worker';
 import { createApp } from './app.js';
 import { createMetrics } from './http/metrics.js';
 import { InspectService } from './services/inspect-service.js';
@@ -19,6 +19,7 @@ export interface Runtime {
   store: ScanStore;
   transport: QueueTransport;
   worker: RunningWorker | null;
+  janitor: RunningJanitor;
   /** Listen on config.host:config.port; resolves with the bound server. */
   listen(): Promise<Server>;
   /** Stop taking requests and work, finish active jobs, close Redis last. */
@@ -38,7 +39,16 @@ export async function createRuntime(config: Config, options: { log?: Logger } = 
     : createMemoryTransport({ maxWaiting: config.maxQueuedScans, attempts: config.jobAttempts });
   const worker = config.role === 'all' ? startScanWorker({ config, transport, store, log }) : null;
 
-  const scans = new ScanService({ store, queue: transport.queue, encoding: config.tokenEncoding, minFreeDiskRatio: config.minFreeDiskRatio });
+  const scans = new ScanService({ store, queue: transport.queue, encoding: config.tokenEncoding, minFreeDiskRatio: config.minFreeDiskRatio, faults: new FaultInjector(config.faultInjection) });
+  // Every API process sweeps too: a scan accepted here whose enqueue was lost is found again.
+  const janitor = startJanitor({
+    store,
+    queue: transport.queue,
+    log,
+    ttlHours: config.scanTtlHours,
+    maxAttemptMs: config.scanTimeoutSeconds * 1000,
+    intervalMs: config.janitorIntervalSeconds * 1000,
+  });
   const inspect = new InspectService({ concurrency: config.inspectConcurrency, timeoutMs: config.inspectTimeoutSeconds * 1000 });
   const metrics = createMetrics(() => transport.queue.waitingCount(), () => inspect.inFlight);
   const app = createApp({
@@ -70,6 +80,7 @@ export async function createRuntime(config: Config, options: { log?: Logger } = 
     store,
     transport,
     worker,
+    janitor,
     listen: () =>
       new Promise((resolve, reject) => {
         const s = app.listen(config.port, config.host, (error?: Error) => (error ? reject(error) : resolve(s)));
@@ -85,7 +96,8 @@ export async function createRuntime(config: Config, options: { log?: Logger } = 
         await new Promise<void>((resolve) => s.close(() => resolve()));
         s.closeAllConnections();
       }
-      if (worker) await worker.close();
+      await janitor.stop();
+      if (worker) await closeWithinGrace(worker, config.shutdownGraceSeconds * 1000, log);
       await transport.close();
     },
   };

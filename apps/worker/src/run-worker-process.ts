@@ -2,7 +2,9 @@ import { loadConfig } from '@reposcan/config';
 import type { Config } from '@reposcan/config';
 import { createBullMqTransport } from '@reposcan/queue';
 import { ScanStore } from '@reposcan/storage';
+import { closeWithinGrace } from './close-within-grace.js';
 import { createLogger } from './create-logger.js';
+import { startJanitor } from './janitor.js';
 import { startScanWorker } from './start-scan-worker.js';
 
 /** `ROLE=worker`: a process that only consumes scan jobs from Redis. Closes cleanly on SIGTERM/SIGINT. */
@@ -19,14 +21,23 @@ export async function runWorkerProcess(config: Config = loadConfig()): Promise<v
     log: (level, message, meta) => log[level]({ ...meta }, message),
   });
   const worker = startScanWorker({ config, transport, store, log });
+  const janitor = startJanitor({
+    store,
+    queue: transport.queue,
+    log,
+    ttlHours: config.scanTtlHours,
+    maxAttemptMs: config.scanTimeoutSeconds * 1000,
+    intervalMs: config.janitorIntervalSeconds * 1000,
+  });
   let stopping = false;
   const stop = (signal: string): void => {
     if (stopping) return;
     stopping = true;
-    log.info({ signal }, 'stopping: finishing active scans');
-    // Stop taking work, let active jobs finish (or hand them back), close Redis last.
-    worker
-      .close()
+    log.info({ signal, graceSeconds: config.shutdownGraceSeconds }, 'stopping: finishing active scans');
+    // Stop taking work, let active jobs finish within the grace (then hand them back), close Redis last.
+    janitor
+      .stop()
+      .then(() => closeWithinGrace(worker, config.shutdownGraceSeconds * 1000, log))
       .then(() => transport.close())
       .then(
         () => process.exit(0),

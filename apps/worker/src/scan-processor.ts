@@ -10,6 +10,7 @@ import type { ScanStore } from '@reposcan/storage';
 import { buildSummaryRecord, resultFromSummary } from './build-records.js';
 import { classifyFailure } from './classify-failure.js';
 import type { Logger } from './create-logger.js';
+import type { FaultInjector } from './fault-injection.js';
 import { prepareSource } from './prepare-source.js';
 import type { SourceSettings } from './prepare-source.js';
 import { toEngineOptions } from './to-engine-options.js';
@@ -24,6 +25,8 @@ export interface ScanProcessorDeps {
   log: Logger;
   /** How often a running job checks for a cancel request (ms). */
   cancelPollMs?: number;
+  /** Test seam (FAULT_INJECTION); does nothing without rules. */
+  faults?: FaultInjector;
   now?: () => Date;
 }
 
@@ -62,6 +65,8 @@ export function createScanProcessor(deps: ScanProcessorDeps): ScanProcessor {
     if (!state || TERMINAL_STATES.includes(state.state)) return; // deleted, or finished by an earlier attempt
     if (await exists(store.resultFile(scanId, 'summary.json'))) return finalizeCompleted(scanId); // published, state not yet written
     const request = ScanRequestRecord.parse(await store.readRequest(scanId));
+    const subject = request.source.type === 'upload' ? request.source.file_name : request.source.repo_path;
+    const fault = (point: Parameters<FaultInjector['hit']>[0]): void => deps.faults?.hit(point, subject);
 
     const controller = new AbortController();
     const abort = (reason: unknown): void => {
@@ -98,6 +103,7 @@ export function createScanProcessor(deps: ScanProcessorDeps): ScanProcessor {
         progress: { phase: request.source.type === 'upload' ? 'extract' : request.source.type === 'remote' ? 'clone' : 'walk', files_done: 0, files_total: 0 },
         error: null,
       }));
+      if (request.source.type !== 'local') fault(request.source.type === 'upload' ? 'extract' : 'clone');
       const prepared = await prepareSource(request.source, {
         workDir: staging.srcDir,
         uploadPath: request.source.type === 'upload' ? store.uploadPath(scanId) : null,
@@ -121,12 +127,16 @@ export function createScanProcessor(deps: ScanProcessorDeps): ScanProcessor {
           summaryExtras: { scan_id: scanId, created_at: state.created_at },
         },
         { countTokens: (texts) => pool.count(texts) },
-        (p) => setProgress({ phase: p.phase, files_done: p.files_done, files_total: p.files_total }, p.phase !== 'read'),
+        (p) => {
+          if (p.phase === 'read' && p.files_done === 0) fault('scan');
+          setProgress({ phase: p.phase, files_done: p.files_done, files_total: p.files_total }, p.phase !== 'read');
+        },
       );
 
       setProgress({ phase: 'publish', files_done: report.summary.total_files, files_total: report.summary.total_files }, true);
       const summary = buildSummaryRecord(scanId, report, state.created_at, now().toISOString());
       await writeFile(join(staging.outDir, 'summary.json'), `${JSON.stringify(summary)}\n`, { flag: 'wx' });
+      fault('publish');
       const outcome = await store.publish(scanId, staging.outDir);
       if (outcome === 'already-published') log.info({ scanId, attempt }, 'another attempt published first; this one is discarded');
       await finalizeCompleted(scanId);

@@ -3,12 +3,14 @@ import type { Config } from '@reposcan/config';
 import type { QueueTransport } from '@reposcan/queue';
 import type { ScanStore } from '@reposcan/storage';
 import type { Logger } from './create-logger.js';
+import { FaultInjector } from './fault-injection.js';
 import { createScanProcessor } from './scan-processor.js';
 import { engineLimitsFromConfig, sourceSettingsFromConfig } from './settings-from-config.js';
 import { TokenPools } from './token-pools.js';
 
 export interface RunningWorker {
-  close(): Promise<void>;
+  /** Graceful: waits for running scans. `force` hands them back to the queue instead (may follow a graceful call). */
+  close(options?: { force?: boolean }): Promise<void>;
 }
 
 /**
@@ -25,9 +27,12 @@ export function startScanWorker(deps: { config: Config; transport: QueueTranspor
     scanTimeoutMs: config.scanTimeoutSeconds * 1000,
     tokenPools: pools,
     log,
+    faults: new FaultInjector(config.faultInjection),
   });
   const worker = deps.transport.startWorker({
     concurrency: config.workerConcurrency,
+    lockDurationMs: config.jobLockSeconds * 1000,
+    stalledIntervalMs: config.jobLockSeconds * 1000,
     processor,
     onFinalFailure: async (scanId, reason) => {
       // Reached when no attempt could record an outcome itself, e.g. the job killed its worker twice.
@@ -42,10 +47,13 @@ export function startScanWorker(deps: { config: Config; transport: QueueTranspor
     },
   });
   log.info({ concurrency: config.workerConcurrency, queue: deps.transport.kind }, 'scan worker started');
+  let closing: Promise<void> | undefined;
   return {
-    async close() {
-      await worker.close();
-      await pools.close();
+    close(options) {
+      // The queue worker runs one close; a later forced call cuts the same one short.
+      const closed = worker.close(options);
+      closing ??= closed.then(() => pools.close());
+      return closing;
     },
   };
 }

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import {
   absolutePath,
   corsOrigins,
+  faultRules,
   flag,
   fraction,
   fromEnv,
@@ -17,7 +18,7 @@ import {
   wholeNumber,
   withDefault,
 } from './env-parsers.js';
-import type { Expected, Parser } from './env-parsers.js';
+import type { Expected, FaultRule, Parser } from './env-parsers.js';
 
 export const ROLES = ['api', 'worker', 'all'] as const;
 export type Role = (typeof ROLES)[number];
@@ -79,7 +80,11 @@ export const CONFIG_VARIABLES = {
   MAX_QUEUED_SCANS: variable('500', 'Most scans waiting in the queue; more are refused with 503.', wholeNumber(1, 1_000_000)),
   MIN_FREE_DISK_RATIO: variable('0.05', 'New work is refused with 507 when the data volume has less free space than this share; 0 turns the check off.', fraction),
   JOB_ATTEMPTS: variable('3', 'Attempts per scan job for transient failures (network, Redis), with exponential backoff.', wholeNumber(1, 100)),
+  JOB_LOCK_SECONDS: variable('30', 'How long a worker holds a scan without renewing its lock; a killed worker\'s scan runs again elsewhere after about twice this.', wholeNumber(1, 3600, 'seconds')),
+  SHUTDOWN_GRACE_SECONDS: variable('30', 'On SIGTERM, how long a worker lets its running scans finish before handing them back to the queue.', wholeNumber(0, DAY_SECONDS, 'seconds')),
+  JANITOR_INTERVAL_SECONDS: variable('60', 'Seconds between janitor sweeps (lost jobs, stale staging, expired scans) on each API and worker process.', wholeNumber(1, DAY_SECONDS, 'seconds')),
   ENABLE_QUEUE_DASHBOARD: variable('false', 'Serve the queue dashboard; it shows job data, so keep it off on public deployments.', flag),
+  FAULT_INJECTION: computed('unset', 'Tests only: make this process crash, hang or hit a full disk at a point of a scan, e.g. publish:block=6000 (README, Operations). Never set it in production.', unsetAs([] as readonly FaultRule[], faultRules)),
 } as const;
 
 export type ConfigVariableName = keyof typeof CONFIG_VARIABLES;

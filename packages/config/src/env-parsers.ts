@@ -156,3 +156,30 @@ function isSubnet(entry: string): boolean {
   if (/^\d{1,3}$/.test(mask)) return Number(mask) <= (family === 4 ? 32 : 128);
   return family === 4 && isIP(mask) === 4;
 }
+
+export const FAULT_POINTS = ['accept', 'clone', 'extract', 'scan', 'publish'] as const;
+export type FaultPoint = (typeof FAULT_POINTS)[number];
+
+/** What a process does when it reaches a fault point: die, hang (with `ms`, for that long), or fail as a full disk would. */
+export interface FaultRule {
+  point: FaultPoint;
+  action: 'crash' | 'block' | 'enospc';
+  /** block only: how long; unset blocks until the process is killed. */
+  ms?: number;
+  /** Only scans whose repository path or upload name contains this text; unset: every scan. */
+  match?: string;
+}
+
+/** `point:action[=ms][@text]`, comma-separated, e.g. `publish:block=6000,scan:crash@poison`. */
+export const faultRules: Parser<readonly FaultRule[]> = (text) => {
+  const rules: FaultRule[] = [];
+  for (const entry of splitList(text, ',')) {
+    const m = /^([a-z]+):(crash|block|enospc)(?:=(\d+))?(?:@(.+))?$/.exec(entry);
+    const point = FAULT_POINTS.find((p) => p === m?.[1]);
+    if (!m || point === undefined || (m[3] !== undefined && m[2] !== 'block')) {
+      return new Expected(`point:action[=ms][@text] entries, points ${FAULT_POINTS.join(', ')}, actions crash, block[=ms], enospc (not valid: ${entry})`);
+    }
+    rules.push({ point, action: m[2] as FaultRule['action'], ...(m[3] === undefined ? {} : { ms: Number(m[3]) }), ...(m[4] === undefined ? {} : { match: m[4] }) });
+  }
+  return rules;
+};

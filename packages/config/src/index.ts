@@ -2,7 +2,9 @@
 export { loadConfig } from './load-config.js';
 export type { LoadConfigOptions } from './load-config.js';
 export { ConfigError } from './config-error.js';
-export { CONFIG_DOCS } from './config-docs.js';
+export { CONFIG_DOCS, renderConfigTable, renderEnvExample } from './config-docs.js';
 export type { ConfigDoc } from './config-docs.js';
 export { CONFIG_VARIABLES, LOG_LEVELS, ROLES, TOKEN_ENCODINGS } from './config-schema.js';
 export type { Config, ConfigVariableName, LogLevel, Role, TokenEncoding } from './config-schema.js';
+export { FAULT_POINTS } from './env-parsers.js';
+export type { FaultPoint, FaultRule } from './env-parsers.js';

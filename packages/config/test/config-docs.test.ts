@@ -1,18 +1,20 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { CONFIG_DOCS, loadConfig } from '../src/index.js';
+import { CONFIG_DOCS, loadConfig, renderConfigTable, renderEnvExample } from '../src/index.js';
 
-// The variables the contract (§2, §8) promises, in README order.
+// The variables the contract (§2, §8) promises, and the service's own operational ones, in README order.
 const CONTRACT_VARIABLES = [
   'HOST', 'PORT', 'DATA_DIR', 'REDIS_URL', 'ROLE', 'WORKER_CONCURRENCY', 'ALLOWED_LOCAL_ROOTS', 'GIT_ALLOWED_HOSTS',
   'GIT_ALLOW_HTTP', 'GIT_ALLOW_PRIVATE_HOSTS', 'CORS_ORIGINS', 'SCAN_WAIT_SECONDS', 'SCAN_TTL_HOURS', 'TOKEN_ENCODING',
   'QUEUE_PREFIX', 'RATE_LIMIT_PER_MINUTE', 'TRUST_PROXY', 'LOG_LEVEL', 'MAX_JSON_BODY_BYTES', 'MAX_UPLOAD_BYTES',
   'MAX_UNCOMPRESSED_BYTES', 'MAX_ARCHIVE_ENTRIES', 'MAX_COMPRESSION_RATIO', 'MAX_PATH_DEPTH', 'MAX_FILE_BYTES',
   'MAX_SCAN_FILES', 'CLONE_TIMEOUT_SECONDS', 'MAX_CLONE_BYTES', 'SCAN_TIMEOUT_SECONDS', 'INSPECT_TIMEOUT_SECONDS',
-  'INSPECT_CONCURRENCY', 'MAX_QUEUED_SCANS', 'MIN_FREE_DISK_RATIO', 'JOB_ATTEMPTS', 'ENABLE_QUEUE_DASHBOARD',
+  'INSPECT_CONCURRENCY', 'MAX_QUEUED_SCANS', 'MIN_FREE_DISK_RATIO', 'JOB_ATTEMPTS', 'JOB_LOCK_SECONDS',
+  'SHUTDOWN_GRACE_SECONDS', 'JANITOR_INTERVAL_SECONDS', 'ENABLE_QUEUE_DASHBOARD', 'FAULT_INJECTION',
 ];
 
 // Defaults that depend on the host or on other variables, so the docs describe them in words.
-const COMPUTED = ['REDIS_URL', 'ROLE', 'WORKER_CONCURRENCY', 'ALLOWED_LOCAL_ROOTS', 'TRUST_PROXY'];
+const COMPUTED = ['REDIS_URL', 'ROLE', 'WORKER_CONCURRENCY', 'ALLOWED_LOCAL_ROOTS', 'TRUST_PROXY', 'FAULT_INJECTION'];
 
 describe('CONFIG_DOCS', () => {
   it('documents exactly the contract variables, each with a default and a one-line description', () => {
@@ -32,5 +34,11 @@ describe('CONFIG_DOCS', () => {
   it('is frozen', () => {
     expect(Object.isFrozen(CONFIG_DOCS)).toBe(true);
     expect(Object.isFrozen(CONFIG_DOCS[0])).toBe(true);
+  });
+
+  it('is what .env.example and the README table say (regenerate both with `npm run config-docs`)', () => {
+    const file = (name: string): string => readFileSync(new URL(`../../../${name}`, import.meta.url), 'utf8');
+    expect(file('.env.example')).toBe(renderEnvExample());
+    expect(file('README.md')).toContain(renderConfigTable());
   });
 });

@@ -54,7 +54,11 @@ describe('loadConfig defaults', () => {
       maxQueuedScans: 500,
       minFreeDiskRatio: 0.05,
       jobAttempts: 3,
+      jobLockSeconds: 30,
+      shutdownGraceSeconds: 30,
+      janitorIntervalSeconds: 60,
       enableQueueDashboard: false,
+      faultInjection: [],
     });
   });
 
@@ -126,6 +130,11 @@ describe('each variable', () => {
     [{ MIN_FREE_DISK_RATIO: '.1' }, { minFreeDiskRatio: 0.1 }],
     [{ JOB_ATTEMPTS: '1' }, { jobAttempts: 1 }],
     [{ ENABLE_QUEUE_DASHBOARD: '1' }, { enableQueueDashboard: true }],
+    [{ JOB_LOCK_SECONDS: '2' }, { jobLockSeconds: 2 }],
+    [{ SHUTDOWN_GRACE_SECONDS: '0' }, { shutdownGraceSeconds: 0 }],
+    [{ JANITOR_INTERVAL_SECONDS: '1' }, { janitorIntervalSeconds: 1 }],
+    [{ FAULT_INJECTION: 'publish:block=6000, scan:crash@poison' }, { faultInjection: [{ point: 'publish', action: 'block', ms: 6000 }, { point: 'scan', action: 'crash', match: 'poison' }] }],
+    [{ FAULT_INJECTION: 'accept:crash,clone:block,extract:enospc' }, { faultInjection: [{ point: 'accept', action: 'crash' }, { point: 'clone', action: 'block' }, { point: 'extract', action: 'enospc' }] }],
   ];
 
   it.each(cases)('%o', (env, expected) => {
@@ -156,6 +165,11 @@ describe('each variable', () => {
     ['MIN_FREE_DISK_RATIO', '-0.1'],
     ['MIN_FREE_DISK_RATIO', '5%'],
     ['GIT_ALLOW_HTTP', 'on'],
+    ['FAULT_INJECTION', 'publish'],
+    ['FAULT_INJECTION', 'render:crash'],
+    ['FAULT_INJECTION', 'scan:explode'],
+    ['FAULT_INJECTION', 'scan:crash=5'],
+    ['JOB_LOCK_SECONDS', '0'],
     ['HOST', 'not a host'],
     ['DATA_DIR', 'a\u0000b'],
     ['REDIS_URL', 'localhost:6379'],

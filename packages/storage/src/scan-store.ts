@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { lstat, mkdir, readdir, readFile, realpath, rename } from 'node:fs/promises';
+import { lstat, mkdir, readdir, readFile, realpath, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { isScanId, ScanError, ScanStateRecord, TERMINAL_STATES } from '@reposcan/contracts';
 import { fsyncDir, fsyncFiles, writeFileAtomic } from './atomic-write.js';
@@ -274,6 +274,24 @@ export class ScanStore {
     const names = await readdir(trashRoot);
     for (const name of names) await removeTree(join(trashRoot, name));
     return names.length;
+  }
+
+  /**
+   * Removes upload parts in incoming/ not written to for `olderThanMs` (an API that died
+   * mid-upload leaves them; a finished upload is moved into its scan folder). Returns how many.
+   */
+  async removeStaleUploads(olderThanMs: number, now = Date.now()): Promise<number> {
+    const { incomingRoot } = this.paths();
+    let removed = 0;
+    for (const entry of await readdir(incomingRoot, { withFileTypes: true })) {
+      if (!entry.isFile()) continue;
+      const file = join(incomingRoot, entry.name);
+      const stats = await lstat(file).catch(() => null);
+      if (stats === null || now - stats.mtimeMs <= olderThanMs) continue;
+      await rm(file, { force: true });
+      removed++;
+    }
+    return removed;
   }
 
   /** Ids of scan folders, sorted; anything else under scans/ (junk, symlinks, temp files) is ignored. */

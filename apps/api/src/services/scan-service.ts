@@ -4,6 +4,7 @@ import { ScanError, TERMINAL_STATES } from '@reposcan/contracts';
 import type { ScanOptions, ScanRequestRecord, ScanStateRecord, ScanStatus, TokenEncoding } from '@reposcan/contracts';
 import type { ScanQueue } from '@reposcan/queue';
 import type { ScanStore } from '@reposcan/storage';
+import type { FaultInjector } from '@reposcan/worker';
 
 export interface ScanServiceDeps {
   store: ScanStore;
@@ -13,6 +14,8 @@ export interface ScanServiceDeps {
   /** How long DELETE waits for a running job to stop before removing its folder anyway. */
   cancelGraceMs?: number;
   pollMs?: number;
+  /** Test seam (FAULT_INJECTION): the 'accept' point, between recording a scan and enqueueing it. */
+  faults?: FaultInjector;
 }
 
 export function statusUrl(scanId: string): string {
@@ -76,6 +79,7 @@ export class ScanService {
       result: null,
     };
     await this.deps.store.create(scanId, request, state);
+    this.deps.faults?.hit('accept', source.type === 'upload' ? source.file_name : source.repo_path);
     try {
       if (beforeEnqueue) await beforeEnqueue(scanId);
       await this.deps.queue.enqueue(scanId);

@@ -1,0 +1,137 @@
+import { isScanError, TERMINAL_STATES } from '@reposcan/contracts';
+import type { ScanStateRecord } from '@reposcan/contracts';
+import type { ScanQueue } from '@reposcan/queue';
+import type { ScanStore } from '@reposcan/storage';
+import type { Logger } from './create-logger.js';
+
+export interface JanitorOptions {
+  store: ScanStore;
+  queue: ScanQueue;
+  log: Logger;
+  /** Finished scans older than this are deleted; 0 keeps them. */
+  ttlHours: number;
+  /** No attempt runs longer than this (the scan deadline): older staging folders are leftovers. */
+  maxAttemptMs: number;
+  /** A record updated more recently than this may be mid-transition (accepted, not yet enqueued); default 30 s. */
+  settleMs?: number;
+  now?: () => number;
+}
+
+export interface SweepReport {
+  expired: number;
+  staleStaging: number;
+  staleUploads: number;
+  requeued: number;
+  lost: number;
+  trash: number;
+}
+
+export interface Janitor {
+  /** One pass over the volume. Safe beside other janitors on other processes; concurrent calls share one pass. */
+  sweep(): Promise<SweepReport>;
+}
+
+export interface RunningJanitor extends Janitor {
+  stop(): Promise<void>;
+}
+
+const LOST_MESSAGE = 'The scan was lost: its worker stopped and the queue no longer has its job. Run the scan again.';
+
+/**
+ * Keeps the volume and the queue telling the same story. State on the volume is the truth and
+ * Redis only dispatches, so whatever a crash left behind is repaired from the volume: a scan
+ * accepted but never enqueued (the API died in between, or Redis lost the job) is enqueued
+ * again under its own id, which is idempotent; a running scan whose job is gone is failed; old
+ * staging, stray upload parts and expired scans are removed. Every step is idempotent, so any
+ * number of API and worker processes may run one at once.
+ */
+export function createJanitor(options: JanitorOptions): Janitor {
+  const { store, queue, log } = options;
+  const now = options.now ?? Date.now;
+  const settleMs = options.settleMs ?? 30_000;
+  // A staging folder is touched when its attempt starts; allow the deadline plus a margin.
+  const stagingMaxAgeMs = options.maxAttemptMs + 5 * 60_000;
+
+  const markLost = (id: string): Promise<ScanStateRecord> =>
+    store.updateState(id, (s) => ({ ...s, state: 'failed', completed_at: new Date(now()).toISOString(), error: { code: 'WORKER_CRASHED', message: LOST_MESSAGE } }));
+
+  const sweepScan = async (id: string, report: SweepReport): Promise<void> => {
+    const state = await store.readState(id);
+    if (state === null) return;
+    for (const staging of await store.listStaging(id)) {
+      if (now() - staging.mtime.getTime() > stagingMaxAgeMs) {
+        await store.removeStaging(staging.dir);
+        report.staleStaging++;
+      }
+    }
+    if (TERMINAL_STATES.includes(state.state)) {
+      const finishedAt = Date.parse(state.completed_at ?? state.updated_at);
+      if (options.ttlHours > 0 && now() - finishedAt > options.ttlHours * 3_600_000 && (await store.remove(id))) report.expired++;
+      return;
+    }
+    if (now() - Date.parse(state.updated_at) < settleMs) return;
+    const job = await queue.jobState(id);
+    if (state.state === 'queued' && job === 'absent') {
+      await queue.enqueue(id);
+      report.requeued++;
+      log.info({ scanId: id }, 'janitor: re-enqueued a scan whose job was missing');
+    } else if (job === 'absent' || job === 'completed' || job === 'failed') {
+      // Running (or queued) while the queue says its job is over: no attempt will finish it.
+      await markLost(id);
+      report.lost++;
+      log.warn({ scanId: id, state: state.state, job }, 'janitor: failed a scan whose job is gone');
+    }
+  };
+
+  let running: Promise<SweepReport> | null = null;
+  const sweep = (): Promise<SweepReport> => {
+    running ??= (async () => {
+      const report: SweepReport = { expired: 0, staleStaging: 0, staleUploads: 0, requeued: 0, lost: 0, trash: await store.emptyTrash() };
+      report.staleUploads = await store.removeStaleUploads(stagingMaxAgeMs);
+      for (const id of await store.listScanIds()) {
+        try {
+          await sweepScan(id, report);
+        } catch (error) {
+          // Redis down or the queue full: the next sweep tries again; one bad scan never stops the rest.
+          if (isScanError(error) && (error.code === 'QUEUE_UNAVAILABLE' || error.code === 'QUEUE_FULL')) {
+            log.warn({ code: error.code }, 'janitor: queue unavailable, sweep cut short');
+            break;
+          }
+          log.warn({ scanId: id, err: error }, 'janitor: could not tidy a scan');
+        }
+      }
+      return report;
+    })().finally(() => (running = null));
+    return running;
+  };
+  return { sweep };
+}
+
+/**
+ * A janitor that sweeps at start, then every `intervalMs` (with jitter, so the janitors of
+ * several processes do not sweep in step). A record is judged once it is at least one interval
+ * (and 2 s) old.
+ */
+export function startJanitor(options: JanitorOptions & { intervalMs: number }): RunningJanitor {
+  const janitor = createJanitor({ settleMs: Math.max(2_000, options.intervalMs), ...options });
+  let timer: NodeJS.Timeout | undefined;
+  let stopped = false;
+  let current: Promise<unknown> = Promise.resolve();
+  const loop = (): void => {
+    current = janitor
+      .sweep()
+      .catch((error: unknown) => options.log.warn({ err: error }, 'janitor sweep failed'))
+      .finally(() => {
+        if (!stopped) timer = setTimeout(loop, options.intervalMs * (0.75 + Math.random() / 2));
+      });
+  };
+  loop();
+  return {
+    sweep: () => janitor.sweep(),
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await current;
+    },
+  };
+}

@@ -1,0 +1,139 @@
+import { randomUUID } from 'node:crypto';
+import { mkdir, readdir, utimes, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ScanStateRecord } from '@reposcan/contracts';
+import { createBullMqTransport, createMemoryTransport } from '@reposcan/queue';
+import type { QueueTransport } from '@reposcan/queue';
+import { createdScan, tempStore } from '../../../packages/storage/test/temp-store.js';
+import type { TempStore } from '../../../packages/storage/test/temp-store.js';
+import { createLogger } from '../src/create-logger.js';
+import { createJanitor, startJanitor } from '../src/janitor.js';
+import type { Janitor, JanitorOptions } from '../src/janitor.js';
+
+const HOUR = 3_600_000;
+const log = createLogger('silent', 'janitor-test');
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function setup(overrides: Partial<JanitorOptions> = {}): Promise<{ temp: TempStore; transport: QueueTransport; janitor: (later?: number) => Janitor }> {
+  const temp = await tempStore();
+  const transport = createMemoryTransport({ maxWaiting: 100, attempts: 1 });
+  cleanups.push(() => temp.cleanup(), () => transport.close());
+  // `later`: how far the janitor's clock runs ahead, so records look as old as a test needs.
+  const janitor = (later = 0): Janitor =>
+    createJanitor({ store: temp.store, queue: transport.queue, log, ttlHours: 24, maxAttemptMs: 600_000, settleMs: 30_000, now: () => Date.now() + later, ...overrides });
+  return { temp, transport, janitor };
+}
+
+const readState = async (temp: TempStore, id: string): Promise<ScanStateRecord | null> => temp.store.readState(id);
+
+describe('janitor', () => {
+  it('enqueues again a scan that was accepted but whose job never reached the queue', async () => {
+    const { temp, transport, janitor } = await setup();
+    const id = await createdScan(temp.store);
+    expect(await transport.queue.jobState(id)).toBe('absent');
+    const report = await janitor(60_000).sweep();
+    expect(report.requeued).toBe(1);
+    expect(await transport.queue.jobState(id)).toBe('waiting');
+    // Idempotent: the job is there now, so the next sweep leaves it alone.
+    expect((await janitor(60_000).sweep()).requeued).toBe(0);
+  });
+
+  it('leaves a record alone while it may still be mid-transition', async () => {
+    const { temp, transport, janitor } = await setup();
+    const id = await createdScan(temp.store);
+    expect((await janitor(0).sweep()).requeued).toBe(0);
+    expect(await transport.queue.jobState(id)).toBe('absent');
+  });
+
+  it('fails a running scan whose job is gone, as WORKER_CRASHED, and leaves one with a live job alone', async () => {
+    const { temp, transport, janitor } = await setup();
+    const lost = await createdScan(temp.store, { state: 'running', attempt: 1 });
+    const alive = await createdScan(temp.store, { state: 'running', attempt: 1 });
+    await transport.queue.enqueue(alive);
+    const report = await janitor(60_000).sweep();
+    expect(report.lost).toBe(1);
+    expect(await readState(temp, lost)).toMatchObject({ state: 'failed', error: { code: 'WORKER_CRASHED' } });
+    expect(await readState(temp, alive)).toMatchObject({ state: 'running' });
+  });
+
+  it('deletes finished scans older than the TTL and keeps newer ones, or all of them with TTL 0', async () => {
+    const { temp, janitor } = await setup();
+    const done = await createdScan(temp.store, { state: 'completed', completed_at: new Date().toISOString() });
+    expect((await janitor(23 * HOUR).sweep()).expired).toBe(0);
+    const keepForever = createJanitor({ store: temp.store, queue: createMemoryTransport({ maxWaiting: 1, attempts: 1 }).queue, log, ttlHours: 0, maxAttemptMs: 1, now: () => Date.now() + 1000 * HOUR });
+    expect((await keepForever.sweep()).expired).toBe(0);
+    expect((await janitor(25 * HOUR).sweep()).expired).toBe(1);
+    expect(await readState(temp, done)).toBeNull();
+    expect(await readdir(join(temp.dataDir, 'scans'))).toEqual([]);
+  });
+
+  it('removes staging folders older than the longest attempt, never a fresh one', async () => {
+    const { temp, janitor } = await setup();
+    const id = await createdScan(temp.store, { state: 'running', attempt: 1 });
+    const old = await temp.store.createStaging(id, 1);
+    const fresh = await temp.store.createStaging(id, 2);
+    const longAgo = new Date(Date.now() - 2 * HOUR);
+    await utimes(old.dir, longAgo, longAgo);
+    // The scan's job is gone too, so the same sweep fails it; staging is tidied either way.
+    const report = await janitor().sweep();
+    expect(report.staleStaging).toBe(1);
+    expect((await temp.store.listStaging(id)).map((s) => s.dir)).toEqual([fresh.dir]);
+  });
+
+  it('removes upload parts a crashed API left in incoming/, not one still arriving', async () => {
+    const { temp, janitor } = await setup();
+    const stale = join(temp.store.incomingDir(), `${randomUUID()}.zip.part`);
+    const arriving = join(temp.store.incomingDir(), `${randomUUID()}.zip.part`);
+    await writeFile(stale, 'PK');
+    await writeFile(arriving, 'PK');
+    const longAgo = new Date(Date.now() - 2 * HOUR);
+    await utimes(stale, longAgo, longAgo);
+    expect((await janitor().sweep()).staleUploads).toBe(1);
+    expect(await readdir(temp.store.incomingDir())).toEqual([arriving.split('/').pop()]);
+  });
+
+  it('finishes deletes a crash interrupted (the trash)', async () => {
+    const { temp, janitor } = await setup();
+    await mkdir(join(temp.dataDir, 'trash', `${randomUUID()}.abc123`, 'deep'), { recursive: true });
+    expect((await janitor().sweep()).trash).toBe(1);
+    expect(await readdir(join(temp.dataDir, 'trash'))).toEqual([]);
+  });
+
+  it('runs safely beside another janitor: one job per scan, no errors', async () => {
+    const { temp, transport, janitor } = await setup();
+    const ids = await Promise.all(Array.from({ length: 10 }, () => createdScan(temp.store)));
+    const reports = await Promise.all([janitor(60_000).sweep(), janitor(60_000).sweep()]);
+    expect(reports[0].requeued + reports[1].requeued).toBeGreaterThanOrEqual(10);
+    expect(await transport.queue.waitingCount()).toBe(10);
+    for (const id of ids) expect(await transport.queue.jobState(id)).toBe('waiting');
+  });
+
+  it('with Redis unreachable, cuts the sweep short instead of failing scans it cannot judge', async () => {
+    const temp = await tempStore();
+    const transport = createBullMqTransport({ redisUrl: 'redis://127.0.0.1:1', prefix: `janitor-${randomUUID()}`, maxWaiting: 10, attempts: 1, log: () => {} });
+    cleanups.push(() => temp.cleanup(), () => transport.close());
+    const running = await createdScan(temp.store, { state: 'running', attempt: 1 });
+    const janitor = createJanitor({ store: temp.store, queue: transport.queue, log, ttlHours: 24, maxAttemptMs: 600_000, now: () => Date.now() + 60_000 });
+    const report = await janitor.sweep();
+    expect(report).toMatchObject({ requeued: 0, lost: 0 });
+    expect(await readState(temp, running)).toMatchObject({ state: 'running' });
+  });
+
+  it('when started, sweeps at once and then on its interval until stopped', async () => {
+    const { temp, transport } = await setup();
+    const first = await createdScan(temp.store);
+    const running = startJanitor({ store: temp.store, queue: transport.queue, log, ttlHours: 24, maxAttemptMs: 600_000, intervalMs: 200, now: () => Date.now() + 60_000 });
+    cleanups.push(() => running.stop());
+    await expect.poll(() => transport.queue.jobState(first)).toBe('waiting');
+    const second = await createdScan(temp.store);
+    await expect.poll(() => transport.queue.jobState(second)).toBe('waiting');
+    await running.stop();
+    const third = await createdScan(temp.store);
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(await transport.queue.jobState(third)).toBe('absent');
+  });
+});
