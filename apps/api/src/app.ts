@@ -45,6 +45,9 @@ export interface AppDeps {
 export function createApp(deps: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
+  // JSON answers need no weak ETag (hashing every body costs a flood of requests CPU); downloads
+  // set their own, the artifact's sha256.
+  app.set('etag', false);
   if (deps.trustProxy !== undefined) app.set('trust proxy', deps.trustProxy);
   app.use(requestId);
   app.use(deps.metrics.observe);

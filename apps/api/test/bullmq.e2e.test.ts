@@ -4,7 +4,7 @@ import { defineScanScenarios } from './support/scenarios.js';
 import { startTestApi } from './support/test-runtime.js';
 import type { TestApi } from './support/test-runtime.js';
 import { startWorkerProcess } from './support/worker-processes.js';
-import type { WorkerProcess } from './support/worker-processes.js';
+import type { ServiceProcess } from './support/worker-processes.js';
 import { purgeQueuePrefix } from '@reposcan/queue';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -12,7 +12,7 @@ const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 describe('end to end, BullMQ on Redis with the API and two separate worker processes', () => {
   const prefix = `reposcan-test-${randomUUID().slice(0, 8)}`;
   let api: TestApi;
-  const workers: WorkerProcess[] = [];
+  const workers: ServiceProcess[] = [];
 
   beforeAll(async () => {
     api = await startTestApi({ REDIS_URL, ROLE: 'api', QUEUE_PREFIX: prefix });

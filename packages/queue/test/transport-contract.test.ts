@@ -175,6 +175,14 @@ describe.each(['memory', 'bullmq'] as const)('%s transport', (kind) => {
     expect(await t.queue.jobState(c)).toBe('absent');
   });
 
+  it('holds the bound exactly when a burst of enqueues runs at once', async () => {
+    const t = open({ maxWaiting: 5 });
+    const outcomes = await Promise.all(Array.from({ length: 30 }, () => t.queue.enqueue(id()).then(() => 'added', (e: unknown) => (e as ScanError).code)));
+    expect(outcomes.filter((o) => o === 'added')).toHaveLength(5);
+    expect(outcomes.filter((o) => o === 'QUEUE_FULL')).toHaveLength(25);
+    expect(await t.queue.waitingCount()).toBe(5);
+  });
+
   it('rejects an id that is not a scan id', async () => {
     const t = open();
     await expect(t.queue.enqueue('not-a-uuid')).rejects.toMatchObject({ code: 'INVALID_SCAN_ID' });
@@ -220,7 +228,8 @@ describe.each(['memory', 'bullmq'] as const)('%s transport', (kind) => {
     });
     const scanId = id();
     await t.queue.enqueue(scanId);
-    await reaches(t, scanId, 'active');
+    // Started, not just active: Redis marks a job active before the worker has received it.
+    await waitFor('the processor to start', () => signal !== undefined);
     let closed = false;
     const closing = worker.close().then(() => (closed = true));
     await sleep(200);
@@ -233,13 +242,17 @@ describe.each(['memory', 'bullmq'] as const)('%s transport', (kind) => {
 
   it('on a forced close aborts the signal and hands the scan back without using an attempt', async () => {
     const t = open();
+    let processing = false;
     const first = t.startWorker({
       concurrency: 1,
-      processor: ({ signal }) => new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason as Error))),
+      processor: ({ signal }) => {
+        processing = true;
+        return new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason as Error)));
+      },
     });
     const scanId = id();
     await t.queue.enqueue(scanId);
-    await reaches(t, scanId, 'active');
+    await waitFor('the processor to start', () => processing);
     const started = Date.now();
     await first.close({ force: true });
     expect(Date.now() - started).toBeLessThan(2_000);

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ScanError, TERMINAL_STATES } from '@reposcan/contracts';
+import { isScanError, ScanError, TERMINAL_STATES } from '@reposcan/contracts';
 import type { ScanOptions, ScanRequestRecord, ScanStateRecord, ScanStatus, TokenEncoding } from '@reposcan/contracts';
 import type { ScanQueue } from '@reposcan/queue';
-import type { ScanStore } from '@reposcan/storage';
+import type { DiskStatus, ScanStore } from '@reposcan/storage';
 import type { FaultInjector } from '@reposcan/worker';
 
 export interface ScanServiceDeps {
@@ -35,17 +35,29 @@ export function isTerminal(record: ScanStateRecord): boolean {
   return TERMINAL_STATES.includes(record.state);
 }
 
+/** How long one look at the volume (free space, a probe write) serves the requests that follow. */
+const DISK_CHECK_MS = 1_000;
+/** After the queue said it is full, new scans are refused without touching the volume for this long. */
+const QUEUE_FULL_MEMORY_MS = 500;
+
 /** Accepting, following and deleting scans; state lives on the volume, the queue only dispatches. */
 export class ScanService {
   private readonly pollMs: number;
+  private disk: { checkedAt: number; status: Promise<DiskStatus> } | null = null;
+  private queueFull: { until: number; error: ScanError } | null = null;
 
   constructor(private readonly deps: ScanServiceDeps) {
     this.pollMs = deps.pollMs ?? 150;
   }
 
-  /** Refuse new work when the volume is nearly full (507) rather than fail it half-way. */
+  /**
+   * Refuse new work when the volume is nearly full (507) rather than fail it half-way. One look
+   * serves a second of requests, so a flood of them does not each stat and probe the volume.
+   */
   async assertDiskRoom(): Promise<void> {
-    const disk = await this.deps.store.diskStatus();
+    const now = Date.now();
+    if (this.disk === null || now - this.disk.checkedAt > DISK_CHECK_MS) this.disk = { checkedAt: now, status: this.deps.store.diskStatus() };
+    const disk = await this.disk.status;
     if (!disk.writable || disk.freeRatio < this.deps.minFreeDiskRatio) {
       throw new ScanError('DISK_FULL', 'The server is low on disk space and is not taking new scans. Retry later.', { retryAfterSeconds: 60 });
     }
@@ -62,6 +74,8 @@ export class ScanService {
     scanId: string = randomUUID(),
     beforeEnqueue?: (scanId: string) => Promise<void>,
   ): Promise<ScanStateRecord> {
+    // Under a flood, refusals stay cheap: no folder is made and removed again for each one.
+    if (this.queueFull !== null && Date.now() < this.queueFull.until) throw this.queueFull.error;
     const now = new Date().toISOString();
     const request: ScanRequestRecord = { version: 1, scan_id: scanId, source, options, encoding: this.deps.encoding, created_at: now };
     const state: ScanStateRecord = {
@@ -84,6 +98,7 @@ export class ScanService {
       if (beforeEnqueue) await beforeEnqueue(scanId);
       await this.deps.queue.enqueue(scanId);
     } catch (error) {
+      if (isScanError(error) && error.code === 'QUEUE_FULL') this.queueFull = { until: Date.now() + QUEUE_FULL_MEMORY_MS, error };
       await this.deps.store.remove(scanId).catch(() => {});
       throw error;
     }

@@ -32,7 +32,8 @@ interface ScanResultData {
   summary: { total_files: number; estimated_tokens: number };
 }
 
-async function waitCompleted(api: TestApi, scanId: string, timeoutMs = 60_000): Promise<Record<string, unknown>> {
+/** Polls GET /v1/scans/{id} until the scan is completed, failed or cancelled. */
+export async function waitCompleted(api: Pick<TestApi, 'baseUrl'>, scanId: string, timeoutMs = 60_000): Promise<Record<string, unknown>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const status = await json(await fetch(`${api.baseUrl}/v1/scans/${scanId}`));
@@ -171,7 +172,7 @@ export function defineScanScenarios(getApi: () => TestApi): void {
 }
 
 /** `files` code-like files of about `bytes` each, different enough that the tokenizer works for real. */
-async function writeLargeTree(root: string, files: number, bytes: number): Promise<void> {
+export async function writeLargeTree(root: string, files: number, bytes: number): Promise<void> {
   for (let i = 0; i < files; i++) {
     const dir = join(root, `pkg${i % 12}`, `mod${i % 7}`);
     await mkdir(dir, { recursive: true });

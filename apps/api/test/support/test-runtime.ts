@@ -48,7 +48,8 @@ export async function startTestApi(env: Record<string, string> = {}): Promise<Te
   return {
     runtime,
     baseUrl: `http://127.0.0.1:${port}`,
-    dataDir,
+    // The folder the API really uses: an env override of DATA_DIR wins over the default one.
+    dataDir: runtime.config.dataDir,
     repoDir,
     localRoot,
     async close() {

@@ -14,10 +14,14 @@ export const hasRedisServer = spawnSync('redis-server', ['--version']).status ==
  */
 export class PrivateRedis {
   private process: ChildProcess | undefined;
-  private constructor(readonly port: number) {}
+  private constructor(
+    readonly port: number,
+    /** With a folder, Redis keeps an append-only file there, as production does, and reloads it on `up()`. */
+    private readonly appendOnlyDir?: string,
+  ) {}
 
-  static async start(): Promise<PrivateRedis> {
-    const redis = new PrivateRedis(await freePort());
+  static async start(options: { appendOnlyDir?: string } = {}): Promise<PrivateRedis> {
+    const redis = new PrivateRedis(await freePort(), options.appendOnlyDir);
     await redis.up();
     return redis;
   }
@@ -32,7 +36,8 @@ export class PrivateRedis {
 
   async up(): Promise<void> {
     if (this.running) return;
-    const child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    const persistence = this.appendOnlyDir === undefined ? ['--appendonly', 'no'] : ['--appendonly', 'yes', '--appendfsync', 'always', '--dir', this.appendOnlyDir];
+    const child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--maxmemory-policy', 'noeviction', ...persistence], { stdio: 'ignore' });
     process.once('exit', () => child.kill('SIGKILL')); // never outlive the test process
     this.process = child;
     await waitFor('private redis-server', () => this.ping(), 5_000);
