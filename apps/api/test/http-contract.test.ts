@@ -212,6 +212,14 @@ describe('HTTP contract (embedded mode)', () => {
       const etag = (await fetch(`${api.baseUrl}/v1/download/${completedId}?format=txt`)).headers.get('etag') ?? '';
       expect((await fetch(`${api.baseUrl}/v1/download/${completedId}?format=txt`, { headers: { 'if-none-match': etag } })).status).toBe(304);
     });
+    it('a range past the end is 416 RANGE_NOT_SATISFIABLE, as JSON, with the size in Content-Range and nothing to save', async () => {
+      const size = (await (await fetch(`${api.baseUrl}/v1/download/${completedId}?format=txt`)).arrayBuffer()).byteLength;
+      const response = await fetch(`${api.baseUrl}/v1/download/${completedId}?format=txt`, { headers: { range: `bytes=${size + 100}-` } });
+      expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(response.headers.get('content-disposition')).toBeNull();
+      expect(response.headers.get('content-range')).toBe(`bytes */${size}`);
+      await expectError(response, 416, 'RANGE_NOT_SATISFIABLE');
+    });
     it('a zip that was not produced is 404 FORMAT_NOT_PRODUCED with a detail that says so', async () => {
       const body = await expectError(await fetch(`${api.baseUrl}/v1/download/${completedId}?format=zip`), 404, 'FORMAT_NOT_PRODUCED');
       expect(body.detail).toContain('create_zip');

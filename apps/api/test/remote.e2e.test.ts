@@ -8,6 +8,7 @@ import { createFixtures } from '../../../packages/sources/test/remote/helpers/fi
 import type { Fixtures } from '../../../packages/sources/test/remote/helpers/fixture-repos.js';
 import { startBlackHoleServer, startGitHttpServer } from '../../../packages/sources/test/remote/helpers/git-http-server.js';
 import type { BlackHoleServer, GitHttpServer } from '../../../packages/sources/test/remote/helpers/git-http-server.js';
+import { processesMentioning } from '../../../packages/sources/test/remote/helpers/processes.js';
 import { postScan } from './support/scenarios.js';
 import { startTestApi } from './support/test-runtime.js';
 import type { TestApi } from './support/test-runtime.js';
@@ -146,5 +147,32 @@ describe('remote repositories through the API (loopback git server)', () => {
     expect(data.repository.branch).toBe('feature/x');
     expect(data.files.map((f) => f.path)).toContain('docs/guide/a.md');
     expect(await readdir(join(api.dataDir, 'scans'))).toEqual(before);
+  });
+});
+
+describe('inspect abandoned by its client', () => {
+  it('stops its clone and frees its slot at once, not at the deadline', async () => {
+    const blackHole = await startBlackHoleServer();
+    // Deadlines far away: only the abandonment can free the slot within this test.
+    const api = await startTestApi({ GIT_ALLOW_HTTP: 'true', GIT_ALLOW_PRIVATE_HOSTS: 'true', GIT_ALLOWED_HOSTS: '127.0.0.1', CLONE_TIMEOUT_SECONDS: '60', INSPECT_TIMEOUT_SECONDS: '60' });
+    try {
+      const inFlight = async (): Promise<number> => Number(/^reposcan_inspect_in_flight (\d+)$/m.exec(await (await fetch(`${api.baseUrl}/metrics`)).text())?.[1]);
+      const client = new AbortController();
+      const request = fetch(`${api.baseUrl}/v1/inspect`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ repo_path: `${blackHole.origin}/acme/widgets` }),
+        signal: client.signal,
+      }).catch(() => 'aborted');
+      await expect.poll(() => processesMentioning(blackHole.origin).length, { timeout: 20_000, interval: 50 }).toBeGreaterThan(0);
+      expect(await inFlight()).toBe(1);
+      client.abort();
+      expect(await request).toBe('aborted');
+      await expect.poll(inFlight, { timeout: 15_000, interval: 100 }).toBe(0);
+      await expect.poll(() => processesMentioning(blackHole.origin), { timeout: 15_000, interval: 100 }).toEqual([]);
+    } finally {
+      await api.close();
+      await blackHole.close();
+    }
   });
 });

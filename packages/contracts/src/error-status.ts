@@ -18,6 +18,7 @@ export const ERROR_STATUS: Record<ErrorCode, { status: number; title: string }> 
   SCAN_NOT_FOUND: { status: 404, title: 'Scan not found' },
   FORMAT_NOT_PRODUCED: { status: 404, title: 'Format not produced' },
   METHOD_NOT_ALLOWED: { status: 405, title: 'Method not allowed' },
+  RANGE_NOT_SATISFIABLE: { status: 416, title: 'Range not satisfiable' },
   SCAN_NOT_READY: { status: 409, title: 'Scan not completed yet' },
   SCAN_FAILED: { status: 409, title: 'Scan failed' },
   SCAN_CANCELLED: { status: 409, title: 'Scan cancelled' },

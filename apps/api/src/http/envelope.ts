@@ -19,6 +19,10 @@ export function errorEnvelope(code: ErrorCode, detail: string, requestId: string
 }
 
 export function sendError(res: Response, code: ErrorCode, detail: string, options: { scanId?: string; retryAfterSeconds?: number } = {}): void {
+  // An error is never a download, even when a download route had set its headers already.
+  res.removeHeader('Content-Disposition');
+  res.removeHeader('ETag');
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
   if (options.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(Math.max(1, Math.ceil(options.retryAfterSeconds))));
   res.status(ERROR_STATUS[code].status).json(errorEnvelope(code, detail, String(res.locals.requestId ?? ''), options.scanId));
 }

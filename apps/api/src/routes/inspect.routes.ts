@@ -17,7 +17,12 @@ export function inspectRoutes(deps: { inspect: InspectService; settings: SourceS
     .post(deps.limiter, requireJson, async (req, res) => {
       const { repo_path, branch, ...options } = parseOrThrow(InspectRequest, req.body, 'body');
       const source = await toRequestSource(repo_path, branch, deps.settings);
-      const data = await deps.inspect.inspect({ source, options: { ...options, lite: false, create_zip: false }, settings: deps.settings, limits: deps.limits });
+      // A client that gives up (a live preview typing on) must not keep a slot, a thread and a clone busy.
+      const abandoned = new AbortController();
+      res.once('close', () => {
+        if (!res.writableFinished) abandoned.abort();
+      });
+      const data = await deps.inspect.inspect({ source, options: { ...options, lite: false, create_zip: false }, settings: deps.settings, limits: deps.limits }, abandoned.signal);
       sendSuccess(res, 200, `Preview completed: ${data.summary.total_files} files, about ${data.summary.formatted.estimated_tokens} tokens.`, data);
     })
     .all(methodNotAllowed(['POST']));

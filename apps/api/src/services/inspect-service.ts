@@ -30,21 +30,22 @@ export class InspectService {
     return this.active;
   }
 
-  async inspect(job: Omit<InspectJob, 'workDir'>): Promise<InspectResult> {
+  /** `signal`: the client went away; the thread is stopped (git killed) and its slot freed at once. */
+  async inspect(job: Omit<InspectJob, 'workDir'>, signal?: AbortSignal): Promise<InspectResult> {
     if (this.active >= this.options.concurrency) {
       throw new ScanError('INSPECT_BUSY', `All ${this.options.concurrency} inspect slots are busy. Retry in a moment.`, { retryAfterSeconds: 1 });
     }
     this.active += 1;
     const workDir = await mkdtemp(join(tmpdir(), 'reposcan-inspect-'));
     try {
-      return await this.runThread({ ...job, workDir });
+      return await this.runThread({ ...job, workDir }, signal);
     } finally {
       this.active -= 1;
       await rm(workDir, { recursive: true, force: true });
     }
   }
 
-  private runThread(job: InspectJob): Promise<InspectResult> {
+  private runThread(job: InspectJob, signal?: AbortSignal): Promise<InspectResult> {
     return new Promise((resolve, reject) => {
       const worker = new Worker(THREAD_URL, { workerData: job, execArgv: THREAD_ARGV });
       let settled = false;
@@ -52,14 +53,22 @@ export class InspectService {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
         fn();
       };
-      const timer = setTimeout(() => {
-        // Ask the thread to abort (it kills git), then make sure it is gone.
+      // Ask the thread to abort (it kills git), then make sure it is gone.
+      const stop = (reason: Error): void => {
         worker.postMessage('abort');
         setTimeout(() => void worker.terminate(), 2000).unref();
-        settle(() => reject(new ScanError('SCAN_TIMEOUT', `The preview took longer than ${Math.round(this.options.timeoutMs / 1000)} s. Narrow it with include_patterns or a subfolder URL, or run a full scan.`)));
-      }, this.options.timeoutMs);
+        settle(() => reject(reason));
+      };
+      const onAbort = (): void => stop(new Error('inspect abandoned: the client went away'));
+      signal?.addEventListener('abort', onAbort, { once: true });
+      if (signal?.aborted) onAbort();
+      const timer = setTimeout(
+        () => stop(new ScanError('SCAN_TIMEOUT', `The preview took longer than ${Math.round(this.options.timeoutMs / 1000)} s. Narrow it with include_patterns or a subfolder URL, or run a full scan.`)),
+        this.options.timeoutMs,
+      );
       worker.once('message', (outcome: InspectOutcome) => {
         settle(() => (outcome.ok ? resolve(outcome.data) : reject(rebuildError(outcome.error))));
         void worker.terminate();
