@@ -202,7 +202,9 @@ describe('web page at / (headless Chromium)', () => {
     await page.getByLabel('Repository URL or server path').fill(api.repoDir);
     await firstSent;
     await page.getByLabel('Exclude folders').fill('src');
-    expect(await firstFailed).toMatch(/ERR_ABORTED/);
+    // Held, the first request can only end by being cancelled; the bound only names the failure.
+    const notCancelled = new Promise<string>((resolve) => setTimeout(() => resolve('the first inspect was never cancelled'), 30_000).unref());
+    expect(await Promise.race([firstFailed, notCancelled])).toMatch(/ERR_ABORTED/);
     const expected = await inspect({ repo_path: api.repoDir, exclude_dirs: ['src'] });
     await expectPreviewEquals(page, expected);
     releaseFirst();
@@ -294,6 +296,8 @@ describe('web page at / (headless Chromium)', () => {
       'demo-main/src/app.py': 'print("hi")\n',
       'demo-main/src/app_test.py': 'assert True\n',
       'demo-main/config.json': '{"a": 1}\n',
+      // A non-textual file: the summary lists it under `assets`, inspect would list it in `files`.
+      'demo-main/logo.png': Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex'),
     });
     await page.getByLabel('Upload a ZIP').check();
     await expect.poll(() => page.locator('#zip-hint').isVisible()).toBe(true);
@@ -315,7 +319,8 @@ describe('web page at / (headless Chromium)', () => {
     const paths = await page.locator('#file-rows td.path').allTextContents();
     expect([...paths].sort()).toEqual([...summary.files, ...summary.assets].map((f) => f.path).sort());
     expect(paths).not.toContain('src/app_test.py');
-    expect(await page.locator('#tree').textContent()).toBe('demo-main/\n├── src/\n│   └── app.py\n├── config.json\n└── README.md');
+    expect(summary.assets.map((a) => a.path)).toEqual(['logo.png']);
+    expect(await page.locator('#tree').textContent()).toBe('demo-main/\n├── src/\n│   └── app.py\n├── config.json\n├── logo.png\n└── README.md');
     expect(await noHorizontalOverflow(page)).toBeLessThanOrEqual(0);
     expect(problems).toEqual([]);
     await page.close();
