@@ -288,6 +288,24 @@ describe('web page at / (headless Chromium)', () => {
     await page.close();
   });
 
+  it('works unchanged when CORS_ORIGINS allows only other origins (it calls its own origin)', async () => {
+    const strict = await startTestApi({ CORS_ORIGINS: 'https://elsewhere.example' });
+    const page = await browser.newPage();
+    try {
+      await page.goto(`${strict.baseUrl}/`);
+      await page.getByLabel('Repository URL or server path').fill(strict.repoDir);
+      const expected = (await (
+        await fetch(`${strict.baseUrl}/v1/inspect`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ repo_path: strict.repoDir }) })
+      ).json()) as { data: InspectData };
+      await previewShows(page, expected.data.summary.total_files);
+      await page.getByRole('button', { name: 'Scan' }).click();
+      await waitScanDone(page);
+    } finally {
+      await page.close();
+      await strict.close();
+    }
+  });
+
   it('uploads a ZIP, follows its scan, then previews it from the scan summary', async () => {
     const { page, problems } = await openPage(360, 800);
     const zipPath = join(api.dataDir, '..', 'page-upload.zip');
