@@ -151,13 +151,14 @@ function splitList(text) {
 }
 
 /**
- * An empty number field is "not set" (null); anything else is sent for the API to judge.
+ * An empty number field is "not set" (null); a number is sent as typed for the API to judge
+ * (so 1.5 or -1 come back as the API's sentence). Text the browser cannot read as a number
+ * counts as not set, and the field is marked invalid by the browser.
  * @param {HTMLInputElement} input
  */
 function readNumber(input) {
   const text = input.value.trim();
-  if (text === '') return input.validity.badInput ? Number.NaN : null;
-  return Number(text);
+  return text === '' ? null : Number(text);
 }
 
 function mode() {
@@ -285,7 +286,7 @@ function previewFromInspect(data) {
 /**
  * An uploaded ZIP has no inspect: its preview is the finished scan's summary record, whose
  * `files` (textual) and `assets` (non-textual) together are what inspect's `files` would list.
- * @param {{ repository: { name: string, branch: string | null }, options: { skip_tree: boolean, tree_depth: number | null },
+ * @param {{ repository: { name: string, branch: string | null }, options: { tree_depth: number | null },
  *   summary: ApiTotals, files: ApiFile[], assets: ApiFile[] }} data
  * @returns {Preview}
  */
@@ -296,7 +297,8 @@ function previewFromSummary(data) {
     branch: data.repository.branch,
     totals: toTotals(data.summary),
     files,
-    tree: data.options.skip_tree ? '' : drawTree(data.repository.name, files.map((f) => f.path), data.options.tree_depth),
+    // As inspect does: the tree follows tree_depth and is drawn even when the outputs skip it.
+    tree: drawTree(data.repository.name, files.map((f) => f.path), data.options.tree_depth),
     exact: true,
   };
 }
@@ -385,7 +387,7 @@ function renderPreview(preview) {
   ui.totalTokens.title = `${totals.tokens.toLocaleString('en-US')} tokens`;
   ui.tokensLabel.textContent = preview.exact ? 'Tokens (exact)' : 'Tokens (estimate)';
   drawChart(totals.tokensByType, totals.tokens);
-  ui.tree.textContent = preview.tree || '(The tree is left out: “Leave out the tree” is on.)';
+  ui.tree.textContent = preview.tree;
   renderRows();
 }
 

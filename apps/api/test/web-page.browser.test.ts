@@ -322,6 +322,7 @@ describe('web page at / (headless Chromium)', () => {
     expect(await page.getByLabel('Branch or tag').isVisible()).toBe(false);
     await page.getByLabel('ZIP archive').setInputFiles(zipPath);
     await page.getByLabel('Exclude patterns').fill('*_test.py');
+    await page.getByLabel('Tree depth').fill('1');
     await page.getByRole('button', { name: 'Scan' }).click();
     const scanId = await waitScanDone(page);
 
@@ -338,7 +339,11 @@ describe('web page at / (headless Chromium)', () => {
     expect([...paths].sort()).toEqual([...summary.files, ...summary.assets].map((f) => f.path).sort());
     expect(paths).not.toContain('src/app_test.py');
     expect(summary.assets.map((a) => a.path)).toEqual(['logo.png']);
-    expect(await page.locator('#tree').textContent()).toBe('demo-main/\n├── src/\n│   └── app.py\n├── config.json\n├── logo.png\n└── README.md');
+    // The page draws the tree itself here (the summary has none): it must be the artifacts' tree.
+    const tree = await page.locator('#tree').textContent();
+    expect(tree).toBe('demo-main/\n├── src/\n│   └── ...\n├── config.json\n├── logo.png\n└── README.md');
+    const txt = await (await fetch(`${api.baseUrl}/v1/download/${scanId}?format=txt`)).text();
+    expect(txt).toContain(`Directory structure:\n${tree}\n`);
     expect(await noHorizontalOverflow(page)).toBeLessThanOrEqual(0);
     expect(problems).toEqual([]);
     await page.close();
