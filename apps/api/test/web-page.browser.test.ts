@@ -98,7 +98,9 @@ function noHorizontalOverflow(page: Page): Promise<number> {
   return page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
 }
 
-describe('web page at / (headless Chromium)', () => {
+// A browser, a real API and several inspect round trips per test: a wider budget than the
+// default, since the shared 2-core machine can make a single step take seconds.
+describe('web page at / (headless Chromium)', { timeout: 120_000 }, () => {
   beforeAll(async () => {
     if (!existsSync(CHROMIUM)) {
       throw new Error(`Chromium is missing at ${CHROMIUM}: install it with \`apt-get install -y chromium\` (.ci/run installs it in CI).`);
