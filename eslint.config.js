@@ -24,6 +24,18 @@ export default tseslint.config(
     ...tseslint.configs.disableTypeChecked,
   },
   {
+    // The browser page: tsc (checkJs, DOM lib) checks names and types there, and the promise
+    // rules apply as in the TypeScript code.
+    files: ['apps/api/public/**/*.js'],
+    languageOptions: { parserOptions: { projectService: false, project: ['apps/api/public/tsconfig.json'], tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      'no-undef': 'off',
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/require-await': 'error',
+    },
+  },
+  {
     files: ['**/test/**/*.ts'],
     rules: {
       '@typescript-eslint/no-unsafe-assignment': 'off',

@@ -9,6 +9,7 @@ import { errorHandler, notFound } from './http/error-handler.js';
 import type { ApiMetrics } from './http/metrics.js';
 import { rateLimit } from './http/rate-limit.js';
 import { requestId } from './http/request-id.js';
+import { webPage } from './http/web-page.js';
 import { artifactRoutes } from './routes/artifacts.routes.js';
 import { inspectRoutes } from './routes/inspect.routes.js';
 import { scanRoutes } from './routes/scan.routes.js';
@@ -74,6 +75,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(inspectRoutes({ inspect: deps.inspect, settings: deps.settings, limits: deps.limits, limiter }));
   app.use(scansRoutes({ scans: deps.scans }));
   app.use(artifactRoutes({ artifacts, scans: deps.scans }));
+  app.use(webPage());
   app.use(notFound);
   app.use(errorHandler(deps.log));
   return app;

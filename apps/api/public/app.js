@@ -1,0 +1,765 @@
+// @ts-check
+// The reposcan page: a live preview from POST /v1/inspect, a scan with progress from the scan's
+// server-sent events, then the artifacts to download. Plain DOM, same origin, no dependencies;
+// type-checked by `tsc -p apps/api/public` (checkJs) as part of `npm test`.
+
+const PREVIEW_DEBOUNCE_MS = 300;
+// A huge repository would make a table of every file slow to draw; the totals still count all.
+const MAX_TABLE_ROWS = 1000;
+const TERMINAL_STATES = new Set(['completed', 'failed', 'cancelled']);
+
+/**
+ * @typedef {{ detail: string, code: string }} Problem
+ * @typedef {{ path: string, subcategory: string, size: number, tokens: number }} FileRow
+ * @typedef {{ files: number, size: number, tokens: number, formattedSize: string, formattedTokens: string, tokensByType: Record<string, number> }} Totals
+ * @typedef {{ name: string, branch: string | null, totals: Totals, files: FileRow[], tree: string, exact: boolean }} Preview
+ * @typedef {{ scan_id: string, state: string, status_url: string, events_url: string }} Accepted
+ * @typedef {{ url: string, bytes: number, sha256: string }} Artifact
+ * @typedef {{ scan_id: string, repo_name: string, branch: string | null, num_textual_files: number, num_non_textual_files: number,
+ *   summary: { total_files: number, formatted: { total_size: string, estimated_tokens: string } }, artifacts: Record<string, Artifact> }} ScanResult
+ * @typedef {{ scan_id: string, state: string, progress: { phase: string, files_done: number, files_total: number },
+ *   error: { code: string, message: string } | null, result: ScanResult | null, status_url: string, events_url: string }} ScanStatus
+ * @typedef {{ total_files: number, total_size: number, estimated_tokens: number, tokens_by_type: Record<string, number>,
+ *   formatted: { total_size: string, estimated_tokens: string } }} ApiTotals
+ * @typedef {{ path: string, subcategory: string, size_bytes: number, tokens_estimate?: number }} ApiFile
+ */
+
+/**
+ * @template {HTMLElement} T
+ * @param {string} id
+ * @param {{ new (): T }} type
+ * @returns {T}
+ */
+function byId(id, type) {
+  const element = document.getElementById(id);
+  if (!(element instanceof type)) throw new Error(`The page is missing #${id}.`);
+  return element;
+}
+
+const ui = {
+  form: byId('scan-form', HTMLFormElement),
+  modePath: byId('mode-path', HTMLInputElement),
+  modeZip: byId('mode-zip', HTMLInputElement),
+  pathSource: byId('path-source', HTMLDivElement),
+  zipSource: byId('zip-source', HTMLDivElement),
+  repoPath: byId('repo-path', HTMLInputElement),
+  zipFile: byId('zip-file', HTMLInputElement),
+  branchField: byId('branch-field', HTMLDivElement),
+  branch: byId('branch', HTMLInputElement),
+  includePatterns: byId('include-patterns', HTMLTextAreaElement),
+  excludePatterns: byId('exclude-patterns', HTMLTextAreaElement),
+  excludeDirs: byId('exclude-dirs', HTMLTextAreaElement),
+  docsOnly: byId('docs-only', HTMLInputElement),
+  syncIgnore: byId('sync-ignore', HTMLInputElement),
+  skipTree: byId('skip-tree', HTMLInputElement),
+  treeDepth: byId('tree-depth', HTMLInputElement),
+  sizeLimit: byId('size-limit', HTMLInputElement),
+  lite: byId('lite', HTMLInputElement),
+  createZip: byId('create-zip', HTMLInputElement),
+  scanButton: byId('scan-button', HTMLButtonElement),
+  progress: byId('scan-progress', HTMLProgressElement),
+  progressText: byId('progress-text', HTMLSpanElement),
+  scanError: byId('scan-error', HTMLDivElement),
+  scanResult: byId('scan-result', HTMLDivElement),
+  resultText: byId('result-text', HTMLParagraphElement),
+  downloads: byId('download-list', HTMLUListElement),
+  preview: byId('preview', HTMLElement),
+  previewStatus: byId('preview-status', HTMLSpanElement),
+  previewError: byId('preview-error', HTMLDivElement),
+  previewBody: byId('preview-body', HTMLDivElement),
+  totalFiles: byId('total-files', HTMLElement),
+  totalSize: byId('total-size', HTMLElement),
+  totalTokens: byId('total-tokens', HTMLElement),
+  tokensLabel: byId('tokens-label', HTMLElement),
+  chart: byId('token-chart', HTMLDivElement),
+  tree: byId('tree', HTMLPreElement),
+  table: byId('file-table', HTMLTableElement),
+  rows: byId('file-rows', HTMLTableSectionElement),
+  tableNote: byId('table-note', HTMLParagraphElement),
+};
+
+// ---------------------------------------------------------------------------------------------
+// Talking to the API: every failure becomes a Problem with the API's own sentence.
+
+class ApiProblem extends Error {
+  /** @param {string} detail @param {string} code */
+  constructor(detail, code) {
+    super(detail);
+    this.detail = detail;
+    this.code = code;
+  }
+}
+
+/**
+ * Call the API and return the envelope's `data`; throw an ApiProblem carrying the error
+ * envelope's `detail` and `code`, or a plain sentence when the answer is not an envelope.
+ * @param {string} url
+ * @param {RequestInit} [init]
+ * @returns {Promise<any>}
+ */
+async function callApi(url, init = {}) {
+  /** @type {Response} */
+  let response;
+  try {
+    response = await fetch(url, { ...init, headers: { accept: 'application/json', ...init.headers } });
+  } catch {
+    throw new ApiProblem('Could not reach the API. Check that the server is running, then try again.', 'NETWORK_ERROR');
+  }
+  /** @type {any} */
+  const body = await response.json().catch(() => null);
+  if (response.ok && body && body.status === 'success') return body.data;
+  if (body && body.status === 'error' && typeof body.detail === 'string') {
+    throw new ApiProblem(body.detail, typeof body.code === 'string' ? body.code : '');
+  }
+  throw new ApiProblem(`The server answered HTTP ${response.status} without an explanation.`, `HTTP_${response.status}`);
+}
+
+/** @param {unknown} error @returns {Problem} */
+function toProblem(error) {
+  if (error instanceof ApiProblem) return { detail: error.detail, code: error.code };
+  // A bug in this page: say so in a sentence; the details belong in the console, not on screen.
+  console.error(error);
+  return { detail: 'Something went wrong in this page. Reload it and try again.', code: 'PAGE_ERROR' };
+}
+
+/** @param {HTMLElement} box @param {Problem | null} problem */
+function showProblem(box, problem) {
+  box.replaceChildren();
+  box.hidden = problem === null;
+  if (!problem) return;
+  const sentence = document.createElement('span');
+  sentence.className = 'detail';
+  sentence.textContent = problem.detail;
+  box.append(sentence);
+  if (problem.code) {
+    const code = document.createElement('small');
+    code.className = 'code';
+    code.textContent = problem.code;
+    box.append(' ', code);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Options, read from the form exactly as the API names them.
+
+/** @param {string} text */
+function splitList(text) {
+  return text
+    .split(/[,\n]/)
+    .map((item) => item.trim())
+    .filter((item) => item.length > 0);
+}
+
+/**
+ * An empty number field is "not set" (null); a number is sent as typed for the API to judge
+ * (so 1.5 or -1 come back as the API's sentence). Text the browser cannot read as a number
+ * counts as not set, and the field is marked invalid by the browser.
+ * @param {HTMLInputElement} input
+ */
+function readNumber(input) {
+  const text = input.value.trim();
+  return text === '' ? null : Number(text);
+}
+
+function mode() {
+  return ui.modeZip.checked ? 'zip' : 'path';
+}
+
+/** The options that select files: what /v1/inspect takes besides the source. */
+function selectionOptions() {
+  return {
+    include_patterns: splitList(ui.includePatterns.value),
+    exclude_patterns: splitList(ui.excludePatterns.value),
+    exclude_dirs: splitList(ui.excludeDirs.value),
+    docs_only: ui.docsOnly.checked,
+    sync_ignore: ui.syncIgnore.checked,
+    skip_tree: ui.skipTree.checked,
+    tree_depth: readNumber(ui.treeDepth),
+    size_limit: readNumber(ui.sizeLimit),
+  };
+}
+
+function scanOptions() {
+  return { ...selectionOptions(), lite: ui.lite.checked, create_zip: ui.createZip.checked };
+}
+
+function sourceFields() {
+  const branch = ui.branch.value.trim();
+  return { repo_path: ui.repoPath.value.trim(), ...(branch ? { branch } : {}) };
+}
+
+/** Upload options travel as query parameters: booleans as true/false, lists comma-separated. */
+function uploadQuery() {
+  const query = new URLSearchParams({ wait: 'false' });
+  for (const [key, value] of Object.entries(scanOptions())) {
+    if (value === null) continue;
+    if (Array.isArray(value)) {
+      if (value.length > 0) query.set(key, value.join(','));
+    } else {
+      query.set(key, String(value));
+    }
+  }
+  return query.toString();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Human formats, the same as the API's (contract §6): `37 Bytes`, `28.1 kB`; `999`, `3.0k`, `1.2M`.
+
+const SIZE_UNITS = ['kB', 'MB', 'GB', 'TB', 'PB'];
+
+/** @param {number} bytes */
+function formatSize(bytes) {
+  if (bytes < 1000) return `${bytes} Bytes`;
+  let value = bytes / 1000;
+  let unit = 0;
+  while (value >= 999.95 && unit < SIZE_UNITS.length - 1) {
+    value /= 1000;
+    unit += 1;
+  }
+  return `${value.toFixed(1)} ${SIZE_UNITS[unit]}`;
+}
+
+/** @param {number} tokens */
+function formatTokens(tokens) {
+  if (tokens < 1000) return String(tokens);
+  if (tokens < 999_950) return `${(tokens / 1000).toFixed(1)}k`;
+  if (tokens < 999_950_000) return `${(tokens / 1_000_000).toFixed(1)}M`;
+  return `${(tokens / 1_000_000_000).toFixed(1)}B`;
+}
+
+// Names may hold control or bidi characters; show them escaped, as the API's text formats do,
+// so a file name can never reorder or forge what is around it.
+// eslint-disable-next-line no-control-regex
+const UNSAFE_CHARS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/** @param {string} path */
+function displayPath(path) {
+  return path.replace(UNSAFE_CHARS, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/**
+ * Case-insensitive, ties by code units: the API's order for trees and artifacts.
+ * @param {string} a @param {string} b
+ */
+function compareNames(a, b) {
+  const la = a.toLowerCase();
+  const lb = b.toLowerCase();
+  if (la !== lb) return la < lb ? -1 : 1;
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The preview model, from an inspect answer or from a finished scan's summary record.
+
+/** @param {ApiTotals} summary @returns {Totals} */
+function toTotals(summary) {
+  return {
+    files: summary.total_files,
+    size: summary.total_size,
+    tokens: summary.estimated_tokens,
+    formattedSize: summary.formatted.total_size,
+    formattedTokens: summary.formatted.estimated_tokens,
+    tokensByType: summary.tokens_by_type,
+  };
+}
+
+/** @param {ApiFile} file @returns {FileRow} */
+function toRow(file) {
+  return { path: file.path, subcategory: file.subcategory, size: file.size_bytes, tokens: file.tokens_estimate ?? 0 };
+}
+
+/**
+ * @param {{ repository: { name: string, branch: string | null, tree_summary: string }, summary: ApiTotals, files: ApiFile[] }} data
+ * @returns {Preview}
+ */
+function previewFromInspect(data) {
+  return {
+    name: data.repository.name,
+    branch: data.repository.branch,
+    totals: toTotals(data.summary),
+    files: data.files.map(toRow),
+    tree: data.repository.tree_summary,
+    exact: false,
+  };
+}
+
+/**
+ * An uploaded ZIP has no inspect: its preview is the finished scan's summary record, whose
+ * `files` (textual) and `assets` (non-textual) together are what inspect's `files` would list.
+ * @param {{ repository: { name: string, branch: string | null }, options: { tree_depth: number | null },
+ *   summary: ApiTotals, files: ApiFile[], assets: ApiFile[] }} data
+ * @returns {Preview}
+ */
+function previewFromSummary(data) {
+  const files = [...data.files, ...data.assets].map(toRow);
+  return {
+    name: data.repository.name,
+    branch: data.repository.branch,
+    totals: toTotals(data.summary),
+    files,
+    // As inspect does: the tree follows tree_depth and is drawn even when the outputs skip it.
+    tree: drawTree(data.repository.name, files.map((f) => f.path), data.options.tree_depth),
+    exact: true,
+  };
+}
+
+/**
+ * The directory tree as the API draws it: folders first, then files, names case-insensitive.
+ * @param {string} rootName @param {string[]} paths @param {number | null} maxDepth
+ */
+function drawTree(rootName, paths, maxDepth) {
+  /** @typedef {{ folders: Map<string, Folder>, files: string[] }} Folder */
+  /** @returns {Folder} */
+  const newFolder = () => ({ folders: new Map(), files: [] });
+  const root = newFolder();
+  for (const path of paths) {
+    const parts = path.split('/');
+    const name = parts.pop();
+    if (!name) continue;
+    let folder = root;
+    for (const part of parts) {
+      let next = folder.folders.get(part);
+      if (!next) {
+        next = newFolder();
+        folder.folders.set(part, next);
+      }
+      folder = next;
+    }
+    folder.files.push(name);
+  }
+  const out = [`${displayPath(rootName)}/`];
+  /** @param {Folder} folder @param {string} prefix @param {number} level */
+  const draw = (folder, prefix, level) => {
+    const folderNames = [...folder.folders.keys()].sort(compareNames);
+    const fileNames = [...folder.files].sort(compareNames);
+    const count = folderNames.length + fileNames.length;
+    if (count === 0) return;
+    if (maxDepth !== null && level > maxDepth) {
+      out.push(`${prefix}└── ...`);
+      return;
+    }
+    let index = 0;
+    for (const name of folderNames) {
+      const last = ++index === count;
+      out.push(`${prefix}${last ? '└── ' : '├── '}${displayPath(name)}/`);
+      draw(folder.folders.get(name) ?? newFolder(), prefix + (last ? '    ' : '│   '), level + 1);
+    }
+    for (const name of fileNames) {
+      const last = ++index === count;
+      out.push(`${prefix}${last ? '└── ' : '├── '}${displayPath(name)}`);
+    }
+  };
+  draw(root, '', 1);
+  return out.join('\n');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Drawing the preview: totals, chart, tree and the sortable table.
+
+/** @type {Preview | null} */
+let shown = null;
+/** @type {{ key: 'path' | 'subcategory' | 'size' | 'tokens', descending: boolean }} */
+const sort = { key: 'path', descending: false };
+
+/**
+ * @param {'empty' | 'stale' | 'loading' | 'ready' | 'error'} state
+ * @param {string} message
+ */
+function setPreviewState(state, message) {
+  ui.preview.dataset.state = state;
+  ui.preview.setAttribute('aria-busy', String(state === 'loading'));
+  ui.previewStatus.textContent = message;
+}
+
+/** @param {Preview} preview */
+function renderPreview(preview) {
+  shown = preview;
+  showProblem(ui.previewError, null);
+  ui.previewBody.hidden = false;
+  const { totals } = preview;
+  ui.totalFiles.textContent = totals.files.toLocaleString('en-US');
+  ui.totalFiles.dataset.value = String(totals.files);
+  ui.totalSize.textContent = totals.formattedSize;
+  ui.totalSize.dataset.value = String(totals.size);
+  ui.totalSize.title = `${totals.size.toLocaleString('en-US')} bytes`;
+  ui.totalTokens.textContent = totals.formattedTokens;
+  ui.totalTokens.dataset.value = String(totals.tokens);
+  ui.totalTokens.title = `${totals.tokens.toLocaleString('en-US')} tokens`;
+  ui.tokensLabel.textContent = preview.exact ? 'Tokens (exact)' : 'Tokens (estimate)';
+  drawChart(totals.tokensByType, totals.tokens);
+  ui.tree.textContent = preview.tree;
+  renderRows();
+}
+
+function clearPreview() {
+  shown = null;
+  ui.previewBody.hidden = true;
+  showProblem(ui.previewError, null);
+}
+
+function renderRows() {
+  if (!shown) return;
+  const { key, descending } = sort;
+  const direction = descending ? -1 : 1;
+  const rows = [...shown.files].sort((a, b) => {
+    const primary = key === 'path' || key === 'subcategory' ? compareNames(a[key], b[key]) : a[key] - b[key];
+    return (primary || compareNames(a.path, b.path)) * direction;
+  });
+  const fragment = document.createDocumentFragment();
+  for (const file of rows.slice(0, MAX_TABLE_ROWS)) {
+    const tr = document.createElement('tr');
+    tr.append(
+      pathCell(displayPath(file.path)),
+      cell(file.subcategory, `sub sub-${file.subcategory}`),
+      cell(formatSize(file.size), 'num', `${file.size} bytes`),
+      cell(file.tokens.toLocaleString('en-US'), 'num'),
+    );
+    fragment.append(tr);
+  }
+  ui.rows.replaceChildren(fragment);
+  ui.tableNote.hidden = rows.length <= MAX_TABLE_ROWS;
+  ui.tableNote.textContent = `Showing the first ${MAX_TABLE_ROWS.toLocaleString('en-US')} of ${rows.length.toLocaleString('en-US')} files in this order; the totals count them all.`;
+  for (const th of ui.table.querySelectorAll('th[data-key]')) {
+    th.setAttribute('aria-sort', th.getAttribute('data-key') === key ? (descending ? 'descending' : 'ascending') : 'none');
+  }
+}
+
+/** A path that may break after each `/` on a narrow screen, rather than anywhere. @param {string} path */
+function pathCell(path) {
+  const td = document.createElement('td');
+  td.className = 'path';
+  path.split('/').forEach((part, index) => {
+    if (index > 0) td.append('/', document.createElement('wbr'));
+    td.append(part);
+  });
+  return td;
+}
+
+/** @param {string} text @param {string} className @param {string} [title] */
+function cell(text, className, title) {
+  const td = document.createElement('td');
+  td.className = className;
+  td.textContent = text;
+  if (title) td.title = title;
+  return td;
+}
+
+const SVG_NS = 'http://www.w3.org/2000/svg';
+
+/** @param {string} tag @param {Record<string, string | number>} attributes @param {string} [text] */
+function svg(tag, attributes, text) {
+  const element = document.createElementNS(SVG_NS, tag);
+  for (const [name, value] of Object.entries(attributes)) element.setAttribute(name, String(value));
+  if (text !== undefined) element.textContent = text;
+  return element;
+}
+
+/** Horizontal bars, one per subcategory with tokens, longest first. @param {Record<string, number>} byType @param {number} total */
+function drawChart(byType, total) {
+  const entries = Object.entries(byType)
+    .filter(([, tokens]) => tokens > 0)
+    .sort((a, b) => b[1] - a[1] || compareNames(a[0], b[0]));
+  if (entries.length === 0) {
+    ui.chart.textContent = 'No tokens: no textual file is selected.';
+    return;
+  }
+  // One SVG unit per CSS pixel, so labels keep their size on a phone and on a wide screen.
+  const width = Math.max(240, Math.min(576, Math.floor(ui.chart.clientWidth) || 420));
+  const rowHeight = 28;
+  const labelWidth = 70;
+  const valueWidth = 100;
+  const barSpace = width - labelWidth - valueWidth;
+  const largest = entries[0]?.[1] ?? 1;
+  const percent = (/** @type {number} */ tokens) => (total > 0 ? Math.round((tokens / total) * 100) : 0);
+  const height = entries.length * rowHeight;
+  const chart = svg('svg', { viewBox: `0 0 ${width} ${height}`, width, height, role: 'img', 'aria-labelledby': 'chart-title', class: 'bars' });
+  chart.append(svg('title', { id: 'chart-title' }, `Tokens by subcategory: ${entries.map(([name, tokens]) => `${name} ${tokens} (${percent(tokens)} %)`).join(', ')}`));
+  entries.forEach(([name, tokens], index) => {
+    const y = index * rowHeight;
+    const barWidth = Math.max(2, (tokens / largest) * barSpace);
+    const row = svg('g', { class: `bar-row sub-${name}`, 'data-subcategory': name, 'data-tokens': tokens });
+    row.append(
+      svg('text', { x: 0, y: y + 19, class: 'bar-label' }, name),
+      svg('rect', { x: labelWidth, y: y + 6, width: barWidth.toFixed(1), height: 16, rx: 3, class: 'bar' }),
+      svg('text', { x: labelWidth + barWidth + 6, y: y + 19, class: 'bar-value' }, `${formatTokens(tokens)} · ${percent(tokens)} %`),
+    );
+    chart.append(row);
+  });
+  ui.chart.replaceChildren(chart);
+  chartWidth = width;
+}
+
+// Redraw the chart when its box changes width (rotation, window resize, layout switch).
+let chartWidth = 0;
+new ResizeObserver(() => {
+  const width = Math.floor(ui.chart.clientWidth);
+  if (shown && width > 0 && Math.abs(width - chartWidth) > 8) drawChart(shown.totals.tokensByType, shown.totals.tokens);
+}).observe(ui.chart);
+
+for (const th of ui.table.querySelectorAll('th[data-key]')) {
+  th.querySelector('button')?.addEventListener('click', () => {
+    const key = /** @type {typeof sort.key} */ (th.getAttribute('data-key'));
+    // A new column starts in its most useful order: names A→Z, numbers largest first.
+    sort.descending = sort.key === key ? !sort.descending : key === 'size' || key === 'tokens';
+    sort.key = key;
+    renderRows();
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// The live preview: debounced, and each newer request aborts the one in flight.
+
+/** @type {ReturnType<typeof setTimeout> | undefined} */
+let previewTimer;
+/** @type {AbortController | null} */
+let previewRequest = null;
+/** The inspect body whose answer is on screen, so an unchanged form is not asked again. */
+let shownKey = '';
+
+function schedulePreview() {
+  clearTimeout(previewTimer);
+  // What is in flight no longer matches the form: stop it now rather than draw it later.
+  previewRequest?.abort();
+  previewRequest = null;
+  if (mode() === 'zip') {
+    showZipPreviewHint();
+    return;
+  }
+  if (shown) setPreviewState('stale', 'Options changed: updating the preview…');
+  previewTimer = setTimeout(() => void runPreview(), PREVIEW_DEBOUNCE_MS);
+}
+
+function showZipPreviewHint() {
+  clearPreview();
+  shownKey = '';
+  setPreviewState('empty', 'ZIP uploads are previewed from the finished scan: press Scan, and the preview appears when it completes.');
+}
+
+async function runPreview() {
+  if (mode() !== 'path') return;
+  const source = sourceFields();
+  if (!source.repo_path) {
+    clearPreview();
+    shownKey = '';
+    setPreviewState('empty', 'Type a repository URL or a server path to see a preview.');
+    return;
+  }
+  const body = JSON.stringify({ ...source, ...selectionOptions() });
+  if (body === shownKey && shown) {
+    setPreviewState('ready', readyMessage(shown));
+    return;
+  }
+  const request = new AbortController();
+  previewRequest = request;
+  setPreviewState('loading', shown ? 'Updating the preview…' : 'Loading the preview…');
+  try {
+    const data = await callApi('/v1/inspect', { method: 'POST', headers: { 'content-type': 'application/json' }, body, signal: request.signal });
+    if (request !== previewRequest) return;
+    const preview = previewFromInspect(data);
+    shownKey = body;
+    renderPreview(preview);
+    setPreviewState('ready', readyMessage(preview));
+  } catch (error) {
+    if (request.signal.aborted || request !== previewRequest) return;
+    shownKey = '';
+    clearPreview();
+    showProblem(ui.previewError, toProblem(error));
+    setPreviewState('error', 'The preview could not be made.');
+  } finally {
+    if (request === previewRequest) previewRequest = null;
+  }
+}
+
+/** @param {Preview} preview */
+function readyMessage(preview) {
+  const where = preview.branch ? `${preview.name} @ ${preview.branch}` : preview.name;
+  return preview.exact ? `${where}, from the finished scan (exact token counts).` : `${where}: a preview with estimated token counts; nothing is stored.`;
+}
+
+function onModeChange() {
+  const zip = mode() === 'zip';
+  ui.pathSource.hidden = zip;
+  ui.zipSource.hidden = !zip;
+  // Uploads take no branch: the archive is the tree.
+  ui.branchField.hidden = zip;
+  schedulePreview();
+}
+
+ui.modePath.addEventListener('change', onModeChange);
+ui.modeZip.addEventListener('change', onModeChange);
+for (const input of [ui.repoPath, ui.branch, ui.includePatterns, ui.excludePatterns, ui.excludeDirs, ui.treeDepth, ui.sizeLimit]) {
+  input.addEventListener('input', schedulePreview);
+}
+for (const input of [ui.docsOnly, ui.syncIgnore, ui.skipTree]) input.addEventListener('change', schedulePreview);
+ui.zipFile.addEventListener('change', () => {
+  const file = ui.zipFile.files?.[0];
+  if (file) setPreviewState('empty', `${file.name} (${formatSize(file.size)}) is ready: press Scan; the preview appears when the scan completes.`);
+});
+
+// ---------------------------------------------------------------------------------------------
+// Scanning: submit with ?wait=false, follow the events, then offer the downloads.
+
+// Progress by phase: reading files is most of the work; the bar only moves forward.
+/** @type {Record<string, [number, number]>} */
+const PHASE_SPAN = { queued: [0, 0], clone: [0, 10], extract: [0, 10], walk: [10, 15], read: [15, 90], render: [90, 95], zip: [95, 98], publish: [98, 99], done: [99, 99] };
+/** @type {Record<string, string>} */
+const PHASE_LABEL = { queued: 'Queued', clone: 'Cloning', extract: 'Unpacking', walk: 'Listing files', read: 'Reading files', render: 'Writing outputs', zip: 'Building the ZIP', publish: 'Publishing', done: 'Finishing' };
+/** @type {Record<string, string>} */
+const FORMAT_LABEL = { txt: 'Text (.txt)', md: 'Markdown (.md)', json: 'JSON (.json)', zip: 'ZIP bundle (.zip)' };
+
+let scanning = false;
+
+/** @param {ScanStatus} status */
+function showProgress(status) {
+  const { phase, files_done: done, files_total: total } = status.progress;
+  let value = status.state === 'completed' ? 100 : ui.progress.value;
+  if (status.state === 'queued' || status.state === 'running') {
+    const [from, to] = PHASE_SPAN[phase] ?? [0, 0];
+    const share = total > 0 ? Math.min(1, done / total) : 0;
+    value = Math.max(ui.progress.value, Math.round(from + (to - from) * share));
+  }
+  ui.progress.value = value;
+  ui.progress.textContent = `${value} %`;
+  const files = total > 0 ? ` · ${done.toLocaleString('en-US')} / ${total.toLocaleString('en-US')} files` : '';
+  const label = status.state === 'running' || status.state === 'queued' ? (PHASE_LABEL[phase] ?? phase) : capitalize(status.state);
+  ui.progressText.textContent = `${label}${files} · ${value} %`;
+}
+
+/** @param {string} text */
+function capitalize(text) {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/**
+ * Follow the scan's events until a terminal state. The stream closes after that state; this
+ * closes it first so EventSource does not reconnect. When the stream cannot be opened at all,
+ * the status URL is polled instead.
+ * @param {Accepted} accepted
+ * @returns {Promise<ScanStatus>}
+ */
+function followScan(accepted) {
+  return new Promise((resolve, reject) => {
+    const events = new EventSource(accepted.events_url);
+    let settled = false;
+    /** @param {MessageEvent<string>} event */
+    const onStatus = (event) => {
+      if (settled) return;
+      /** @type {ScanStatus} */
+      const status = JSON.parse(event.data);
+      showProgress(status);
+      if (TERMINAL_STATES.has(status.state)) {
+        settled = true;
+        events.close();
+        resolve(status);
+      }
+    };
+    events.addEventListener('state', onStatus);
+    events.addEventListener('progress', onStatus);
+    events.addEventListener('error', () => {
+      if (settled || events.readyState !== EventSource.CLOSED) return; // CONNECTING: it retries by itself
+      settled = true;
+      pollScan(accepted.status_url).then(resolve, reject);
+    });
+  });
+}
+
+/** @param {string} statusUrl @returns {Promise<ScanStatus>} */
+async function pollScan(statusUrl) {
+  for (;;) {
+    /** @type {ScanStatus} */
+    const status = await callApi(statusUrl);
+    showProgress(status);
+    if (TERMINAL_STATES.has(status.state)) return status;
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+}
+
+/** @returns {Promise<Accepted>} */
+async function submitScan() {
+  if (mode() === 'zip') {
+    const file = ui.zipFile.files?.[0];
+    if (!file) throw new ApiProblem('Choose a .zip file to upload first.', '');
+    const form = new FormData();
+    form.append('file', file, file.name);
+    return callApi(`/v1/upload?${uploadQuery()}`, { method: 'POST', body: form });
+  }
+  const source = sourceFields();
+  if (!source.repo_path) throw new ApiProblem('Type a repository URL or a server path first.', '');
+  return callApi('/v1/scan?wait=false', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...source, ...scanOptions() }) });
+}
+
+/** @param {ScanResult} result */
+function showDownloads(result) {
+  ui.resultText.textContent = `${result.repo_name}: ${result.summary.total_files.toLocaleString('en-US')} files, ${result.summary.formatted.total_size}, ${result.summary.formatted.estimated_tokens} tokens (exact).`;
+  const items = Object.entries(result.artifacts).map(([format, artifact]) =>
+    downloadLink(artifact.url, `${FORMAT_LABEL[format] ?? format}`, formatSize(artifact.bytes), format),
+  );
+  items.push(downloadLink(`/v1/summary/${result.scan_id}`, 'Summary (.json)', 'metadata', 'summary', `${result.repo_name}-summary.json`));
+  ui.downloads.replaceChildren(...items);
+  ui.scanResult.hidden = false;
+}
+
+/** @param {string} href @param {string} label @param {string} note @param {string} format @param {string} [fileName] */
+function downloadLink(href, label, note, format, fileName) {
+  const li = document.createElement('li');
+  const a = document.createElement('a');
+  a.href = href;
+  a.className = 'button';
+  a.dataset.format = format;
+  // The API names its artifacts (Content-Disposition); the summary is a JSON answer, so name it here.
+  a.download = fileName ?? '';
+  a.textContent = label;
+  const small = document.createElement('small');
+  small.textContent = note;
+  a.append(' ', small);
+  li.append(a);
+  return li;
+}
+
+async function startScan() {
+  if (scanning) return;
+  scanning = true;
+  ui.scanButton.disabled = true;
+  ui.scanButton.textContent = 'Scanning…';
+  ui.scanResult.hidden = true;
+  ui.downloads.replaceChildren();
+  showProblem(ui.scanError, null);
+  ui.progress.value = 0;
+  ui.progressText.textContent = 'Submitting…';
+  const uploading = mode() === 'zip';
+  let submitted = false;
+  try {
+    const accepted = await submitScan();
+    submitted = true;
+    ui.progressText.textContent = 'Queued · 0 %';
+    const status = await followScan(accepted);
+    if (status.state === 'completed' && status.result) {
+      showDownloads(status.result);
+      if (uploading) {
+        const summary = await callApi(`/v1/summary/${status.scan_id}`);
+        const preview = previewFromSummary(summary);
+        renderPreview(preview);
+        setPreviewState('ready', readyMessage(preview));
+      }
+    } else if (status.state === 'failed' && status.error) {
+      showProblem(ui.scanError, { detail: status.error.message, code: status.error.code });
+    } else {
+      showProblem(ui.scanError, { detail: 'The scan was cancelled before it finished.', code: 'SCAN_CANCELLED' });
+    }
+  } catch (error) {
+    showProblem(ui.scanError, toProblem(error));
+    if (!submitted) ui.progressText.textContent = 'Not started.';
+  } finally {
+    scanning = false;
+    ui.scanButton.disabled = false;
+    ui.scanButton.textContent = 'Scan';
+  }
+}
+
+ui.form.addEventListener('submit', (event) => {
+  event.preventDefault();
+  void startScan();
+});
+
+// The browser may restore a typed path after a reload: preview it.
+onModeChange();

@@ -1,0 +1,353 @@
+import { existsSync } from 'node:fs';
+import { mkdir, readFile } from 'node:fs/promises';
+import { get } from 'node:http';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import type { Browser, Page, Request } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApi } from './support/test-runtime.js';
+import type { TestApi } from './support/test-runtime.js';
+import { buildZip } from './support/zips.js';
+
+// The page at `/`, driven in headless Chromium against a real API (embedded queue, real files).
+// Every number the page shows is compared with what the API answers for the same request.
+
+const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'];
+const RESULTS_DIR = fileURLToPath(new URL('../../../test-results/', import.meta.url));
+const WAIT = { timeout: 45_000 };
+
+interface InspectData {
+  repository: { name: string; tree_summary: string };
+  summary: { total_files: number; total_size: number; estimated_tokens: number; tokens_by_type: Record<string, number> };
+  files: { path: string }[];
+}
+
+interface ErrorEnvelope {
+  status: 'error';
+  code: string;
+  detail: string;
+}
+
+let api: TestApi;
+let browser: Browser;
+
+async function inspect(body: Record<string, unknown>): Promise<InspectData> {
+  const response = await fetch(`${api.baseUrl}/v1/inspect`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  expect(response.status).toBe(200);
+  return ((await response.json()) as { data: InspectData }).data;
+}
+
+/** A fresh page on the API's `/`, failing the test on any script error or CSP violation. */
+async function openPage(width = 1280, height = 900): Promise<{ page: Page; problems: string[] }> {
+  const page = await browser.newPage({ viewport: { width, height }, acceptDownloads: true });
+  const problems: string[] = [];
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  page.on('console', (message) => {
+    // Chromium logs every 4xx it fetches; those are answers the page handles, not faults.
+    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) problems.push(`console: ${message.text()}`);
+  });
+  await page.goto(`${api.baseUrl}/`);
+  return { page, problems };
+}
+
+const attr = (page: Page, selector: string, name: string) => page.locator(selector).getAttribute(name);
+const text = (page: Page, selector: string) => page.locator(selector).innerText();
+
+/** Wait until the preview is drawn (not loading or stale) and shows `files` files. */
+async function previewShows(page: Page, files: number): Promise<void> {
+  await expect.poll(async () => [await attr(page, '#preview', 'data-state'), await attr(page, '#total-files', 'data-value')], WAIT).toEqual(['ready', String(files)]);
+}
+
+/** The preview on screen equals the inspect answer: totals, chart, tree and every table row. */
+async function expectPreviewEquals(page: Page, expected: InspectData): Promise<void> {
+  await previewShows(page, expected.summary.total_files);
+  expect(await attr(page, '#total-size', 'data-value')).toBe(String(expected.summary.total_size));
+  expect(await attr(page, '#total-tokens', 'data-value')).toBe(String(expected.summary.estimated_tokens));
+  const bars: [string, number][] = [];
+  for (const bar of await page.locator('#token-chart g[data-subcategory]').all()) {
+    bars.push([String(await bar.getAttribute('data-subcategory')), Number(await bar.getAttribute('data-tokens'))]);
+  }
+  const expectedBars = Object.entries(expected.summary.tokens_by_type).filter(([, tokens]) => tokens > 0);
+  expect(Object.fromEntries(bars)).toEqual(Object.fromEntries(expectedBars));
+  expect(await page.locator('#tree').textContent()).toBe(expected.repository.tree_summary);
+  const paths = await page.locator('#file-rows td.path').allTextContents();
+  expect([...paths].sort()).toEqual(expected.files.map((f) => f.path).sort());
+}
+
+async function waitScanDone(page: Page): Promise<string> {
+  await expect.poll(() => attr(page, '#scan-progress', 'value'), WAIT).toBe('100');
+  await page.locator('#scan-result').waitFor({ state: 'visible', ...WAIT });
+  const summaryHref = await attr(page, '#download-list a[data-format="summary"]', 'href');
+  const scanId = /\/v1\/summary\/([0-9a-f-]{36})$/.exec(summaryHref ?? '')?.[1];
+  if (!scanId) throw new Error(`no summary link on the page (href ${summaryHref})`);
+  return scanId;
+}
+
+function statusOf(url: string, headers: Record<string, string>): Promise<number | undefined> {
+  return new Promise((resolve, reject) => {
+    get(url, { headers }, (response) => {
+      response.resume();
+      resolve(response.statusCode);
+    }).on('error', reject);
+  });
+}
+
+function noHorizontalOverflow(page: Page): Promise<number> {
+  return page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
+}
+
+// A browser, a real API and several inspect round trips per test: a wider budget than the
+// default, since the shared 2-core machine can make a single step take seconds.
+describe('web page at / (headless Chromium)', { timeout: 120_000 }, () => {
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM)) {
+      throw new Error(`Chromium is missing at ${CHROMIUM}: install it with \`apt-get install -y chromium\` (.ci/run installs it in CI).`);
+    }
+    await mkdir(RESULTS_DIR, { recursive: true });
+    [api, browser] = await Promise.all([startTestApi(), chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })]);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await api?.close();
+  });
+
+  it('is served at / with a same-origin CSP, revalidated caching, and leaves the API routes alone', async () => {
+    const page = await fetch(`${api.baseUrl}/`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(page.headers.get('content-security-policy')).toMatch(/default-src 'none'.*script-src 'self'.*connect-src 'self'/);
+    expect(page.headers.get('cache-control')).toBe('no-cache');
+    const etag = page.headers.get('etag');
+    expect(etag).toBeTruthy();
+    // node:http, because fetch() marks a conditional request `Cache-Control: no-cache`, which disables 304.
+    expect(await statusOf(`${api.baseUrl}/`, { 'if-none-match': etag ?? '' })).toBe(304);
+    expect((await fetch(`${api.baseUrl}/app.js`)).headers.get('content-type')).toMatch(/javascript/);
+
+    expect(await (await fetch(`${api.baseUrl}/health`)).json()).toMatchObject({ status: 'ok' });
+    const docs = await fetch(`${api.baseUrl}/docs/`);
+    expect(docs.status).toBe(200);
+    expect(docs.headers.get('content-security-policy')).toBeNull();
+    for (const [method, path] of [['GET', '/v1/nope'], ['GET', '/no-such-file.html'], ['POST', '/']] as const) {
+      const response = await fetch(`${api.baseUrl}${path}`, { method });
+      expect(response.status, `${method} ${path}`).toBe(404);
+      expect(await response.json()).toMatchObject({ status: 'error', code: 'ROUTE_NOT_FOUND' });
+    }
+  });
+
+  it('previews a local path exactly as /v1/inspect answers, and follows a pattern change', async () => {
+    const { page, problems } = await openPage();
+    await page.getByLabel('Repository URL or server path').fill(api.repoDir);
+    const all = await inspect({ repo_path: api.repoDir });
+    await expectPreviewEquals(page, all);
+
+    await page.getByLabel('Exclude patterns').fill('*.md');
+    const withoutMarkdown = await inspect({ repo_path: api.repoDir, exclude_patterns: ['*.md'] });
+    expect(withoutMarkdown.summary.total_files).toBeLessThan(all.summary.total_files);
+    await expectPreviewEquals(page, withoutMarkdown);
+
+    await page.getByLabel('Docs only').check();
+    const docsOnly = await inspect({ repo_path: api.repoDir, exclude_patterns: ['*.md'], docs_only: true });
+    await expectPreviewEquals(page, docsOnly);
+
+    // The table sorts by a column on click, both ways.
+    await page.getByLabel('Docs only').uncheck();
+    await page.getByLabel('Exclude patterns').fill('');
+    await expectPreviewEquals(page, all);
+    await page.locator('th[data-key="tokens"] button').click();
+    expect(await attr(page, 'th[data-key="tokens"]', 'aria-sort')).toBe('descending');
+    const tokenCells = (await page.locator('#file-rows td:nth-child(4)').allTextContents()).map((t) => Number(t.replace(/,/g, '')));
+    expect(tokenCells).toEqual([...tokenCells].sort((a, b) => b - a));
+    await page.locator('th[data-key="tokens"] button').click();
+    expect(await attr(page, 'th[data-key="tokens"]', 'aria-sort')).toBe('ascending');
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('waits for typing to pause before asking for a preview (300 ms debounce)', async () => {
+    const page = await browser.newPage();
+    const inspects: Request[] = [];
+    page.on('request', (request) => {
+      if (request.url().endsWith('/v1/inspect')) inspects.push(request);
+    });
+    await page.clock.install();
+    await page.goto(`${api.baseUrl}/`);
+    await page.clock.pauseAt(Date.now() + 60_000);
+    await page.getByLabel('Repository URL or server path').pressSequentially(api.repoDir);
+    await page.clock.runFor(299);
+    expect(await attr(page, '#preview', 'data-state')).not.toBe('loading');
+    await page.clock.runFor(1);
+    expect(await attr(page, '#preview', 'data-state')).toBe('loading');
+    await page.clock.resume();
+    await previewShows(page, (await inspect({ repo_path: api.repoDir })).summary.total_files);
+    expect(inspects).toHaveLength(1);
+    await page.close();
+  });
+
+  it('cancels the preview request in flight when the options change', async () => {
+    const { page, problems } = await openPage();
+    let releaseFirst!: () => void;
+    const firstHeld = new Promise<void>((resolve) => (releaseFirst = resolve));
+    let seen = 0;
+    // Hold only the first inspect on its way to the (real) API; later ones pass straight through.
+    await page.route('**/v1/inspect', async (route) => {
+      if (++seen === 1) await firstHeld;
+      await route.continue().catch(() => undefined);
+    });
+    const firstFailed = new Promise<string>((resolve) =>
+      page.on('requestfailed', (request) => {
+        if (request.url().endsWith('/v1/inspect')) resolve(request.failure()?.errorText ?? '');
+      }),
+    );
+    const firstSent = page.waitForRequest('**/v1/inspect');
+    await page.getByLabel('Repository URL or server path').fill(api.repoDir);
+    await firstSent;
+    await page.getByLabel('Exclude folders').fill('src');
+    // Held, the first request can only end by being cancelled; the bound only names the failure.
+    const notCancelled = new Promise<string>((resolve) => setTimeout(() => resolve('the first inspect was never cancelled'), 30_000).unref());
+    expect(await Promise.race([firstFailed, notCancelled])).toMatch(/ERR_ABORTED/);
+    const expected = await inspect({ repo_path: api.repoDir, exclude_dirs: ['src'] });
+    await expectPreviewEquals(page, expected);
+    releaseFirst();
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('shows an API refusal as the API sentence and code, for the preview and for a scan', async () => {
+    const { page, problems } = await openPage();
+    const outside = '/etc';
+    const refusal = (await (
+      await fetch(`${api.baseUrl}/v1/inspect`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ repo_path: outside }) })
+    ).json()) as ErrorEnvelope;
+    expect(refusal.code).toBe('OUTSIDE_ALLOWED_ROOTS');
+
+    await page.getByLabel('Repository URL or server path').fill(outside);
+    await expect.poll(() => attr(page, '#preview', 'data-state'), WAIT).toBe('error');
+    expect(await text(page, '#preview-error .detail')).toBe(refusal.detail);
+    expect(await text(page, '#preview-error .code')).toBe(refusal.code);
+
+    await page.getByRole('button', { name: 'Scan' }).click();
+    await page.locator('#scan-error').waitFor({ state: 'visible', ...WAIT });
+    expect(await text(page, '#scan-error .detail')).toBe(refusal.detail);
+    expect(await text(page, '#scan-error')).not.toMatch(/\bat .+:\d+/);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('scans with every option on the form, shows progress to 100 %, and downloads the same Markdown as /v1/download', async () => {
+    const { page, problems } = await openPage();
+    const eventStreams: string[] = [];
+    page.on('request', (request) => {
+      if (request.url().endsWith('/events')) eventStreams.push(request.url());
+    });
+    let submitted: Record<string, unknown> = {};
+    page.on('request', (request) => {
+      if (request.url().includes('/v1/scan?')) submitted = request.postDataJSON() as Record<string, unknown>;
+    });
+    await page.getByLabel('Repository URL or server path').fill(api.repoDir);
+    await page.getByLabel('Exclude patterns').fill('*.csv, *.yaml');
+    await page.getByLabel('Tree depth').fill('3');
+    await page.getByLabel('Skip files over (bytes)').fill('100000');
+    await page.getByLabel('Also build the ZIP bundle').check();
+    await previewShows(page, (await inspect({ repo_path: api.repoDir, exclude_patterns: ['*.csv', '*.yaml'], tree_depth: 3, size_limit: 100000 })).summary.total_files);
+
+    await page.getByRole('button', { name: 'Scan' }).click();
+    const scanId = await waitScanDone(page);
+    expect(submitted).toEqual({
+      repo_path: api.repoDir,
+      include_patterns: [],
+      exclude_patterns: ['*.csv', '*.yaml'],
+      exclude_dirs: [],
+      docs_only: false,
+      sync_ignore: true,
+      skip_tree: false,
+      tree_depth: 3,
+      size_limit: 100000,
+      lite: false,
+      create_zip: true,
+    });
+    expect(eventStreams).toEqual([`${api.baseUrl}/v1/scans/${scanId}/events`]);
+    expect(await text(page, '#progress-text')).toMatch(/Completed.*100 %/);
+
+    const status = (await (await fetch(`${api.baseUrl}/v1/scans/${scanId}`)).json()) as { data: { result: { artifacts: Record<string, unknown> } } };
+    const formats = await Promise.all((await page.locator('#download-list a').all()).map((link) => link.getAttribute('data-format')));
+    expect(formats).toEqual([...Object.keys(status.data.result.artifacts), 'summary']);
+    expect(formats).toContain('zip');
+
+    const [download] = await Promise.all([page.waitForEvent('download'), page.locator('#download-list a[data-format="md"]').click()]);
+    const fromPage = await readFile(await download.path());
+    const fromApi = Buffer.from(await (await fetch(`${api.baseUrl}/v1/download/${scanId}?format=md`)).arrayBuffer());
+    expect(fromPage.length).toBeGreaterThan(0);
+    expect(fromPage.equals(fromApi)).toBe(true);
+    expect(download.suggestedFilename()).toBe('sample.md');
+
+    await page.screenshot({ path: join(RESULTS_DIR, 'web-page.png'), fullPage: true });
+    await page.setViewportSize({ width: 360, height: 800 });
+    expect(await noHorizontalOverflow(page)).toBeLessThanOrEqual(0);
+    await page.screenshot({ path: join(RESULTS_DIR, 'web-page-360.png'), fullPage: true });
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('works unchanged when CORS_ORIGINS allows only other origins (it calls its own origin)', async () => {
+    const strict = await startTestApi({ CORS_ORIGINS: 'https://elsewhere.example' });
+    const page = await browser.newPage();
+    try {
+      await page.goto(`${strict.baseUrl}/`);
+      await page.getByLabel('Repository URL or server path').fill(strict.repoDir);
+      const expected = (await (
+        await fetch(`${strict.baseUrl}/v1/inspect`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ repo_path: strict.repoDir }) })
+      ).json()) as { data: InspectData };
+      await previewShows(page, expected.data.summary.total_files);
+      await page.getByRole('button', { name: 'Scan' }).click();
+      await waitScanDone(page);
+    } finally {
+      await page.close();
+      await strict.close();
+    }
+  });
+
+  it('uploads a ZIP, follows its scan, then previews it from the scan summary', async () => {
+    const { page, problems } = await openPage(360, 800);
+    const zipPath = join(api.dataDir, '..', 'page-upload.zip');
+    await buildZip(zipPath, {
+      'demo-main/README.md': '# Demo\n\nA small upload.\n',
+      'demo-main/src/app.py': 'print("hi")\n',
+      'demo-main/src/app_test.py': 'assert True\n',
+      'demo-main/config.json': '{"a": 1}\n',
+      // A non-textual file: the summary lists it under `assets`, inspect would list it in `files`.
+      'demo-main/logo.png': Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex'),
+    });
+    await page.getByLabel('Upload a ZIP').check();
+    await expect.poll(() => page.locator('#zip-hint').isVisible()).toBe(true);
+    expect(await page.getByLabel('Branch or tag').isVisible()).toBe(false);
+    await page.getByLabel('ZIP archive').setInputFiles(zipPath);
+    await page.getByLabel('Exclude patterns').fill('*_test.py');
+    await page.getByLabel('Tree depth').fill('1');
+    await page.getByRole('button', { name: 'Scan' }).click();
+    const scanId = await waitScanDone(page);
+
+    const summary = (
+      (await (await fetch(`${api.baseUrl}/v1/summary/${scanId}`)).json()) as {
+        data: { repository: { name: string }; summary: { total_files: number; total_size: number; estimated_tokens: number }; files: { path: string }[]; assets: { path: string }[] };
+      }
+    ).data;
+    expect(summary.repository.name).toBe('demo-main');
+    await previewShows(page, summary.summary.total_files);
+    expect(await attr(page, '#total-tokens', 'data-value')).toBe(String(summary.summary.estimated_tokens));
+    expect(await attr(page, '#total-size', 'data-value')).toBe(String(summary.summary.total_size));
+    const paths = await page.locator('#file-rows td.path').allTextContents();
+    expect([...paths].sort()).toEqual([...summary.files, ...summary.assets].map((f) => f.path).sort());
+    expect(paths).not.toContain('src/app_test.py');
+    expect(summary.assets.map((a) => a.path)).toEqual(['logo.png']);
+    // The page draws the tree itself here (the summary has none): it must be the artifacts' tree.
+    const tree = await page.locator('#tree').textContent();
+    expect(tree).toBe('demo-main/\n├── src/\n│   └── ...\n├── config.json\n├── logo.png\n└── README.md');
+    const txt = await (await fetch(`${api.baseUrl}/v1/download/${scanId}?format=txt`)).text();
+    expect(txt).toContain(`Directory structure:\n${tree}\n`);
+    expect(await noHorizontalOverflow(page)).toBeLessThanOrEqual(0);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+});
