@@ -19,18 +19,18 @@ export async function* parseEventStream(body: ReadableStream<Uint8Array>): Async
   let id: string | null = null;
   let first = true;
   try {
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      buffer += value;
+    for (let done = false; !done; ) {
+      const chunk = await reader.read();
+      done = chunk.done;
+      if (!chunk.done) buffer += chunk.value;
       if (first && buffer.length > 0) {
         if (buffer.charCodeAt(0) === 0xfeff) buffer = buffer.slice(1);
         first = false;
       }
       for (;;) {
         const match = /\r\n|\r|\n/.exec(buffer);
-        // A lone CR at the end may be the first half of CRLF: wait for the next chunk.
-        if (!match || (match[0] === '\r' && match.index === buffer.length - 1)) break;
+        // A lone CR at the end may be the first half of CRLF: wait for the next chunk, if any.
+        if (!match || (!done && match[0] === '\r' && match.index === buffer.length - 1)) break;
         const line = buffer.slice(0, match.index);
         buffer = buffer.slice(match.index + match[0].length);
         if (line === '') {

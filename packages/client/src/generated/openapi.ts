@@ -1158,8 +1158,20 @@ export interface operations {
                     "application/zip": string;
                 };
             };
-            /** @description Partial content for a Range request. */
+            /** @description Partial content for a Range request: the requested bytes, with Content-Range. */
             206: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain; charset=utf-8": string;
+                    "text/markdown; charset=utf-8": string;
+                    "application/json": string;
+                    "application/zip": string;
+                };
+            };
+            /** @description Not modified: If-None-Match matched the ETag. No body. */
+            304: {
                 headers: {
                     [name: string]: unknown;
                 };
