@@ -31,7 +31,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<ExitCode> {
         return EXIT.OK;
       case 'scan': {
         const outcome = args.local ? await scanLocal(args, io) : await scanOnServer(args, io);
-        printScan(outcome, json, io);
+        printScan(outcome, json, args.quiet, io);
         return EXIT.OK;
       }
       case 'inspect': {
@@ -45,18 +45,19 @@ export async function runCli(argv: string[], io: CliIo): Promise<ExitCode> {
   }
 }
 
-function printScan(outcome: ScanOutcome, json: boolean, io: CliIo): void {
+function printScan(outcome: ScanOutcome, json: boolean, quiet: boolean, io: CliIo): void {
   if (json) {
     io.stdout.write(`${JSON.stringify(outcome, null, 2)}\n`);
     return;
   }
+  for (const file of outcome.files) io.stdout.write(`${file.path}\n`);
+  if (quiet) return;
   const r = outcome.result;
   const id = outcome.scan_id ? ` (scan ${outcome.scan_id})` : '';
   io.stderr.write(
     `${r.repo_name}${r.branch ? ` @ ${r.branch}` : ''}: ${r.num_textual_files} textual, ${r.num_non_textual_files} non-textual files, ` +
       `${r.summary.formatted.total_size}, ${r.summary.formatted.estimated_tokens} tokens, ${r.skipped_count} skipped${id}\n`,
   );
-  for (const file of outcome.files) io.stdout.write(`${file.path}\n`);
 }
 
 interface Failure {
