@@ -18,7 +18,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<ExitCode> {
   try {
     args = parseCliArgs(argv, io.env);
   } catch (error) {
-    return report(error, io, false);
+    // Even a command line that does not parse answers --json with a JSON document.
+    return report(error, io, argv.includes('--json'));
   }
   const json = 'json' in args && args.json;
   try {

@@ -172,6 +172,12 @@ describe('reposcan CLI', () => {
       expect(run.stdout).toBe('');
     });
 
+    it('with --json, a usage error is a JSON document on stdout too', async () => {
+      const run = await runCli(['scan', '.', '--json', '--lite=yes'], { cwd: work, env });
+      expect(run.code).toBe(2);
+      expect(JSON.parse(run.stdout)).toMatchObject({ error: { exit_code: 2, code: 'USAGE' } });
+    });
+
     it('--help prints usage with the exit codes and exits 0', async () => {
       const run = await runCli(['scan', '--help'], { cwd: work, env });
       expect(run.code).toBe(0);

@@ -1,11 +1,12 @@
 // The typed client against a real API (embedded mode, real HTTP, real files).
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { readFile, readdir, mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { purgeQueuePrefix } from '@reposcan/queue';
 import { startTestApi } from '../../../apps/api/test/support/test-runtime.js';
 import type { TestApi } from '../../../apps/api/test/support/test-runtime.js';
 import { buildZip } from '../../../apps/api/test/support/zips.js';
@@ -13,7 +14,10 @@ import { ReposcanApiError, ReposcanClient, ReposcanConnectionError, ReposcanInte
 import type { ScanEvent } from '../src/index.js';
 import { downloadToFile, uploadFile } from '../src/node.js';
 
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+
 describe('ReposcanClient against a real API', () => {
+  const prefix = `reposcan-client-${randomUUID().slice(0, 8)}`;
   let api: TestApi;
   let client: ReposcanClient;
   let work: string;
@@ -101,6 +105,53 @@ describe('ReposcanClient against a real API', () => {
     expect(await client.ready()).toMatchObject({ status: 'ready' });
   });
 
+  it('follow survives event streams that drop: it reads the status and reconnects until the scan ends', async () => {
+    // The real API behind a fetch that cuts the first two event streams before any event.
+    let dropped = 0;
+    const flaky: typeof fetch = async (input, init) => {
+      const response = await fetch(input, init);
+      if (!urlOf(input).endsWith('/events') || dropped >= 2) return response;
+      dropped += 1;
+      await response.body?.cancel();
+      throw new TypeError('fetch failed', { cause: new Error('socket hang up') });
+    };
+    const flakyClient = new ReposcanClient({ baseUrl: api.baseUrl, fetch: flaky });
+    const submission = await flakyClient.scan({ repo_path: api.repoDir });
+    if (submission.kind !== 'accepted') throw new Error('expected 202');
+    const events: ScanEvent[] = [];
+    for await (const event of flakyClient.follow(submission.accepted, { reconnectDelayMs: 10 })) events.push(event);
+    expect(dropped).toBeGreaterThanOrEqual(1);
+    expect(events.at(-1)).toMatchObject({ event: 'state', data: { state: 'completed', scan_id: submission.accepted.scan_id } });
+    expect(events.at(-1)!.data.result?.artifacts.md).toBeDefined();
+  });
+
+  it('follow gives up after maxReconnects when the stream keeps dropping, with the connection error', async () => {
+    const queued = await startTestApi({ REDIS_URL, ROLE: 'api', QUEUE_PREFIX: prefix });
+    try {
+      let attempts = 0;
+      const broken: typeof fetch = async (input, init) => {
+        if (urlOf(input).endsWith('/events')) {
+          attempts += 1;
+          throw new TypeError('fetch failed', { cause: new Error('connection reset') });
+        }
+        return fetch(input, init);
+      };
+      const brokenClient = new ReposcanClient({ baseUrl: queued.baseUrl, fetch: broken });
+      const submission = await brokenClient.scan({ repo_path: queued.repoDir });
+      if (submission.kind !== 'accepted') throw new Error('expected 202');
+      const error = await (async () => {
+        for await (const _ of brokenClient.follow(submission.accepted, { maxReconnects: 2, reconnectDelayMs: 10 })) {
+          // the scan stays queued: no worker runs on this API
+        }
+      })().catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ReposcanConnectionError);
+      expect(attempts).toBe(3);
+    } finally {
+      await queued.close();
+      await purgeQueuePrefix(REDIS_URL, prefix);
+    }
+  });
+
   it('no server at all is a ReposcanConnectionError; a non-API answer is UNEXPECTED_RESPONSE', async () => {
     const port = await closedPort();
     const offline = new ReposcanClient({ baseUrl: `http://127.0.0.1:${port}` });
@@ -114,6 +165,10 @@ describe('ReposcanClient against a real API', () => {
     expect(odd.code).toBe('UNEXPECTED_RESPONSE');
   });
 });
+
+function urlOf(input: string | URL | Request): string {
+  return typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+}
 
 /** A loopback port with nothing listening: bound once, then released. */
 async function closedPort(): Promise<number> {
