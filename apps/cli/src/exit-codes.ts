@@ -10,7 +10,7 @@ export const EXIT = {
   REFUSED: 3,
   /** The scan ran and ended failed or cancelled: its error code and message are printed. */
   SCAN_FAILED: 4,
-  /** The server could not be reached, answered 5xx, or sent a download that fails its checksum. */
+  /** The server could not be reached, is not a reposcan API, answered 5xx, or sent a download that fails its checksum. */
   UNAVAILABLE: 5,
 } as const;
 

@@ -6,7 +6,8 @@ const EXIT_CODES = `Exit codes:
   2  usage error: unknown option, missing target, a value of the wrong form
   3  the API refused the request (4xx): its code and sentence are printed
   4  the scan ended failed or cancelled: its error code and message are printed
-  5  server unreachable, a 5xx answer, or a download that fails its checksum`;
+  5  server unreachable or not a reposcan API, a 5xx answer, or a download that fails
+     its checksum`;
 
 const SELECTION = `Selection (as the API's options):
   --branch <name>          branch or tag of a remote repository

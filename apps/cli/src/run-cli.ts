@@ -94,7 +94,8 @@ function classify(error: unknown): Failure {
     const ref = error.request_id ? ` (request ${error.request_id})` : '';
     // A failure that belongs to a scan that exists is the scan's failure, not a refusal.
     if (error.scan_id) return { ...fields, exit_code: EXIT.SCAN_FAILED, message: `scan ${error.scan_id} failed: ${error.code}: ${error.detail}${ref}` };
-    if (error.status >= 500) return { ...fields, exit_code: EXIT.UNAVAILABLE, message: `the server failed (HTTP ${error.status} ${error.code}): ${error.detail}${ref}` };
+    // Something answered, but not a reposcan API (a proxy's page, a wrong --server): unusable.
+    if (error.status >= 500 || error.code === 'UNEXPECTED_RESPONSE') return { ...fields, exit_code: EXIT.UNAVAILABLE, message: `the server failed (HTTP ${error.status} ${error.code}): ${error.detail}${ref}` };
     return { ...fields, exit_code: EXIT.REFUSED, message: `the API refused the request (HTTP ${error.status} ${error.code}): ${error.detail}${ref}` };
   }
   if (error instanceof ReposcanConnectionError) {

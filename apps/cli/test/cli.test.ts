@@ -155,6 +155,21 @@ describe('reposcan CLI', () => {
       expect(run.stderr).toContain(`cannot reach http://127.0.0.1:${port}`);
       expect(run.stderr).toContain('ECONNREFUSED');
     });
+
+    it('exit 5 when what answers is not a reposcan API', async () => {
+      const { createServer } = await import('node:http');
+      const page = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<h1>Welcome to nginx!</h1>'));
+      await new Promise<void>((resolve) => page.listen(0, '127.0.0.1', resolve));
+      try {
+        const { port } = page.address() as { port: number };
+        const run = await runCli(['scan', api.repoDir, '--server', `http://127.0.0.1:${port}`], { cwd: work, env });
+        expect(run.code).toBe(5);
+        expect(run.stderr).toContain('UNEXPECTED_RESPONSE');
+        expect(run.stderr).toContain('check that the URL points at a reposcan API');
+      } finally {
+        await new Promise((resolve) => page.close(resolve));
+      }
+    });
   });
 
   describe('usage errors exit 2', () => {
