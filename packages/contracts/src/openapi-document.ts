@@ -73,6 +73,12 @@ export function buildOpenApiDocument(version: string): Json {
     headers: { Location: { description: 'The status URL.', schema: { type: 'string' } } },
     content: { 'application/json': { schema: schema(successEnvelope(ScanAccepted), 'output', 'ScanAcceptedResponse') } },
   };
+  const artifactContent = {
+    'text/plain; charset=utf-8': { schema: { type: 'string' } },
+    'text/markdown; charset=utf-8': { schema: { type: 'string' } },
+    'application/json': { schema: { type: 'object' } },
+    'application/zip': { schema: { type: 'string', format: 'binary' } },
+  };
   const uploadQuery = schema(UploadQuery, 'input') as { properties: Record<string, Json> };
   const uploadParams = Object.entries(uploadQuery.properties).map(([name, s]) => ({
     name,
@@ -135,16 +141,13 @@ export function buildOpenApiDocument(version: string): Json {
         summary: 'Download an artifact',
         parameters: [scanIdParam, { name: 'format', in: 'query', required: true, schema: { type: 'string', enum: ['txt', 'json', 'md', 'zip'] } }],
         responses: {
-          '200': {
-            description: 'The artifact, with ETag and Content-Disposition: attachment; Range requests are honoured (206).',
-            content: {
-              'text/plain; charset=utf-8': { schema: { type: 'string' } },
-              'text/markdown; charset=utf-8': { schema: { type: 'string' } },
-              'application/json': { schema: { type: 'object' } },
-              'application/zip': { schema: { type: 'string', format: 'binary' } },
-            },
+          '200': { description: 'The artifact, with ETag and Content-Disposition: attachment; Range requests are honoured (206).', content: artifactContent },
+          // A byte range of the same artifact: its media type, but not a whole document.
+          '206': {
+            description: 'Partial content for a Range request: the requested bytes, with Content-Range.',
+            content: Object.fromEntries(Object.keys(artifactContent).map((type) => [type, { schema: { type: 'string', format: 'binary' } }])),
           },
-          '206': { description: 'Partial content for a Range request.' },
+          '304': { description: 'Not modified: If-None-Match matched the ETag. No body.' },
           ...byStatus([400, 404, 409]),
         },
       },

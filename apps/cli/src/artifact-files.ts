@@ -1,0 +1,19 @@
+import type { ArtifactFormat } from '@reposcan/client';
+
+/** Output order: the digests first, the bundle last. */
+export const FORMAT_ORDER: readonly ArtifactFormat[] = ['txt', 'md', 'json', 'zip'];
+
+/**
+ * `<repo>.<format>`, the name the API's Content-Disposition gives too, reduced to characters
+ * that are safe in a file name on every OS (the repository name comes from the server).
+ */
+export function artifactFileName(repoName: string, format: ArtifactFormat): string {
+  // eslint-disable-next-line no-control-regex -- control characters are what it removes
+  const safe = repoName.replace(/[\u0000-\u001f\u007f/\\:*?"<>|]+/g, '_').replace(/^\.+/, '').slice(0, 200);
+  return `${safe || 'repository'}.${format}`;
+}
+
+/** The formats to write: the ones asked for, or every one the scan produced, in output order. */
+export function selectFormats(produced: readonly ArtifactFormat[], asked: readonly ArtifactFormat[] | null): ArtifactFormat[] {
+  return FORMAT_ORDER.filter((f) => produced.includes(f) && (asked === null || asked.includes(f)));
+}

@@ -1,0 +1,91 @@
+import { mkdir } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { ReposcanClient } from '@reposcan/client';
+import type { ScanAccepted, ScanResult, ScanStatus, Submission, UploadOptions } from '@reposcan/client';
+import { downloadToFile, uploadFile } from '@reposcan/client/node';
+import { artifactFileName, selectFormats } from '../artifact-files.js';
+import type { ScanArgs } from '../cli-args.js';
+import type { CliIo } from '../cli-io.js';
+import { ScanEndedError, UsageError } from '../exit-codes.js';
+import { createProgressReporter, progressMode } from '../progress-reporter.js';
+import type { ProgressReporter } from '../progress-reporter.js';
+import { classifyTarget } from '../scan-target.js';
+import type { ScanOutcome, WrittenFile } from '../scan-outcome.js';
+
+/**
+ * `reposcan scan <target>` against a server: submit without waiting, follow the event stream
+ * for progress, then download each artifact (checked against the result's size and SHA-256).
+ */
+export async function scanOnServer(args: ScanArgs, io: CliIo): Promise<ScanOutcome> {
+  const target = await classifyTarget(args.target, io.cwd);
+  if (target.kind === 'zip' && args.selection.branch !== undefined) throw new UsageError('--branch applies to remote repositories; an uploaded .zip has no branches.');
+  const output = resolve(io.cwd, args.output);
+  await makeOutputFolder(output);
+
+  const client = new ReposcanClient({ baseUrl: args.server });
+  const progress = createProgressReporter(io.stderr, progressMode(io.stderr, args.quiet, io.env));
+  const options = uploadOptions(args);
+  const submission: Submission =
+    target.kind === 'zip'
+      ? await uploadFile(client, target.file, options, { wait: false })
+      : await client.scan({ repo_path: target.kind === 'remote' ? target.repoPath : target.path, branch: args.selection.branch, ...options }, { wait: false });
+
+  const result = submission.kind === 'completed' ? submission.result : await followToEnd(client, submission.accepted, progress);
+  const files = await downloadArtifacts(client, result, args, output, progress);
+  if (args.cleanup) {
+    await client.cleanup(result.scan_id);
+    progress.note(`deleted scan ${result.scan_id} from the server`);
+  }
+  return { scan_id: result.scan_id, state: 'completed', result, files };
+}
+
+function uploadOptions(args: ScanArgs): UploadOptions {
+  const s = args.selection;
+  return {
+    include_patterns: s.includePatterns,
+    exclude_patterns: s.excludePatterns,
+    exclude_dirs: s.excludeDirs,
+    lite: args.lite,
+    create_zip: args.createZip,
+    tree_depth: s.treeDepth,
+    docs_only: s.docsOnly,
+    sync_ignore: s.syncIgnore,
+    skip_tree: s.skipTree,
+    size_limit: s.sizeLimit,
+  };
+}
+
+async function followToEnd(client: ReposcanClient, accepted: ScanAccepted, progress: ProgressReporter): Promise<ScanResult> {
+  let last: ScanStatus | null = null;
+  for await (const { data } of client.follow(accepted)) {
+    last = data;
+    progress.update({ state: data.state, phase: data.progress.phase, filesDone: data.progress.files_done, filesTotal: data.progress.files_total });
+  }
+  progress.finish();
+  if (last?.state === 'completed' && last.result) return last.result;
+  if (last?.state === 'failed') throw new ScanEndedError(accepted.scan_id, 'failed', last.error?.code ?? 'SCAN_FAILED', last.error?.message ?? 'The scan failed without a reason.');
+  throw new ScanEndedError(accepted.scan_id, 'cancelled', 'SCAN_CANCELLED', 'The scan was cancelled (or deleted) before it finished.');
+}
+
+async function downloadArtifacts(client: ReposcanClient, result: ScanResult, args: ScanArgs, output: string, progress: ProgressReporter): Promise<WrittenFile[]> {
+  const produced = Object.keys(result.artifacts) as Array<WrittenFile['format']>;
+  const formats = selectFormats(produced, args.formats);
+  const missing = (args.formats ?? []).filter((f) => !formats.includes(f));
+  if (missing.length > 0) throw new Error(`the scan did not produce ${missing.join(', ')} (it produced ${produced.join(', ')}).`);
+  const written: WrittenFile[] = [];
+  for (const format of formats) {
+    const path = join(output, artifactFileName(result.repo_name, format));
+    const saved = await downloadToFile(client, result.scan_id, format, path, { expected: result.artifacts[format] });
+    progress.note(`wrote ${path} (${saved.bytes} bytes)`);
+    written.push(saved);
+  }
+  return written;
+}
+
+export async function makeOutputFolder(output: string): Promise<void> {
+  try {
+    await mkdir(output, { recursive: true });
+  } catch (error) {
+    throw new UsageError(`cannot create the output folder ${output}: ${(error as Error).message}`);
+  }
+}

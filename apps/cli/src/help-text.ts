@@ -1,0 +1,98 @@
+import { DEFAULT_SERVER } from './cli-args.js';
+
+const EXIT_CODES = `Exit codes:
+  0  success: the scan or inspection finished and every requested file was written
+  1  unexpected error (a bug)
+  2  usage error: unknown option, missing target, a value of the wrong form
+  3  the API refused the request (4xx): its code and sentence are printed
+  4  the scan ended failed or cancelled: its error code and message are printed
+  5  server unreachable or not a reposcan API, a 5xx answer, or a download that fails
+     its checksum`;
+
+const SELECTION = `Selection (as the API's options):
+  --branch <name>          branch or tag of a remote repository
+  --include <glob>         keep only matching files (gitignore-style; repeat or comma-separate)
+  --exclude <glob>         drop matching files and folders (wins over --include)
+  --exclude-dir <dir>      skip folders by name or root-relative path (on top of the defaults)
+  --docs-only              keep only documentation files
+  --no-sync-ignore         ignore the repository's .gitignore/.gittxtignore files
+  --tree-depth <n>         draw n levels of the directory tree (0-100)
+  --skip-tree              leave the tree out
+  --size-limit <bytes>     skip files larger than this`;
+
+const COMMON = `Common options:
+  --server <url>           the reposcan API (default: $REPOSCAN_SERVER or ${DEFAULT_SERVER})
+  --local                  run the engine in this process on a folder; no server needed
+  --json                   print one JSON document on stdout and nothing else there
+  -q, --quiet              no progress on stderr
+  -h, --help               this help`;
+
+export const MAIN_HELP = `reposcan: scan code repositories into LLM-ready txt/md/json digests (and a ZIP bundle).
+
+Usage:
+  reposcan scan <url | folder | file.zip> [options]   scan and download the artifacts
+  reposcan scan --local <folder> [options]             scan in this process, no server
+  reposcan inspect <url | folder> [options]            preview files and token estimates
+  reposcan help <command>                              options of a command
+  reposcan --version
+
+Targets: https:// and git@ URLs go to the server as repo_path; an existing *.zip file is
+uploaded; anything else is a folder path, made absolute and read by the server (it must lie
+inside the server's ALLOWED_LOCAL_ROOTS) or, with --local, by this process.
+
+Progress goes to stderr (a bar on a terminal, one line per phase otherwise); stdout carries
+only the result: the written file paths, the inspect table, or with --json one JSON document.
+
+${EXIT_CODES}
+`;
+
+export const SCAN_HELP = `Usage: reposcan scan <url | folder | file.zip> [options]
+
+Submits the scan (POST /v1/scan or /v1/upload with wait=false), follows its event stream,
+then downloads the artifacts, checks each against the size and SHA-256 the result lists, and
+writes them as <output>/<repo>.<format>. stdout: one written path per line.
+
+Output:
+  -o, --output <dir>       folder for the artifacts (default: the current folder; created if missing)
+  --format <list>          formats to download: txt, md, json, zip (default: all produced;
+                           asking for zip implies --zip)
+  --lite                   lite outputs: tree and contents without summary and metadata
+  --zip                    also build the ZIP bundle
+  --cleanup                delete the scan from the server after downloading
+  --encoding <name>        with --local: o200k_base (default) or cl100k_base
+
+${SELECTION}
+
+${COMMON}
+
+--json prints {"scan_id","state","result","files":[{"format","path","bytes","sha256"}]};
+on failure it prints {"error":{"exit_code","status","code","detail","request_id","scan_id"}}.
+
+${EXIT_CODES}
+
+Examples:
+  reposcan scan https://github.com/octocat/Hello-World -o out
+  reposcan scan "$PWD" --include '*.ts' --exclude '*.test.ts' --format md
+  reposcan scan repo.zip --zip --json > result.json
+  reposcan scan --local . --exclude-dir dist -o /tmp/digest
+`;
+
+export const INSPECT_HELP = `Usage: reposcan inspect <url | folder> [options]
+
+Previews what a scan would keep (POST /v1/inspect): prints a table of path, type, size and
+estimated tokens, then the totals. Nothing is written anywhere.
+
+  --tree                   print the directory tree before the table
+
+${SELECTION}
+
+${COMMON}
+
+--json prints the preview as the API returns it (repository, summary, files, skipped_count).
+
+${EXIT_CODES}
+
+Examples:
+  reposcan inspect https://github.com/octocat/Hello-World
+  reposcan inspect --local . --include '*.md' --json
+`;

@@ -1,0 +1,25 @@
+import type { InspectResult } from '@reposcan/client';
+
+/**
+ * The preview as a plain table (path, type, bytes, estimated tokens) and a totals line.
+ * Numbers stay exact integers so the output can be sorted and summed by other tools.
+ */
+export function renderInspectTable(preview: InspectResult, withTree: boolean): string {
+  const header = ['PATH', 'TYPE', 'BYTES', 'TOKENS'];
+  const rows = preview.files.map((f) => [f.path, f.subcategory, String(f.size_bytes), String(f.tokens_estimate)]);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]): string =>
+    cells
+      .map((cell, i) => (i >= 2 ? cell.padStart(widths[i]!) : i === cells.length - 1 ? cell : cell.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
+  const s = preview.summary;
+  const repo = preview.repository;
+  const totals =
+    `${s.total_files} files, ${s.formatted.total_size}, ~${s.formatted.estimated_tokens} tokens (estimate)` +
+    `, ${preview.skipped_count} skipped · ${repo.name}${repo.branch ? ` @ ${repo.branch}` : ''}${repo.commit ? ` (${repo.commit.slice(0, 12)})` : ''}`;
+  const parts = [];
+  if (withTree && repo.tree_summary) parts.push(repo.tree_summary.trimEnd(), '');
+  parts.push(line(header), ...rows.map(line), '', totals);
+  return `${parts.join('\n')}\n`;
+}

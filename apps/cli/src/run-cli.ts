@@ -1,0 +1,113 @@
+import { readFile } from 'node:fs/promises';
+import { ReposcanApiError, ReposcanConnectionError, ReposcanIntegrityError } from '@reposcan/client';
+import { parseCliArgs } from './cli-args.js';
+import type { CliArgs } from './cli-args.js';
+import type { CliIo } from './cli-io.js';
+import { inspect } from './commands/inspect.js';
+import { scanLocal } from './commands/scan-local.js';
+import { scanOnServer } from './commands/scan-on-server.js';
+import { EXIT, ScanEndedError, UsageError } from './exit-codes.js';
+import type { ExitCode } from './exit-codes.js';
+import { INSPECT_HELP, MAIN_HELP, SCAN_HELP } from './help-text.js';
+import { renderInspectTable } from './inspect-table.js';
+import type { ScanOutcome } from './scan-outcome.js';
+
+/** Run one `reposcan …` invocation; returns the exit code. Never throws. */
+export async function runCli(argv: string[], io: CliIo): Promise<ExitCode> {
+  let args: CliArgs;
+  try {
+    args = parseCliArgs(argv, io.env);
+  } catch (error) {
+    // Even a command line that does not parse answers --json with a JSON document.
+    return report(error, io, argv.includes('--json'));
+  }
+  const json = 'json' in args && args.json;
+  try {
+    switch (args.command) {
+      case 'help':
+        io.stdout.write(args.topic === 'scan' ? SCAN_HELP : args.topic === 'inspect' ? INSPECT_HELP : MAIN_HELP);
+        return EXIT.OK;
+      case 'version':
+        io.stdout.write(`${await version()}\n`);
+        return EXIT.OK;
+      case 'scan': {
+        const outcome = args.local ? await scanLocal(args, io) : await scanOnServer(args, io);
+        printScan(outcome, json, args.quiet, io);
+        return EXIT.OK;
+      }
+      case 'inspect': {
+        const preview = await inspect(args, io);
+        io.stdout.write(json ? `${JSON.stringify(preview, null, 2)}\n` : renderInspectTable(preview, args.tree));
+        return EXIT.OK;
+      }
+    }
+  } catch (error) {
+    return report(error, io, json);
+  }
+}
+
+function printScan(outcome: ScanOutcome, json: boolean, quiet: boolean, io: CliIo): void {
+  if (json) {
+    io.stdout.write(`${JSON.stringify(outcome, null, 2)}\n`);
+    return;
+  }
+  for (const file of outcome.files) io.stdout.write(`${file.path}\n`);
+  if (quiet) return;
+  const r = outcome.result;
+  const id = outcome.scan_id ? ` (scan ${outcome.scan_id})` : '';
+  io.stderr.write(
+    `${r.repo_name}${r.branch ? ` @ ${r.branch}` : ''}: ${r.num_textual_files} textual, ${r.num_non_textual_files} non-textual files, ` +
+      `${r.summary.formatted.total_size}, ${r.summary.formatted.estimated_tokens} tokens, ${r.skipped_count} skipped${id}\n`,
+  );
+}
+
+interface Failure {
+  exit_code: ExitCode;
+  message: string;
+  status?: number;
+  code?: string;
+  detail?: string;
+  request_id?: string | null;
+  scan_id?: string | null;
+}
+
+/** Map an error to its exit code and print it: a sentence on stderr, and with --json a document on stdout. */
+function report(error: unknown, io: CliIo, json: boolean): ExitCode {
+  const failure = classify(error);
+  io.stderr.write(`reposcan: ${failure.message}\n`);
+  if (failure.exit_code === EXIT.USAGE) io.stderr.write('Run `reposcan --help` for usage.\n');
+  if (json) {
+    const { message, ...fields } = failure;
+    io.stdout.write(`${JSON.stringify({ error: { ...fields, detail: fields.detail ?? message } }, null, 2)}\n`);
+  }
+  return failure.exit_code;
+}
+
+function classify(error: unknown): Failure {
+  if (error instanceof UsageError) return { exit_code: EXIT.USAGE, message: error.message, code: 'USAGE' };
+  if (error instanceof ScanEndedError) {
+    const id = error.scanId ? ` ${error.scanId}` : '';
+    return { exit_code: EXIT.SCAN_FAILED, message: `scan${id} ${error.state}: ${error.code}: ${error.detail}`, code: error.code, detail: error.detail, scan_id: error.scanId };
+  }
+  if (error instanceof ReposcanApiError) {
+    const fields = { status: error.status, code: error.code, detail: error.detail, request_id: error.request_id, scan_id: error.scan_id };
+    const ref = error.request_id ? ` (request ${error.request_id})` : '';
+    // A failure that belongs to a scan that exists is the scan's failure, not a refusal.
+    if (error.scan_id) return { ...fields, exit_code: EXIT.SCAN_FAILED, message: `scan ${error.scan_id} failed: ${error.code}: ${error.detail}${ref}` };
+    // Something answered, but not a reposcan API (a proxy's page, a wrong --server): unusable.
+    if (error.status >= 500 || error.code === 'UNEXPECTED_RESPONSE') return { ...fields, exit_code: EXIT.UNAVAILABLE, message: `the server failed (HTTP ${error.status} ${error.code}): ${error.detail}${ref}` };
+    return { ...fields, exit_code: EXIT.REFUSED, message: `the API refused the request (HTTP ${error.status} ${error.code}): ${error.detail}${ref}` };
+  }
+  if (error instanceof ReposcanConnectionError) {
+    return { exit_code: EXIT.UNAVAILABLE, code: 'UNREACHABLE', message: `${error.message}; is the server running? (--server or REPOSCAN_SERVER)` };
+  }
+  if (error instanceof ReposcanIntegrityError) return { exit_code: EXIT.UNAVAILABLE, code: 'INTEGRITY', message: error.message };
+  const message = error instanceof Error ? error.message : String(error);
+  return { exit_code: EXIT.UNEXPECTED, code: 'UNEXPECTED', message: `unexpected error: ${message}` };
+}
+
+async function version(): Promise<string> {
+  // One level above both src/ and dist/.
+  const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}

@@ -1,0 +1,25 @@
+import type { ArtifactFormat } from '@reposcan/client';
+
+export interface WrittenFile {
+  format: ArtifactFormat;
+  path: string;
+  bytes: number;
+  sha256: string;
+}
+
+/** What `reposcan scan` reports: the `--json` document, and the lines printed without it. */
+export interface ScanOutcome {
+  /** The server's id; null for a --local scan. */
+  scan_id: string | null;
+  state: 'completed';
+  /** The API's scan result (server), or the engine's equivalent fields (--local). */
+  result: {
+    repo_name: string;
+    branch: string | null;
+    num_textual_files: number;
+    num_non_textual_files: number;
+    skipped_count: number;
+    summary: { total_files: number; estimated_tokens: number; formatted: { total_size: string; estimated_tokens: string } };
+  } & Record<string, unknown>;
+  files: WrittenFile[];
+}
