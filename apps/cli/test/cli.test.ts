@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi } from '../../../apps/api/test/support/test-runtime.js';
 import type { TestApi } from '../../../apps/api/test/support/test-runtime.js';
 import { closedPort, runCli, runCliInPty, writeZipWithSymlink } from './support/cli-process.js';
+import { craftZip } from '../../api/test/support/zips.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const ESC = '\x1b';
@@ -137,9 +138,20 @@ describe('reposcan CLI', () => {
       }
     });
 
-    it('exit 4 when the scan fails: a zip with a symlink entry ends UNSAFE_ARCHIVE', async () => {
+    it('exit 3 when the API refuses the upload: a zip with a symlink entry is UNSAFE_ARCHIVE before any scan', async () => {
       const zip = join(work, 'symlink.zip');
       await writeZipWithSymlink(zip);
+      const out = outDir();
+      const run = await runCli(['scan', zip, '-o', out], { cwd: work, env });
+      expect(run.code, run.stderr).toBe(3);
+      expect(run.stderr).toMatch(/UNSAFE_ARCHIVE/);
+      expect(run.stdout).toBe('');
+      expect(await readdir(out)).toEqual([]);
+    });
+
+    it('exit 4 when the scan fails: a zip whose data lies about its size ends UNSAFE_ARCHIVE in the worker', async () => {
+      const zip = join(work, 'liar.zip');
+      craftZip(zip, { entries: [{ name: 'repo/README.md', data: '# fine\n' }, { name: 'repo/liar.bin', zeros: 1024 * 1024, method: 'deflated' }], patches: [{ op: 'set-uncompressed', index: 1, size: 10 }] });
       const out = outDir();
       const run = await runCli(['scan', zip, '-o', out], { cwd: work, env });
       expect(run.code, run.stderr).toBe(4);

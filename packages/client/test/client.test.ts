@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { purgeQueuePrefix } from '@reposcan/queue';
 import { startTestApi } from '../../../apps/api/test/support/test-runtime.js';
 import type { TestApi } from '../../../apps/api/test/support/test-runtime.js';
-import { buildZip } from '../../../apps/api/test/support/zips.js';
+import { buildZip, craftZip } from '../../../apps/api/test/support/zips.js';
 import { ReposcanApiError, ReposcanClient, ReposcanConnectionError, ReposcanIntegrityError } from '../src/index.js';
 import type { ScanEvent } from '../src/index.js';
 import { downloadToFile, uploadFile } from '../src/node.js';
@@ -80,8 +80,9 @@ describe('ReposcanClient against a real API', () => {
     const done = await uploadFile(client, good, { exclude_patterns: ['*.py'] }, { wait: true });
     expect(done.kind === 'completed' && done.result).toMatchObject({ repo_name: 'demo', num_textual_files: 1 });
 
+    // A size lie passes the upload's check, so a scan exists and fails in the worker.
     const bad = join(work, 'bad.zip');
-    await buildZip(bad, { 'README.md': 'a', 'readme.md': 'b' });
+    craftZip(bad, { entries: [{ name: 'repo/README.md', data: '# fine\n' }, { name: 'repo/liar.bin', zeros: 1024 * 1024, method: 'deflated' }], patches: [{ op: 'set-uncompressed', index: 1, size: 10 }] });
     const error = (await uploadFile(client, bad, {}, { wait: true }).catch((e: unknown) => e)) as ReposcanApiError;
     expect(error).toMatchObject({ status: 422, code: 'UNSAFE_ARCHIVE' });
     expect(error.scan_id).toMatch(/^[0-9a-f-]{36}$/);

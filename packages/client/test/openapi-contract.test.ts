@@ -2,12 +2,13 @@
 // cases, and each answer (status, content type, body) must be one the spec describes. The
 // typed client is generated from that spec, so this is what makes its types true.
 import { randomUUID } from 'node:crypto';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { purgeQueuePrefix } from '@reposcan/queue';
 import { startTestApi } from '../../../apps/api/test/support/test-runtime.js';
 import type { TestApi } from '../../../apps/api/test/support/test-runtime.js';
-import { buildZip } from '../../../apps/api/test/support/zips.js';
+import { buildZip, craftZip } from '../../../apps/api/test/support/zips.js';
 import { parseEventStream } from '../src/sse.js';
 import { OpenApiValidator } from './support/openapi-validator.js';
 
@@ -118,9 +119,14 @@ describe('live API responses match openapi.yaml', () => {
       expect(accepted.status).toBe(202);
     });
 
-    it('422 an unsafe archive (with the failed scan id), 400 no file, 413 too large, 415 not multipart', async () => {
+    it('422 an unsafe archive (refused before a scan exists, or failing the scan with its id), 400 no file, 413 too large, 415 not multipart', async () => {
       const unsafe = await expectCode(call(api, 'POST', '/v1/upload', '/v1/upload', { body: await zipForm('dup.zip', { 'README.md': 'a', 'readme.md': 'b' }) }), 422, 'UNSAFE_ARCHIVE');
-      failedId = String(unsafe.data?.scan_id);
+      expect(unsafe.data).toBeUndefined();
+      // A lie only the data shows passes the upload's check and fails the scan in the worker.
+      const liar = new FormData();
+      liar.append('file', new Blob([new Uint8Array(craftZip(join(tmpdir(), `liar-${process.pid}.zip`), { entries: [{ name: 'repo/README.md', data: '# fine\n' }, { name: 'repo/liar.bin', zeros: 1024 * 1024, method: 'deflated' }], patches: [{ op: 'set-uncompressed', index: 1, size: 10 }] }))]), 'liar.zip');
+      const failed = await expectCode(call(api, 'POST', '/v1/upload', '/v1/upload', { body: liar }), 422, 'UNSAFE_ARCHIVE');
+      failedId = String(failed.data?.scan_id);
       await expectCode(call(api, 'POST', '/v1/upload', '/v1/upload', { body: new FormData() }), 400, 'INVALID_REQUEST');
       const big = new FormData();
       big.append('file', new Blob([new Uint8Array(300_000)]), 'big.zip');
@@ -204,9 +210,12 @@ describe('live API responses match openapi.yaml', () => {
       await expectCode(call(api, 'GET', path, `/v1/download/${failedId}?format=txt`), 409, 'SCAN_FAILED');
     });
 
-    // Found by this suite: `Range: bytes=99999-` answers 400 INVALID_REQUEST with the artifact's
-    // Content-Type (text/plain) over a JSON envelope, where HTTP says 416. apps/api owns the fix.
-    it.todo('416 for an unsatisfiable range, as a JSON error envelope');
+    // Found by this suite: it answered 400 with the artifact's Content-Type over a JSON envelope.
+    it('416 for an unsatisfiable range, as a JSON error envelope with the size in Content-Range', async () => {
+      await expectCode(call(api, 'GET', path, `/v1/download/${completedId}?format=txt`, { headers: { range: 'bytes=99999999-' } }), 416, 'RANGE_NOT_SATISFIABLE');
+      const raw = await fetch(`${api.baseUrl}/v1/download/${completedId}?format=txt`, { headers: { range: 'bytes=99999999-' } });
+      expect(raw.headers.get('content-range')).toMatch(/^bytes \*\/\d+$/);
+    });
   });
 
   describe('GET /v1/summary/{scan_id}', () => {

@@ -148,7 +148,7 @@ export function buildOpenApiDocument(version: string): Json {
             content: Object.fromEntries(Object.keys(artifactContent).map((type) => [type, { schema: { type: 'string', format: 'binary' } }])),
           },
           '304': { description: 'Not modified: If-None-Match matched the ETag. No body.' },
-          ...byStatus([400, 404, 409]),
+          ...byStatus([400, 404, 409, 416]),
         },
       },
     },
