@@ -17,6 +17,7 @@ import type { BenchDeps } from './lib/bench-deps.js';
 import { BENCH_DIR, prepareCorpora, REPO_ROOT } from './lib/corpora.js';
 import type { Corpora, Corpus } from './lib/corpora.js';
 import { healthUnderScans, summaryLoad } from './lib/load.js';
+import { preflight } from './lib/preflight.js';
 import { Progress } from './lib/progress.js';
 import { buildRows, buildTargets, consistencyChecks, noiseSummary, Recorder, renderMarkdown } from './lib/report.js';
 import type { LoadResults, MicroResult } from './lib/report.js';
@@ -120,6 +121,7 @@ async function main(): Promise<void> {
   const startedAt = new Date();
   const loadBefore = loadavg();
 
+  await preflight({ load: args.sections.has('load'), micro: args.sections.has('micro') });
   const deps = await ensureBenchDeps(log);
   if (args.build) {
     log('npm run build');
@@ -258,4 +260,7 @@ async function main(): Promise<void> {
   if (checks.length > 0) process.exitCode = 1;
 }
 
-await main();
+main().catch((error: unknown) => {
+  process.stderr.write(`\n${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});
