@@ -4,6 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
+import { purgeQueuePrefix } from '@reposcan/queue';
 import { CORPORA_DIR, REPO_ROOT } from './corpora.js';
 import { startService } from './processes.js';
 import type { ServiceProcess } from './processes.js';
@@ -69,11 +70,12 @@ export class Deployment {
     this.processes.delete(service);
   }
 
-  /** Stops every process and removes the data directory. Queue keys expire with the prefix unused. */
+  /** Stops every process, removes the data directory and the queue's keys. */
   async close(): Promise<void> {
     await Promise.all([...this.processes].map((p) => p.stop()));
     this.processes.clear();
     await rm(this.base, { recursive: true, force: true });
+    await purgeQueuePrefix(this.env.REDIS_URL as string, this.env.QUEUE_PREFIX as string);
   }
 }
 
