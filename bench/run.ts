@@ -253,10 +253,13 @@ async function main(): Promise<void> {
     notes,
   };
   const stamp = startedAt.toISOString().replace(/:\d\d\.\d+Z$/, 'Z').replace(':', '');
-  const base = args.quick ? 'quick-latest' : stamp;
-  await writeFile(join(resultsDir, `${base}.json`), `${JSON.stringify(json, null, 2)}\n`);
-  await writeFile(join(resultsDir, args.quick ? 'quick-latest.md' : 'latest.md'), markdown);
-  log(`\nwrote bench/results/${base}.json and bench/results/${args.quick ? 'quick-latest.md' : 'latest.md'}`);
+  // Only a full run of every section replaces latest.md; quick and partial runs have files of their own (gitignored).
+  const scratchName = args.quick ? 'quick-latest' : args.sections.size < SECTIONS.length ? 'partial-latest' : null;
+  const jsonName = `${scratchName ?? stamp}.json`;
+  const mdName = `${scratchName ?? 'latest'}.md`;
+  await writeFile(join(resultsDir, jsonName), `${JSON.stringify(json, null, 2)}\n`);
+  await writeFile(join(resultsDir, mdName), markdown);
+  log(`\nwrote bench/results/${jsonName} and bench/results/${mdName}`);
   if (checks.length > 0) process.exitCode = 1;
 }
 
