@@ -11,20 +11,18 @@ afterAll(() => scratch.tearDown());
 afterEach(() => scratch.expectNoTempFiles());
 
 describe('bombs, refused before inflating', () => {
-  it('refuses a ratio bomb (200 MB of zeros in ~200 kB) fast, without inflating or writing', async () => {
+  // How fast these refusals are is measured by `npm run bench`; here only what they do.
+  it('refuses a ratio bomb (200 MB of zeros in ~200 kB) without inflating or writing', async () => {
     const zip = await scratch.craft('ratio-bomb.zip', {
       entries: [{ name: 'zeros.bin', zeros: 200 * MiB, method: 'deflated' }],
     });
     expect((await stat(zip)).size).toBeLessThan(MiB);
     const dest = await scratch.dest();
     const rssBefore = process.memoryUsage.rss();
-    const started = performance.now();
     const message = await expectScanError(
       extractZip({ zipPath: zip, destDir: dest, limits: LIMITS }),
       'ARCHIVE_TOO_LARGE',
     );
-    // Inflating 200 MiB takes far longer than reading one central-directory record.
-    expect(performance.now() - started).toBeLessThan(500);
     expect(process.memoryUsage.rss() - rssBefore).toBeLessThan(50 * MiB);
     expect(message).toMatch(/100 times its own size/);
     expect(await readdir(dest)).toEqual([]);
@@ -79,16 +77,11 @@ describe('bombs, refused before inflating', () => {
   });
 
   it('refuses 100 000 tiny entries from the end record alone', async () => {
-    const started = performance.now();
     const zip = await scratch.craft('many.zip', { many: 100_000 });
-    const built = performance.now() - started;
-    expect(built).toBeLessThan(10_000);
     const dest = await scratch.dest();
-    const checkStarted = performance.now();
     expect(
       await expectScanError(extractZip({ zipPath: zip, destDir: dest, limits: LIMITS }), 'TOO_MANY_ENTRIES'),
     ).toMatch(/100000 entries, more than the limit of 10000/);
-    expect(performance.now() - checkStarted).toBeLessThan(250);
     expect(await readdir(dest)).toEqual([]);
   });
 

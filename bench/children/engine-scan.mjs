@@ -1,0 +1,33 @@
+// One engine run in a fresh process (the built code, as the worker runs it), so peak RSS is this
+// run's own: `node bench/children/engine-scan.mjs <root> <outDir>`. Prints one JSON line.
+//
+// BENCH_TOKEN_CACHE_DIR names the token cache location for this cold/warm pair: empty for the cold
+// run, as the cold run left it for the warm one. The engine has no token cache yet; when it gets
+// one, open it here from that location and pass it to runScan.
+import { performance } from 'node:perf_hooks';
+import process from 'node:process';
+import { DEFAULT_ENGINE_LIMITS, DEFAULT_SCAN_OPTIONS, runScan } from '@reposcan/core';
+
+const [root, outDir] = process.argv.slice(2);
+const started = performance.now();
+const report = await runScan({
+  root,
+  repoName: 'bench',
+  source: { type: 'local', url: null, hostFamily: null, ref: null, branch: null, commit: null, subdir: null },
+  // The API's defaults: every artifact (txt, md, json), ignore files honoured, no zip.
+  options: { ...DEFAULT_SCAN_OPTIONS },
+  limits: { ...DEFAULT_ENGINE_LIMITS, maxFiles: 10_000_000 },
+  encoding: 'o200k_base',
+  outDir,
+});
+process.stdout.write(
+  `${JSON.stringify({
+    ms: performance.now() - started,
+    files: report.summary.total_files,
+    bytes: report.summary.total_size,
+    tokens: report.summary.estimated_tokens,
+    artifact_bytes: report.artifacts.reduce((sum, a) => sum + a.bytes, 0),
+    timings: report.timings,
+    max_rss_mb: process.resourceUsage().maxRSS / 1024,
+  })}\n`,
+);

@@ -1,0 +1,290 @@
+// Turns samples into the results table, the targets of issue 6 with met/missed, and consistency
+// checks (every reposcan path must count the same files and tokens as the tokenizer floor).
+import type { Corpus } from './corpora.js';
+import type { HealthLoad, SummaryLoad } from './load.js';
+import type { Sample } from './scan-runs.js';
+import { relativeRange, spread } from './stats.js';
+import type { Spread } from './stats.js';
+
+export interface MicroResult {
+  key: string;
+  label: string;
+  value: number;
+  unit: string;
+  /** null: informational. */
+  limit: number | null;
+  atLeast?: boolean;
+  note?: string;
+}
+
+interface RowDef {
+  key: string;
+  label: string;
+  reposcan: boolean;
+  warm: boolean;
+}
+
+export const ROWS: readonly RowDef[] = [
+  { key: 'api-scan-cold', label: 'reposcan full scan (API + worker), cold', reposcan: true, warm: false },
+  { key: 'api-scan-warm', label: 'reposcan rescan (API + worker), warm', reposcan: true, warm: true },
+  { key: 'api-clone-cold', label: 'reposcan full scan of a git URL (loopback clone), cold', reposcan: true, warm: false },
+  { key: 'api-inspect', label: 'reposcan inspect (API, local path)', reposcan: true, warm: false },
+  { key: 'engine-cold', label: 'reposcan engine, fresh process, cold', reposcan: true, warm: false },
+  { key: 'engine-warm', label: 'reposcan engine, fresh process, warm', reposcan: true, warm: true },
+  { key: 'repomix-plain-cold', label: 'repomix 1.18.1 --style plain, cold', reposcan: false, warm: false },
+  { key: 'repomix-plain-warm', label: 'repomix 1.18.1 --style plain, warm', reposcan: false, warm: true },
+  { key: 'repomix-json-cold', label: 'repomix 1.18.1 --style json, cold', reposcan: false, warm: false },
+  { key: 'repomix-json-warm', label: 'repomix 1.18.1 --style json, warm', reposcan: false, warm: true },
+  { key: 'repomix-plain-secretlint-cold', label: 'repomix --style plain with its security check, cold', reposcan: false, warm: false },
+  { key: 'token-floor', label: 'tokenizer floor (count only, all cores)', reposcan: false, warm: false },
+  { key: 'read-floor', label: 'read floor (read every file once)', reposcan: false, warm: false },
+];
+
+export interface Row {
+  corpus: string;
+  key: string;
+  label: string;
+  wall_s: Spread;
+  mb_per_s: number;
+  /** Highest peak RSS over the runs. */
+  peak_rss_mb: number | null;
+  files: number | null;
+  tokens: number | null;
+  ratios: { repomix_plain: number | null; repomix_json: number | null; token_floor: number | null; read_floor: number | null };
+  samples: Sample[];
+}
+
+export interface Target {
+  target: string;
+  measured: string;
+  value: number | null;
+  limit: string;
+  met: boolean | null;
+}
+
+export class Recorder {
+  readonly samples = new Map<string, Sample[]>();
+
+  add(corpus: Corpus, key: string, sample: Sample): void {
+    const id = `${corpus.id}\u0000${key}`;
+    const list = this.samples.get(id) ?? [];
+    list.push(sample);
+    this.samples.set(id, list);
+  }
+
+  get(corpus: Corpus, key: string): Sample[] {
+    return this.samples.get(`${corpus.id}\u0000${key}`) ?? [];
+  }
+}
+
+export function buildRows(recorder: Recorder, corpora: Corpus[]): Row[] {
+  const rows: Row[] = [];
+  for (const corpus of corpora) {
+    const median = (key: string): number | null => spread(recorder.get(corpus, key).map((s) => s.wallMs))?.median ?? null;
+    const ratio = (a: number, key: string): number | null => {
+      const b = median(key);
+      return b === null || b === 0 ? null : a / b;
+    };
+    for (const def of ROWS) {
+      const samples = recorder.get(corpus, def.key);
+      const wall = spread(samples.map((s) => s.wallMs / 1000));
+      if (!wall) continue;
+      const rss = samples.map((s) => s.peakRssMb).filter((v): v is number => v !== null);
+      const ms = wall.median * 1000;
+      rows.push({
+        corpus: corpus.id,
+        key: def.key,
+        label: def.label,
+        wall_s: wall,
+        mb_per_s: corpus.bytes / 1e6 / wall.median,
+        peak_rss_mb: rss.length > 0 ? Math.max(...rss) : null,
+        files: samples[0]?.files ?? null,
+        tokens: samples[0]?.tokens ?? null,
+        ratios: def.reposcan
+          ? {
+              repomix_plain: ratio(ms, def.warm ? 'repomix-plain-warm' : 'repomix-plain-cold'),
+              repomix_json: ratio(ms, def.warm ? 'repomix-json-warm' : 'repomix-json-cold'),
+              token_floor: ratio(ms, 'token-floor'),
+              read_floor: ratio(ms, 'read-floor'),
+            }
+          : { repomix_plain: null, repomix_json: null, token_floor: null, read_floor: null },
+        samples,
+      });
+    }
+  }
+  return rows;
+}
+
+export interface LoadResults {
+  summary: SummaryLoad[];
+  health: HealthLoad | null;
+}
+
+export function buildTargets(rows: Row[], ids: { real: string; real2x: string; synthetic: string }, load: LoadResults | null, micro: MicroResult[] | null): Target[] {
+  const row = (corpus: string, key: string) => rows.find((r) => r.corpus === corpus && r.key === key);
+  const ratioTarget = (target: string, corpus: string, key: string, against: string, limit: number, strict = false): Target => {
+    const a = row(corpus, key);
+    const b = row(corpus, against);
+    const value = a && b ? a.wall_s.median / b.wall_s.median : null;
+    return {
+      target,
+      measured: value === null ? 'not measured' : `${value.toFixed(2)}× (${a?.wall_s.median.toFixed(2)} s ÷ ${b?.wall_s.median.toFixed(2)} s)`,
+      value,
+      limit: `${strict ? '<' : '≤'} ${limit}×`,
+      met: value === null ? null : strict ? value < limit : value <= limit,
+    };
+  };
+  const targets: Target[] = [
+    ratioTarget('cold full scan ÷ repomix plain, cold', ids.real, 'api-scan-cold', 'repomix-plain-cold', 0.5),
+    ratioTarget('cold full scan ÷ repomix json, cold', ids.real, 'api-scan-cold', 'repomix-json-cold', 0.25),
+    ratioTarget('cold full scan ÷ tokenizer floor', ids.real, 'api-scan-cold', 'token-floor', 1.3),
+    ratioTarget('warm rescan ÷ repomix plain, warm', ids.real, 'api-scan-warm', 'repomix-plain-warm', 0.5),
+  ];
+  const rss1 = row(ids.real, 'api-scan-cold')?.peak_rss_mb ?? null;
+  const rss2 = row(ids.real2x, 'api-scan-cold')?.peak_rss_mb ?? null;
+  targets.push({
+    target: 'worker peak RSS, cold full scan',
+    measured: rss1 === null ? 'not measured' : `${rss1.toFixed(0)} MB`,
+    value: rss1,
+    limit: '≤ 250 MB',
+    met: rss1 === null ? null : rss1 <= 250,
+  });
+  const growth = rss1 !== null && rss2 !== null ? rss2 / rss1 - 1 : null;
+  targets.push({
+    target: 'worker peak RSS on the corpus twice as big',
+    measured: growth === null ? 'not measured' : `${rss2?.toFixed(0)} MB, ${growth >= 0 ? '+' : ''}${(growth * 100).toFixed(1)} %`,
+    value: growth,
+    limit: '≤ 250 MB and within ±10 %',
+    met: growth === null || rss2 === null ? null : Math.abs(growth) <= 0.1 && rss2 <= 250,
+  });
+  targets.push(ratioTarget('inspect (local path) ÷ read floor', ids.real, 'api-inspect', 'read-floor', 2));
+  targets.push(ratioTarget('full scan of the many-small-files tree ÷ its read floor', ids.synthetic, 'api-scan-cold', 'read-floor', 2, true));
+
+  if (load) {
+    for (const s of load.summary) {
+      const main = s === load.summary[0];
+      targets.push({
+        target: `GET /v1/summary/{id} throughput (${s.repo}, ${s.files} files, ${(s.summary_bytes / 1024).toFixed(0)} kB)${main ? '' : ' — informational'}`,
+        measured: `${s.wrk.requests_per_sec.toFixed(0)} req/s`,
+        value: s.wrk.requests_per_sec,
+        limit: main ? '≥ 2000 req/s' : '—',
+        met: main ? s.wrk.requests_per_sec >= 2000 && s.wrk.non_2xx === 0 && s.wrk.socket_errors === 0 : null,
+      });
+      targets.push({
+        target: `GET /v1/summary/{id} p99 latency (${s.repo})${main ? '' : ' — informational'}`,
+        measured: `${s.wrk.latency_ms.p99.toFixed(1)} ms (p50 ${s.wrk.latency_ms.p50.toFixed(1)} ms)`,
+        value: s.wrk.latency_ms.p99,
+        limit: main ? '< 25 ms' : '—',
+        met: main ? s.wrk.latency_ms.p99 < 25 : null,
+      });
+    }
+    if (load.health) {
+      const h = load.health;
+      targets.push({
+        target: `GET /health p99 latency while ${h.workers} workers run heavy scans`,
+        measured: `${h.wrk.latency_ms.p99.toFixed(1)} ms (p50 ${h.wrk.latency_ms.p50.toFixed(1)} ms, ${h.wrk.requests_per_sec.toFixed(0)} req/s; both workers busy in ${(h.both_busy_share * 100).toFixed(0)} % of polls)`,
+        value: h.wrk.latency_ms.p99,
+        limit: '< 25 ms',
+        met: h.wrk.latency_ms.p99 < 25 && h.wrk.non_2xx === 0,
+      });
+    }
+  }
+  for (const m of micro ?? []) {
+    if (m.limit === null) continue;
+    targets.push({
+      target: m.label,
+      measured: `${fmt(m.value)} ${m.unit}${m.note ? ` (${m.note})` : ''}`,
+      value: m.value,
+      limit: `${m.atLeast ? '≥' : '<'} ${fmt(m.limit)} ${m.unit}`,
+      met: m.atLeast ? m.value >= m.limit : m.value < m.limit,
+    });
+  }
+  return targets;
+}
+
+/** Every reposcan path and the tokenizer floor must agree on files and tokens per corpus; repomix must see the tree. */
+export function consistencyChecks(rows: Row[]): string[] {
+  const problems: string[] = [];
+  const agreeing = ['api-scan-cold', 'api-scan-warm', 'api-clone-cold', 'engine-cold', 'engine-warm', 'token-floor'];
+  for (const corpus of new Set(rows.map((r) => r.corpus))) {
+    const group = rows.filter((r) => r.corpus === corpus && agreeing.includes(r.key));
+    for (const field of ['tokens', 'files'] as const) {
+      // The floor counts textual files only; total_files includes assets.
+      const members = field === 'files' ? group.filter((r) => r.key !== 'token-floor') : group;
+      const values = new Set(members.flatMap((r) => r.samples.map((s) => s[field])).filter((v) => v !== undefined));
+      if (values.size > 1) {
+        problems.push(`${corpus}: ${field} differ between runs: ${members.map((r) => `${r.key} ${r.samples.map((s) => s[field]).join('/')}`).join(', ')}`);
+      }
+    }
+  }
+  // repomix must see the same tree (it packs text files only; reposcan's count includes assets).
+  for (const corpus of new Set(rows.map((r) => r.corpus))) {
+    const ours = rows.find((r) => r.corpus === corpus && r.key === 'engine-cold')?.files;
+    for (const r of rows.filter((x) => x.corpus === corpus && x.key.startsWith('repomix-'))) {
+      if (ours && (r.files ?? 0) < ours * 0.9) problems.push(`${corpus}: ${r.key} packed ${r.files ?? 0} files, reposcan scanned ${ours}: not the same tree`);
+    }
+  }
+  return problems;
+}
+
+function fmt(n: number): string {
+  return n >= 100 ? n.toFixed(0) : n >= 10 ? n.toFixed(1) : n.toFixed(2);
+}
+
+const ratio = (v: number | null): string => (v === null ? '' : `${v.toFixed(2)}×`);
+
+export function renderMarkdown(options: {
+  title: string;
+  environment: string[];
+  corpora: Corpus[];
+  rows: Row[];
+  targets: Target[];
+  load: LoadResults | null;
+  micro: MicroResult[] | null;
+  checks: string[];
+  notes: string[];
+}): string {
+  const out: string[] = [`## ${options.title}`, '', ...options.environment.map((e) => `- ${e}`), ''];
+  out.push('| corpus | files | MB | what |', '|---|---:|---:|---|');
+  for (const c of options.corpora) out.push(`| ${c.id} | ${c.files} | ${(c.bytes / 1e6).toFixed(1)} | ${c.description} |`);
+  out.push('');
+  out.push('| run | corpus | n | median s (min–max) | MB/s | peak RSS MB | files | tokens | ÷ repomix plain | ÷ repomix json | ÷ token floor | ÷ read floor |');
+  out.push('|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|');
+  for (const r of options.rows) {
+    const w = r.wall_s;
+    out.push(
+      `| ${r.label} | ${r.corpus} | ${w.n} | ${w.median.toFixed(2)} (${w.min.toFixed(2)}–${w.max.toFixed(2)}) | ${r.mb_per_s.toFixed(1)} | ${r.peak_rss_mb === null ? '' : r.peak_rss_mb.toFixed(0)} | ${r.files ?? ''} | ${r.tokens ?? ''} | ${ratio(r.ratios.repomix_plain)} | ${ratio(r.ratios.repomix_json)} | ${ratio(r.ratios.token_floor)} | ${ratio(r.ratios.read_floor)} |`,
+    );
+  }
+  out.push('');
+  out.push('| target | measured | limit | |', '|---|---|---|---|');
+  for (const t of options.targets) out.push(`| ${t.target} | ${t.measured} | ${t.limit} | ${t.met === null ? '' : t.met ? 'met' : '**missed**'} |`);
+  out.push('');
+  const informational = (options.micro ?? []).filter((m) => m.limit === null);
+  if (informational.length > 0) {
+    for (const m of informational) out.push(`- ${m.label}: ${fmt(m.value)} ${m.unit}`);
+    out.push('');
+  }
+  if (options.load) {
+    out.push('| load (wrk) | req/s | p50 ms | p90 ms | p99 ms | requests | errors |', '|---|---:|---:|---:|---:|---:|---:|');
+    const line = (label: string, w: SummaryLoad['wrk']) =>
+      `| ${label} | ${w.requests_per_sec.toFixed(0)} | ${w.latency_ms.p50.toFixed(1)} | ${w.latency_ms.p90.toFixed(1)} | ${w.latency_ms.p99.toFixed(1)} | ${w.requests} | ${w.non_2xx + w.socket_errors} |`;
+    for (const s of options.load.summary) out.push(line(`GET /v1/summary (${s.repo}, ${s.files} files), ${s.wrk.seconds} s, ${s.wrk.connections} connections`, s.wrk));
+    if (options.load.health) {
+      const h = options.load.health;
+      out.push(line(`GET /health while ${h.workers} workers scan (${h.scans_completed} scans finished meanwhile), ${h.wrk.seconds} s, ${h.wrk.connections} connections`, h.wrk));
+    }
+    out.push('');
+  }
+  for (const n of options.notes) out.push(`- ${n}`);
+  for (const c of options.checks) out.push(`- **check failed:** ${c}`);
+  return `${out.join('\n')}\n`;
+}
+
+/** The spread of each row as one line, to judge how noisy the machine was. */
+export function noiseSummary(rows: Row[]): string {
+  const spreads = rows.filter((r) => r.wall_s.n > 1).map((r) => relativeRange(r.wall_s));
+  if (spreads.length === 0) return 'one run per row: no spread to report';
+  const s = spread(spreads) as Spread;
+  return `(max − min) ÷ median per row: median ${(s.median * 100).toFixed(0)} %, worst ${(s.max * 100).toFixed(0)} %`;
+}

@@ -1,0 +1,165 @@
+// One measured run of each kind. Each returns samples; cold/warm pairs run back to back on the
+// same cache location, everything else starts from nothing of its own.
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { BenchDeps } from './bench-deps.js';
+import { BENCH_DIR, CORPORA_DIR } from './corpora.js';
+import type { Corpus } from './corpora.js';
+import { readVmHwmKb, resetVmHwm, runMeasured } from './processes.js';
+import { Deployment, inspect, submitScan, waitForScan } from './reposcan-api.js';
+
+export interface Sample {
+  wallMs: number;
+  peakRssMb: number | null;
+  files?: number;
+  tokens?: number;
+  extra?: Record<string, unknown>;
+}
+
+const CHILDREN = join(BENCH_DIR, 'children');
+/** A tiny tree that warms a fresh worker's tokenizer threads before the measured scan, as a long-lived worker has. */
+export const WARMUP_DIR = join(CORPORA_DIR, 'warmup');
+
+export async function writeWarmupTree(): Promise<void> {
+  await mkdir(WARMUP_DIR, { recursive: true });
+  await writeFile(join(WARMUP_DIR, 'warmup.ts'), 'export const warm = (x: number): number => x * 2;\n');
+  await writeFile(join(WARMUP_DIR, 'README.md'), '# warm-up\n\nWarms the token threads of a fresh worker.\n');
+}
+
+interface ChildReport {
+  ms: number;
+  files: number;
+  bytes: number;
+  tokens?: number;
+  timings?: Record<string, number>;
+  artifact_bytes?: number;
+  threads?: number;
+}
+
+function lastJsonLine<T>(stdout: string): T {
+  const line = stdout.trim().split('\n').pop() ?? '';
+  return JSON.parse(line) as T;
+}
+
+/** The engine in a fresh Node process (built code): cold with an empty cache location, then warm with the same one. */
+export async function engineRuns(corpus: Corpus, warm: boolean): Promise<{ cold: Sample; warm?: Sample }> {
+  const cacheDir = await mkdtemp(join(tmpdir(), 'reposcan-bench-cache-'));
+  const once = async (): Promise<Sample> => {
+    const outDir = await mkdtemp(join(tmpdir(), 'reposcan-bench-out-'));
+    try {
+      const m = await runMeasured(process.execPath, [join(CHILDREN, 'engine-scan.mjs'), corpus.root, outDir], {
+        env: { BENCH_TOKEN_CACHE_DIR: cacheDir },
+      });
+      const r = lastJsonLine<ChildReport>(m.stdout);
+      return { wallMs: m.wallMs, peakRssMb: m.peakRssMb, files: r.files, tokens: r.tokens, extra: { timings: r.timings, artifact_bytes: r.artifact_bytes } };
+    } finally {
+      await rm(outDir, { recursive: true, force: true });
+    }
+  };
+  try {
+    const cold = await once();
+    return warm ? { cold, warm: await once() } : { cold };
+  } finally {
+    await rm(cacheDir, { recursive: true, force: true });
+  }
+}
+
+/** Read floor: every file read once; the time is the child's own (no process start). */
+export async function readFloor(corpus: Corpus): Promise<Sample> {
+  const m = await runMeasured(process.execPath, [join(CHILDREN, 'read-floor.mjs'), corpus.root]);
+  const r = lastJsonLine<ChildReport>(m.stdout);
+  return { wallMs: r.ms, peakRssMb: m.peakRssMb, files: r.files, extra: { bytes: r.bytes } };
+}
+
+/** Tokenizer floor: counting only, on every core; files and bytes are the engine's. */
+export async function tokenFloor(corpus: Corpus): Promise<Sample> {
+  const m = await runMeasured(process.execPath, [join(CHILDREN, 'token-floor.mjs'), corpus.root]);
+  const r = lastJsonLine<ChildReport>(m.stdout);
+  return { wallMs: r.ms, peakRssMb: m.peakRssMb, files: r.files, tokens: r.tokens, extra: { bytes: r.bytes, threads: r.threads } };
+}
+
+export type RepomixStyle = 'plain' | 'json' | 'markdown';
+
+/**
+ * repomix on Node 22. Its token cache is `$TMPDIR/repomix/cache/`; a cold run deletes it first, a
+ * warm run follows a cold run with the same TMPDIR. Node's compile cache (also under TMPDIR) is
+ * left alone, as on a user's machine. `--no-security-check` unless `security` is set.
+ * `--no-gitignore`: repomix (globby) also applies the .gitignore files of the enclosing git
+ * repository, and this repository ignores bench/corpora/, which would hide every file. The
+ * corpora hold no ignore files of their own, so nothing else changes.
+ */
+export async function repomixRun(deps: BenchDeps, corpus: Corpus, style: RepomixStyle, home: string, cold: boolean, security = false): Promise<Sample> {
+  if (cold) await rm(join(home, 'tmp', 'repomix'), { recursive: true, force: true });
+  await mkdir(join(home, 'tmp'), { recursive: true });
+  await mkdir(join(home, 'cwd'), { recursive: true });
+  await mkdir(join(home, 'config'), { recursive: true });
+  const out = join(home, `output.${style === 'markdown' ? 'md' : style === 'json' ? 'json' : 'txt'}`);
+  const args = [deps.repomixCli, corpus.root, '--style', style, '-o', out, '--no-gitignore', ...(security ? [] : ['--no-security-check'])];
+  try {
+    // An empty working directory and config home: no repomix.config.json or global config is picked up.
+    const m = await runMeasured(deps.node22, args, {
+      cwd: join(home, 'cwd'),
+      env: { TMPDIR: join(home, 'tmp'), XDG_CONFIG_HOME: join(home, 'config'), NO_COLOR: '1', FORCE_COLOR: '0' },
+    });
+    const number = (label: string): number | undefined => {
+      const match = new RegExp(`${label}:\\s+([\\d,]+)`).exec(m.stdout);
+      return match ? Number((match[1] as string).replaceAll(',', '')) : undefined;
+    };
+    return { wallMs: m.wallMs, peakRssMb: m.peakRssMb, files: number('Total Files'), tokens: number('Total Tokens') };
+  } finally {
+    await rm(out, { force: true });
+  }
+}
+
+/**
+ * Full scans through the API: one API and one worker process (built code, Redis), a warm-up scan
+ * so the worker's tokenizer threads are loaded as in a long-lived worker, then the measured scans
+ * back to back (the first with nothing cached, each later one a rescan). Wall time is POST to
+ * `completed`; peak RSS is the worker's VmHWM, reset before each scan.
+ */
+export async function apiScanRuns(repoPaths: string[]): Promise<Sample[]> {
+  const deployment = await Deployment.create();
+  try {
+    const { baseUrl } = await deployment.startApi();
+    const worker = await deployment.startWorker();
+    await waitForScan(baseUrl, await submitScan(baseUrl, WARMUP_DIR));
+    const samples: Sample[] = [];
+    for (const repoPath of repoPaths) {
+      const resetOk = await resetVmHwm(worker.pid);
+      const started = performance.now();
+      const id = await submitScan(baseUrl, repoPath);
+      const status = await waitForScan(baseUrl, id);
+      const wallMs = performance.now() - started;
+      const kb = resetOk ? await readVmHwmKb(worker.pid) : null;
+      const summary = status.result?.summary;
+      samples.push({
+        wallMs,
+        peakRssMb: kb === null ? null : kb / 1024,
+        files: summary?.total_files,
+        tokens: summary?.estimated_tokens,
+        extra: { artifact_bytes: Object.values(status.result?.artifacts ?? {}).reduce((sum, a) => sum + a.bytes, 0) },
+      });
+    }
+    return samples;
+  } finally {
+    await deployment.close();
+  }
+}
+
+/** POST /v1/inspect of a local path, after a warm-up inspect; peak RSS is the API process's. */
+export async function inspectRun(corpus: Corpus): Promise<Sample> {
+  const deployment = await Deployment.create();
+  try {
+    const api = await deployment.startApi();
+    await inspect(api.baseUrl, WARMUP_DIR);
+    const resetOk = await resetVmHwm(api.process.pid);
+    const started = performance.now();
+    const data = await inspect(api.baseUrl, corpus.root);
+    const wallMs = performance.now() - started;
+    const kb = resetOk ? await readVmHwmKb(api.process.pid) : null;
+    return { wallMs, peakRssMb: kb === null ? null : kb / 1024, files: data.summary.total_files, tokens: data.summary.estimated_tokens };
+  } finally {
+    await deployment.close();
+  }
+}
