@@ -275,6 +275,30 @@ describe.runIf(hasRedisServer)('reliability: real processes, real Redis', () => 
     await expect.poll(() => readdir(join(api.dataDir, 'scans')), { timeout: 15_000, interval: 100 }).toEqual([]);
   });
 
+  it('SIGTERM during a clone longer than the grace: the worker exits 0 at once, hands the scan back without using an attempt, and another worker completes it', async () => {
+    const slow = await startGitHttpServer(fixtures.projectRoot, { bytesPerSecond: 32 * 1024 });
+    cleanups.push(() => slow.close());
+    const { api, worker } = await stack(LOOPBACK_GIT);
+    const leaving = await worker({ SHUTDOWN_GRACE_SECONDS: '1' });
+    const scanId = await accept(api, { repo_path: `${slow.origin}/acme/big`, create_zip: true });
+    await expect.poll(() => processesMentioning(slow.origin).length, { timeout: 30_000, interval: 50 }).toBeGreaterThan(0);
+    expect(await status(api.baseUrl, scanId)).toMatchObject({ state: 'running', attempt: 1, progress: { phase: 'clone' } });
+
+    const signalled = Date.now();
+    expect(await leaving.stop('SIGTERM')).toBe(0);
+    expect(Date.now() - signalled).toBeLessThan(10_000);
+    expect(leaving.logs.some((l) => String(l.msg).startsWith('shutdown grace over'))).toBe(true);
+    // Its git was killed with it, and the scan waits in the queue for the next worker.
+    expect(processesMentioning(slow.origin)).toEqual([]);
+    expect(await api.runtime.transport.queue.jobState(scanId)).toBe('waiting');
+
+    slow.setBytesPerSecond(undefined);
+    await worker();
+    const final = await waitCompleted(api, scanId, 60_000);
+    expect(final).toMatchObject({ state: 'completed', attempt: 1 });
+    await expectWholeResult(api, scanId);
+  });
+
   it('a full volume: the scan that fills it fails DISK_FULL, finished scans stay whole, new work gets 507', async () => {
     // A real 16 MiB volume where the machine allows mounting one; an injected ENOSPC otherwise.
     const mountPoint = await mkdtemp(join(tmpdir(), 'reposcan-small-volume-'));

@@ -12,6 +12,8 @@ export interface GitHttpServer {
   port: number;
   /** Every request path seen, in order (query string included). */
   requests: string[];
+  /** Changes the throttle for data sent from now on (undefined: full speed). */
+  setBytesPerSecond(bytesPerSecond: number | undefined): void;
   close(): Promise<void>;
 }
 
@@ -27,6 +29,7 @@ export async function startGitHttpServer(
   options: GitHttpServerOptions = {},
 ): Promise<GitHttpServer> {
   const requests: string[] = [];
+  const throttle = { bytesPerSecond: options.bytesPerSecond };
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     requests.push(url.pathname + url.search);
@@ -37,7 +40,7 @@ export async function startGitHttpServer(
         return;
       }
     }
-    serveCgi(projectRoot, url, req, res, options.bytesPerSecond);
+    serveCgi(projectRoot, url, req, res, throttle);
   });
   await listen(server);
   const port = (server.address() as AddressInfo).port;
@@ -45,6 +48,9 @@ export async function startGitHttpServer(
     origin: `http://127.0.0.1:${port}`,
     port,
     requests,
+    setBytesPerSecond: (bytesPerSecond) => {
+      throttle.bytesPerSecond = bytesPerSecond;
+    },
     close: () => closeServer(server),
   };
 }
@@ -54,7 +60,7 @@ function serveCgi(
   url: URL,
   req: http.IncomingMessage,
   res: http.ServerResponse,
-  bytesPerSecond: number | undefined,
+  throttle: { bytesPerSecond: number | undefined },
 ): void {
   const header = (name: string): string => {
     const value = req.headers[name];
@@ -84,6 +90,7 @@ function serveCgi(
   let head = Buffer.alloc(0);
   let headersSent = false;
   child.stdout.on('data', (chunk: Buffer) => {
+    const { bytesPerSecond } = throttle;
     if (bytesPerSecond !== undefined) {
       child.stdout.pause();
       setTimeout(() => child.stdout.resume(), (chunk.length / bytesPerSecond) * 1000);
