@@ -1,12 +1,13 @@
 import cors from 'cors';
 import express from 'express';
-import type { Express, RequestHandler } from 'express';
+import type { Express, RequestHandler, Router } from 'express';
 import type { EngineLimits } from '@reposcan/core';
 import type { ScanQueue } from '@reposcan/queue';
 import type { ScanStore } from '@reposcan/storage';
 import type { Logger, SourceSettings } from '@reposcan/worker';
 import { errorHandler, notFound } from './http/error-handler.js';
 import type { ApiMetrics } from './http/metrics.js';
+import { QUEUE_DASHBOARD_PATH } from './http/queue-dashboard.js';
 import { rateLimit } from './http/rate-limit.js';
 import { requestId } from './http/request-id.js';
 import { webPage } from './http/web-page.js';
@@ -30,6 +31,8 @@ export interface AppDeps {
   scans: ScanService;
   inspect: InspectService;
   metrics: ApiMetrics;
+  /** ENABLE_QUEUE_DASHBOARD with Redis: bull-board, mounted at /admin/queues. */
+  queueDashboard?: Router | null;
   log: Logger;
   settings: SourceSettings;
   limits: EngineLimits;
@@ -75,6 +78,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(inspectRoutes({ inspect: deps.inspect, settings: deps.settings, limits: deps.limits, limiter }));
   app.use(scansRoutes({ scans: deps.scans }));
   app.use(artifactRoutes({ artifacts, scans: deps.scans }));
+  if (deps.queueDashboard) app.use(QUEUE_DASHBOARD_PATH, deps.queueDashboard);
   app.use(webPage());
   app.use(notFound);
   app.use(errorHandler(deps.log));

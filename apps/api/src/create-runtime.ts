@@ -3,12 +3,13 @@ import type { Express } from 'express';
 import type { Config } from '@reposcan/config';
 import { buildOpenApiDocument } from '@reposcan/contracts';
 import { createBullMqTransport, createMemoryTransport } from '@reposcan/queue';
-import type { QueueTransport } from '@reposcan/queue';
+import type { QueueLog, QueueTransport } from '@reposcan/queue';
 import { ScanStore } from '@reposcan/storage';
 import { closeWithinGrace, createLogger, engineLimitsFromConfig, FaultInjector, sourceSettingsFromConfig, startJanitor, startScanWorker } from '@reposcan/worker';
 import type { Logger, RunningJanitor, RunningWorker } from '@reposcan/worker';
 import { createApp } from './app.js';
 import { createMetrics } from './http/metrics.js';
+import { queueDashboard } from './http/queue-dashboard.js';
 import { InspectService } from './services/inspect-service.js';
 import { ScanService } from './services/scan-service.js';
 
@@ -34,12 +35,10 @@ export async function createRuntime(config: Config, options: { log?: Logger } = 
   const log = options.log ?? createLogger(config.logLevel, 'reposcan-api');
   const store = new ScanStore({ dataDir: config.dataDir });
   await store.init();
+  const queueLog: QueueLog = (level, message, meta) => log[level]({ ...meta }, message);
   const transport = config.redisUrl
-    ? createBullMqTransport({ redisUrl: config.redisUrl, prefix: config.queuePrefix, maxWaiting: config.maxQueuedScans, attempts: config.jobAttempts, log: (level, message, meta) => log[level]({ ...meta }, message) })
+    ? createBullMqTransport({ redisUrl: config.redisUrl, prefix: config.queuePrefix, maxWaiting: config.maxQueuedScans, attempts: config.jobAttempts, log: queueLog })
     : createMemoryTransport({ maxWaiting: config.maxQueuedScans, attempts: config.jobAttempts });
-  const worker = config.role === 'all' ? startScanWorker({ config, transport, store, log }) : null;
-
-  const scans = new ScanService({ store, queue: transport.queue, encoding: config.tokenEncoding, minFreeDiskRatio: config.minFreeDiskRatio, faults: new FaultInjector(config.faultInjection) });
   // Every API process sweeps too: a scan accepted here whose enqueue was lost is found again.
   const janitor = startJanitor({
     store,
@@ -50,7 +49,12 @@ export async function createRuntime(config: Config, options: { log?: Logger } = 
     intervalMs: config.janitorIntervalSeconds * 1000,
   });
   const inspect = new InspectService({ concurrency: config.inspectConcurrency, timeoutMs: config.inspectTimeoutSeconds * 1000 });
-  const metrics = createMetrics(() => transport.queue.waitingCount(), () => inspect.inFlight);
+  const metrics = createMetrics(transport.queue, () => inspect.inFlight);
+  const scans = new ScanService({ store, queue: transport.queue, encoding: config.tokenEncoding, minFreeDiskRatio: config.minFreeDiskRatio, faults: new FaultInjector(config.faultInjection), onAccepted: (source) => metrics.scansAccepted.inc({ source }) });
+  // ROLE=all: the worker reports on the API's registry, so one /metrics covers the process.
+  const worker = config.role === 'all' ? startScanWorker({ config, transport, store, log, registry: metrics.registry }) : null;
+  const dashboard = config.enableQueueDashboard && config.redisUrl ? queueDashboard({ redisUrl: config.redisUrl, prefix: config.queuePrefix, log: queueLog }) : null;
+  if (config.enableQueueDashboard && !dashboard) log.warn('ENABLE_QUEUE_DASHBOARD is set but there is no Redis queue to show (embedded mode): set REDIS_URL for the dashboard');
   const app = createApp({
     version: config.version,
     openApi: buildOpenApiDocument(config.version),
@@ -60,6 +64,7 @@ export async function createRuntime(config: Config, options: { log?: Logger } = 
     scans,
     inspect,
     metrics,
+    queueDashboard: dashboard?.router ?? null,
     log,
     settings: sourceSettingsFromConfig(config),
     limits: engineLimitsFromConfig(config),
@@ -99,6 +104,7 @@ export async function createRuntime(config: Config, options: { log?: Logger } = 
       await janitor.stop();
       if (worker) await closeWithinGrace(worker, config.shutdownGraceSeconds * 1000, log);
       await transport.close();
+      await dashboard?.close();
     },
   };
 }

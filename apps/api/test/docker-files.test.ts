@@ -19,6 +19,7 @@ interface Service {
   container_name?: string;
   depends_on?: Record<string, { condition: string }>;
   deploy?: { replicas?: number };
+  healthcheck?: { test?: string[]; disable?: boolean };
 }
 
 describe('docker-compose.yml', async () => {
@@ -56,6 +57,12 @@ describe('docker-compose.yml', async () => {
     expect(worker.container_name).toBeUndefined();
     expect(worker.ports).toBeUndefined();
     expect(worker.deploy?.replicas).toBeGreaterThanOrEqual(2);
+  });
+
+  it('health-checks each worker on the METRICS_PORT it serves', () => {
+    const port = worker.environment?.METRICS_PORT;
+    expect(port).toMatch(/^\d+$/);
+    expect(worker.healthcheck?.test?.join(' ')).toContain(`http://127.0.0.1:${port}/health`);
   });
 
   it('publishes the API on the loopback interface only, since it has no authentication', () => {

@@ -1,13 +1,18 @@
 import { loadConfig } from '@reposcan/config';
 import type { Config } from '@reposcan/config';
+import { collectDefaultMetrics, Registry } from 'prom-client';
 import { createBullMqTransport } from '@reposcan/queue';
 import { ScanStore } from '@reposcan/storage';
 import { closeWithinGrace } from './close-within-grace.js';
 import { createLogger } from './create-logger.js';
 import { startJanitor } from './janitor.js';
+import { serveWorkerHttp } from './serve-worker-http.js';
 import { startScanWorker } from './start-scan-worker.js';
 
-/** `ROLE=worker`: a process that only consumes scan jobs from Redis. Closes cleanly on SIGTERM/SIGINT. */
+/**
+ * `ROLE=worker`: a process that only consumes scan jobs from Redis, with probes and metrics on
+ * METRICS_PORT when set. Closes cleanly on SIGTERM/SIGINT.
+ */
 export async function runWorkerProcess(config: Config = loadConfig()): Promise<void> {
   const log = createLogger(config.logLevel, 'reposcan-worker');
   if (!config.redisUrl) throw new Error('ROLE=worker needs REDIS_URL: a worker process takes its jobs from Redis.');
@@ -20,7 +25,9 @@ export async function runWorkerProcess(config: Config = loadConfig()): Promise<v
     attempts: config.jobAttempts,
     log: (level, message, meta) => log[level]({ ...meta }, message),
   });
-  const worker = startScanWorker({ config, transport, store, log });
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'reposcan_' });
+  const worker = startScanWorker({ config, transport, store, log, registry });
   const janitor = startJanitor({
     store,
     queue: transport.queue,
@@ -30,6 +37,11 @@ export async function runWorkerProcess(config: Config = loadConfig()): Promise<v
     intervalMs: config.janitorIntervalSeconds * 1000,
   });
   let stopping = false;
+  const http =
+    config.metricsPort === null
+      ? null
+      : await serveWorkerHttp({ host: config.host, port: config.metricsPort, version: config.version, registry, queue: transport.queue, stopping: () => stopping });
+  if (http) log.info({ host: config.host, port: http.port }, 'worker metrics and probes listening');
   const stop = (signal: string): void => {
     if (stopping) return;
     stopping = true;
@@ -39,6 +51,7 @@ export async function runWorkerProcess(config: Config = loadConfig()): Promise<v
       .stop()
       .then(() => closeWithinGrace(worker, config.shutdownGraceSeconds * 1000, log))
       .then(() => transport.close())
+      .then(() => http?.close())
       .then(
         () => process.exit(0),
         (error: unknown) => {

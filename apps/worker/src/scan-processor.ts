@@ -15,6 +15,7 @@ import { prepareSource } from './prepare-source.js';
 import type { SourceSettings } from './prepare-source.js';
 import { toEngineOptions } from './to-engine-options.js';
 import type { TokenPools } from './token-pools.js';
+import type { ScanMetrics } from './worker-metrics.js';
 
 export interface ScanProcessorDeps {
   store: ScanStore;
@@ -25,6 +26,7 @@ export interface ScanProcessorDeps {
   log: Logger;
   /** How often a running job checks for a cancel request (ms). */
   cancelPollMs?: number;
+  metrics: ScanMetrics;
   /** Test seam (FAULT_INJECTION); does nothing without rules. */
   faults?: FaultInjector;
   now?: () => Date;
@@ -43,7 +45,7 @@ const PROGRESS_EVERY_MS = 400;
  * terminal value.
  */
 export function createScanProcessor(deps: ScanProcessorDeps): ScanProcessor {
-  const { store, log } = deps;
+  const { store, log, metrics } = deps;
   const now = deps.now ?? (() => new Date());
 
   const finalizeCompleted = async (scanId: string): Promise<void> => {
@@ -94,6 +96,8 @@ export function createScanProcessor(deps: ScanProcessorDeps): ScanProcessor {
     };
 
     const staging = await store.createStaging(scanId, attempt);
+    const ended = metrics.attemptStarted();
+    const seconds = (since: number): number => (performance.now() - since) / 1000;
     try {
       await store.updateState(scanId, (s) => ({
         ...s,
@@ -104,6 +108,7 @@ export function createScanProcessor(deps: ScanProcessorDeps): ScanProcessor {
         error: null,
       }));
       if (request.source.type !== 'local') fault(request.source.type === 'upload' ? 'extract' : 'clone');
+      const preparing = performance.now();
       const prepared = await prepareSource(request.source, {
         workDir: staging.srcDir,
         uploadPath: request.source.type === 'upload' ? store.uploadPath(scanId) : null,
@@ -112,7 +117,9 @@ export function createScanProcessor(deps: ScanProcessorDeps): ScanProcessor {
         onPhase: (phase) => setProgress({ phase, files_done: 0, files_total: 0 }, true),
       });
       controller.signal.throwIfAborted();
+      metrics.sourcePrepared(request.source.type, seconds(preparing));
 
+      const scanning = performance.now();
       const pool = deps.tokenPools.get(request.encoding);
       const report = await runScan(
         {
@@ -133,6 +140,7 @@ export function createScanProcessor(deps: ScanProcessorDeps): ScanProcessor {
         },
       );
 
+      metrics.engineFinished(seconds(scanning), { files: report.summary.total_files, bytes: report.summary.total_size, tokens: report.summary.estimated_tokens, encoding: request.encoding });
       setProgress({ phase: 'publish', files_done: report.summary.total_files, files_total: report.summary.total_files }, true);
       const summary = buildSummaryRecord(scanId, report, state.created_at, now().toISOString());
       await writeFile(join(staging.outDir, 'summary.json'), `${JSON.stringify(summary)}\n`, { flag: 'wx' });
@@ -140,16 +148,21 @@ export function createScanProcessor(deps: ScanProcessorDeps): ScanProcessor {
       const outcome = await store.publish(scanId, staging.outDir);
       if (outcome === 'already-published') log.info({ scanId, attempt }, 'another attempt published first; this one is discarded');
       await finalizeCompleted(scanId);
+      ended('completed');
+      metrics.scanFinished('completed');
       log.info({ scanId, attempt, files: report.summary.total_files, tokens: report.summary.estimated_tokens, ms: report.timings.total_ms }, 'scan completed');
     } catch (error) {
       const reason: unknown = controller.signal.aborted ? controller.signal.reason : error;
       if (reason instanceof CancelledByUser) {
         await store.updateState(scanId, (s) => ({ ...s, state: 'cancelled', completed_at: now().toISOString() })).catch(() => {});
+        ended('cancelled');
+        metrics.scanFinished('cancelled');
         log.info({ scanId }, 'scan cancelled');
         return;
       }
       if (job.signal.aborted && !(reason instanceof ScanError)) {
         // The worker is shutting down: hand the job back rather than failing it.
+        ended('handed_back');
         throw new ScanError('INTERNAL_ERROR', 'The worker stopped during the scan; it will run again.', { retryable: true });
       }
       const failure = classifyFailure(reason);
@@ -157,11 +170,15 @@ export function createScanProcessor(deps: ScanProcessorDeps): ScanProcessor {
       else log.info({ scanId, attempt, code: failure.code }, 'scan failed');
       if (failure.retryable && attempt < maxAttempts) {
         await store.updateState(scanId, (s) => ({ ...s, state: 'queued', progress: { phase: 'queued', files_done: 0, files_total: 0 } }));
+        ended('retry');
         throw reason;
       }
       await store.updateState(scanId, (s) => ({ ...s, state: 'failed', completed_at: now().toISOString(), error: { code: failure.code, message: failure.message } }));
+      ended('failed');
+      metrics.scanFinished('failed', failure.code);
       throw new ScanError(failure.code, failure.message, { retryable: false });
     } finally {
+      ended('failed'); // no-op unless a path above threw before recording its outcome
       clearTimeout(deadline);
       clearInterval(cancelWatch);
       job.signal.removeEventListener('abort', onJobAbort);

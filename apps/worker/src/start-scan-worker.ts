@@ -1,4 +1,5 @@
 import { availableParallelism } from 'node:os';
+import { Registry } from 'prom-client';
 import type { Config } from '@reposcan/config';
 import type { QueueTransport } from '@reposcan/queue';
 import type { ScanStore } from '@reposcan/storage';
@@ -7,6 +8,7 @@ import { FaultInjector } from './fault-injection.js';
 import { createScanProcessor } from './scan-processor.js';
 import { engineLimitsFromConfig, sourceSettingsFromConfig } from './settings-from-config.js';
 import { TokenPools } from './token-pools.js';
+import { createScanMetrics } from './worker-metrics.js';
 
 export interface RunningWorker {
   /** Graceful: waits for running scans. `force` hands them back to the queue instead (may follow a graceful call). */
@@ -15,10 +17,11 @@ export interface RunningWorker {
 
 /**
  * Consume scan jobs from `transport` in this process. Used by `ROLE=worker` and, in the same
- * form, by the embedded mode and `ROLE=all`.
+ * form, by the embedded mode and `ROLE=all`, where `registry` is the API's so one /metrics shows both.
  */
-export function startScanWorker(deps: { config: Config; transport: QueueTransport; store: ScanStore; log: Logger }): RunningWorker {
+export function startScanWorker(deps: { config: Config; transport: QueueTransport; store: ScanStore; log: Logger; registry?: Registry }): RunningWorker {
   const { config, store, log } = deps;
+  const metrics = createScanMetrics(deps.registry ?? new Registry());
   const pools = new TokenPools(Math.max(1, availableParallelism()));
   const processor = createScanProcessor({
     store,
@@ -27,6 +30,7 @@ export function startScanWorker(deps: { config: Config; transport: QueueTranspor
     scanTimeoutMs: config.scanTimeoutSeconds * 1000,
     tokenPools: pools,
     log,
+    metrics,
     faults: new FaultInjector(config.faultInjection),
   });
   const worker = deps.transport.startWorker({
@@ -41,6 +45,7 @@ export function startScanWorker(deps: { config: Config; transport: QueueTranspor
         code === 'WORKER_CRASHED'
           ? 'The scan stopped its worker more than once (out of memory or killed) and was given up. Scan a smaller part of the repository.'
           : 'The scan failed because of an internal error; it has been logged.';
+      metrics.scanFinished('failed', code);
       await store
         .updateState(scanId, (s) => ({ ...s, state: 'failed', completed_at: new Date().toISOString(), error: { code, message } }))
         .catch((error: unknown) => log.warn({ err: error, scanId }, 'could not record final failure'));

@@ -46,8 +46,9 @@ function computed<T>(defaultDoc: string, description: string, parse: (text: stri
  * description is the documentation: README, `.env.example` and CONFIG_DOCS come from here.
  */
 export const CONFIG_VARIABLES = {
-  HOST: variable('127.0.0.1', 'Address the API listens on (compose sets 0.0.0.0).', listenHost),
+  HOST: variable('127.0.0.1', 'Address the API, or a worker\'s METRICS_PORT server, listens on (compose sets 0.0.0.0).', listenHost),
   PORT: variable('8000', 'TCP port of the API (0 picks a free port).', wholeNumber(0, 65535)),
+  METRICS_PORT: computed('unset (off)', 'ROLE=worker only: serve GET /metrics and GET /health on this port for Prometheus and health checks; unset serves nothing.', unsetAs(null, wholeNumber(0, 65535))),
   DATA_DIR: variable('./data', 'The shared volume for scans, uploads and staging; relative paths resolve against the working directory.', absolutePath),
   REDIS_URL: computed('unset', 'Redis for the job queue, e.g. redis://127.0.0.1:6379; unset runs an embedded in-memory queue.', unsetAs(null, redisUrl)),
   ROLE: computed('all without REDIS_URL, else api', 'What this process runs: api, worker, or all (API plus an in-process worker); worker needs REDIS_URL.', unsetAs(undefined, oneOf(ROLES))),
@@ -83,7 +84,7 @@ export const CONFIG_VARIABLES = {
   JOB_LOCK_SECONDS: variable('30', 'How long a worker holds a scan without renewing its lock; a killed worker\'s scan runs again elsewhere after about twice this.', wholeNumber(1, 3600, 'seconds')),
   SHUTDOWN_GRACE_SECONDS: variable('30', 'On SIGTERM, how long a worker lets its running scans finish before handing them back to the queue.', wholeNumber(0, DAY_SECONDS, 'seconds')),
   JANITOR_INTERVAL_SECONDS: variable('60', 'Seconds between janitor sweeps (lost jobs, stale staging, expired scans) on each API and worker process.', wholeNumber(1, DAY_SECONDS, 'seconds')),
-  ENABLE_QUEUE_DASHBOARD: variable('false', 'Serve the queue dashboard; it shows job data, so keep it off on public deployments.', flag),
+  ENABLE_QUEUE_DASHBOARD: variable('false', 'Serve a read-only bull-board queue dashboard at /admin/queues (needs REDIS_URL); it shows job data, so keep it behind your proxy.', flag),
   FAULT_INJECTION: computed('unset', 'Tests only: make this process crash, hang or hit a full disk at a point of a scan, e.g. publish:block=6000 (README, Operations). Never set it in production.', unsetAs([] as readonly FaultRule[], faultRules)),
 } as const;
 

@@ -4,7 +4,7 @@ import { CONFIG_DOCS, loadConfig, renderConfigTable, renderEnvExample } from '..
 
 // The variables the contract (§2, §8) promises, and the service's own operational ones, in README order.
 const CONTRACT_VARIABLES = [
-  'HOST', 'PORT', 'DATA_DIR', 'REDIS_URL', 'ROLE', 'WORKER_CONCURRENCY', 'ALLOWED_LOCAL_ROOTS', 'GIT_ALLOWED_HOSTS',
+  'HOST', 'PORT', 'METRICS_PORT', 'DATA_DIR', 'REDIS_URL', 'ROLE', 'WORKER_CONCURRENCY', 'ALLOWED_LOCAL_ROOTS', 'GIT_ALLOWED_HOSTS',
   'GIT_ALLOW_HTTP', 'GIT_ALLOW_PRIVATE_HOSTS', 'CORS_ORIGINS', 'SCAN_WAIT_SECONDS', 'SCAN_TTL_HOURS', 'TOKEN_ENCODING',
   'QUEUE_PREFIX', 'RATE_LIMIT_PER_MINUTE', 'TRUST_PROXY', 'LOG_LEVEL', 'MAX_JSON_BODY_BYTES', 'MAX_UPLOAD_BYTES',
   'MAX_UNCOMPRESSED_BYTES', 'MAX_ARCHIVE_ENTRIES', 'MAX_COMPRESSION_RATIO', 'MAX_PATH_DEPTH', 'MAX_FILE_BYTES',
@@ -14,7 +14,7 @@ const CONTRACT_VARIABLES = [
 ];
 
 // Defaults that depend on the host or on other variables, so the docs describe them in words.
-const COMPUTED = ['REDIS_URL', 'ROLE', 'WORKER_CONCURRENCY', 'ALLOWED_LOCAL_ROOTS', 'TRUST_PROXY', 'FAULT_INJECTION'];
+const COMPUTED = ['METRICS_PORT', 'REDIS_URL', 'ROLE', 'WORKER_CONCURRENCY', 'ALLOWED_LOCAL_ROOTS', 'TRUST_PROXY', 'FAULT_INJECTION'];
 
 describe('CONFIG_DOCS', () => {
   it('documents exactly the contract variables, each with a default and a one-line description', () => {

@@ -59,6 +59,7 @@ describe('loadConfig defaults', () => {
       janitorIntervalSeconds: 60,
       enableQueueDashboard: false,
       faultInjection: [],
+      metricsPort: null,
     });
   });
 
@@ -94,6 +95,7 @@ describe('each variable', () => {
     [{ HOST: 'localhost' }, { host: 'localhost' }],
     [{ PORT: '0' }, { port: 0 }],
     [{ PORT: ' 65535 ' }, { port: 65535 }],
+    [{ METRICS_PORT: '9464' }, { metricsPort: 9464 }],
     [{ DATA_DIR: '/var/lib/reposcan/' }, { dataDir: '/var/lib/reposcan' }],
     [{ DATA_DIR: 'relative/dir' }, { dataDir: resolve('relative/dir') }],
     [{ REDIS_URL: 'redis://127.0.0.1:6379' }, { redisUrl: 'redis://127.0.0.1:6379', embedded: false, role: 'api' }],
@@ -155,6 +157,7 @@ describe('each variable', () => {
     ['PORT', '1e3'],
     ['PORT', '0x50'],
     ['PORT', '65536'],
+    ['METRICS_PORT', 'on'],
     ['WORKER_CONCURRENCY', '0'],
     ['MAX_UPLOAD_BYTES', '50MiB'],
     ['MAX_UPLOAD_BYTES', '99999999999999999999'],

@@ -179,7 +179,7 @@ export function buildOpenApiDocument(version: string): Json {
         },
       },
     },
-    '/metrics': { get: { operationId: 'metrics', summary: 'Prometheus metrics', responses: { '200': { description: 'Prometheus text format.', content: { 'text/plain': { schema: { type: 'string' } } } } } } },
+    '/metrics': { get: { operationId: 'metrics', summary: 'Prometheus metrics', description: 'Request latency by route, scans accepted, queue waiting and active, inspect in flight; in the embedded mode and ROLE=all also the in-process worker: scans running and finished by state and code, files, bytes and tokens scanned, clone and scan durations. README, Operations, lists every metric. A ROLE=worker process serves its own on METRICS_PORT. ENABLE_QUEUE_DASHBOARD (with Redis) adds a read-only bull-board page at /admin/queues, outside this API description.', responses: { '200': { description: 'Prometheus text format.', content: { 'text/plain': { schema: { type: 'string' } } } } } } },
   };
 
   const sorted = Object.fromEntries(Object.entries(components).sort(([a], [b]) => (a < b ? -1 : 1)));

@@ -115,6 +115,7 @@ function createBullMqQueue(o: BullMqTransportOptions, report: (source: string, e
       await turn;
     },
     waitingCount: () => call(countWaiting),
+    activeCount: () => call(() => queue.getActiveCount()),
     jobState: (scanId) => call(async () => toScanJobState(await queue.getJobState(scanId))),
     remove: (scanId) =>
       call(async () => {

@@ -6,3 +6,5 @@ export { createBullMqTransport } from './bullmq-transport.js';
 export type { BullMqTransportOptions } from './bullmq-transport.js';
 export { createMemoryTransport } from './memory-transport.js';
 export { purgeQueuePrefix } from './queue-purge.js';
+export { createQueueDashboard } from './queue-dashboard.js';
+export type { QueueDashboard } from './queue-dashboard.js';

@@ -98,6 +98,7 @@ export function createMemoryTransport(o: TransportOptions): QueueTransport {
         makeWaiting(job);
       }),
     waitingCount: () => answer(countWaiting),
+    activeCount: () => answer(() => [...jobs.values()].filter((j) => j.state === 'active').length),
     jobState: (scanId) => answer(() => jobs.get(scanId)?.state ?? 'absent'),
     remove: (scanId) =>
       answer(() => {

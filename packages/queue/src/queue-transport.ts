@@ -12,6 +12,8 @@ export interface ScanQueue {
   enqueue(scanId: string): Promise<void>;
   /** Scans accepted and not running: waiting, plus delayed for a retry. */
   waitingCount(): Promise<number>;
+  /** Scans a worker is running right now, across every worker on this queue. */
+  activeCount(): Promise<number>;
   jobState(scanId: string): Promise<ScanJobState>;
   /** Removes a waiting, delayed or finished job; an active one is left for the worker to cancel. */
   remove(scanId: string): Promise<'removed' | 'active' | 'absent'>;

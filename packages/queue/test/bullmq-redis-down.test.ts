@@ -54,7 +54,7 @@ describe('bullmq transport with Redis down', () => {
   });
 
   it('fails the other producer calls fast too', async () => {
-    for (const call of [(): Promise<unknown> => transport.queue.waitingCount(), () => transport.queue.jobState(randomUUID()), () => transport.queue.remove(randomUUID())]) {
+    for (const call of [(): Promise<unknown> => transport.queue.waitingCount(), () => transport.queue.activeCount(), () => transport.queue.jobState(randomUUID()), () => transport.queue.remove(randomUUID())]) {
       const { ms, error } = await timed(call);
       expect(error).toMatchObject({ code: 'QUEUE_UNAVAILABLE' });
       expect(ms).toBeLessThan(2_000);

@@ -207,9 +207,11 @@ describe.each(['memory', 'bullmq'] as const)('%s transport', (kind) => {
     });
     await t.queue.enqueue(running);
     await reaches(t, running, 'active');
+    expect(await t.queue.activeCount()).toBe(1);
     expect(await t.queue.remove(running)).toBe('active');
     release.open();
     await reaches(t, running, 'completed');
+    expect(await t.queue.activeCount()).toBe(0);
     expect(await t.queue.remove(running)).toBe('removed');
     expect(await t.queue.jobState(running)).toBe('absent');
     expect(seen).toEqual([running]);

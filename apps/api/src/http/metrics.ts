@@ -1,5 +1,6 @@
 import type { RequestHandler } from 'express';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { ScanQueue } from '@reposcan/queue';
 
 export interface ApiMetrics {
   registry: Registry;
@@ -7,8 +8,8 @@ export interface ApiMetrics {
   scansAccepted: Counter;
 }
 
-/** Prometheus metrics of this API process; queue depth is read at scrape time. */
-export function createMetrics(queueDepth: () => Promise<number>, inspectInFlight: () => number): ApiMetrics {
+/** Prometheus metrics of this API process; the queue's counts are read at scrape time (-1: Redis unreachable). */
+export function createMetrics(queue: Pick<ScanQueue, 'waitingCount' | 'activeCount'>, inspectInFlight: () => number): ApiMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'reposcan_' });
   const duration = new Histogram({
@@ -21,10 +22,18 @@ export function createMetrics(queueDepth: () => Promise<number>, inspectInFlight
   const scansAccepted = new Counter({ name: 'reposcan_scans_accepted_total', help: 'Scans accepted by this API process', labelNames: ['source'], registers: [registry] });
   new Gauge({
     name: 'reposcan_queue_waiting',
-    help: 'Scans waiting in the queue',
+    help: 'Scans waiting in the queue, retries included',
     registers: [registry],
     async collect() {
-      this.set(await queueDepth().catch(() => -1));
+      this.set(await queue.waitingCount().catch(() => -1));
+    },
+  });
+  new Gauge({
+    name: 'reposcan_queue_active',
+    help: 'Scans running on any worker of the queue',
+    registers: [registry],
+    async collect() {
+      this.set(await queue.activeCount().catch(() => -1));
     },
   });
   new Gauge({

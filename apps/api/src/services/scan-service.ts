@@ -16,6 +16,8 @@ export interface ScanServiceDeps {
   pollMs?: number;
   /** Test seam (FAULT_INJECTION): the 'accept' point, between recording a scan and enqueueing it. */
   faults?: FaultInjector;
+  /** Told of every scan accepted and queued (metrics). */
+  onAccepted?: (source: 'remote' | 'local' | 'upload') => void;
 }
 
 export function statusUrl(scanId: string): string {
@@ -102,6 +104,7 @@ export class ScanService {
       await this.deps.store.remove(scanId).catch(() => {});
       throw error;
     }
+    this.deps.onAccepted?.(source.type);
     return state;
   }
 

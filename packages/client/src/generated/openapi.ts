@@ -177,7 +177,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Prometheus metrics */
+        /**
+         * Prometheus metrics
+         * @description Request latency by route, scans accepted, queue waiting and active, inspect in flight; in the embedded mode and ROLE=all also the in-process worker: scans running and finished by state and code, files, bytes and tokens scanned, clone and scan durations. README, Operations, lists every metric. A ROLE=worker process serves its own on METRICS_PORT. ENABLE_QUEUE_DASHBOARD (with Redis) adds a read-only bull-board page at /admin/queues, outside this API description.
+         */
         get: operations["metrics"];
         put?: never;
         post?: never;

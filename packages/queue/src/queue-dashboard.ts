@@ -1,0 +1,36 @@
+import { createBullBoard } from '@bull-board/api';
+import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
+import type { IServerAdapter } from '@bull-board/api/typings/app';
+import { Queue } from 'bullmq';
+import { SCAN_QUEUE_NAME } from './job-contract.js';
+import { consoleLog, createErrorReporter } from './queue-log.js';
+import type { QueueLog } from './queue-log.js';
+import { closeConnection, createProducerConnection } from './redis-connections.js';
+
+export interface QueueDashboard {
+  close(): Promise<void>;
+}
+
+/**
+ * bull-board over the scan queue, drawn by whichever web framework owns `serverAdapter`.
+ * Read-only: a scan's truth is its state.json on the volume, so retrying or removing a job
+ * behind the API's back would desynchronise the two; DELETE /v1/cleanup/{id} is the way to
+ * stop or remove a scan. Its own Redis connection, fail-fast like the API's.
+ */
+export function createQueueDashboard(o: { redisUrl: string; prefix: string; serverAdapter: IServerAdapter; log?: QueueLog }): QueueDashboard {
+  const report = createErrorReporter(o.log ?? consoleLog);
+  const connection = createProducerConnection(o.redisUrl, report);
+  const queue = new Queue(SCAN_QUEUE_NAME, { connection, prefix: o.prefix });
+  queue.on('error', (error) => report('dashboard', error));
+  createBullBoard({
+    queues: [new BullMQAdapter(queue, { readOnlyMode: true, allowRetries: false, displayName: 'scans' })],
+    serverAdapter: o.serverAdapter,
+    options: { uiConfig: { boardTitle: 'reposcan queue', hideDocsLink: true } },
+  });
+  return {
+    async close() {
+      await queue.close().catch((error: unknown) => report('dashboard', error));
+      await closeConnection(connection);
+    },
+  };
+}
