@@ -2,14 +2,18 @@
 // run's own: `node bench/children/engine-scan.mjs <root> <outDir>`. Prints one JSON line.
 //
 // BENCH_TOKEN_CACHE_DIR names the token cache location for this cold/warm pair: empty for the cold
-// run, as the cold run left it for the warm one. The engine has no token cache yet; when it gets
-// one, open it here from that location and pass it to runScan.
+// run, as the cold run left it for the warm one. Opened, synced and flushed as a worker does.
 import { performance } from 'node:perf_hooks';
 import process from 'node:process';
 import { DEFAULT_ENGINE_LIMITS, DEFAULT_SCAN_OPTIONS, runScan } from '@reposcan/core';
+import { VolumeTokenCache } from '@reposcan/storage';
 
 const [root, outDir] = process.argv.slice(2);
 const started = performance.now();
+const cacheDir = process.env.BENCH_TOKEN_CACHE_DIR;
+const cache = cacheDir ? await VolumeTokenCache.open(cacheDir, { maxEntries: 1_000_000 }) : null;
+await cache?.sync();
+const stats = { hits: 0, misses: 0 };
 const report = await runScan({
   root,
   repoName: 'bench',
@@ -19,7 +23,8 @@ const report = await runScan({
   limits: { ...DEFAULT_ENGINE_LIMITS, maxFiles: 10_000_000 },
   encoding: 'o200k_base',
   outDir,
-});
+}, cache ? { tokenCache: { cache, stats } } : {});
+await cache?.flush();
 process.stdout.write(
   `${JSON.stringify({
     ms: performance.now() - started,
@@ -28,6 +33,7 @@ process.stdout.write(
     tokens: report.summary.estimated_tokens,
     artifact_bytes: report.artifacts.reduce((sum, a) => sum + a.bytes, 0),
     timings: report.timings,
+    token_cache: stats,
     max_rss_mb: process.resourceUsage().maxRSS / 1024,
   })}\n`,
 );

@@ -47,6 +47,8 @@ export async function createRuntime(config: Config, options: { log?: Logger } = 
     ttlHours: config.scanTtlHours,
     maxAttemptMs: config.scanTimeoutSeconds * 1000,
     intervalMs: config.janitorIntervalSeconds * 1000,
+    // Token cache upkeep belongs to processes that run scans.
+    tokenCacheMaxEntries: config.role === 'all' ? config.tokenCacheMaxEntries : 0,
   });
   const inspect = new InspectService({ concurrency: config.inspectConcurrency, timeoutMs: config.inspectTimeoutSeconds * 1000 });
   const metrics = createMetrics(transport.queue, () => inspect.inFlight);

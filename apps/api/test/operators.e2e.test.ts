@@ -12,6 +12,7 @@ import { createFixtures } from '../../../packages/sources/test/remote/helpers/fi
 import type { Fixtures } from '../../../packages/sources/test/remote/helpers/fixture-repos.js';
 import { startGitHttpServer } from '../../../packages/sources/test/remote/helpers/git-http-server.js';
 import type { GitHttpServer } from '../../../packages/sources/test/remote/helpers/git-http-server.js';
+import { sample, scrape } from './support/prometheus.js';
 import { postScan, waitCompleted, writeLargeTree } from './support/scenarios.js';
 import { startTestApi } from './support/test-runtime.js';
 import type { TestApi } from './support/test-runtime.js';
@@ -25,23 +26,6 @@ const cleanups: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
 });
-
-/** One sample of a Prometheus text exposition, matched on its name and exactly these labels. */
-function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
-  const wanted = Object.entries(labels)
-    .map(([key, value]) => `${key}="${value}"`)
-    .sort()
-    .join(',');
-  for (const line of text.split('\n')) {
-    const match = /^([a-z_:][a-z0-9_:]*)(?:\{(.*)\})? (\S+)$/i.exec(line);
-    if (!match || match[1] !== name) continue;
-    const have = (match[2] ?? '').split(/,(?=[a-z_]+=")/i).filter(Boolean).sort().join(',');
-    if (have === wanted) return Number(match[3]);
-  }
-  return undefined;
-}
-
-const scrape = async (url: string): Promise<string> => (await fetch(`${url}/metrics`)).text();
 
 interface Stack {
   api: TestApi;

@@ -1,6 +1,7 @@
-import { isScanError, TERMINAL_STATES } from '@reposcan/contracts';
+import { isScanError, TERMINAL_STATES, TokenEncoding } from '@reposcan/contracts';
 import type { ScanStateRecord } from '@reposcan/contracts';
 import type { ScanQueue } from '@reposcan/queue';
+import { compactTokenCache } from '@reposcan/storage';
 import type { ScanStore } from '@reposcan/storage';
 import type { Logger } from './create-logger.js';
 
@@ -14,6 +15,8 @@ export interface JanitorOptions {
   maxAttemptMs: number;
   /** A record updated more recently than this may be mid-transition (accepted, not yet enqueued); default 30 s. */
   settleMs?: number;
+  /** Where workers run: keep each encoding's token cache to this many entries in a few segments (0: leave it). */
+  tokenCacheMaxEntries?: number;
   now?: () => number;
 }
 
@@ -24,6 +27,8 @@ export interface SweepReport {
   requeued: number;
   lost: number;
   trash: number;
+  /** Token cache folders merged into one segment. */
+  tokenCachesCompacted: number;
 }
 
 export interface Janitor {
@@ -86,7 +91,16 @@ export function createJanitor(options: JanitorOptions): Janitor {
   let running: Promise<SweepReport> | null = null;
   const sweep = (): Promise<SweepReport> => {
     running ??= (async () => {
-      const report: SweepReport = { expired: 0, staleStaging: 0, staleUploads: 0, requeued: 0, lost: 0, trash: await store.emptyTrash() };
+      const report: SweepReport = { expired: 0, staleStaging: 0, staleUploads: 0, requeued: 0, lost: 0, trash: await store.emptyTrash(), tokenCachesCompacted: 0 };
+      if (options.tokenCacheMaxEntries) {
+        for (const encoding of TokenEncoding.options) {
+          const compacted = await compactTokenCache(store.tokenCacheDir(encoding), { maxEntries: options.tokenCacheMaxEntries, now: now() }).catch((error: unknown) => {
+            log.warn({ err: error, encoding }, 'janitor: could not compact the token cache');
+            return null;
+          });
+          if (compacted && compacted.segmentsMerged > 0) report.tokenCachesCompacted++;
+        }
+      }
       report.staleUploads = await store.removeStaleUploads(stagingMaxAgeMs);
       for (const id of await store.listScanIds()) {
         try {

@@ -35,6 +35,7 @@ export async function runWorkerProcess(config: Config = loadConfig()): Promise<v
     ttlHours: config.scanTtlHours,
     maxAttemptMs: config.scanTimeoutSeconds * 1000,
     intervalMs: config.janitorIntervalSeconds * 1000,
+    tokenCacheMaxEntries: config.tokenCacheMaxEntries,
   });
   let stopping = false;
   const http =

@@ -14,6 +14,7 @@ import type { FaultInjector } from './fault-injection.js';
 import { prepareSource } from './prepare-source.js';
 import type { SourceSettings } from './prepare-source.js';
 import { toEngineOptions } from './to-engine-options.js';
+import type { TokenCaches } from './token-caches.js';
 import type { TokenPools } from './token-pools.js';
 import type { ScanMetrics } from './worker-metrics.js';
 
@@ -23,6 +24,7 @@ export interface ScanProcessorDeps {
   limits: EngineLimits;
   scanTimeoutMs: number;
   tokenPools: TokenPools;
+  tokenCaches: TokenCaches;
   log: Logger;
   /** How often a running job checks for a cancel request (ms). */
   cancelPollMs?: number;
@@ -97,6 +99,7 @@ export function createScanProcessor(deps: ScanProcessorDeps): ScanProcessor {
 
     const staging = await store.createStaging(scanId, attempt);
     const ended = metrics.attemptStarted();
+    let cache: Awaited<ReturnType<TokenCaches['forScan']>> = null;
     const seconds = (since: number): number => (performance.now() - since) / 1000;
     try {
       await store.updateState(scanId, (s) => ({
@@ -121,6 +124,8 @@ export function createScanProcessor(deps: ScanProcessorDeps): ScanProcessor {
 
       const scanning = performance.now();
       const pool = deps.tokenPools.get(request.encoding);
+      cache = await deps.tokenCaches.forScan(request.encoding);
+      const cacheStats = { hits: 0, misses: 0 };
       const report = await runScan(
         {
           root: prepared.root,
@@ -133,14 +138,14 @@ export function createScanProcessor(deps: ScanProcessorDeps): ScanProcessor {
           signal: controller.signal,
           summaryExtras: { scan_id: scanId, created_at: state.created_at },
         },
-        { countTokens: (texts) => pool.count(texts) },
+        { countTokens: (texts) => pool.count(texts), tokenCache: cache ? { cache, stats: cacheStats } : undefined },
         (p) => {
           if (p.phase === 'read' && p.files_done === 0) fault('scan');
           setProgress({ phase: p.phase, files_done: p.files_done, files_total: p.files_total }, p.phase !== 'read');
         },
       );
 
-      metrics.engineFinished(seconds(scanning), { files: report.summary.total_files, bytes: report.summary.total_size, tokens: report.summary.estimated_tokens, encoding: request.encoding });
+      metrics.engineFinished(seconds(scanning), { files: report.summary.total_files, bytes: report.summary.total_size, tokens: report.summary.estimated_tokens, encoding: request.encoding, cache: cacheStats });
       setProgress({ phase: 'publish', files_done: report.summary.total_files, files_total: report.summary.total_files }, true);
       const summary = buildSummaryRecord(scanId, report, state.created_at, now().toISOString());
       await writeFile(join(staging.outDir, 'summary.json'), `${JSON.stringify(summary)}\n`, { flag: 'wx' });
@@ -150,7 +155,7 @@ export function createScanProcessor(deps: ScanProcessorDeps): ScanProcessor {
       await finalizeCompleted(scanId);
       ended('completed');
       metrics.scanFinished('completed');
-      log.info({ scanId, attempt, files: report.summary.total_files, tokens: report.summary.estimated_tokens, ms: report.timings.total_ms }, 'scan completed');
+      log.info({ scanId, attempt, files: report.summary.total_files, tokens: report.summary.estimated_tokens, cacheHits: cacheStats.hits, ms: report.timings.total_ms }, 'scan completed');
     } catch (error) {
       const reason: unknown = controller.signal.aborted ? controller.signal.reason : error;
       if (reason instanceof CancelledByUser) {
@@ -180,6 +185,7 @@ export function createScanProcessor(deps: ScanProcessorDeps): ScanProcessor {
     } finally {
       ended('failed'); // no-op unless a path above threw before recording its outcome
       clearTimeout(deadline);
+      await deps.tokenCaches.flush(cache); // counts learnt by a failed scan are as good as any
       clearInterval(cancelWatch);
       job.signal.removeEventListener('abort', onJobAbort);
       await store.removeStaging(staging.dir).catch((error: unknown) => log.warn({ err: error, scanId }, 'staging cleanup failed'));

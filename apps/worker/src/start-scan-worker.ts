@@ -7,6 +7,7 @@ import type { Logger } from './create-logger.js';
 import { FaultInjector } from './fault-injection.js';
 import { createScanProcessor } from './scan-processor.js';
 import { engineLimitsFromConfig, sourceSettingsFromConfig } from './settings-from-config.js';
+import { TokenCaches } from './token-caches.js';
 import { TokenPools } from './token-pools.js';
 import { createScanMetrics } from './worker-metrics.js';
 
@@ -29,6 +30,7 @@ export function startScanWorker(deps: { config: Config; transport: QueueTranspor
     limits: engineLimitsFromConfig(config),
     scanTimeoutMs: config.scanTimeoutSeconds * 1000,
     tokenPools: pools,
+    tokenCaches: new TokenCaches(store, config.tokenCacheMaxEntries, log),
     log,
     metrics,
     faults: new FaultInjector(config.faultInjection),

@@ -12,7 +12,7 @@ export interface ScanMetrics {
   /** The source is on disk: a remote clone, an upload extraction or a local tree link. */
   sourcePrepared(source: ScanSourceType, seconds: number): void;
   /** The engine finished (walk, read, count, render, bundle) over these totals. */
-  engineFinished(seconds: number, totals: { files: number; bytes: number; tokens: number; encoding: string }): void;
+  engineFinished(seconds: number, totals: { files: number; bytes: number; tokens: number; encoding: string; cache: { hits: number; misses: number } }): void;
   /** A scan reached a terminal state here; `code` is empty for completed and cancelled. */
   scanFinished(state: 'completed' | 'failed' | 'cancelled', code?: string): void;
 }
@@ -33,6 +33,7 @@ export function createScanMetrics(registry: Registry): ScanMetrics {
   const files = new Counter({ name: 'reposcan_scanned_files_total', help: 'Files kept by completed engine runs', registers });
   const bytes = new Counter({ name: 'reposcan_scanned_bytes_total', help: 'Bytes of kept files read by completed engine runs', registers });
   const tokens = new Counter({ name: 'reposcan_scanned_tokens_total', help: 'Tokens counted by completed engine runs, by encoding', labelNames: ['encoding'], registers });
+  const cacheLookups = new Counter({ name: 'reposcan_token_cache_lookups_total', help: 'Text files looked up in the shared token cache by completed engine runs: hit (not counted again) or miss', labelNames: ['result'], registers });
 
   for (const outcome of ['completed', 'failed', 'cancelled', 'retry', 'handed_back'] satisfies AttemptOutcome[]) attempts.inc({ outcome }, 0);
 
@@ -58,6 +59,8 @@ export function createScanMetrics(registry: Registry): ScanMetrics {
       files.inc(totals.files);
       bytes.inc(totals.bytes);
       tokens.inc({ encoding: totals.encoding }, totals.tokens);
+      cacheLookups.inc({ result: 'hit' }, totals.cache.hits);
+      cacheLookups.inc({ result: 'miss' }, totals.cache.misses);
     },
     scanFinished(state, code = '') {
       finished.inc({ state, code });

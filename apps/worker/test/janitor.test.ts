@@ -1,10 +1,11 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdir, readdir, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ScanStateRecord } from '@reposcan/contracts';
 import { createBullMqTransport, createMemoryTransport } from '@reposcan/queue';
 import type { QueueTransport } from '@reposcan/queue';
+import { VolumeTokenCache } from '@reposcan/storage';
 import { createdScan, tempStore } from '../../../packages/storage/test/temp-store.js';
 import type { TempStore } from '../../../packages/storage/test/temp-store.js';
 import { createLogger } from '../src/create-logger.js';
@@ -101,6 +102,23 @@ describe('janitor', () => {
     await mkdir(join(temp.dataDir, 'trash', `${randomUUID()}.abc123`, 'deep'), { recursive: true });
     expect((await janitor().sweep()).trash).toBe(1);
     expect(await readdir(join(temp.dataDir, 'trash'))).toEqual([]);
+  });
+
+  it('where workers run, keeps each encoding\'s token cache to a few segments and its entry limit', async () => {
+    const { temp, janitor } = await setup({ tokenCacheMaxEntries: 50 });
+    const dir = temp.store.tokenCacheDir('cl100k_base');
+    const cache = await VolumeTokenCache.open(dir, { maxEntries: 1000 });
+    for (let i = 0; i < 20; i++) {
+      for (let k = 0; k < 5; k++) cache.set(randomBytes(16), k);
+      await cache.flush();
+    }
+    const report = await janitor().sweep();
+    expect(report.tokenCachesCompacted).toBe(1);
+    expect((await readdir(dir)).filter((name) => name.endsWith('.seg'))).toHaveLength(1);
+    const reader = await VolumeTokenCache.open(dir, { maxEntries: 1000 });
+    await reader.sync();
+    expect(reader.size).toBe(50);
+    expect((await janitor().sweep()).tokenCachesCompacted).toBe(0);
   });
 
   it('runs safely beside another janitor: one job per scan, no errors', async () => {

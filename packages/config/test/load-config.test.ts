@@ -60,6 +60,7 @@ describe('loadConfig defaults', () => {
       enableQueueDashboard: false,
       faultInjection: [],
       metricsPort: null,
+      tokenCacheMaxEntries: 1_000_000,
     });
   });
 

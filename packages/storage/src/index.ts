@@ -4,3 +4,5 @@ export type { PublishOutcome, ScanStoreOptions, StagingDirs, StagingEntry } from
 export type { DiskStatus } from './disk-status.js';
 export { artifactDirRelative, assertScanId, isResultFileName, RESULT_FILE_NAMES } from './scan-paths.js';
 export type { ResultFileName } from './scan-paths.js';
+export { compactTokenCache, VolumeTokenCache } from './volume-token-cache.js';
+export type { CompactionReport, VolumeTokenCacheOptions } from './volume-token-cache.js';

@@ -11,6 +11,8 @@ export const STATE_FILE = 'state.json';
 export const UPLOAD_FILE = 'upload.zip';
 export const CANCEL_MARKER = 'cancel';
 export const RESULT_DIR = 'result';
+/** Token counts by content hash, shared by every worker: `token-cache/v1/<encoding>/`. v1 is the segment format and counting engine; bump it to drop every count. */
+export const TOKEN_CACHE_DIR = 'token-cache/v1';
 
 /** `work.<attempt>.<random hex>`: one staging folder per job attempt. */
 export const STAGING_NAME = /^work\.(\d+)\.[0-9a-f]+$/;

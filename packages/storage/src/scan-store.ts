@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { lstat, mkdir, readdir, readFile, realpath, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
-import { isScanId, ScanError, ScanStateRecord, TERMINAL_STATES } from '@reposcan/contracts';
+import { isScanId, ScanError, ScanStateRecord, TERMINAL_STATES, TokenEncoding } from '@reposcan/contracts';
 import { fsyncDir, fsyncFiles, writeFileAtomic } from './atomic-write.js';
 import { readDiskStatus } from './disk-status.js';
 import type { DiskStatus } from './disk-status.js';
@@ -17,6 +17,7 @@ import {
   SCANS_DIR,
   STAGING_NAME,
   STATE_FILE,
+  TOKEN_CACHE_DIR,
   TRASH_DIR,
   INCOMING_DIR,
   UPLOAD_FILE,
@@ -77,6 +78,12 @@ export class ScanStore {
   /** Where uploads are received before their scan exists (files named by the receiver). */
   incomingDir(): string {
     return this.paths().incomingRoot;
+  }
+
+  /** `token-cache/v1/<encoding>`: the token counts of one encoding, shared by every worker (VolumeTokenCache). */
+  tokenCacheDir(encoding: TokenEncoding): string {
+    TokenEncoding.parse(encoding); // a fixed name: never a path from elsewhere
+    return join(this.paths().dataDir, TOKEN_CACHE_DIR, encoding);
   }
 
   /** The real absolute path of DATA_DIR. */

@@ -133,6 +133,15 @@ export class ScanService {
       if (removed === 'active') await this.waitForTerminal(scanId, this.deps.cancelGraceMs ?? 10_000).catch(() => record);
     }
     await this.deps.store.remove(scanId);
-    await this.deps.queue.remove(scanId).catch(() => 'absent');
+    void this.forgetJob(scanId, Date.now() + (this.deps.cancelGraceMs ?? 10_000));
+  }
+
+  /**
+   * Removes the scan's job from the queue. A cancelled job may still be active for a moment
+   * after its worker recorded the outcome (BullMQ completes it once the processor returns), so
+   * this retries in the background until the job can go, within the deadline.
+   */
+  private async forgetJob(scanId: string, deadline: number): Promise<void> {
+    while ((await this.deps.queue.remove(scanId).catch(() => 'absent')) === 'active' && Date.now() < deadline) await sleep(this.pollMs);
   }
 }

@@ -9,7 +9,8 @@ import { markdownRenderer } from '../render/render-markdown.js';
 import { txtRenderer } from '../render/render-txt.js';
 import type { RenderContext, RepositoryBlock } from '../render/render-context.js';
 import { renderTree } from '../render/render-tree.js';
-import { createTokenPool } from '../tokens/index.js';
+import { createTokenPool, withTokenCache } from '../tokens/index.js';
+import type { TokenCache, TokenCacheStats } from '../tokens/index.js';
 import { collectFiles } from './collect-files.js';
 import { renderBundleReadme } from './render-bundle-readme.js';
 import { defaultScanDeps } from './scan-deps.js';
@@ -72,6 +73,8 @@ export interface RunScanDeps extends ScanDeps {
    * here; without it the scan starts a pool of its own and closes it afterwards.
    */
   countTokens?: (contents: Uint8Array[]) => Promise<number[]>;
+  /** Counts known by content: only files it does not know are counted; `stats` adds up hits and misses. */
+  tokenCache?: { cache: TokenCache; stats?: TokenCacheStats };
 }
 
 function repositoryBlock(input: ScanInput): RepositoryBlock {
@@ -92,7 +95,8 @@ export async function runScan(
   const deps = { ...defaultScanDeps, ...overrides };
   const started = performance.now();
   const ownPool = deps.countTokens ? null : createTokenPool({ encoding: input.encoding });
-  const countTokens = deps.countTokens ?? ((contents: Uint8Array[]) => (ownPool as NonNullable<typeof ownPool>).count(contents));
+  const count = deps.countTokens ?? ((contents: Uint8Array[]) => (ownPool as NonNullable<typeof ownPool>).count(contents));
+  const countTokens = deps.tokenCache ? withTokenCache(count, deps.tokenCache.cache, deps.tokenCache.stats) : count;
   const writer = await TextArtifactWriter.open(input.outDir, [txtRenderer, markdownRenderer, jsonRenderer], input.options.lite);
   try {
     void ownPool?.warm().catch(() => {});
