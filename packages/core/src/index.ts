@@ -20,6 +20,7 @@ export { readFileBytes } from './io/read-file-bytes.js';
 export { runScan } from './scan/run-scan.js';
 export type { RunScanDeps, ScanInput, ScanReport, ScanTimings } from './scan/run-scan.js';
 export { inspectTree } from './scan/inspect-tree.js';
+export { blockingIoDeps } from './scan/scan-deps.js';
 export type { InspectInput, InspectReport } from './scan/inspect-tree.js';
 export { scanOptionsToWire } from './scan/scan-options-wire.js';
 export type { WireScanOptions } from './scan/scan-options-wire.js';

@@ -1,6 +1,6 @@
 // Worker-thread entry: clone or open the source and preview it, off the API's event loop.
 import { parentPort, workerData } from 'node:worker_threads';
-import { compareNames, inspectTree } from '@reposcan/core';
+import { blockingIoDeps, compareNames, inspectTree } from '@reposcan/core';
 import { prepareSource, toEngineOptions } from '@reposcan/worker';
 import type { InspectJob, InspectOutcome } from './inspect-job.js';
 
@@ -19,7 +19,7 @@ async function run(): Promise<InspectOutcome> {
     options: { ...toEngineOptions({ ...job.options, lite: false, create_zip: false }) },
     limits: job.limits,
     signal: controller.signal,
-  });
+  }, blockingIoDeps); // this thread serves nothing else: blocking calls are the fast ones here
   const files = [
     ...report.files.map((f) => ({ path: f.path, subcategory: f.subcategory, size_bytes: f.size_bytes, tokens_estimate: f.tokens_estimate, url: f.url })),
     ...report.assets.map((a) => ({ path: a.path, subcategory: a.subcategory, size_bytes: a.size_bytes, tokens_estimate: 0, url: a.url })),

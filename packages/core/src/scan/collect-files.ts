@@ -48,7 +48,7 @@ export async function collectFiles(
     subdir: source.subdir,
     options,
     limits,
-    ...(options.docsOnly ? { acceptFile: deps.isDocsPath } : {}),
+    docsOnly: options.docsOnly,
   });
   const walkMs = performance.now() - walkStart;
   input.signal?.throwIfAborted();
@@ -81,7 +81,7 @@ export async function collectFiles(
 
   await processFiles(
     walked.files,
-    { readFile: deps.readFile, classifyByName: deps.classifyByName, classifyContent: deps.classifyContent, countTokens },
+    { readFiles: deps.readFiles, classifyByName: deps.classifyByName, classifyContent: deps.classifyContent, countTokens },
     {
       maxFileBytes: Math.min(limits.maxFileBytes, options.sizeLimit ?? Number.POSITIVE_INFINITY),
       concurrency: 4,

@@ -1,12 +1,12 @@
 import type { ContentClassification, NameClassification } from '../classify/index.js';
-import type { ReadOutcome } from '../io/read-file-bytes.js';
+import type { ReadOutcome, ReadRequest } from '../io/read-file-bytes.js';
 import { returnRing, takeRing } from '../io/read-ring.js';
 import type { ReadRing, RingRegion } from '../io/read-ring.js';
 import type { AssetSubcategory, SkipReason, TextSubcategory, WalkedFile } from '../types.js';
 
 export interface FileProcessingDeps {
-  /** Reads a file, into `into` when it has room. */
-  readFile: (absPath: string, maxBytes: number, into?: Uint8Array) => Promise<ReadOutcome>;
+  /** Reads a batch of files, each into its `into` when it has room; outcomes in request order. */
+  readFiles: (requests: readonly ReadRequest[], maxBytes: number) => Promise<ReadOutcome[]>;
   classifyByName: (path: string) => NameClassification;
   classifyContent: (path: string, bytes: Uint8Array) => ContentClassification;
   /** Token counts for a batch of UTF-8 contents, in order: exact (worker pool) or estimated. */
@@ -66,18 +66,22 @@ function* planBatches(files: WalkedFile[], deps: FileProcessingDeps, options: Pr
 
 async function processBatch(batch: Batch, region: RingRegion | null, ring: ReadRing, deps: FileProcessingDeps, maxFileBytes: number): Promise<ProcessedFile[]> {
   let offset = region?.start ?? 0;
-  const items = await Promise.all(
-    batch.files.map(async ({ file, byName, room }): Promise<Classified> => {
-      if (byName.kind === 'asset') return { kind: 'asset', file, subcategory: byName.subcategory };
-      const into = new Uint8Array(ring.memory, offset, room);
-      offset += room;
-      const read = await deps.readFile(file.absPath, maxFileBytes, into);
-      if (!read.ok) return { kind: 'skipped', file, reason: read.reason };
-      const content = deps.classifyContent(file.path, read.bytes);
-      if (!content.textual) return { kind: 'asset', file, subcategory: content.subcategory };
-      return { kind: 'pending', file, subcategory: content.subcategory, content: content.content, encoding: content.encoding };
-    }),
-  );
+  const requests: ReadRequest[] = [];
+  for (const { file, byName, room } of batch.files) {
+    if (byName.kind === 'asset') continue;
+    requests.push({ absPath: file.absPath, into: new Uint8Array(ring.memory, offset, room) });
+    offset += room;
+  }
+  const reads = requests.length > 0 ? await deps.readFiles(requests, maxFileBytes) : [];
+  let nextRead = 0;
+  const items = batch.files.map(({ file, byName }): Classified => {
+    if (byName.kind === 'asset') return { kind: 'asset', file, subcategory: byName.subcategory };
+    const read = reads[nextRead++] as ReadOutcome;
+    if (!read.ok) return { kind: 'skipped', file, reason: read.reason };
+    const content = deps.classifyContent(file.path, read.bytes);
+    if (!content.textual) return { kind: 'asset', file, subcategory: content.subcategory };
+    return { kind: 'pending', file, subcategory: content.subcategory, content: content.content, encoding: content.encoding };
+  });
   const contents: Uint8Array[] = [];
   for (const item of items) if (item.kind === 'pending') contents.push(item.content);
   const counts = contents.length > 0 ? await deps.countTokens(contents) : [];

@@ -1,15 +1,27 @@
-import { classifyByName, classifyContent, isDocsPath } from '../classify/index.js';
-import { readFileBytes } from '../io/read-file-bytes.js';
+import { classifyByName, classifyContent } from '../classify/index.js';
+import { asPromise } from '../io/as-promise.js';
+import { readFilesInThread, walkInThread } from '../io/io-threads.js';
+import { readFilesSync } from '../io/read-file-bytes.js';
 import { walkTree } from '../walk/index.js';
+import type { WalkInput } from '../walk/index.js';
+import { syncWalkFs } from '../walk/sync-walk-fs.js';
 
-/** The engine's I/O and heavy helpers, injectable for tests; the defaults are the real ones. */
+/**
+ * The engine's I/O and heavy helpers, injectable for tests. The defaults walk and read on the
+ * io threads, so the caller's event loop never waits on the disk.
+ */
 export const defaultScanDeps = {
-  walk: walkTree,
-  readFile: readFileBytes,
+  walk: walkInThread,
+  readFiles: readFilesInThread,
   classifyByName,
   classifyContent,
-  isDocsPath,
   now: (): Date => new Date(),
 };
 
 export type ScanDeps = typeof defaultScanDeps;
+
+/** For a caller that is itself a worker thread with nothing else to serve (inspect): blocking calls right there. */
+export const blockingIoDeps: Pick<ScanDeps, 'walk' | 'readFiles'> = {
+  walk: (input: WalkInput) => walkTree(input, syncWalkFs),
+  readFiles: (requests, maxBytes) => asPromise(() => readFilesSync(requests, maxBytes)),
+};

@@ -1,6 +1,7 @@
 // The directory walk: which files of a repository are scanned, in output order, and why every
 // other path was left out. Folders are listed concurrently, ahead of need; the output is then
 // assembled depth-first in a fixed order, so the result never depends on timing.
+import { isDocsPath } from '../classify/classify-by-name.js';
 import type { EngineLimits, ScanOptions, SkippedPath, WalkedFile, WalkResult } from '../types.js';
 import { compileDirExcludes } from './dir-excludes.js';
 import { IoPool } from './io-pool.js';
@@ -18,7 +19,9 @@ export interface WalkInput {
   subdir: string | null;
   options: Pick<ScanOptions, 'excludeDirs' | 'includePatterns' | 'excludePatterns' | 'syncIgnore' | 'sizeLimit'>;
   limits: EngineLimits;
-  /** Extra per-file filter (used for docs_only); files it rejects are skipped with reason 'pattern'. */
+  /** docs_only: keep documentation files only (isDocsPath); the others are skipped with reason 'pattern'. */
+  docsOnly?: boolean;
+  /** Extra per-file filter; files it rejects are skipped with reason 'pattern'. Cannot cross to an io thread. */
   acceptFile?: (relPath: string) => boolean;
 }
 
@@ -69,7 +72,7 @@ export async function walkTree(input: WalkInput, deps: Partial<WalkDeps> = {}): 
     pool: new IoPool(IO_CONCURRENCY),
     isExcludedDir: compileDirExcludes(options.excludeDirs),
     patterns: compilePathPatterns(options.includePatterns, options.excludePatterns),
-    acceptFile: input.acceptFile,
+    acceptFile: input.acceptFile ?? (input.docsOnly ? isDocsPath : undefined),
     syncIgnore: options.syncIgnore,
     maxFileBytes: Math.min(options.sizeLimit ?? Infinity, limits.maxFileBytes),
     maxIgnoreFileBytes: limits.maxFileBytes,

@@ -1,6 +1,7 @@
 import { Buffer } from 'node:buffer';
 import { describe, expect, it } from 'vitest';
 import { classifyByName, classifyContent } from '../../src/classify/index.js';
+import { readEachFile } from '../../src/io/read-file-bytes.js';
 import { processFiles } from '../../src/scan/process-files.js';
 import type { FileProcessingDeps, ProcessOptions, ProcessedFile } from '../../src/scan/process-files.js';
 import type { WalkedFile } from '../../src/types.js';
@@ -17,7 +18,7 @@ function fixture(count: number): { files: WalkedFile[]; deps: FileProcessingDeps
   const bySpot = new Map(files.map((f) => [f.absPath, f]));
   const reads = { live: 0, peak: 0 };
   const deps: FileProcessingDeps = {
-    async readFile(absPath, _maxBytes, into) {
+    readFiles: readEachFile(async (absPath, _maxBytes, into) => {
       const file = bySpot.get(absPath) as WalkedFile;
       if (!into) throw new Error('the engine reads into its ring');
       reads.live += into.length;
@@ -27,7 +28,7 @@ function fixture(count: number): { files: WalkedFile[]; deps: FileProcessingDeps
       into.set(bytes);
       reads.live -= into.length;
       return { ok: true, bytes: into.subarray(0, bytes.length) };
-    },
+    }),
     classifyByName,
     classifyContent,
     countTokens: async (contents) => {
