@@ -59,9 +59,11 @@ describe('VolumeTokenCache', () => {
     const [good, bad] = keys(2) as [Buffer, Buffer];
     await learn(writer, [[good, 1]]);
     await learn(writer, [[bad, 2]]);
-    const [, second] = await segments();
-    const bytes = await readFile(join(dir, second as string));
-    await writeFile(join(dir, second as string), bytes.subarray(0, bytes.length - 3)); // a torn write
+    // Two flushes in one millisecond order by their random suffix: find bad's segment by content.
+    let badSegment = '';
+    for (const name of await segments()) if ((await readFile(join(dir, name))).includes(bad)) badSegment = name;
+    const bytes = await readFile(join(dir, badSegment));
+    await writeFile(join(dir, badSegment), bytes.subarray(0, bytes.length - 3)); // a torn write
     await writeFile(join(dir, '000000000000001-aaaaaaaaaaaa.seg'), Buffer.concat([Buffer.from('RSTOKC01'), bad, Buffer.alloc(4, 0), Buffer.alloc(16)])); // wrong checksum
     await writeFile(join(dir, '.tmp-000000000000002-bbbbbbbbbbbb.seg'), 'partial');
 
