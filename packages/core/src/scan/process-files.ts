@@ -91,11 +91,23 @@ async function processBatch(batch: Batch, region: RingRegion | null, ring: ReadR
 
 type Settled = { ok: true; items: ProcessedFile[] } | { ok: false; error: unknown };
 
+interface InFlight {
+  region: RingRegion | null;
+  settled: Promise<Settled>;
+  /** Set once it settles: batches finish out of order but are emitted in order. */
+  result: Settled | null;
+}
+
 /**
  * Read, classify and count every walked file once, in small batches processed concurrently,
  * and hand results to `emit` strictly in walk order. Reads land in a ring of shared memory of
  * fixed size that batches take and give back in order, so peak memory does not grow with the
  * repository, nor with how many big files come in a row.
+ *
+ * A new batch starts whenever one finishes, not only when the oldest does: a big file at the head
+ * would otherwise leave every tokenizer thread but one idle until it is counted. Finished batches
+ * wait for their turn to be emitted, holding their ring region, so the ring bounds how far ahead
+ * the scan runs.
  */
 export async function processFiles(
   files: WalkedFile[],
@@ -106,25 +118,38 @@ export async function processFiles(
   const batches = planBatches(files, deps, options);
   // Any one batch must fit the ring on its own: the largest file, or a full batch of small ones.
   const ring = takeRing(Math.max(options.readBufferBytes, options.maxFileBytes + 1, options.batchBytes));
-  const inflight: Array<{ region: RingRegion | null; settled: Promise<Settled> }> = [];
+  const inflight: InFlight[] = [];
+  let active = 0;
   let waiting = batches.next();
   let done = 0;
   try {
     while (!waiting.done || inflight.length > 0) {
       options.signal?.throwIfAborted();
-      while (inflight.length < options.concurrency && !waiting.done) {
+      while (active < options.concurrency && inflight.length < MAX_WINDOW && !waiting.done) {
         const batch = waiting.value;
         const region = batch.room > 0 ? ring.tryAcquire(batch.room) : null;
         if (batch.room > 0 && region === null) break;
         waiting = batches.next();
-        const settled = processBatch(batch, region, ring, deps, options.maxFileBytes).then(
+        active++;
+        const entry: InFlight = { region, settled: null as unknown as Promise<Settled>, result: null };
+        entry.settled = processBatch(batch, region, ring, deps, options.maxFileBytes).then(
           (items): Settled => ({ ok: true, items }),
           (error: unknown): Settled => ({ ok: false, error }),
-        );
-        inflight.push({ region, settled });
+        ).then((result) => {
+          active--;
+          entry.result = result;
+          return result;
+        });
+        inflight.push(entry);
       }
-      const head = inflight.shift() as (typeof inflight)[number];
-      const settled = await head.settled;
+      const head = inflight[0] as InFlight;
+      if (head.result === null) {
+        // Wake on whichever batch finishes first: its slot can start the next batch.
+        await Promise.race(inflight.filter((b) => b.result === null).map((b) => b.settled));
+        continue;
+      }
+      inflight.shift();
+      const settled = head.result;
       if (!settled.ok) throw settled.error;
       done += settled.items.length;
       await emit(settled.items, done);
@@ -137,3 +162,6 @@ export async function processFiles(
     returnRing(ring);
   }
 }
+
+/** Batches started but not yet emitted, at most: finished ones wait for a slow one ahead of them. */
+const MAX_WINDOW = 32;

@@ -76,4 +76,29 @@ describe('processFiles', () => {
     await expect(processFiles(files, failing, TIGHT, () => {})).rejects.toThrow('tokenizer crashed');
     expect(reads.live).toBe(0);
   });
+
+  it('keeps starting batches while a slow one ahead of them is still counting, and still emits in order', async () => {
+    const { files, deps } = fixture(200);
+    const roomy: ProcessOptions = { ...TIGHT, readBufferBytes: 1 << 20 };
+    let countedBehindHead = 0;
+    let headDone = false;
+    const slowHead: FileProcessingDeps = {
+      ...deps,
+      countTokens: async (contents) => {
+        if (contents.some((c) => Buffer.from(c).toString().startsWith('dir/file-0.txt:'))) {
+          // A big file at the head: it finishes once much later work is counted (or after 2 s).
+          for (let waited = 0; countedBehindHead < 10 && waited < 2000; waited += 5) await pause(5);
+          headDone = true;
+        } else if (!headDone) countedBehindHead++;
+        return contents.map((c) => c.length);
+      },
+    };
+    const seen: string[] = [];
+    await processFiles(files, slowHead, roomy, (items) => {
+      for (const item of items) seen.push(item.file.path);
+    });
+    // Ten batches behind the head, with at most four batches counting at once.
+    expect(countedBehindHead).toBeGreaterThanOrEqual(10);
+    expect(seen).toEqual(files.map((f) => f.path));
+  });
 });
