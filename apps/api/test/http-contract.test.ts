@@ -2,6 +2,7 @@ import { readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ScanStore } from '@reposcan/storage';
 import { postScan } from './support/scenarios.js';
 import { startTestApi } from './support/test-runtime.js';
 import type { TestApi } from './support/test-runtime.js';
@@ -233,6 +234,29 @@ describe('HTTP contract (embedded mode)', () => {
       expect(Object.keys(body.data).sort()).toEqual(
         ['artifacts', 'assets', 'completed_at', 'created_at', 'encoding', 'files', 'options', 'repository', 'scan_id', 'skipped', 'state', 'summary', 'timings'].sort(),
       );
+    });
+  });
+
+  describe('summaries served again', () => {
+    it('are byte-identical in data, and 404 once another process (the janitor, another API) removes the scan', async () => {
+      const response = await postScan(api, { repo_path: api.repoDir });
+      const scanId = ((await response.json()) as { data: { scan_id: string } }).data.scan_id;
+      const read = async () => {
+        const res = await fetch(`${api.baseUrl}/v1/summary/${scanId}`);
+        expect(res.status).toBe(200);
+        expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+        return (await res.json()) as { status: string; message: string; data: { scan_id: string }; timestamp: string };
+      };
+      const first = await read();
+      const again = await read();
+      expect(again.data).toEqual(first.data);
+      expect(again).toMatchObject({ status: 'success', message: `Summary of scan ${scanId}.` });
+      expect(Date.parse(again.timestamp)).toBeGreaterThanOrEqual(Date.parse(first.timestamp));
+      // Not through this API: its own cleanup path could simply forget what it kept.
+      const store = new ScanStore({ dataDir: api.dataDir });
+      await store.init();
+      expect(await store.remove(scanId)).toBe(true);
+      await expectError(await fetch(`${api.baseUrl}/v1/summary/${scanId}`), 404, 'SCAN_NOT_FOUND');
     });
   });
 

@@ -2,6 +2,7 @@
 // METRICS_PORT, the API's queue gauges, and the read-only queue dashboard. Real Redis, real git
 // over loopback, real HTTP.
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -85,6 +86,18 @@ describe.runIf(hasRedisServer)('operators: worker probes and metrics, queue gaug
     expect(missing.status).toBe(404);
     expect(await missing.json()).toMatchObject({ status: 'error', code: 'ROUTE_NOT_FOUND', detail: expect.stringContaining('/metrics') });
     expect((await fetch(`${workerUrl}/metrics`, { method: 'POST' })).status).toBe(405);
+  });
+
+  it.runIf(process.platform === 'linux')('a worker process runs at WORKER_NICE (default 10), below the API, and 0 keeps normal priority', async () => {
+    const niceOf = (pid: number | undefined): number => {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+    };
+    const { worker } = await stack();
+    expect(niceOf(worker.child.pid)).toBe(10);
+    expect(niceOf(process.pid)).toBe(0);
+    const { worker: normal } = await stack({ WORKER_NICE: '0' });
+    expect(niceOf(normal.child.pid)).toBe(0);
   });
 
   it('worker metrics count scans by terminal state and code, the files, bytes and tokens scanned, clone and scan durations', async () => {

@@ -1,4 +1,5 @@
 import { loadConfig } from '@reposcan/config';
+import { lowerThreadPriority } from '@reposcan/core';
 import type { Config } from '@reposcan/config';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { createBullMqTransport } from '@reposcan/queue';
@@ -16,6 +17,8 @@ import { startScanWorker } from './start-scan-worker.js';
 export async function runWorkerProcess(config: Config = loadConfig()): Promise<void> {
   const log = createLogger(config.logLevel, 'reposcan-worker');
   if (!config.redisUrl) throw new Error('ROLE=worker needs REDIS_URL: a worker process takes its jobs from Redis.');
+  // Before any thread of ours starts, so they all inherit it: scans are batch work.
+  if (config.workerNice > 0 && !lowerThreadPriority(config.workerNice)) log.warn({ nice: config.workerNice }, 'could not lower the worker\'s CPU priority');
   const store = new ScanStore({ dataDir: config.dataDir });
   await store.init();
   const transport = createBullMqTransport({

@@ -61,6 +61,7 @@ describe('loadConfig defaults', () => {
       faultInjection: [],
       metricsPort: null,
       tokenCacheMaxEntries: 1_000_000,
+      workerNice: 10,
     });
   });
 

@@ -221,6 +221,21 @@ export class ScanStore {
     await removeTree(target);
   }
 
+  /**
+   * The identity of a scan's folder (device and inode) while it exists as a real folder, else null.
+   * Scan ids are never reused and a published result is never replaced, so while this stays the
+   * same, so does everything the scan published.
+   */
+  async folderIdentity(id: string): Promise<string | null> {
+    try {
+      const stats = await lstat(this.scanDir(id));
+      return stats.isDirectory() ? `${stats.dev}:${stats.ino}` : null;
+    } catch (error) {
+      if (hasCode(error, 'ENOENT')) return null;
+      throw error;
+    }
+  }
+
   /** Absolute path of a published artifact; only fixed names, so no user input reaches the path. */
   resultFile(id: string, name: ResultFileName): string {
     const dir = this.scanDir(id);

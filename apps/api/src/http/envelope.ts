@@ -6,6 +6,12 @@ export function sendSuccess(res: Response, status: number, message: string, data
   res.status(status).json({ status: 'success', message, data, timestamp: new Date().toISOString() });
 }
 
+/** The same envelope around `data` that is JSON text already (a cached response body). */
+export function sendSuccessJson(res: Response, status: number, message: string, dataJson: string): void {
+  res.status(status).type('application/json; charset=utf-8');
+  res.send(`{"status":"success","message":${JSON.stringify(message)},"data":${dataJson},"timestamp":"${new Date().toISOString()}"}`);
+}
+
 export function errorEnvelope(code: ErrorCode, detail: string, requestId: string, scanId?: string): ErrorEnvelope {
   return {
     status: 'error',

@@ -1,10 +1,12 @@
 // Worker-thread entry: clone or open the source and preview it, off the API's event loop.
 import { parentPort, workerData } from 'node:worker_threads';
-import { blockingIoDeps, compareNames, inspectTree } from '@reposcan/core';
+import { blockingIoDeps, compareNames, inspectTree, lowerThreadPriority } from '@reposcan/core';
 import { prepareSource, toEngineOptions } from '@reposcan/worker';
 import type { InspectJob, InspectOutcome } from './inspect-job.js';
 
 const job = workerData as InspectJob;
+// A preview is heavy; the API's event loop must answer everything else first.
+lowerThreadPriority();
 const controller = new AbortController();
 parentPort?.on('message', (message) => {
   if (message === 'abort') controller.abort(new Error('inspect aborted'));

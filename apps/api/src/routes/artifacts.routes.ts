@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import { ArtifactFormat, ScanError } from '@reposcan/contracts';
-import { sendSuccess } from '../http/envelope.js';
+import { sendSuccess, sendSuccessJson } from '../http/envelope.js';
 import { scanIdParam } from '../http/scan-id-param.js';
 import { parseOrThrow } from '../http/validate.js';
 import type { ArtifactService } from '../services/artifact-service.js';
@@ -45,8 +45,8 @@ export function artifactRoutes(deps: { artifacts: ArtifactService; scans: ScanSe
   router
     .route('/v1/summary/:scan_id')
     .get(async (req, res) => {
-      const summary = await deps.artifacts.summary(scanIdParam(req));
-      sendSuccess(res, 200, `Summary of scan ${summary.scan_id}.`, summary);
+      const scanId = scanIdParam(req);
+      sendSuccessJson(res, 200, `Summary of scan ${scanId}.`, await deps.artifacts.summaryJson(scanId));
     })
     .all(methodNotAllowed(['GET']));
 

@@ -57,9 +57,37 @@ export class ArtifactService {
     return { path, contentType: CONTENT_TYPES[format], fileName: `${name}.${format}`, sha256: record.result?.artifacts[format]?.sha256 ?? null };
   }
 
-  async summary(scanId: string): Promise<SummaryRecord> {
+  /**
+   * The summary of a completed scan as JSON text. A published summary never changes, so it is kept
+   * (most recently used first) and served again after one lstat shows the scan's folder is still
+   * the same folder: no state or summary read, no parse, no stringify on a repeat request.
+   */
+  async summaryJson(scanId: string): Promise<string> {
+    const cached = this.summaries.get(scanId);
+    if (cached !== undefined) {
+      const same = (await this.store.folderIdentity(scanId)) === cached.folder;
+      // Stays cached for concurrent requests while they check; moved to the young end on a hit.
+      this.summaries.delete(scanId);
+      if (same) {
+        this.summaries.set(scanId, cached);
+        return cached.json;
+      }
+    }
+    // The identity is taken before the state is read: if the folder goes meanwhile, the next
+    // request sees a different identity (or none) and reads again.
+    const folder = await this.store.folderIdentity(scanId);
     const record = await this.scans.get(scanId);
     assertCompleted(record);
-    return SummaryRecord.parse(JSON.parse(await readFile(this.store.resultFile(scanId, 'summary.json'), 'utf8')));
+    const json = JSON.stringify(SummaryRecord.parse(JSON.parse(await readFile(this.store.resultFile(scanId, 'summary.json'), 'utf8'))));
+    if (folder !== null) {
+      this.summaries.set(scanId, { folder, json });
+      if (this.summaries.size > SUMMARY_CACHE_ENTRIES) this.summaries.delete(this.summaries.keys().next().value as string);
+    }
+    return json;
   }
+
+  private readonly summaries = new Map<string, { folder: string; json: string }>();
 }
+
+/** Summaries kept in memory: a few kB each, a few MB at most. */
+const SUMMARY_CACHE_ENTRIES = 1000;

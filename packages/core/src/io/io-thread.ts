@@ -4,11 +4,14 @@
 import { parentPort } from 'node:worker_threads';
 import { walkTree } from '../walk/walk-tree.js';
 import { syncWalkFs } from '../walk/sync-walk-fs.js';
+import { lowerThreadPriority } from './background-priority.js';
 import type { IoReply, IoRequest } from './io-protocol.js';
 import { readFilesSync } from './read-file-bytes.js';
 
 const port = parentPort;
 if (port === null) throw new Error('io-thread must run in a worker thread');
+// Walks and reads are background work: the process's event loop gets the CPU first.
+lowerThreadPriority();
 
 async function answer(request: IoRequest): Promise<unknown> {
   if (request.kind === 'walk') return walkTree(request.input, syncWalkFs);

@@ -15,7 +15,11 @@ import type { ReadOutcome, ReadRequest } from './read-file-bytes.js';
 // From TypeScript sources (tests) the thread needs the tsx loader; from dist it is plain JavaScript.
 const FROM_SOURCE = import.meta.url.endsWith('.ts');
 const THREAD_URL = new URL(FROM_SOURCE ? './io-thread.dev.mjs' : './io-thread.js', import.meta.url);
-/** Two threads keep a disk queue busy and let a walk and another scan's reads run side by side. */
+/**
+ * A batch of reads takes about a millisecond, so one thread serves every scan's reads; a second
+ * starts only while the first is walking (a walk of a big tree takes a second), so another scan's
+ * reads never wait for it. Each thread is a V8 isolate of its own: a few megabytes, kept only if used.
+ */
 const MAX_THREADS = Math.min(2, availableParallelism());
 
 interface Pending {
@@ -26,6 +30,8 @@ interface Pending {
 interface IoThread {
   worker: Worker;
   pending: Map<number, Pending>;
+  /** Walks among its pending requests. */
+  walks: number;
   failure: Error | null;
 }
 
@@ -39,7 +45,7 @@ function rebuild(error: { name: string; message: string; code?: string }): Error
 
 function spawn(): IoThread {
   const worker = new Worker(THREAD_URL, { execArgv: FROM_SOURCE ? ['--conditions=source'] : [], resourceLimits: { maxYoungGenerationSizeMb: 16 } });
-  const thread: IoThread = { worker, pending: new Map(), failure: null };
+  const thread: IoThread = { worker, pending: new Map(), walks: 0, failure: null };
   worker.on('message', (reply: IoReply) => {
     const pending = thread.pending.get(reply.id);
     thread.pending.delete(reply.id);
@@ -61,10 +67,12 @@ function spawn(): IoThread {
   return thread;
 }
 
-/** An idle thread, a new one while below the limit, or the least busy. */
+/** An idle thread; else one that is not walking; else a new one while below the limit; else the least busy. */
 function pick(): IoThread {
   const idle = threads.find((t) => t.pending.size === 0);
   if (idle) return idle;
+  const free = threads.filter((t) => t.walks === 0);
+  if (free.length > 0) return free.reduce((a, b) => (b.pending.size < a.pending.size ? b : a));
   if (threads.length < MAX_THREADS) return spawn();
   return threads.reduce((a, b) => (b.pending.size < a.pending.size ? b : a));
 }
@@ -72,10 +80,14 @@ function pick(): IoThread {
 function ask<T>(request: IoRequest extends infer R ? (R extends { id: number } ? Omit<R, 'id'> : never) : never): Promise<T> {
   const thread = pick();
   const id = nextId++;
+  const walk = request.kind === 'walk' ? 1 : 0;
+  thread.walks += walk;
   return new Promise<T>((resolve, reject) => {
     thread.pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
     thread.worker.ref();
     thread.worker.postMessage({ ...request, id });
+  }).finally(() => {
+    thread.walks -= walk;
   });
 }
 

@@ -5,9 +5,9 @@
 // array of UTF-8 Uint8Arrays, usually views of SharedArrayBuffers) with `{ counts }` or `{ error }`;
 // the pool sends a worker one batch at a time.
 import { Buffer } from 'node:buffer';
-import os from 'node:os';
 import process from 'node:process';
 import { parentPort, workerData } from 'node:worker_threads';
+import { lowerThreadPriority } from '../io/background-priority.js';
 import { countUtf8, createBpeCount, loadBpeTables } from './bpe-engine.js';
 
 /** @type {{ encoding: import('../types.js').TokenEncodingName, exitOnText?: string }} */
@@ -15,13 +15,8 @@ const { encoding, exitOnText } = workerData;
 const port = parentPort;
 if (port === null) throw new Error('count-tokens.worker.js must run in a worker thread');
 
-// Counting is background work. On Linux a thread's nice value is its own, so the process's event
-// loop (HTTP, BullMQ lock renewal) gets the CPU first when both want it. Raising it needs no privilege.
-try {
-  os.setPriority(10);
-} catch {
-  // A platform without per-thread priorities: count at normal priority.
-}
+// Counting is background work: the process's event loop gets the CPU first when both want it.
+lowerThreadPriority();
 
 const count = createBpeCount(loadBpeTables(encoding));
 

@@ -1,0 +1,2 @@
+export declare const BACKGROUND_NICE = 10;
+export declare function lowerThreadPriority(nice?: number): boolean;

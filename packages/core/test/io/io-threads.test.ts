@@ -1,0 +1,75 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { getPriority } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { readFilesInThread, walkInThread } from '../../src/io/io-threads.js';
+import { createTokenPool } from '../../src/tokens/index.js';
+import { DEFAULT_ENGINE_LIMITS, DEFAULT_SCAN_OPTIONS } from '../../src/types.js';
+import { walkTree } from '../../src/walk/index.js';
+import type { WalkInput } from '../../src/walk/index.js';
+import { ScanRootError } from '../../src/walk/scan-root.js';
+import { useTempTrees } from '../walk/walk-fixture.js';
+
+const tree = useTempTrees();
+const input = (root: string, extra: Partial<WalkInput> = {}): WalkInput => ({ root, subdir: null, options: DEFAULT_SCAN_OPTIONS, limits: DEFAULT_ENGINE_LIMITS, ...extra });
+
+/** Nice values of this process's threads (Linux: field 19 of /proc/self/task/<tid>/stat). */
+function threadNiceValues(): number[] {
+  return readdirSync('/proc/self/task').map((tid) => {
+    const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+  });
+}
+
+describe('io threads', () => {
+  it('walk exactly as walkTree does on the calling thread, docs_only included', async () => {
+    const root = await tree({ 'README.md': '# hi', 'src/a.ts': 'a', 'src/b.ts': 'b', 'docs/guide.md': 'g', '.gitignore': 'ignored.txt\n', 'ignored.txt': 'x', 'node_modules/x/index.js': 'x' });
+    expect(await walkInThread(input(root))).toEqual(await walkTree(input(root)));
+    const docs = await walkInThread(input(root, { docsOnly: true }));
+    expect(docs).toEqual(await walkTree(input(root, { docsOnly: true })));
+    expect(docs.files.map((f) => f.path)).toEqual(['docs/guide.md', 'README.md']);
+  });
+
+  it('report a bad root as the ScanRootError walkTree throws, and refuse a filter function', async () => {
+    const root = await tree({ 'file.txt': 'x' });
+    const error = await walkInThread(input(join(root, 'file.txt'))).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ScanRootError);
+    expect(error).toMatchObject({ code: 'ROOT_NOT_A_DIRECTORY' });
+    await expect(walkInThread(input(root, { acceptFile: () => true }))).rejects.toThrow(/docsOnly/);
+  });
+
+  it('read a batch into the caller\'s shared memory, in request order, with the same refusals as a direct read', async () => {
+    const root = await tree({ 'a.txt': 'alpha', 'b.txt': 'bravo!', 'big.txt': 'x'.repeat(100), 'link.txt': { link: 'a.txt' } });
+    const memory = new Uint8Array(new SharedArrayBuffer(64));
+    const outcomes = await readFilesInThread(
+      [
+        { absPath: join(root, 'a.txt'), into: memory.subarray(0, 6) },
+        { absPath: join(root, 'b.txt'), into: memory.subarray(6, 13) },
+        { absPath: join(root, 'big.txt') },
+        { absPath: join(root, 'link.txt') },
+        { absPath: join(root, 'missing.txt') },
+      ],
+      50,
+    );
+    expect(outcomes.map((o) => (o.ok ? Buffer.from(o.bytes).toString() : o.reason))).toEqual(['alpha', 'bravo!', 'too_large', 'symlink', 'unreadable']);
+    // The first two landed where the caller asked: in its shared memory, not in copies.
+    expect(Buffer.from(memory.subarray(0, 5)).toString()).toBe('alpha');
+    expect(Buffer.from(memory.subarray(6, 12)).toString()).toBe('bravo!');
+  });
+
+  it.runIf(process.platform === 'linux')('run, like the tokenizer threads, at a lower CPU priority than the thread that serves requests', async () => {
+    const before = threadNiceValues().filter((nice) => nice === 10).length;
+    const pool = createTokenPool({ encoding: 'o200k_base', threads: 2 });
+    try {
+      await pool.warm();
+      await walkInThread(input(await tree({ 'a.txt': 'a' })));
+      const after = threadNiceValues().filter((nice) => nice === 10).length;
+      // Two tokenizer threads, and at least the io thread of this walk (it may have started earlier).
+      expect(after - before).toBeGreaterThanOrEqual(2);
+      expect(after).toBeGreaterThanOrEqual(3);
+      expect(getPriority()).toBe(0);
+    } finally {
+      await pool.close();
+    }
+  });
+});
