@@ -63,9 +63,14 @@ export function createApp(deps: AppDeps): Express {
   );
   app.use(express.json({ limit: deps.maxJsonBodyBytes, strict: true, type: 'application/json' }));
   app.use((req, res, next) => {
-    const log = deps.log.child({ requestId: String(res.locals.requestId) });
     const started = Date.now();
-    res.on('finish', () => log.info({ method: req.method, path: req.path, status: res.statusCode, ms: Date.now() - started }, 'request'));
+    res.on('finish', () => {
+      // Probes and scrapes arrive every few seconds from each orchestrator and Prometheus: a healthy
+      // answer is logged at debug, so it neither floods the log nor costs a busy API its latency.
+      const level = res.statusCode < 400 && PROBE_PATHS.has(req.path) ? 'debug' : 'info';
+      if (!deps.log.isLevelEnabled(level)) return;
+      deps.log[level]({ requestId: String(res.locals.requestId), method: req.method, path: req.path, status: res.statusCode, ms: Date.now() - started }, 'request');
+    });
     next();
   });
 
@@ -84,3 +89,5 @@ export function createApp(deps: AppDeps): Express {
   app.use(errorHandler(deps.log));
   return app;
 }
+
+const PROBE_PATHS: ReadonlySet<string> = new Set(['/health', '/ready', '/metrics']);

@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { purgeQueuePrefix } from '@reposcan/queue';
@@ -17,7 +18,7 @@ import { sample, scrape } from './support/prometheus.js';
 import { postScan, waitCompleted, writeLargeTree } from './support/scenarios.js';
 import { startTestApi } from './support/test-runtime.js';
 import type { TestApi } from './support/test-runtime.js';
-import { startWorkerProcess } from './support/worker-processes.js';
+import { startApiProcess, startWorkerProcess } from './support/worker-processes.js';
 import type { ServiceProcess } from './support/worker-processes.js';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -88,16 +89,31 @@ describe.runIf(hasRedisServer)('operators: worker probes and metrics, queue gaug
     expect((await fetch(`${workerUrl}/metrics`, { method: 'POST' })).status).toBe(405);
   });
 
-  it.runIf(process.platform === 'linux')('a worker process runs at WORKER_NICE (default 10), below the API, and 0 keeps normal priority', async () => {
+  it.runIf(process.platform === 'linux')('a worker process runs at WORKER_NICE (default 19), below the API, and 0 keeps normal priority', async () => {
     const niceOf = (pid: number | undefined): number => {
       const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
       return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
     };
     const { worker } = await stack();
-    expect(niceOf(worker.child.pid)).toBe(10);
+    expect(niceOf(worker.child.pid)).toBe(19);
     expect(niceOf(process.pid)).toBe(0);
     const { worker: normal } = await stack({ WORKER_NICE: '0' });
     expect(niceOf(normal.child.pid)).toBe(0);
+  });
+
+  it('the API logs each request with its id at info, and healthy probes and scrapes only at debug', async () => {
+    const base = await mkdtemp(join(tmpdir(), 'reposcan-ops-log-'));
+    cleanups.push(() => rm(base, { recursive: true, force: true }));
+    const port = await freePort();
+    const api = await startApiProcess({ REDIS_URL, ROLE: 'api', QUEUE_PREFIX: `reposcan-ops-${randomUUID().slice(0, 8)}`, DATA_DIR: join(base, 'data'), HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'info' });
+    cleanups.push(() => api.stop('SIGKILL'));
+    const baseUrl = `http://127.0.0.1:${port}`;
+    for (const path of ['/health', '/ready', '/metrics']) expect((await fetch(`${baseUrl}${path}`)).status).toBe(200);
+    const missing = await fetch(`${baseUrl}/v1/scans/${randomUUID()}`);
+    expect(missing.status).toBe(404);
+    const line = await api.waitForLog((l) => l.msg === 'request' && l.status === 404);
+    expect(line).toMatchObject({ level: 30, method: 'GET', requestId: missing.headers.get('x-request-id') });
+    expect(api.logs.filter((l) => l.msg === 'request' && ['/health', '/ready', '/metrics'].includes(String(l.path)))).toEqual([]);
   });
 
   it('worker metrics count scans by terminal state and code, the files, bytes and tokens scanned, clone and scan durations', async () => {

@@ -53,7 +53,7 @@ export const CONFIG_VARIABLES = {
   REDIS_URL: computed('unset', 'Redis for the job queue, e.g. redis://127.0.0.1:6379; unset runs an embedded in-memory queue.', unsetAs(null, redisUrl)),
   ROLE: computed('all without REDIS_URL, else api', 'What this process runs: api, worker, or all (API plus an in-process worker); worker needs REDIS_URL.', unsetAs(undefined, oneOf(ROLES))),
   WORKER_CONCURRENCY: computed('cores − 1, min 1', 'Scans run at once per worker process.', unsetAs(Math.max(1, availableParallelism() - 1), wholeNumber(1, 256))),
-  WORKER_NICE: variable('10', 'ROLE=worker only: the nice value (0–19) a worker process lowers its CPU priority to at start, so an API or anything latency-bound on the same host gets the CPU first; 0 keeps normal priority. Tokenizer and io threads always run at nice 10.', wholeNumber(0, 19)),
+  WORKER_NICE: variable('19', 'ROLE=worker only: the nice value (0–19) a worker process lowers its CPU priority to at start, so an API or anything latency-bound on the same host gets the CPU first (it still gets all the CPU nobody else wants); 0 keeps normal priority. Tokenizer and io threads always run at nice 19.', wholeNumber(0, 19)),
   ALLOWED_LOCAL_ROOTS: computed('unset', 'Absolute folders, ":"-separated, that a local repo_path may point into; unset refuses local paths.', unsetAs([] as readonly string[], localRoots)),
   GIT_ALLOWED_HOSTS: variable('github.com,gitlab.com,bitbucket.org,codeberg.org,gitea.com', 'Git hosts that may be cloned: host names (any port) or host:port, comma-separated; "*" allows any public host.', gitHosts),
   GIT_ALLOW_HTTP: variable('false', 'Allow plain http:// clones (self-hosted git, tests).', flag),

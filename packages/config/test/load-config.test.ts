@@ -61,7 +61,7 @@ describe('loadConfig defaults', () => {
       faultInjection: [],
       metricsPort: null,
       tokenCacheMaxEntries: 1_000_000,
-      workerNice: 10,
+      workerNice: 19,
     });
   });
 
@@ -98,6 +98,7 @@ describe('each variable', () => {
     [{ PORT: '0' }, { port: 0 }],
     [{ PORT: ' 65535 ' }, { port: 65535 }],
     [{ METRICS_PORT: '9464' }, { metricsPort: 9464 }],
+    [{ WORKER_NICE: '0' }, { workerNice: 0 }],
     [{ DATA_DIR: '/var/lib/reposcan/' }, { dataDir: '/var/lib/reposcan' }],
     [{ DATA_DIR: 'relative/dir' }, { dataDir: resolve('relative/dir') }],
     [{ REDIS_URL: 'redis://127.0.0.1:6379' }, { redisUrl: 'redis://127.0.0.1:6379', embedded: false, role: 'api' }],
@@ -160,6 +161,7 @@ describe('each variable', () => {
     ['PORT', '0x50'],
     ['PORT', '65536'],
     ['METRICS_PORT', 'on'],
+    ['WORKER_NICE', '20'],
     ['WORKER_CONCURRENCY', '0'],
     ['MAX_UPLOAD_BYTES', '50MiB'],
     ['MAX_UPLOAD_BYTES', '99999999999999999999'],

@@ -1,2 +1,2 @@
-export declare const BACKGROUND_NICE = 10;
+export declare const BACKGROUND_NICE = 19;
 export declare function lowerThreadPriority(nice?: number): boolean;

@@ -3,7 +3,7 @@
 import os from 'node:os';
 
 /** Background threads run at this nice value. */
-export const BACKGROUND_NICE = 10;
+export const BACKGROUND_NICE = 19;
 
 /**
  * Lowers the calling thread's CPU priority. On Linux a thread's nice value is its own and threads

@@ -58,12 +58,12 @@ describe('io threads', () => {
   });
 
   it.runIf(process.platform === 'linux')('run, like the tokenizer threads, at a lower CPU priority than the thread that serves requests', async () => {
-    const before = threadNiceValues().filter((nice) => nice === 10).length;
+    const before = threadNiceValues().filter((nice) => nice === 19).length;
     const pool = createTokenPool({ encoding: 'o200k_base', threads: 2 });
     try {
       await pool.warm();
       await walkInThread(input(await tree({ 'a.txt': 'a' })));
-      const after = threadNiceValues().filter((nice) => nice === 10).length;
+      const after = threadNiceValues().filter((nice) => nice === 19).length;
       // Two tokenizer threads, and at least the io thread of this walk (it may have started earlier).
       expect(after - before).toBeGreaterThanOrEqual(2);
       expect(after).toBeGreaterThanOrEqual(3);
