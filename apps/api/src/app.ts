@@ -15,7 +15,7 @@ import { artifactRoutes } from './routes/artifacts.routes.js';
 import { inspectRoutes } from './routes/inspect.routes.js';
 import { scanRoutes } from './routes/scan.routes.js';
 import { scansRoutes } from './routes/scans.routes.js';
-import { systemRoutes } from './routes/system.routes.js';
+import { healthRoute, systemRoutes } from './routes/system.routes.js';
 import { uploadRoutes } from './routes/upload.routes.js';
 import { ArtifactService } from './services/artifact-service.js';
 import type { InspectService } from './services/inspect-service.js';
@@ -54,13 +54,14 @@ export function createApp(deps: AppDeps): Express {
   app.set('etag', false);
   if (deps.trustProxy !== undefined) app.set('trust proxy', deps.trustProxy);
   app.use(requestId);
-  app.use(deps.metrics.observe);
   app.use(
     cors({
       origin: deps.corsOrigins === '*' ? '*' : deps.corsOrigins,
       exposedHeaders: ['X-Request-Id', 'Location', 'Retry-After', 'Content-Disposition', 'ETag', 'Content-Range'],
     }),
   );
+  app.use(healthRoute(deps.version));
+  app.use(deps.metrics.observe);
   app.use(express.json({ limit: deps.maxJsonBodyBytes, strict: true, type: 'application/json' }));
   app.use((req, res, next) => {
     const started = Date.now();
@@ -90,4 +91,5 @@ export function createApp(deps: AppDeps): Express {
   return app;
 }
 
-const PROBE_PATHS: ReadonlySet<string> = new Set(['/health', '/ready', '/metrics']);
+// /health is answered before the request log (healthRoute) and never logged.
+const PROBE_PATHS: ReadonlySet<string> = new Set(['/ready', '/metrics']);

@@ -5,7 +5,7 @@ import { buildOpenApiDocument } from '@reposcan/contracts';
 import { createBullMqTransport, createMemoryTransport } from '@reposcan/queue';
 import type { QueueLog, QueueTransport } from '@reposcan/queue';
 import { ScanStore } from '@reposcan/storage';
-import { closeWithinGrace, createLogger, engineLimitsFromConfig, FaultInjector, sourceSettingsFromConfig, startJanitor, startScanWorker } from '@reposcan/worker';
+import { closeWithinGrace, createLogger, engineLimitsFromConfig, FaultInjector, sourceSettingsFromConfig, janitorSettings, startJanitor, startScanWorker } from '@reposcan/worker';
 import type { Logger, RunningJanitor, RunningWorker } from '@reposcan/worker';
 import { createApp } from './app.js';
 import { createMetrics } from './http/metrics.js';
@@ -40,16 +40,7 @@ export async function createRuntime(config: Config, options: { log?: Logger } = 
     ? createBullMqTransport({ redisUrl: config.redisUrl, prefix: config.queuePrefix, maxWaiting: config.maxQueuedScans, attempts: config.jobAttempts, log: queueLog })
     : createMemoryTransport({ maxWaiting: config.maxQueuedScans, attempts: config.jobAttempts });
   // Every API process sweeps too: a scan accepted here whose enqueue was lost is found again.
-  const janitor = startJanitor({
-    store,
-    queue: transport.queue,
-    log,
-    ttlHours: config.scanTtlHours,
-    maxAttemptMs: config.scanTimeoutSeconds * 1000,
-    intervalMs: config.janitorIntervalSeconds * 1000,
-    // Token cache upkeep belongs to processes that run scans.
-    tokenCacheMaxEntries: config.role === 'all' ? config.tokenCacheMaxEntries : 0,
-  });
+  const janitor = startJanitor({ store, queue: transport.queue, log, ...janitorSettings(config, config.role === 'all') });
   const inspect = new InspectService({ concurrency: config.inspectConcurrency, timeoutMs: config.inspectTimeoutSeconds * 1000 });
   const metrics = createMetrics(transport.queue, () => inspect.inFlight);
   const scans = new ScanService({ store, queue: transport.queue, encoding: config.tokenEncoding, minFreeDiskRatio: config.minFreeDiskRatio, faults: new FaultInjector(config.faultInjection), onAccepted: (source) => metrics.scansAccepted.inc({ source }) });

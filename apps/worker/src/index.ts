@@ -9,6 +9,6 @@ export type { RunningWorker } from './start-scan-worker.js';
 export { runWorkerProcess } from './run-worker-process.js';
 export { engineLimitsFromConfig, sourceSettingsFromConfig } from './settings-from-config.js';
 export { FaultInjector } from './fault-injection.js';
-export { createJanitor, startJanitor } from './janitor.js';
+export { createJanitor, janitorSettings, startJanitor } from './janitor.js';
 export type { Janitor, JanitorOptions, RunningJanitor, SweepReport } from './janitor.js';
 export { closeWithinGrace } from './close-within-grace.js';

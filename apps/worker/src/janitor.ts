@@ -1,9 +1,23 @@
+import type { Config } from '@reposcan/config';
 import { isScanError, TERMINAL_STATES, TokenEncoding } from '@reposcan/contracts';
 import type { ScanStateRecord } from '@reposcan/contracts';
 import type { ScanQueue } from '@reposcan/queue';
 import { compactTokenCache } from '@reposcan/storage';
 import type { ScanStore } from '@reposcan/storage';
 import type { Logger } from './create-logger.js';
+
+/**
+ * The janitor's settings from the configuration. Token cache upkeep belongs to processes that run
+ * scans (`runsScans`); an API-only process leaves the cache alone.
+ */
+export function janitorSettings(config: Pick<Config, 'scanTtlHours' | 'scanTimeoutSeconds' | 'janitorIntervalSeconds' | 'tokenCacheMaxEntries'>, runsScans: boolean) {
+  return {
+    ttlHours: config.scanTtlHours,
+    maxAttemptMs: config.scanTimeoutSeconds * 1000,
+    intervalMs: config.janitorIntervalSeconds * 1000,
+    tokenCacheMaxEntries: runsScans ? config.tokenCacheMaxEntries : 0,
+  };
+}
 
 export interface JanitorOptions {
   store: ScanStore;

@@ -6,7 +6,7 @@ import { createBullMqTransport } from '@reposcan/queue';
 import { ScanStore } from '@reposcan/storage';
 import { closeWithinGrace } from './close-within-grace.js';
 import { createLogger } from './create-logger.js';
-import { startJanitor } from './janitor.js';
+import { janitorSettings, startJanitor } from './janitor.js';
 import { serveWorkerHttp } from './serve-worker-http.js';
 import { startScanWorker } from './start-scan-worker.js';
 
@@ -31,15 +31,7 @@ export async function runWorkerProcess(config: Config = loadConfig()): Promise<v
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'reposcan_' });
   const worker = startScanWorker({ config, transport, store, log, registry });
-  const janitor = startJanitor({
-    store,
-    queue: transport.queue,
-    log,
-    ttlHours: config.scanTtlHours,
-    maxAttemptMs: config.scanTimeoutSeconds * 1000,
-    intervalMs: config.janitorIntervalSeconds * 1000,
-    tokenCacheMaxEntries: config.tokenCacheMaxEntries,
-  });
+  const janitor = startJanitor({ store, queue: transport.queue, log, ...janitorSettings(config, true) });
   let stopping = false;
   const http =
     config.metricsPort === null

@@ -44,7 +44,7 @@ function rebuild(error: { name: string; message: string; code?: string }): Error
 }
 
 function spawn(): IoThread {
-  const worker = new Worker(THREAD_URL, { execArgv: FROM_SOURCE ? ['--conditions=source'] : [], resourceLimits: { maxYoungGenerationSizeMb: 16 } });
+  const worker = new Worker(THREAD_URL, { execArgv: FROM_SOURCE ? ['--conditions=source'] : [], resourceLimits: { maxYoungGenerationSizeMb: 4 } });
   const thread: IoThread = { worker, pending: new Map(), walks: 0, failure: null };
   worker.on('message', (reply: IoReply) => {
     const pending = thread.pending.get(reply.id);

@@ -87,7 +87,7 @@ export async function collectFiles(
       concurrency: 4,
       batchFiles: 64,
       batchBytes: 1 << 20,
-      readBufferBytes: 16 << 20,
+      readBufferBytes: 8 << 20,
       ...(input.signal ? { signal: input.signal } : {}),
     },
     async (items, done) => {

@@ -57,7 +57,9 @@ describe('io threads', () => {
     expect(Buffer.from(memory.subarray(6, 12)).toString()).toBe('bravo!');
   });
 
-  it.runIf(process.platform === 'linux')('run, like the tokenizer threads, at a lower CPU priority than the thread that serves requests', async () => {
+  // Meaningful only where the test itself runs below nice 19 (not under `nice -n 19 npm test`).
+  it.runIf(process.platform === 'linux' && getPriority() < 19)('run, like the tokenizer threads, at a lower CPU priority than the thread that serves requests', async () => {
+    const own = getPriority();
     const before = threadNiceValues().filter((nice) => nice === 19).length;
     const pool = createTokenPool({ encoding: 'o200k_base', threads: 2 });
     try {
@@ -67,7 +69,7 @@ describe('io threads', () => {
       // Two tokenizer threads, and at least the io thread of this walk (it may have started earlier).
       expect(after - before).toBeGreaterThanOrEqual(2);
       expect(after).toBeGreaterThanOrEqual(3);
-      expect(getPriority()).toBe(0);
+      expect(getPriority()).toBe(own);
     } finally {
       await pool.close();
     }
