@@ -5,7 +5,7 @@ import { buildOpenApiDocument } from '@reposcan/contracts';
 import { createBullMqTransport, createMemoryTransport } from '@reposcan/queue';
 import type { QueueLog, QueueTransport } from '@reposcan/queue';
 import { ScanStore } from '@reposcan/storage';
-import { closeWithinGrace, createLogger, engineLimitsFromConfig, FaultInjector, sourceSettingsFromConfig, janitorSettings, startJanitor, startScanWorker } from '@reposcan/worker';
+import { closeWithinGrace, createLogger, engineLimitsFromConfig, FaultInjector, janitorSettings, sourceSettingsFromConfig, startJanitor, startScanWorker } from '@reposcan/worker';
 import type { Logger, RunningJanitor, RunningWorker } from '@reposcan/worker';
 import { createApp } from './app.js';
 import { createMetrics } from './http/metrics.js';

@@ -1,6 +1,6 @@
 import { loadConfig } from '@reposcan/config';
-import { lowerThreadPriority } from '@reposcan/core';
 import type { Config } from '@reposcan/config';
+import { lowerThreadPriority } from '@reposcan/core';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { createBullMqTransport } from '@reposcan/queue';
 import { ScanStore } from '@reposcan/storage';

@@ -16,7 +16,6 @@ export { jsonRenderer } from './render/render-json.js';
 export type { FormatRenderer, RenderContext, RepositoryBlock, TextFormat } from './render/render-context.js';
 export { ARTIFACT_FILE_NAMES } from './artifacts/artifact-names.js';
 export type { ArtifactFormat, WrittenArtifact } from './artifacts/artifact-names.js';
-export { readFileBytes } from './io/read-file-bytes.js';
 export { runScan } from './scan/run-scan.js';
 export type { RunScanDeps, ScanInput, ScanReport, ScanTimings } from './scan/run-scan.js';
 export { inspectTree } from './scan/inspect-tree.js';

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { Stats } from 'node:fs';
 import { lstat, mkdir, readdir, readFile, realpath, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { isScanId, ScanError, ScanStateRecord, TERMINAL_STATES, TokenEncoding } from '@reposcan/contracts';
@@ -227,13 +228,8 @@ export class ScanStore {
    * same, so does everything the scan published.
    */
   async folderIdentity(id: string): Promise<string | null> {
-    try {
-      const stats = await lstat(this.scanDir(id));
-      return stats.isDirectory() ? `${stats.dev}:${stats.ino}` : null;
-    } catch (error) {
-      if (hasCode(error, 'ENOENT')) return null;
-      throw error;
-    }
+    const stats = await this.scanDirStats(id);
+    return stats && `${stats.dev}:${stats.ino}`;
   }
 
   /** Absolute path of a published artifact; only fixed names, so no user input reaches the path. */
@@ -354,10 +350,14 @@ export class ScanStore {
 
   /** The scan folder when it exists as a real folder; a symlink in its place counts as unknown (T9). */
   private async existingScanDir(id: string): Promise<string | null> {
-    const dir = this.scanDir(id);
+    return (await this.scanDirStats(id)) ? this.scanDir(id) : null;
+  }
+
+  /** lstat of the scan folder when it is a real folder, else null. */
+  private async scanDirStats(id: string): Promise<Stats | null> {
     try {
-      const stats = await lstat(dir);
-      return stats.isDirectory() ? dir : null;
+      const stats = await lstat(this.scanDir(id));
+      return stats.isDirectory() ? stats : null;
     } catch (error) {
       if (hasCode(error, 'ENOENT')) return null;
       throw error;

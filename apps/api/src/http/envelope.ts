@@ -3,10 +3,10 @@ import { ERROR_STATUS } from '@reposcan/contracts';
 import type { ErrorCode, ErrorEnvelope } from '@reposcan/contracts';
 
 export function sendSuccess(res: Response, status: number, message: string, data: unknown): void {
-  res.status(status).json({ status: 'success', message, data, timestamp: new Date().toISOString() });
+  sendSuccessJson(res, status, message, JSON.stringify(data));
 }
 
-/** The same envelope around `data` that is JSON text already (a cached response body). */
+/** The success envelope around `data` that is JSON text already (a cached response body). */
 export function sendSuccessJson(res: Response, status: number, message: string, dataJson: string): void {
   res.status(status).type('application/json; charset=utf-8');
   res.send(`{"status":"success","message":${JSON.stringify(message)},"data":${dataJson},"timestamp":"${new Date().toISOString()}"}`);

@@ -63,19 +63,17 @@ export class ArtifactService {
    * the same folder: no state or summary read, no parse, no stringify on a repeat request.
    */
   async summaryJson(scanId: string): Promise<string> {
+    // Taken before anything is read: if the folder goes meanwhile, the next request sees a
+    // different identity (or none) and reads again.
+    const folder = await this.store.folderIdentity(scanId);
     const cached = this.summaries.get(scanId);
     if (cached !== undefined) {
-      const same = (await this.store.folderIdentity(scanId)) === cached.folder;
-      // Stays cached for concurrent requests while they check; moved to the young end on a hit.
       this.summaries.delete(scanId);
-      if (same) {
-        this.summaries.set(scanId, cached);
+      if (cached.folder === folder) {
+        this.summaries.set(scanId, cached); // the young end
         return cached.json;
       }
     }
-    // The identity is taken before the state is read: if the folder goes meanwhile, the next
-    // request sees a different identity (or none) and reads again.
-    const folder = await this.store.folderIdentity(scanId);
     const record = await this.scans.get(scanId);
     assertCompleted(record);
     const json = JSON.stringify(SummaryRecord.parse(JSON.parse(await readFile(this.store.resultFile(scanId, 'summary.json'), 'utf8'))));

@@ -3,7 +3,7 @@
 // Requests are answered one at a time, in the order they arrive.
 import { parentPort } from 'node:worker_threads';
 import { walkTree } from '../walk/walk-tree.js';
-import { syncWalkFs } from '../walk/sync-walk-fs.js';
+import { syncWalkFs } from '../walk/node-walk-fs.js';
 import { lowerThreadPriority } from './background-priority.js';
 import type { IoReply, IoRequest } from './io-protocol.js';
 import { readFilesSync } from './read-file-bytes.js';

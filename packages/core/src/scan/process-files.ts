@@ -131,14 +131,15 @@ export async function processFiles(
         if (batch.room > 0 && region === null) break;
         waiting = batches.next();
         active++;
-        const entry: InFlight = { region, settled: null as unknown as Promise<Settled>, result: null };
-        entry.settled = processBatch(batch, region, ring, deps, options.maxFileBytes).then(
+        const settled = processBatch(batch, region, ring, deps, options.maxFileBytes).then(
           (items): Settled => ({ ok: true, items }),
           (error: unknown): Settled => ({ ok: false, error }),
-        ).then((result) => {
+        );
+        const entry: InFlight = { region, settled, result: null };
+        // Registered before anyone awaits `settled`, so it runs first: a woken loop sees the result.
+        void settled.then((result) => {
           active--;
           entry.result = result;
-          return result;
         });
         inflight.push(entry);
       }

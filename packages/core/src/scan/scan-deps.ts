@@ -4,7 +4,7 @@ import { readFilesInThread, walkInThread } from '../io/io-threads.js';
 import { readFilesSync } from '../io/read-file-bytes.js';
 import { walkTree } from '../walk/index.js';
 import type { WalkInput } from '../walk/index.js';
-import { syncWalkFs } from '../walk/sync-walk-fs.js';
+import { syncWalkFs } from '../walk/node-walk-fs.js';
 
 /**
  * The engine's I/O and heavy helpers, injectable for tests. The defaults walk and read on the

@@ -1,11 +1,16 @@
 import { Buffer } from 'node:buffer';
 import { describe, expect, it } from 'vitest';
 import { classifyByName, classifyContent } from '../../src/classify/index.js';
-import { readEachFile } from '../../src/io/read-file-bytes.js';
 import { processFiles } from '../../src/scan/process-files.js';
 import type { FileProcessingDeps, ProcessOptions, ProcessedFile } from '../../src/scan/process-files.js';
+import type { ReadOutcome } from '../../src/io/read-file-bytes.js';
 import type { WalkedFile } from '../../src/types.js';
 
+/** The engine's batch reader over a single-file one: reads of a batch run concurrently here. */
+const readEachFile =
+  (readFile: (absPath: string, maxBytes: number, into?: Uint8Array) => Promise<ReadOutcome>): FileProcessingDeps['readFiles'] =>
+  (requests, maxBytes) =>
+    Promise.all(requests.map((request) => readFile(request.absPath, maxBytes, request.into)));
 const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 const text = (path: string, size: number): string => `${path}:`.padEnd(size, String.fromCharCode(97 + (path.length % 26)));
 
