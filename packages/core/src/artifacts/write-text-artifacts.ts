@@ -1,17 +1,16 @@
 import { Buffer } from 'node:buffer';
-import { createHash } from 'node:crypto';
 import { open, rm } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ARTIFACT_FILE_NAMES } from './artifact-names.js';
 import type { WrittenArtifact } from './artifact-names.js';
+import type { AssembledArtifact, AssembleRequest } from './assemble-artifact.js';
 import type { FormatRenderer, RenderContext, RenderedChunk } from '../render/render-context.js';
 import type { TextFileRecord } from '../types.js';
 
 const WRITE_BUFFER_BYTES = 1 << 20;
 /** Contents this large are written from where they are, not copied into the write buffer. */
 const WRITE_DIRECTLY_AT = 256 * 1024;
-const COPY_CHUNK = 1 << 20;
 /** UTF-8 bytes a string of n UTF-16 units takes, at most. */
 const MAX_UTF8_PER_UNIT = 3;
 
@@ -24,10 +23,14 @@ interface Body {
   used: number;
 }
 
+/** Puts one artifact together from its parts (`assembleArtifactSync`, on a thread or not). */
+export type AssembleArtifact = (request: AssembleRequest) => Promise<AssembledArtifact>;
+
 /**
  * Streams file blocks of every format to a body file as they arrive, then writes each artifact
- * as head + body + tail. Memory stays at one fixed buffer per format whatever the repository's
- * size, and no content passed to addFile is referenced once it returns.
+ * as head + body + tail (the head holds totals known only at the end). Memory stays at one fixed
+ * buffer per format whatever the repository's size, and no content passed to addFile is
+ * referenced once it returns.
  */
 export class TextArtifactWriter {
   private fileCount = 0;
@@ -60,17 +63,30 @@ export class TextArtifactWriter {
     }
   }
 
-  /** Write every artifact and remove the body files. */
-  async finish(ctx: RenderContext): Promise<WrittenArtifact[]> {
-    const written: WrittenArtifact[] = [];
+  /** Write every artifact, all at once, and remove the body files. */
+  async finish(ctx: RenderContext, assemble: AssembleArtifact): Promise<WrittenArtifact[]> {
     for (const body of this.bodies) {
       await flush(body);
-      const file = ARTIFACT_FILE_NAMES[body.renderer.format];
-      written.push(await assemble(this.outDir, file, body, body.renderer.head(ctx), body.renderer.tail(ctx, this.fileCount), body.renderer.format));
       await body.handle.close();
-      await rm(body.path, { force: true });
     }
-    return written;
+    const settled = await Promise.allSettled(
+      this.bodies.map(async (body): Promise<WrittenArtifact> => {
+        const { format } = body.renderer;
+        const file = ARTIFACT_FILE_NAMES[format];
+        const assembled = await assemble({
+          outPath: join(this.outDir, file),
+          head: body.renderer.head(ctx),
+          bodyPath: body.path,
+          tail: body.renderer.tail(ctx, this.fileCount),
+        });
+        await rm(body.path, { force: true });
+        return { format, file, ...assembled };
+      }),
+    );
+    // All settle before a failure is reported: the caller's clean-up must not race a late write.
+    const failed = settled.find((s) => s.status === 'rejected');
+    if (failed) throw failed.reason;
+    return settled.map((s) => (s as PromiseFulfilledResult<WrittenArtifact>).value);
   }
 
   /** Drop the partial bodies after a failure. */
@@ -111,38 +127,4 @@ async function writeAll(handle: FileHandle, data: Uint8Array): Promise<void> {
     const { bytesWritten } = await handle.write(data, offset, data.byteLength - offset);
     offset += bytesWritten;
   }
-}
-
-async function assemble(
-  outDir: string,
-  file: string,
-  body: Body,
-  head: string,
-  tail: string,
-  format: WrittenArtifact['format'],
-): Promise<WrittenArtifact> {
-  const hash = createHash('sha256');
-  const out = await open(join(outDir, file), 'wx');
-  let bytes = 0;
-  const put = async (data: Uint8Array): Promise<void> => {
-    hash.update(data);
-    bytes += data.byteLength;
-    await writeAll(out, data);
-  };
-  try {
-    await put(Buffer.from(head, 'utf8'));
-    const chunk = Buffer.allocUnsafe(COPY_CHUNK);
-    let position = 0;
-    for (;;) {
-      const { bytesRead } = await body.handle.read(chunk, 0, COPY_CHUNK, position);
-      if (bytesRead === 0) break;
-      position += bytesRead;
-      await put(chunk.subarray(0, bytesRead));
-    }
-    await put(Buffer.from(tail, 'utf8'));
-    await out.datasync();
-  } finally {
-    await out.close();
-  }
-  return { format, file, bytes, sha256: hash.digest('hex') };
 }

@@ -1,9 +1,11 @@
+import type { AssembleRequest } from '../artifacts/assemble-artifact.js';
 import type { WalkInput } from '../walk/walk-tree.js';
 import type { ReadRequest } from './read-file-bytes.js';
 
-/** What the io threads are asked: a whole walk (no function may cross, so no acceptFile), or a batch of reads. */
+/** What the io threads are asked: a whole walk (no function may cross, so no acceptFile), a batch of reads, or one artifact to assemble. */
 export type IoRequest =
   | { id: number; kind: 'walk'; input: Omit<WalkInput, 'acceptFile'> }
-  | { id: number; kind: 'read'; requests: ReadRequest[]; maxBytes: number };
+  | { id: number; kind: 'read'; requests: ReadRequest[]; maxBytes: number }
+  | { id: number; kind: 'assemble'; request: AssembleRequest };
 
 export type IoReply = { id: number; ok: true; value: unknown } | { id: number; ok: false; error: { name: string; message: string; code?: string } };

@@ -1,7 +1,8 @@
-// Worker-thread entry of the io threads (io-threads.ts): walks and batches of reads with
+// Worker-thread entry of the io threads (io-threads.ts): walks, batches of reads and artifacts with
 // blocking system calls, which cost a fraction of the async ones and block only this thread.
 // Requests are answered one at a time, in the order they arrive.
 import { parentPort } from 'node:worker_threads';
+import { assembleArtifactSync } from '../artifacts/assemble-artifact.js';
 import { walkTree } from '../walk/walk-tree.js';
 import { syncWalkFs } from '../walk/node-walk-fs.js';
 import { lowerThreadPriority } from './background-priority.js';
@@ -15,6 +16,7 @@ lowerThreadPriority();
 
 async function answer(request: IoRequest): Promise<unknown> {
   if (request.kind === 'walk') return walkTree(request.input, syncWalkFs);
+  if (request.kind === 'assemble') return assembleArtifactSync(request.request);
   return readFilesSync(request.requests, request.maxBytes);
 }
 

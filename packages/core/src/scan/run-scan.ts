@@ -100,6 +100,7 @@ export async function runScan(
   const writer = await TextArtifactWriter.open(input.outDir, [txtRenderer, markdownRenderer, jsonRenderer], input.options.lite);
   try {
     void ownPool?.warm().catch(() => {});
+    deps.prepareAssemble();
     const collected = await collectFiles(input, deps, countTokens, (record, content) => writer.addFile(record, content), onProgress);
 
     onProgress({ phase: 'render', files_done: collected.files.length + collected.assets.length, files_total: collected.files.length + collected.assets.length });
@@ -116,7 +117,7 @@ export async function runScan(
       skippedCount: collected.skipped.length,
       lite: input.options.lite,
     };
-    const artifacts = await writer.finish(ctx);
+    const artifacts = await writer.finish(ctx, deps.assemble);
     const renderMs = performance.now() - renderStart;
 
     const report: ScanReport = {

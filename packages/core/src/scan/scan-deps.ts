@@ -1,6 +1,8 @@
+import { assembleArtifactSync } from '../artifacts/assemble-artifact.js';
+import type { AssembleRequest } from '../artifacts/assemble-artifact.js';
 import { classifyByName, classifyContent } from '../classify/index.js';
 import { asPromise } from '../io/as-promise.js';
-import { readFilesInThread, walkInThread } from '../io/io-threads.js';
+import { assembleInThread, readFilesInThread, walkInThread, warmAssemblers } from '../io/io-threads.js';
 import { readFilesSync } from '../io/read-file-bytes.js';
 import { walkTree } from '../walk/index.js';
 import type { WalkInput } from '../walk/index.js';
@@ -13,6 +15,9 @@ import { syncWalkFs } from '../walk/node-walk-fs.js';
 export const defaultScanDeps = {
   walk: walkInThread,
   readFiles: readFilesInThread,
+  assemble: assembleInThread,
+  /** Called as a scan starts: whatever `assemble` needs is ready when the last file is counted. */
+  prepareAssemble: warmAssemblers,
   classifyByName,
   classifyContent,
   now: (): Date => new Date(),
@@ -21,7 +26,9 @@ export const defaultScanDeps = {
 export type ScanDeps = typeof defaultScanDeps;
 
 /** For a caller that is itself a worker thread with nothing else to serve (inspect): blocking calls right there. */
-export const blockingIoDeps: Pick<ScanDeps, 'walk' | 'readFiles'> = {
+export const blockingIoDeps: Pick<ScanDeps, 'walk' | 'readFiles' | 'assemble' | 'prepareAssemble'> = {
   walk: (input: WalkInput) => walkTree(input, syncWalkFs),
   readFiles: (requests, maxBytes) => asPromise(() => readFilesSync(requests, maxBytes)),
+  assemble: (request: AssembleRequest) => asPromise(() => assembleArtifactSync(request)),
+  prepareAssemble: () => {},
 };
