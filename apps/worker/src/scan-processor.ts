@@ -90,9 +90,12 @@ export function createScanProcessor(deps: ScanProcessorDeps): ScanProcessor {
     }, deps.cancelPollMs ?? 500);
 
     let lastProgressAt = 0;
-    const setProgress = (progress: ScanProgress, force = false): void => {
+    let lastPhase: ScanProgress['phase'] | null = null;
+    /** Every change of phase is written at once; counts within a phase at most every PROGRESS_EVERY_MS. */
+    const setProgress = (progress: ScanProgress): void => {
       const t = Date.now();
-      if (!force && t - lastProgressAt < PROGRESS_EVERY_MS) return;
+      if (progress.phase === lastPhase && t - lastProgressAt < PROGRESS_EVERY_MS) return;
+      lastPhase = progress.phase;
       lastProgressAt = t;
       store.updateState(scanId, (s) => (s.state === 'running' ? { ...s, progress } : null)).catch((error: unknown) => log.warn({ err: error, scanId }, 'progress write failed'));
     };
@@ -117,7 +120,7 @@ export function createScanProcessor(deps: ScanProcessorDeps): ScanProcessor {
         uploadPath: request.source.type === 'upload' ? store.uploadPath(scanId) : null,
         settings: deps.sources,
         signal: controller.signal,
-        onPhase: (phase) => setProgress({ phase, files_done: 0, files_total: 0 }, true),
+        onPhase: (phase) => setProgress({ phase, files_done: 0, files_total: 0 }),
       });
       controller.signal.throwIfAborted();
       metrics.sourcePrepared(request.source.type, seconds(preparing));
@@ -140,13 +143,13 @@ export function createScanProcessor(deps: ScanProcessorDeps): ScanProcessor {
         },
         { countTokens: (texts) => pool.count(texts), tokenCache: cache ? { cache, stats: cacheStats } : undefined },
         (p) => {
-          if (p.phase === 'read' && p.files_done === 0) fault('scan');
-          setProgress({ phase: p.phase, files_done: p.files_done, files_total: p.files_total }, p.phase !== 'read');
+          if (p.phase === 'walk' && p.files_done === 0) fault('scan');
+          setProgress({ phase: p.phase, files_done: p.files_done, files_total: p.files_total });
         },
       );
 
       metrics.engineFinished(seconds(scanning), { files: report.summary.total_files, bytes: report.summary.total_size, tokens: report.summary.estimated_tokens, encoding: request.encoding, cache: cacheStats });
-      setProgress({ phase: 'publish', files_done: report.summary.total_files, files_total: report.summary.total_files }, true);
+      setProgress({ phase: 'publish', files_done: report.summary.total_files, files_total: report.summary.total_files });
       const summary = buildSummaryRecord(scanId, report, state.created_at, now().toISOString());
       await writeFile(join(staging.outDir, 'summary.json'), `${JSON.stringify(summary)}\n`, { flag: 'wx' });
       fault('publish');

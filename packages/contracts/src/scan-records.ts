@@ -19,7 +19,13 @@ export const TERMINAL_STATES: readonly ScanState[] = ['completed', 'failed', 'ca
 
 export const SCAN_PHASES = ['queued', 'clone', 'extract', 'walk', 'read', 'render', 'zip', 'publish', 'done'] as const;
 export const ScanProgress = z
-  .object({ phase: z.enum(SCAN_PHASES), files_done: z.int().min(0), files_total: z.int().min(0) })
+  .object({
+    phase: z.enum(SCAN_PHASES).describe(
+      'What the worker is doing. Reading and counting start while the walk is still listing files: during `walk`, `files_total` is the number found so far and grows; from `read` on it is final.',
+    ),
+    files_done: z.int().min(0).describe('Files read, classified and counted so far.'),
+    files_total: z.int().min(0).describe('Files to process: found so far during `walk`, all of them from `read` on.'),
+  })
   .meta({ id: 'ScanProgress' });
 export type ScanProgress = z.output<typeof ScanProgress>;
 

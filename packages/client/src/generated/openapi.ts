@@ -425,9 +425,14 @@ export interface components {
             size_limit: number | null;
         };
         ScanProgress: {
-            /** @enum {string} */
+            /**
+             * @description What the worker is doing. Reading and counting start while the walk is still listing files: during `walk`, `files_total` is the number found so far and grows; from `read` on it is final.
+             * @enum {string}
+             */
             phase: "queued" | "clone" | "extract" | "walk" | "read" | "render" | "zip" | "publish" | "done";
+            /** @description Files read, classified and counted so far. */
             files_done: number;
+            /** @description Files to process: found so far during `walk`, all of them from `read` on. */
             files_total: number;
         };
         /** @description Body of POST /v1/scan. Unknown fields are rejected. */

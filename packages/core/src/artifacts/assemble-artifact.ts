@@ -16,7 +16,9 @@ export interface AssembledArtifact {
   sha256: string;
 }
 
-const COPY_CHUNK = 4 << 20;
+const COPY_CHUNK = 1 << 20;
+/** One copy buffer per thread, reused: a new one per artifact is memory the GC frees late. */
+let copyBuffer: Buffer | null = null;
 
 function writeAllSync(fd: number, data: Uint8Array): void {
   for (let offset = 0; offset < data.byteLength; ) offset += writeSync(fd, data, offset, data.byteLength - offset);
@@ -42,7 +44,8 @@ export function assembleArtifactSync(request: AssembleRequest): AssembledArtifac
     put(Buffer.from(request.head, 'utf8'));
     const body = openSync(request.bodyPath, 'r');
     try {
-      const chunk = Buffer.allocUnsafe(COPY_CHUNK);
+      copyBuffer ??= Buffer.allocUnsafeSlow(COPY_CHUNK);
+      const chunk = copyBuffer;
       for (let position = 0; ; ) {
         const read = readSync(body, chunk, 0, COPY_CHUNK, position);
         if (read === 0) break;

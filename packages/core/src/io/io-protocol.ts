@@ -1,4 +1,5 @@
 import type { AssembleRequest } from '../artifacts/assemble-artifact.js';
+import type { WalkedFile } from '../types.js';
 import type { WalkInput } from '../walk/walk-tree.js';
 import type { ReadRequest } from './read-file-bytes.js';
 
@@ -8,4 +9,8 @@ export type IoRequest =
   | { id: number; kind: 'read'; requests: ReadRequest[]; maxBytes: number }
   | { id: number; kind: 'assemble'; request: AssembleRequest };
 
-export type IoReply = { id: number; ok: true; value: unknown } | { id: number; ok: false; error: { name: string; message: string; code?: string } };
+/** The final answer to a request; a walk sends `partial` chunks of files before it. */
+export type IoReply =
+  | { id: number; ok: true; value: unknown }
+  | { id: number; ok: false; error: { name: string; message: string; code?: string } }
+  | { id: number; partial: WalkedFile[] };

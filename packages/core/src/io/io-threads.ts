@@ -1,32 +1,36 @@
 // The engine's file-system work off the event loop, with blocking calls on threads of its own
-// (io-thread.ts). Blocking calls cost a fraction of the async ones (no promise, FileHandle or libuv
-// round trip per call: 8 900 reads took 0.12 s instead of 0.9 s), and the event loop that serves
-// HTTP and renews queue locks never waits on a disk.
+// (file-thread.ts, walk-thread.ts). Blocking calls cost a fraction of the async ones (no promise,
+// FileHandle or libuv round trip per call: 8 900 reads took 0.12 s instead of 0.9 s; three 72 MB
+// artifacts 0.3 s instead of 0.5 s), and the event loop that serves HTTP and renews queue locks
+// never waits on a disk.
 //
-// Reads go to one long-lived thread: a batch takes about a millisecond. Each walk gets a thread of
-// its own that ends with it: a walk of a big tree takes a second (it must not hold up another
-// scan's reads) and leaves tens of megabytes of garbage that a thread kept alive would hold on to
-// (50 000 files: 74 MB RSS in a kept thread). A scan's artifacts are assembled side by side on a
-// few long-lived threads: starting three threads per scan cost more than the copies themselves
-// (~120 ms), and an assembly leaves no garbage behind. Threads keep the process alive only while
-// they work.
-import { availableParallelism } from 'node:os';
+// Reads go to one long-lived thread (a batch takes about a millisecond), artifact assembly to
+// another (a scan's three take about 0.3 s, which must not hold up another scan's reads). Both run
+// a lean entry: a kept thread costs about 10 MB, and a process that started one per artifact would
+// pay ~40 ms of start-up each time and 10 MB more per thread kept. Each walk gets a thread of its
+// own that ends with it: a walk of a big tree takes a second and leaves tens of megabytes of
+// garbage that a kept thread would hold on to (50 000 files: 74 MB RSS). Threads keep the process
+// alive only while they work.
 import { Worker } from 'node:worker_threads';
 import type { AssembledArtifact, AssembleRequest } from '../artifacts/assemble-artifact.js';
-import type { WalkResult } from '../types.js';
+import type { SkippedPath, WalkedFile } from '../types.js';
 import { ScanRootError } from '../walk/scan-root.js';
 import type { ScanRootErrorCode } from '../walk/scan-root.js';
-import type { WalkInput } from '../walk/walk-tree.js';
+import type { WalkInput, WalkSink } from '../walk/walk-tree.js';
 import type { IoReply, IoRequest } from './io-protocol.js';
 import type { ReadOutcome, ReadRequest } from './read-file-bytes.js';
 
 // From TypeScript sources (tests) the thread needs the tsx loader; from dist it is plain JavaScript.
 const FROM_SOURCE = import.meta.url.endsWith('.ts');
-const THREAD_URL = new URL(FROM_SOURCE ? './io-thread.dev.mjs' : './io-thread.js', import.meta.url);
+const DEV_ENTRY = new URL('./io-thread.dev.mjs', import.meta.url);
+
+/** What a thread runs: reads and assemblies (lean, kept), or a walk (its own thread). */
+type ThreadEntry = 'file-thread' | 'walk-thread';
 
 interface Pending {
   resolve: (value: unknown) => void;
   reject: (error: Error) => void;
+  onPartial?: (files: WalkedFile[]) => void;
 }
 
 interface IoThread {
@@ -42,22 +46,27 @@ class ThreadSet {
 
   /** Starts every thread of the set now, ahead of a burst of requests. */
   fill(): void {
-    while (this.#threads.size < this.size) this.#threads.add(spawn((gone) => this.#threads.delete(gone)));
+    while (this.#threads.size < this.size) this.#add();
   }
 
   pick(): IoThread {
     let best: IoThread | null = null;
     for (const thread of this.#threads) if (best === null || thread.pending.size < best.pending.size) best = thread;
     if (best !== null && (best.pending.size === 0 || this.#threads.size >= this.size)) return best;
-    const thread = spawn((gone) => this.#threads.delete(gone));
+    return this.#add();
+  }
+
+  #add(): IoThread {
+    const thread = spawn('file-thread', (gone) => this.#threads.delete(gone));
     this.#threads.add(thread);
     return thread;
   }
 }
 
 const readers = new ThreadSet(1);
-/** One per artifact format, as far as there are cores to run them. */
-const assemblers = new ThreadSet(Math.min(3, availableParallelism()));
+// One: the three artifacts of a scan side by side took 0.2-0.3 s against 0.3 s one after another
+// (the copies contend for the page cache), not worth 10 MB more of a worker's 250 MB budget.
+const assemblers = new ThreadSet(1);
 let nextId = 1;
 
 function rebuild(error: { name: string; message: string; code?: string }): Error {
@@ -65,10 +74,16 @@ function rebuild(error: { name: string; message: string; code?: string }): Error
   return Object.assign(new Error(error.message), { name: error.name, ...(error.code ? { code: error.code } : {}) });
 }
 
-function spawn(onExit: (thread: IoThread) => void): IoThread {
-  const worker = new Worker(THREAD_URL, { execArgv: FROM_SOURCE ? ['--conditions=source'] : [], resourceLimits: { maxYoungGenerationSizeMb: 4 } });
+function spawn(entry: ThreadEntry, onExit: (thread: IoThread) => void): IoThread {
+  const worker = FROM_SOURCE
+    ? new Worker(DEV_ENTRY, { execArgv: ['--conditions=source'], workerData: { entry: `./${entry}.ts` }, resourceLimits: { maxYoungGenerationSizeMb: 4 } })
+    : new Worker(new URL(`./${entry}.js`, import.meta.url), { resourceLimits: { maxYoungGenerationSizeMb: 4 } });
   const thread: IoThread = { worker, pending: new Map(), failure: null };
   worker.on('message', (reply: IoReply) => {
+    if ('partial' in reply) {
+      thread.pending.get(reply.id)?.onPartial?.(reply.partial);
+      return;
+    }
     const pending = thread.pending.get(reply.id);
     thread.pending.delete(reply.id);
     if (thread.pending.size === 0) worker.unref();
@@ -91,20 +106,23 @@ function spawn(onExit: (thread: IoThread) => void): IoThread {
 /** A request before it is given its id. */
 type Unnumbered = IoRequest extends infer R ? (R extends { id: number } ? Omit<R, 'id'> : never) : never;
 
-function ask<T>(thread: IoThread, request: Unnumbered): Promise<T> {
+function ask<T>(thread: IoThread, request: Unnumbered, onPartial?: (files: WalkedFile[]) => void): Promise<T> {
   const id = nextId++;
   return new Promise<T>((resolve, reject) => {
-    thread.pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
+    thread.pending.set(id, { resolve: resolve as (value: unknown) => void, reject, ...(onPartial ? { onPartial } : {}) });
     thread.worker.ref();
     thread.worker.postMessage({ ...request, id });
   });
 }
 
-/** `walkTree` on a thread of its own, which ends with the walk. A filter function cannot cross threads: use `docsOnly`. */
-export function walkInThread(input: WalkInput): Promise<WalkResult> {
+/**
+ * `walkTreeInto` on a thread of its own, which ends with the walk: chunks of files reach `sink` as
+ * the thread finds them. A filter function cannot cross threads: use `docsOnly`.
+ */
+export function walkInThread(input: WalkInput, sink: WalkSink): Promise<SkippedPath[]> {
   if (input.acceptFile !== undefined) return Promise.reject(new TypeError('walkInThread takes no acceptFile function; set docsOnly instead'));
-  const thread = spawn(() => {});
-  return ask<WalkResult>(thread, { kind: 'walk', input }).finally(() => {
+  const thread = spawn('walk-thread', () => {});
+  return ask<SkippedPath[]>(thread, { kind: 'walk', input }, sink).finally(() => {
     void thread.worker.terminate();
   });
 }

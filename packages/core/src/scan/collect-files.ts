@@ -1,4 +1,5 @@
 import { buildFileUrl } from '../render/file-url.js';
+import { FileFeed } from './file-feed.js';
 import { processFiles } from './process-files.js';
 import type { ProcessedFile } from './process-files.js';
 import type { ScanDeps } from './scan-deps.js';
@@ -10,7 +11,6 @@ import type {
   SkippedPath,
   SourceInfo,
   TextFileRecord,
-  WalkResult,
 } from '../types.js';
 
 export interface CollectInput {
@@ -27,11 +27,17 @@ export interface Collected {
   skipped: SkippedPath[];
   /** Kept paths (textual and assets) in walk order: what the tree draws. */
   keptPaths: string[];
+  /** From the start until the walk ended (reading overlaps it). */
   walkMs: number;
+  /** From the end of the walk until the last file was read, classified and counted. */
   readMs: number;
 }
 
-/** Walk the tree, filter it, then read/classify/count every kept file once, in order. */
+/**
+ * Walk the tree, filter it, and read/classify/count every kept file once, in order. Reading
+ * starts with the walk's first chunk of files, not after its last: progress says `walk` (the
+ * total still growing) until the walk ends, then `read` with the final total.
+ */
 export async function collectFiles(
   input: CollectInput,
   deps: ScanDeps,
@@ -41,25 +47,30 @@ export async function collectFiles(
   onProgress: ProgressCallback,
 ): Promise<Collected> {
   const { options, limits, source } = input;
-  const walkStart = performance.now();
+  const started = performance.now();
   onProgress({ phase: 'walk', files_done: 0, files_total: 0 });
-  const walked: WalkResult = await deps.walk({
-    root: input.root,
-    subdir: source.subdir,
-    options,
-    limits,
-    docsOnly: options.docsOnly,
-  });
-  const walkMs = performance.now() - walkStart;
-  input.signal?.throwIfAborted();
+  const feed = new FileFeed();
+  let found = 0;
+  let walkMs: number | null = null;
+  const walkSkipped: SkippedPath[] = [];
+  const walking = deps
+    .walk({ root: input.root, subdir: source.subdir, options, limits, docsOnly: options.docsOnly }, (chunk) => {
+      found += chunk.length;
+      feed.push(chunk);
+    })
+    .then(
+      (skipped) => {
+        for (const entry of skipped) walkSkipped.push(entry);
+        walkMs = performance.now() - started;
+        feed.end();
+      },
+      (error: unknown) => feed.fail(error),
+    );
 
   const files: TextFileRecord[] = [];
   const assets: AssetRecord[] = [];
-  const skipped: SkippedPath[] = [...walked.skipped];
+  const skipped: SkippedPath[] = [];
   const keptPaths: string[] = [];
-  const total = walked.files.length;
-  onProgress({ phase: 'read', files_done: 0, files_total: total });
-  const readStart = performance.now();
 
   const take = async (item: ProcessedFile): Promise<void> => {
     const { path, size } = item.file;
@@ -79,22 +90,29 @@ export async function collectFiles(
     if (onText) await onText(record, item.content);
   };
 
-  await processFiles(
-    walked.files,
-    { readFiles: deps.readFiles, classifyByName: deps.classifyByName, classifyContent: deps.classifyContent, countTokens },
-    {
-      maxFileBytes: Math.min(limits.maxFileBytes, options.sizeLimit ?? Number.POSITIVE_INFINITY),
-      concurrency: 4,
-      batchFiles: 64,
-      batchBytes: 1 << 20,
-      readBufferBytes: 8 << 20,
-      ...(input.signal ? { signal: input.signal } : {}),
-    },
-    async (items, done) => {
-      for (const item of items) await take(item);
-      onProgress({ phase: 'read', files_done: done, files_total: total });
-    },
-  );
+  try {
+    await processFiles(
+      feed,
+      { readFiles: deps.readFiles, classifyByName: deps.classifyByName, classifyContent: deps.classifyContent, countTokens },
+      {
+        maxFileBytes: Math.min(limits.maxFileBytes, options.sizeLimit ?? Number.POSITIVE_INFINITY),
+        concurrency: 4,
+        batchFiles: 64,
+        batchBytes: 1 << 20,
+        readBufferBytes: 8 << 20,
+        ...(input.signal ? { signal: input.signal } : {}),
+      },
+      async (items, done) => {
+        for (const item of items) await take(item);
+        onProgress({ phase: walkMs === null ? 'walk' : 'read', files_done: done, files_total: found });
+      },
+    );
+  } finally {
+    // No walk outlives the scan, whichever way it ends.
+    await walking;
+  }
+  skipped.push(...walkSkipped);
   skipped.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  return { files, assets, skipped, keptPaths, walkMs, readMs: performance.now() - readStart };
+  const readMs = performance.now() - started;
+  return { files, assets, skipped, keptPaths, walkMs: walkMs ?? readMs, readMs: readMs - (walkMs ?? readMs) };
 }

@@ -3,6 +3,7 @@ import type { ReadOutcome, ReadRequest } from '../io/read-file-bytes.js';
 import { returnRing, takeRing } from '../io/read-ring.js';
 import type { ReadRing, RingRegion } from '../io/read-ring.js';
 import type { AssetSubcategory, SkipReason, TextSubcategory, WalkedFile } from '../types.js';
+import type { FileFeed } from './file-feed.js';
 
 export interface FileProcessingDeps {
   /** Reads a batch of files, each into its `into` when it has room; outcomes in request order. */
@@ -48,18 +49,33 @@ interface Batch {
   room: number;
 }
 
-/** Batches in walk order, planned as they are needed: a plan for every file at once would live through the whole scan. */
-function* planBatches(files: WalkedFile[], deps: FileProcessingDeps, options: ProcessOptions): Generator<Batch> {
+/**
+ * Batches in walk order, planned as files arrive: a plan for every file at once would live through
+ * the whole scan. While the walk is behind, a partly filled batch goes out rather than waiting, so
+ * the tokenizer threads start with the first folders.
+ */
+async function* planBatches(feed: FileFeed, deps: FileProcessingDeps, options: ProcessOptions): AsyncGenerator<Batch> {
   let current: Batch = { files: [], room: 0 };
-  for (const file of files) {
-    const byName = deps.classifyByName(file.path);
-    const room = byName.kind === 'asset' ? 0 : Math.min(file.size, options.maxFileBytes) + 1;
-    if (current.files.length > 0 && (current.files.length >= options.batchFiles || current.room + room > options.batchBytes)) {
-      yield current;
-      current = { files: [], room: 0 };
+  for (;;) {
+    let arrived = feed.takeArrived();
+    if (arrived.length === 0) {
+      if (current.files.length > 0) {
+        yield current;
+        current = { files: [], room: 0 };
+      }
+      if (!(await feed.more())) break;
+      arrived = feed.takeArrived();
     }
-    current.files.push({ file, byName, room });
-    current.room += room;
+    for (const file of arrived) {
+      const byName = deps.classifyByName(file.path);
+      const room = byName.kind === 'asset' ? 0 : Math.min(file.size, options.maxFileBytes) + 1;
+      if (current.files.length > 0 && (current.files.length >= options.batchFiles || current.room + room > options.batchBytes)) {
+        yield current;
+        current = { files: [], room: 0 };
+      }
+      current.files.push({ file, byName, room });
+      current.room += room;
+    }
   }
   if (current.files.length > 0) yield current;
 }
@@ -110,26 +126,42 @@ interface InFlight {
  * the scan runs.
  */
 export async function processFiles(
-  files: WalkedFile[],
+  feed: FileFeed,
   deps: FileProcessingDeps,
   options: ProcessOptions,
   emit: (items: ProcessedFile[], filesDone: number) => Promise<void> | void,
 ): Promise<void> {
-  const batches = planBatches(files, deps, options);
+  const batches = planBatches(feed, deps, options);
   // Any one batch must fit the ring on its own: the largest file, or a full batch of small ones.
   const ring = takeRing(Math.max(options.readBufferBytes, options.maxFileBytes + 1, options.batchBytes));
   const inflight: InFlight[] = [];
   let active = 0;
-  let waiting = batches.next();
   let done = 0;
+  // The next planned batch; planning may wait for the walk, so it runs alongside the batches.
+  const planned: { next: IteratorResult<Batch> | null; planning: Promise<void> | null; failure: { error: unknown } | null } = { next: null, planning: null, failure: null };
+  const plan = (): void => {
+    planned.planning = batches.next().then(
+      (result) => {
+        planned.next = result;
+        planned.planning = null;
+      },
+      (error: unknown) => {
+        planned.failure = { error };
+        planned.planning = null;
+      },
+    );
+  };
+  plan();
   try {
-    while (!waiting.done || inflight.length > 0) {
+    for (;;) {
       options.signal?.throwIfAborted();
-      while (active < options.concurrency && inflight.length < MAX_WINDOW && !waiting.done) {
-        const batch = waiting.value;
+      if (planned.failure) throw planned.failure.error;
+      while (planned.next !== null && !planned.next.done && active < options.concurrency && inflight.length < MAX_WINDOW) {
+        const batch = planned.next.value;
         const region = batch.room > 0 ? ring.tryAcquire(batch.room) : null;
         if (batch.room > 0 && region === null) break;
-        waiting = batches.next();
+        planned.next = null;
+        plan();
         active++;
         const settled = processBatch(batch, region, ring, deps, options.maxFileBytes).then(
           (items): Settled => ({ ok: true, items }),
@@ -143,10 +175,11 @@ export async function processFiles(
         });
         inflight.push(entry);
       }
-      const head = inflight[0] as InFlight;
-      if (head.result === null) {
-        // Wake on whichever batch finishes first: its slot can start the next batch.
-        await Promise.race(inflight.filter((b) => b.result === null).map((b) => b.settled));
+      const head = inflight[0];
+      if (head === undefined && planned.next?.done) break;
+      if (head === undefined || head.result === null) {
+        // Wake on whichever comes first: a batch finishing (its slot can start the next one) or the next batch planned.
+        await Promise.race([...inflight.filter((b) => b.result === null).map((b) => b.settled), ...(planned.planning ? [planned.planning] : [])]);
         continue;
       }
       inflight.shift();

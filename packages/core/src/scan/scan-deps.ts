@@ -4,8 +4,8 @@ import { classifyByName, classifyContent } from '../classify/index.js';
 import { asPromise } from '../io/as-promise.js';
 import { assembleInThread, readFilesInThread, walkInThread, warmAssemblers } from '../io/io-threads.js';
 import { readFilesSync } from '../io/read-file-bytes.js';
-import { walkTree } from '../walk/index.js';
-import type { WalkInput } from '../walk/index.js';
+import { walkTreeInto } from '../walk/index.js';
+import type { WalkInput, WalkSink } from '../walk/index.js';
 import { syncWalkFs } from '../walk/node-walk-fs.js';
 
 /**
@@ -27,7 +27,7 @@ export type ScanDeps = typeof defaultScanDeps;
 
 /** For a caller that is itself a worker thread with nothing else to serve (inspect): blocking calls right there. */
 export const blockingIoDeps: Pick<ScanDeps, 'walk' | 'readFiles' | 'assemble' | 'prepareAssemble'> = {
-  walk: (input: WalkInput) => walkTree(input, syncWalkFs),
+  walk: (input: WalkInput, sink: WalkSink) => walkTreeInto(input, sink, syncWalkFs),
   readFiles: (requests, maxBytes) => asPromise(() => readFilesSync(requests, maxBytes)),
   assemble: (request: AssembleRequest) => asPromise(() => assembleArtifactSync(request)),
   prepareAssemble: () => {},

@@ -1,7 +1,7 @@
 // Worker-thread entry of the TokenPool. Plain ESM JavaScript: Node 20 cannot run a .ts file in a worker,
 // and this file is loaded as is both from src/ (vitest) and from dist/ (the build copies it).
 //
-// Protocol: it posts `{ ready: true }` once the BPE tables are loaded, then answers every batch (an
+// Protocol: it posts `{ ready: true }` once its counter is ready (over the pool's shared tables), then answers every batch (an
 // array of UTF-8 Uint8Arrays, usually views of SharedArrayBuffers) with `{ counts }` or `{ error }`;
 // the pool sends a worker one batch at a time.
 import { Buffer } from 'node:buffer';
@@ -10,15 +10,16 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { lowerThreadPriority } from '../io/background-priority.js';
 import { countUtf8, createBpeCount, loadBpeTables } from './bpe-engine.js';
 
-/** @type {{ encoding: import('../types.js').TokenEncodingName, exitOnText?: string }} */
-const { encoding, exitOnText } = workerData;
+/** @type {{ encoding: import('../types.js').TokenEncodingName, tables?: import('./bpe-engine.js').BpeTables, exitOnText?: string }} */
+const { encoding, tables, exitOnText } = workerData;
 const port = parentPort;
 if (port === null) throw new Error('count-tokens.worker.js must run in a worker thread');
 
 // Counting is background work: the process's event loop gets the CPU first when both want it.
 lowerThreadPriority();
 
-const count = createBpeCount(loadBpeTables(encoding));
+// The pool's tables, in shared memory; a thread started without them builds its own.
+const count = createBpeCount(tables ?? loadBpeTables(encoding));
 
 port.on('message', (/** @type {Uint8Array[]} */ contents) => {
   try {

@@ -4,6 +4,7 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { TokenEncodingName } from '../types.js';
+import { loadBpeTables } from './bpe-engine.js';
 import { createTokenCounter } from './token-counter.js';
 
 export interface TokenPoolOptions {
@@ -61,7 +62,9 @@ export function createTokenPool(options: TokenPoolOptions): TokenPool {
   function spawn(): Slot {
     // A small young generation: a worker makes only short-lived slice strings, and V8's default
     // lets each worker's new space grow to tens of megabytes it never needs.
-    const worker = new Worker(WORKER_URL, { workerData: { encoding, exitOnText: exitOnTextForTest }, resourceLimits: { maxYoungGenerationSizeMb: 4 } });
+    // The tables are built once here, in shared memory, and every worker counts over them.
+    const tables = loadBpeTables(encoding);
+    const worker = new Worker(WORKER_URL, { workerData: { encoding, tables, exitOnText: exitOnTextForTest }, resourceLimits: { maxYoungGenerationSizeMb: 4 } });
     let markReady!: () => void;
     let failReady!: (error: Error) => void;
     const ready = new Promise<void>((resolve, reject) => {

@@ -60,12 +60,32 @@ class PendingFolder {
   }
 }
 
+/** Files handed on in chunks about this big: the scan starts reading before the walk ends. */
+const CHUNK_FILES = 256;
+
+/** Receives the kept files in output order, a chunk at a time, while the walk goes on. */
+export type WalkSink = (files: WalkedFile[]) => void;
+
 function comparePaths(a: SkippedPath, b: SkippedPath): number {
   if (a.path === b.path) return 0;
   return a.path < b.path ? -1 : 1;
 }
 
+/** The whole walk at once: kept files in output order and every skipped path. */
 export async function walkTree(input: WalkInput, deps: Partial<WalkDeps> = {}): Promise<WalkResult> {
+  const files: WalkedFile[] = [];
+  const skipped = await walkTreeInto(input, (chunk) => {
+    for (const file of chunk) files.push(file);
+  }, deps);
+  return { files, skipped };
+}
+
+/**
+ * The walk as a stream: kept files go to `sink` in output order as the output reaches them, and
+ * the skipped paths, sorted, are the result. A walk that fails rejects; what the sink got before
+ * is the caller's to drop.
+ */
+export async function walkTreeInto(input: WalkInput, sink: WalkSink, deps: Partial<WalkDeps> = {}): Promise<SkippedPath[]> {
   const { options, limits } = input;
   const ctx: WalkContext = {
     fs: { ...nodeWalkFs, ...deps },
@@ -80,7 +100,8 @@ export async function walkTree(input: WalkInput, deps: Partial<WalkDeps> = {}): 
     stopped: false,
   };
   const scanRoot = await openScanRoot(ctx, input.root, input.subdir);
-  const files: WalkedFile[] = [];
+  let kept = 0;
+  let chunk: WalkedFile[] = [];
   const skipped: SkippedPath[] = [...scanRoot.problems];
 
   const started: Promise<unknown>[] = [];
@@ -120,8 +141,13 @@ export async function walkTree(input: WalkInput, deps: Partial<WalkDeps> = {}): 
       else await emit(sub);
     }
     for (const file of listed.files) {
-      if (files.length < limits.maxFiles) {
-        files.push(file);
+      if (kept < limits.maxFiles) {
+        kept += 1;
+        chunk.push(file);
+        if (chunk.length >= CHUNK_FILES) {
+          sink(chunk);
+          chunk = [];
+        }
       } else {
         ctx.stopped = true;
         skipped.push({ path: file.path, reason: 'limit' });
@@ -134,10 +160,11 @@ export async function walkTree(input: WalkInput, deps: Partial<WalkDeps> = {}): 
     ahead -= 1;
     if (root.kind === 'skipped') throw new ScanRootError('ROOT_UNREADABLE', 'the scan root cannot be listed');
     await emit(root);
+    if (chunk.length > 0) sink(chunk);
   } finally {
     // Abandon what is left and let it settle, so no file-system call outlives the walk.
     ctx.stopped = true;
     for (let i = 0; i < started.length; i += 1) await started[i];
   }
-  return { files, skipped: skipped.sort(comparePaths) };
+  return skipped.sort(comparePaths);
 }

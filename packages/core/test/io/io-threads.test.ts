@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { assembleInThread, readFilesInThread, walkInThread } from '../../src/io/io-threads.js';
 import { createTokenPool } from '../../src/tokens/index.js';
 import { DEFAULT_ENGINE_LIMITS, DEFAULT_SCAN_OPTIONS } from '../../src/types.js';
+import type { WalkedFile, WalkResult } from '../../src/types.js';
 import { walkTree } from '../../src/walk/index.js';
 import type { WalkInput } from '../../src/walk/index.js';
 import { ScanRootError } from '../../src/walk/scan-root.js';
@@ -23,20 +24,33 @@ function threadNiceValues(): number[] {
 }
 
 describe('io threads', () => {
-  it('walk exactly as walkTree does on the calling thread, docs_only included', async () => {
-    const root = await tree({ 'README.md': '# hi', 'src/a.ts': 'a', 'src/b.ts': 'b', 'docs/guide.md': 'g', '.gitignore': 'ignored.txt\n', 'ignored.txt': 'x', 'node_modules/x/index.js': 'x' });
-    expect(await walkInThread(input(root))).toEqual(await walkTree(input(root)));
-    const docs = await walkInThread(input(root, { docsOnly: true }));
-    expect(docs).toEqual(await walkTree(input(root, { docsOnly: true })));
-    expect(docs.files.map((f) => f.path)).toEqual(['docs/guide.md', 'README.md']);
+  it('walk exactly as walkTree does on the calling thread, docs_only included, handing files on in chunks', async () => {
+    const spec: Record<string, string> = { 'README.md': '# hi', 'src/a.ts': 'a', 'src/b.ts': 'b', 'docs/guide.md': 'g', '.gitignore': 'ignored.txt\n', 'ignored.txt': 'x', 'node_modules/x/index.js': 'x' };
+    for (let i = 0; i < 600; i++) spec[`many/f${String(i).padStart(3, '0')}.ts`] = 'x';
+    const root = await tree(spec);
+    const inThread = async (extra: Partial<WalkInput> = {}): Promise<{ result: WalkResult; chunks: number }> => {
+      const files: WalkedFile[] = [];
+      let chunks = 0;
+      const skipped = await walkInThread(input(root, extra), (chunk) => {
+        chunks++;
+        files.push(...chunk);
+      });
+      return { result: { files, skipped }, chunks };
+    };
+    const all = await inThread();
+    expect(all.result).toEqual(await walkTree(input(root)));
+    expect(all.chunks).toBeGreaterThan(1);
+    const docs = await inThread({ docsOnly: true });
+    expect(docs.result).toEqual(await walkTree(input(root, { docsOnly: true })));
+    expect(docs.result.files.map((f) => f.path)).toEqual(['docs/guide.md', 'README.md']);
   });
 
   it('report a bad root as the ScanRootError walkTree throws, and refuse a filter function', async () => {
     const root = await tree({ 'file.txt': 'x' });
-    const error = await walkInThread(input(join(root, 'file.txt'))).catch((e: unknown) => e);
+    const error = await walkInThread(input(join(root, 'file.txt')), () => {}).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ScanRootError);
     expect(error).toMatchObject({ code: 'ROOT_NOT_A_DIRECTORY' });
-    await expect(walkInThread(input(root, { acceptFile: () => true }))).rejects.toThrow(/docsOnly/);
+    await expect(walkInThread(input(root, { acceptFile: () => true }), () => {})).rejects.toThrow(/docsOnly/);
   });
 
   it('read a batch into the caller\'s shared memory, in request order, with the same refusals as a direct read', async () => {
@@ -81,7 +95,7 @@ describe('io threads', () => {
     const pool = createTokenPool({ encoding: 'o200k_base', threads: 2 });
     try {
       await pool.warm();
-      await walkInThread(input(await tree({ 'a.txt': 'a' })));
+      await walkInThread(input(await tree({ 'a.txt': 'a' })), () => {});
       const after = threadNiceValues().filter((nice) => nice === 19).length;
       // Two tokenizer threads, and at least the io thread of this walk (it may have started earlier).
       expect(after - before).toBeGreaterThanOrEqual(2);

@@ -1,6 +1,7 @@
 import { Buffer } from 'node:buffer';
 import { describe, expect, it } from 'vitest';
 import { classifyByName, classifyContent } from '../../src/classify/index.js';
+import { FileFeed } from '../../src/scan/file-feed.js';
 import { processFiles } from '../../src/scan/process-files.js';
 import type { FileProcessingDeps, ProcessOptions, ProcessedFile } from '../../src/scan/process-files.js';
 import type { ReadOutcome } from '../../src/io/read-file-bytes.js';
@@ -51,7 +52,7 @@ describe('processFiles', () => {
   it('emits every file in walk order, with contents intact until emit returns, through a tight read ring', async () => {
     const { files, deps, reads } = fixture(300);
     const seen: string[] = [];
-    await processFiles(files, deps, TIGHT, async (items: ProcessedFile[]) => {
+    await processFiles(FileFeed.of(files), deps, TIGHT, async (items: ProcessedFile[]) => {
       const texts = items.map((item) => (item.kind === 'text' ? Buffer.from(item.content).toString() : ''));
       // While emit is busy (writing, in the engine), later batches are being read.
       await pause(3);
@@ -78,7 +79,7 @@ describe('processFiles', () => {
         return contents.map((c) => c.length);
       },
     };
-    await expect(processFiles(files, failing, TIGHT, () => {})).rejects.toThrow('tokenizer crashed');
+    await expect(processFiles(FileFeed.of(files), failing, TIGHT, () => {})).rejects.toThrow('tokenizer crashed');
     expect(reads.live).toBe(0);
   });
 
@@ -99,11 +100,42 @@ describe('processFiles', () => {
       },
     };
     const seen: string[] = [];
-    await processFiles(files, slowHead, roomy, (items) => {
+    await processFiles(FileFeed.of(files), slowHead, roomy, (items) => {
       for (const item of items) seen.push(item.file.path);
     });
     // Ten batches behind the head, with at most four batches counting at once.
     expect(countedBehindHead).toBeGreaterThanOrEqual(10);
     expect(seen).toEqual(files.map((f) => f.path));
+  });
+
+  it('starts on the first files of a walk still going, emits everything in order, and fails with the walk\'s error', async () => {
+    const { files, deps } = fixture(120);
+    const feed = new FileFeed();
+    const emittedBeforeEnd: string[] = [];
+    let ended = false;
+    const seen: string[] = [];
+    const walk = (async () => {
+      // Chunks of 5 files, slower than the reads: batches go out part-filled rather than wait.
+      for (let i = 0; i < files.length; i += 5) {
+        feed.push(files.slice(i, i + 5));
+        await pause(4);
+      }
+      ended = true;
+      feed.end();
+    })();
+    await processFiles(feed, deps, TIGHT, (items) => {
+      for (const item of items) {
+        seen.push(item.file.path);
+        if (!ended) emittedBeforeEnd.push(item.file.path);
+      }
+    });
+    await walk;
+    expect(seen).toEqual(files.map((f) => f.path));
+    expect(emittedBeforeEnd.length).toBeGreaterThan(files.length / 2);
+
+    const failing = new FileFeed();
+    failing.push(files.slice(0, 10));
+    setTimeout(() => failing.fail(new Error('walk failed: EACCES')), 20);
+    await expect(processFiles(failing, deps, TIGHT, () => {})).rejects.toThrow('walk failed: EACCES');
   });
 });
