@@ -107,6 +107,10 @@ export async function collectFiles(
         onProgress({ phase: walkMs === null ? 'walk' : 'read', files_done: done, files_total: found });
       },
     );
+  } catch (error) {
+    // Whatever the walk still finds is dropped, not held, while it winds down.
+    feed.close();
+    throw error;
   } finally {
     // No walk outlives the scan, whichever way it ends.
     await walking;

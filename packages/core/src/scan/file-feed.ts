@@ -29,6 +29,12 @@ export class FileFeed {
     this.#notify();
   }
 
+  /** The reader gave up: what is buffered and whatever comes later is dropped. */
+  close(): void {
+    this.#buffered = [];
+    this.end();
+  }
+
   fail(error: unknown): void {
     this.#failure ??= { error };
     this.#ended = true;

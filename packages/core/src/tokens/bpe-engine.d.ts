@@ -28,3 +28,6 @@ export function createBpeCount(tables: BpeTables, smallPieceBytes?: number): (te
  * `sliceBytes` at a time (split only where both encodings' pre-tokenizers always split).
  */
 export function countUtf8(count: (text: string) => number, bytes: Uint8Array, sliceBytes?: number): number;
+
+/** `bytes` cut at piece boundaries into parts of about `partBytes`: their counts add up to the count of the whole. */
+export function splitUtf8(bytes: Uint8Array, partBytes: number): Uint8Array[];

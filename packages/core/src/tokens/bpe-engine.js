@@ -478,6 +478,23 @@ function sliceEnd(bytes, from, size) {
 }
 
 /**
+ * `bytes` cut at piece boundaries into parts of about `partBytes` (views, no copy). The counts of the
+ * parts add up to the count of the whole, so one big file can be counted on several threads at once.
+ * @param {Uint8Array} bytes
+ * @param {number} partBytes
+ * @returns {Uint8Array[]}
+ */
+export function splitUtf8(bytes, partBytes) {
+  const parts = [];
+  for (let from = 0; from < bytes.length; ) {
+    const to = sliceEnd(bytes, from, Math.max(2, partBytes));
+    parts.push(bytes.subarray(from, to));
+    from = to;
+  }
+  return parts;
+}
+
+/**
  * The token count of UTF-8 `bytes`, equal to `count(decoded bytes)`, without ever decoding more
  * than about `sliceBytes` at once (content with no boundary at all, such as one long word, is
  * decoded whole). Large strings would live in V8's large-object space until a full collection,

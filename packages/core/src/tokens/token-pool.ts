@@ -4,7 +4,7 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { TokenEncodingName } from '../types.js';
-import { loadBpeTables } from './bpe-engine.js';
+import { loadBpeTables, splitUtf8 } from './bpe-engine.js';
 import { createTokenCounter } from './token-counter.js';
 
 export interface TokenPoolOptions {
@@ -49,6 +49,13 @@ interface Slot {
 type WorkerReply = { ready: true } | { counts: number[] } | { error: string };
 
 const WORKER_URL = new URL('./count-tokens.worker.js', import.meta.url);
+
+/**
+ * Contents larger than this are cut into parts of PART_BYTES counted side by side: a 9 MB file
+ * counted whole kept one thread busy for 0.4 s while the others waited for it to leave the read ring.
+ */
+const SPLIT_ABOVE = 2 << 20;
+const PART_BYTES = 1 << 20;
 
 export function createTokenPool(options: TokenPoolOptions): TokenPool {
   const { encoding, exitOnTextForTest } = options;
@@ -126,6 +133,31 @@ export function createTokenPool(options: TokenPoolOptions): TokenPool {
     }
   }
 
+  function submit(contents: readonly Uint8Array[]): Promise<number[]> {
+    return new Promise<number[]>((resolve, reject) => {
+      queue.push({ contents, resolve, reject });
+      dispatch();
+    });
+  }
+
+  /** The small contents as one batch, each part of a big one as a batch of its own; totals put back in order. */
+  async function countSplit(contents: readonly Uint8Array[]): Promise<number[]> {
+    const small: number[] = [];
+    const jobs: Array<{ owner: number; counts: Promise<number[]> }> = [];
+    contents.forEach((content, i) => {
+      if (content.length <= SPLIT_ABOVE) small.push(i);
+      else for (const part of splitUtf8(content, PART_BYTES)) jobs.push({ owner: i, counts: submit([part]) });
+    });
+    const totals = new Array<number>(contents.length).fill(0);
+    const [smallCounts, partCounts] = await Promise.all([
+      small.length > 0 ? submit(small.map((i) => contents[i] as Uint8Array)) : Promise.resolve([]),
+      Promise.all(jobs.map((job) => job.counts)),
+    ]);
+    small.forEach((owner, k) => (totals[owner] = smallCounts[k] ?? 0));
+    jobs.forEach((job, k) => (totals[job.owner] = (totals[job.owner] ?? 0) + (partCounts[k]?.[0] ?? 0)));
+    return totals;
+  }
+
   return {
     encoding,
     threads,
@@ -141,10 +173,8 @@ export function createTokenPool(options: TokenPoolOptions): TokenPool {
           return Promise.reject(error instanceof Error ? error : new Error(String(error)));
         }
       }
-      return new Promise<number[]>((resolve, reject) => {
-        queue.push({ contents, resolve, reject });
-        dispatch();
-      });
+      if (threads > 1 && contents.some((content) => content.length > SPLIT_ABOVE)) return countSplit(contents);
+      return submit(contents);
     },
     async warm() {
       if (closed) throw new Error('TokenPool is closed');

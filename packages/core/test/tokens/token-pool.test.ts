@@ -56,6 +56,16 @@ describe('createTokenPool', () => {
     expect(results.flat()).toEqual(texts.map((text) => counter.count(text)));
   });
 
+  it.each(['o200k_base', 'cl100k_base'] as const)('counts a content too big for one thread in parts counted side by side, to the exact whole count (%s)', async (encoding: TokenEncodingName) => {
+    const counter = createTokenCounter(encoding);
+    // About 4.5 MB of mixed real text in one file, between two small ones.
+    let big = '';
+    while (big.length < 4_500_000) big += texts.join('\n');
+    const batch = [sharedUtf8(texts[0] as string), sharedUtf8(big), sharedUtf8(texts[1] as string)];
+    const tokens = pool({ encoding, threads: 2 });
+    expect(await tokens.count(batch)).toEqual([counter.count(texts[0] as string), counter.count(big), counter.count(texts[1] as string)]);
+  });
+
   it('counts contents the same whether they are shared, plain or views into larger buffers', async () => {
     const tokens = pool({ encoding: 'o200k_base', threads: 1 });
     const text = 'naïve café 😀 <|endoftext|>\n';
