@@ -4,10 +4,9 @@
 // artifacts 0.3 s instead of 0.5 s), and the event loop that serves HTTP and renews queue locks
 // never waits on a disk.
 //
-// Reads go to one long-lived thread (a batch takes about a millisecond), artifact assembly to
-// another (a scan's three take about 0.3 s, which must not hold up another scan's reads). Both run
-// a lean entry: a kept thread costs about 10 MB, and a process that started one per artifact would
-// pay ~40 ms of start-up each time and 10 MB more per thread kept. Each walk gets a thread of its
+// Reads (a batch takes about a millisecond) and artifact assembly (a scan's three take about
+// 0.3 s) go to two long-lived threads with a lean entry: a kept thread costs about 10 MB, and a
+// process that started one per artifact would pay ~40 ms of start-up each time. Each walk gets a thread of its
 // own that ends with it: a walk of a big tree takes a second and leaves tens of megabytes of
 // garbage that a kept thread would hold on to (50 000 files: 74 MB RSS). Threads keep the process
 // alive only while they work.
@@ -63,10 +62,10 @@ class ThreadSet {
   }
 }
 
-const readers = new ThreadSet(1);
-// One: the three artifacts of a scan side by side took 0.2-0.3 s against 0.3 s one after another
-// (the copies contend for the page cache), not worth 10 MB more of a worker's 250 MB budget.
-const assemblers = new ThreadSet(1);
+// Two lean threads serve reads and assemblies alike, each request going to the less busy one: a
+// scan's reads are over when its artifacts are assembled, so both threads assemble side by side
+// without a third thread's 10 MB.
+const fileThreads = new ThreadSet(2);
 let nextId = 1;
 
 function rebuild(error: { name: string; message: string; code?: string }): Error {
@@ -127,17 +126,17 @@ export function walkInThread(input: WalkInput, sink: WalkSink): Promise<SkippedP
   });
 }
 
-/** Starts the assembler threads, so a scan's artifacts do not wait for threads to boot at its end. */
+/** Starts the file threads, so neither the first reads nor the artifacts wait for a thread to boot. */
 export function warmAssemblers(): void {
-  assemblers.fill();
+  fileThreads.fill();
 }
 
 /** `assembleArtifactSync` on an assembler thread: a scan's artifacts are put together side by side. */
 export function assembleInThread(request: AssembleRequest): Promise<AssembledArtifact> {
-  return ask<AssembledArtifact>(assemblers.pick(), { kind: 'assemble', request });
+  return ask<AssembledArtifact>(fileThreads.pick(), { kind: 'assemble', request });
 }
 
 /** A batch of reads on the read thread, into the shared memory of each request's `into`. */
 export function readFilesInThread(requests: readonly ReadRequest[], maxBytes: number): Promise<ReadOutcome[]> {
-  return ask<ReadOutcome[]>(readers.pick(), { kind: 'read', requests: [...requests], maxBytes });
+  return ask<ReadOutcome[]>(fileThreads.pick(), { kind: 'read', requests: [...requests], maxBytes });
 }

@@ -115,6 +115,8 @@ export async function collectFiles(
     // No walk outlives the scan, whichever way it ends.
     await walking;
   }
+  // Said once more now that the walk is over: a tree read as fast as it was walked shows `read` too.
+  onProgress({ phase: 'read', files_done: found, files_total: found });
   skipped.push(...walkSkipped);
   skipped.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   const readMs = performance.now() - started;

@@ -4,9 +4,6 @@ import { classifyByName, classifyContent } from '../classify/index.js';
 import { asPromise } from '../io/as-promise.js';
 import { assembleInThread, readFilesInThread, walkInThread, warmAssemblers } from '../io/io-threads.js';
 import { readFilesSync } from '../io/read-file-bytes.js';
-import { walkTreeInto } from '../walk/index.js';
-import type { WalkInput, WalkSink } from '../walk/index.js';
-import { syncWalkFs } from '../walk/node-walk-fs.js';
 
 /**
  * The engine's I/O and heavy helpers, injectable for tests. The defaults walk and read on the
@@ -25,9 +22,12 @@ export const defaultScanDeps = {
 
 export type ScanDeps = typeof defaultScanDeps;
 
-/** For a caller that is itself a worker thread with nothing else to serve (inspect): blocking calls right there. */
+/**
+ * For a caller that is itself a worker thread with nothing else to serve (inspect): blocking reads
+ * and assembly right there, and the walk on a thread of its own, so reading overlaps the walk.
+ */
 export const blockingIoDeps: Pick<ScanDeps, 'walk' | 'readFiles' | 'assemble' | 'prepareAssemble'> = {
-  walk: (input: WalkInput, sink: WalkSink) => walkTreeInto(input, sink, syncWalkFs),
+  walk: walkInThread,
   readFiles: (requests, maxBytes) => asPromise(() => readFilesSync(requests, maxBytes)),
   assemble: (request: AssembleRequest) => asPromise(() => assembleArtifactSync(request)),
   prepareAssemble: () => {},
