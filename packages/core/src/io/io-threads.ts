@@ -6,10 +6,10 @@
 //
 // Reads (a batch takes about a millisecond) and artifact assembly (a scan's three take about
 // 0.3 s) go to two long-lived threads with a lean entry: a kept thread costs about 10 MB, and a
-// process that started one per artifact would pay ~40 ms of start-up each time. Each walk gets a thread of its
-// own that ends with it: a walk of a big tree takes a second and leaves tens of megabytes of
-// garbage that a kept thread would hold on to (50 000 files: 74 MB RSS). Threads keep the process
-// alive only while they work.
+// process that started one per artifact would pay ~40 ms of start-up each time. Each walk gets a
+// thread of its own that ends with it: a walk of a big tree takes a second and leaves tens of
+// megabytes of garbage that a kept thread would hold on to (50 000 files: 74 MB RSS). Threads keep
+// the process alive only while they work.
 import { Worker } from 'node:worker_threads';
 import type { AssembledArtifact, AssembleRequest } from '../artifacts/assemble-artifact.js';
 import type { SkippedPath, WalkedFile } from '../types.js';
