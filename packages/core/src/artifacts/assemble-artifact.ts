@@ -26,8 +26,8 @@ function writeAllSync(fd: number, data: Uint8Array): void {
 
 /**
  * Writes head + body + tail to `outPath`, hashing as it goes, and syncs it to disk. Blocking
- * calls, for an io thread: the three artifacts of a scan are assembled at once on threads of
- * their own, where async 1 MiB round trips cost several times more and ran one after another.
+ * calls, for an io thread (io-threads.ts runs a scan's three on its file threads side by side):
+ * async 1 MiB round trips on the event loop cost several times more.
  * A failed assembly removes what it wrote: no partial artifact is left behind.
  */
 export function assembleArtifactSync(request: AssembleRequest): AssembledArtifact {

@@ -127,7 +127,7 @@ export function walkInThread(input: WalkInput, sink: WalkSink): Promise<SkippedP
 }
 
 /** Starts the file threads, so neither the first reads nor the artifacts wait for a thread to boot. */
-export function warmAssemblers(): void {
+export function warmFileThreads(): void {
   fileThreads.fill();
 }
 

@@ -1,8 +1,6 @@
-import { assembleArtifactSync } from '../artifacts/assemble-artifact.js';
-import type { AssembleRequest } from '../artifacts/assemble-artifact.js';
 import { classifyByName, classifyContent } from '../classify/index.js';
 import { asPromise } from '../io/as-promise.js';
-import { assembleInThread, readFilesInThread, walkInThread, warmAssemblers } from '../io/io-threads.js';
+import { assembleInThread, readFilesInThread, walkInThread, warmFileThreads } from '../io/io-threads.js';
 import { readFilesSync } from '../io/read-file-bytes.js';
 
 /**
@@ -14,7 +12,7 @@ export const defaultScanDeps = {
   readFiles: readFilesInThread,
   assemble: assembleInThread,
   /** Called as a scan starts: whatever `assemble` needs is ready when the last file is counted. */
-  prepareAssemble: warmAssemblers,
+  prepareAssemble: warmFileThreads,
   classifyByName,
   classifyContent,
   now: (): Date => new Date(),
@@ -24,11 +22,9 @@ export type ScanDeps = typeof defaultScanDeps;
 
 /**
  * For a caller that is itself a worker thread with nothing else to serve (inspect): blocking reads
- * and assembly right there, and the walk on a thread of its own, so reading overlaps the walk.
+ * right there, and the walk on a thread of its own, so reading overlaps the walk.
  */
-export const blockingIoDeps: Pick<ScanDeps, 'walk' | 'readFiles' | 'assemble' | 'prepareAssemble'> = {
+export const blockingIoDeps: Pick<ScanDeps, 'walk' | 'readFiles'> = {
   walk: walkInThread,
   readFiles: (requests, maxBytes) => asPromise(() => readFilesSync(requests, maxBytes)),
-  assemble: (request: AssembleRequest) => asPromise(() => assembleArtifactSync(request)),
-  prepareAssemble: () => {},
 };

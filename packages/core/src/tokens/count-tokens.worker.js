@@ -8,18 +8,18 @@ import { Buffer } from 'node:buffer';
 import process from 'node:process';
 import { parentPort, workerData } from 'node:worker_threads';
 import { lowerThreadPriority } from '../io/background-priority.js';
-import { countUtf8, createBpeCount, loadBpeTables } from './bpe-engine.js';
+import { countUtf8, createBpeCount } from './bpe-engine.js';
 
-/** @type {{ encoding: import('../types.js').TokenEncodingName, tables?: import('./bpe-engine.js').BpeTables, exitOnText?: string }} */
-const { encoding, tables, exitOnText } = workerData;
+/** @type {{ tables: import('./bpe-engine.js').BpeTables, exitOnText?: string }} */
+const { tables, exitOnText } = workerData;
 const port = parentPort;
 if (port === null) throw new Error('count-tokens.worker.js must run in a worker thread');
 
 // Counting is background work: the process's event loop gets the CPU first when both want it.
 lowerThreadPriority();
 
-// The pool's tables, in shared memory; a thread started without them builds its own.
-const count = createBpeCount(tables ?? loadBpeTables(encoding));
+// The pool's tables, built once in shared memory.
+const count = createBpeCount(tables);
 
 port.on('message', (/** @type {Uint8Array[]} */ contents) => {
   try {

@@ -71,7 +71,7 @@ export function createTokenPool(options: TokenPoolOptions): TokenPool {
     // lets each worker's new space grow to tens of megabytes it never needs.
     // The tables are built once here, in shared memory, and every worker counts over them.
     const tables = loadBpeTables(encoding);
-    const worker = new Worker(WORKER_URL, { workerData: { encoding, tables, exitOnText: exitOnTextForTest }, resourceLimits: { maxYoungGenerationSizeMb: 4 } });
+    const worker = new Worker(WORKER_URL, { workerData: { tables, exitOnText: exitOnTextForTest }, resourceLimits: { maxYoungGenerationSizeMb: 4 } });
     let markReady!: () => void;
     let failReady!: (error: Error) => void;
     const ready = new Promise<void>((resolve, reject) => {
