@@ -95,6 +95,7 @@ export async function createRuntime(config: Config, options: { log?: Logger } = 
         s.closeAllConnections();
       }
       await janitor.stop();
+      await inspect.close();
       if (worker) await closeWithinGrace(worker, config.shutdownGraceSeconds * 1000, log);
       await transport.close();
       await dashboard?.close();

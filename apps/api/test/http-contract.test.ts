@@ -339,6 +339,16 @@ describe('HTTP contract (embedded mode)', () => {
       expect(body.data.files.find((f) => f.path === 'src/index.ts')).toMatchObject({ subcategory: 'code', url: '' });
       expect(await listTree(api.dataDir)).toEqual(before);
     });
+    it('previews in a row agree: a later one runs on the thread kept ready after the first', async () => {
+      const preview = async (): Promise<unknown> => {
+        const response = await post(api, '/v1/inspect', JSON.stringify({ repo_path: api.repoDir }));
+        expect(response.status).toBe(200);
+        return ((await response.json()) as { data: unknown }).data;
+      };
+      const first = await preview();
+      expect(await preview()).toEqual(first);
+      expect(await preview()).toEqual(first);
+    });
     it('refuses what scan refuses', async () => {
       await expectError(await post(api, '/v1/inspect', JSON.stringify({ repo_path: '/etc' })), 403, 'OUTSIDE_ALLOWED_ROOTS');
       await expectError(await post(api, '/v1/inspect', JSON.stringify({ repo_path: api.repoDir, lite: true })), 400, 'INVALID_REQUEST');

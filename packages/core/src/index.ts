@@ -19,7 +19,6 @@ export type { ArtifactFormat, WrittenArtifact } from './artifacts/artifact-names
 export { runScan } from './scan/run-scan.js';
 export type { RunScanDeps, ScanInput, ScanReport, ScanTimings } from './scan/run-scan.js';
 export { inspectTree } from './scan/inspect-tree.js';
-export { blockingIoDeps } from './scan/scan-deps.js';
 export { lowerThreadPriority } from './io/background-priority.js';
 export type { InspectInput, InspectReport } from './scan/inspect-tree.js';
 export { scanOptionsToWire } from './scan/scan-options-wire.js';

@@ -13,3 +13,6 @@ export interface InspectJob {
 }
 
 export type InspectOutcome = { ok: true; data: InspectResult } | { ok: false; error: { name: string; code?: string; message: string } };
+
+/** What the service posts to an inspect thread: its one job, then perhaps 'abort'. */
+export type InspectThreadMessage = { job: InspectJob } | 'abort';

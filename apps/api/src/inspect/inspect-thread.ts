@@ -1,18 +1,28 @@
-// Worker-thread entry: clone or open the source and preview it, off the API's event loop.
-import { parentPort, workerData } from 'node:worker_threads';
-import { blockingIoDeps, compareNames, inspectTree, lowerThreadPriority } from '@reposcan/core';
-import { prepareSource, toEngineOptions } from '@reposcan/worker';
-import type { InspectJob, InspectOutcome } from './inspect-job.js';
+// Worker-thread entry: clone or open the source and preview it, off the API's event loop. The
+// thread is started ahead of its job (inspect-service.ts keeps one ready), so it imports only what
+// a preview needs, and waits for one job message.
+import { parentPort } from 'node:worker_threads';
+import { compareNames, inspectTree, lowerThreadPriority } from '@reposcan/core';
+import { prepareSource } from '@reposcan/worker/prepare-source';
+import { toEngineOptions } from '@reposcan/worker/to-engine-options';
+import type { InspectJob, InspectOutcome, InspectThreadMessage } from './inspect-job.js';
 
-const job = workerData as InspectJob;
 // A preview is heavy; the API's event loop must answer everything else first.
 lowerThreadPriority();
 const controller = new AbortController();
-parentPort?.on('message', (message) => {
+parentPort?.on('message', (message: InspectThreadMessage) => {
   if (message === 'abort') controller.abort(new Error('inspect aborted'));
+  else void run(message.job).then(
+    (outcome) => parentPort?.postMessage(outcome),
+    (error: unknown) => {
+      const e = error as { name?: string; code?: string; message?: string };
+      const outcome: InspectOutcome = { ok: false, error: { name: e.name ?? 'Error', ...(e.code ? { code: e.code } : {}), message: e.message ?? String(error) } };
+      parentPort?.postMessage(outcome);
+    },
+  );
 });
 
-async function run(): Promise<InspectOutcome> {
+async function run(job: InspectJob): Promise<InspectOutcome> {
   const prepared = await prepareSource(job.source, { workDir: job.workDir, uploadPath: null, settings: job.settings, signal: controller.signal, onPhase: () => {} });
   const report = await inspectTree({
     root: prepared.root,
@@ -21,7 +31,7 @@ async function run(): Promise<InspectOutcome> {
     options: { ...toEngineOptions({ ...job.options, lite: false, create_zip: false }) },
     limits: job.limits,
     signal: controller.signal,
-  }, blockingIoDeps); // this thread serves nothing else: blocking calls are the fast ones here
+  });
   const files = [
     ...report.files.map((f) => ({ path: f.path, subcategory: f.subcategory, size_bytes: f.size_bytes, tokens_estimate: f.tokens_estimate, url: f.url })),
     ...report.assets.map((a) => ({ path: a.path, subcategory: a.subcategory, size_bytes: a.size_bytes, tokens_estimate: 0, url: a.url })),
@@ -37,11 +47,3 @@ async function run(): Promise<InspectOutcome> {
   };
 }
 
-run().then(
-  (outcome) => parentPort?.postMessage(outcome),
-  (error: unknown) => {
-    const e = error as { name?: string; code?: string; message?: string };
-    const outcome: InspectOutcome = { ok: false, error: { name: e.name ?? 'Error', ...(e.code ? { code: e.code } : {}), message: e.message ?? String(error) } };
-    parentPort?.postMessage(outcome);
-  },
-);

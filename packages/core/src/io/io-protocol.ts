@@ -3,10 +3,11 @@ import type { WalkedFile } from '../types.js';
 import type { WalkInput } from '../walk/walk-tree.js';
 import type { ReadRequest } from './read-file-bytes.js';
 
-/** What the io threads are asked: a whole walk (no function may cross, so no acceptFile), a batch of reads, or one artifact to assemble. */
+/** What the io threads are asked: a whole walk (no function may cross, so no acceptFile), a batch of reads, token estimates of a batch of contents, or one artifact to assemble. */
 export type IoRequest =
   | { id: number; kind: 'walk'; input: Omit<WalkInput, 'acceptFile'> }
   | { id: number; kind: 'read'; requests: ReadRequest[]; maxBytes: number }
+  | { id: number; kind: 'estimate'; contents: Uint8Array[] }
   | { id: number; kind: 'assemble'; request: AssembleRequest };
 
 /** The final answer to a request; a walk sends `partial` chunks of files before it. */

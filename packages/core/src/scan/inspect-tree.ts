@@ -1,5 +1,4 @@
 import { renderTree } from '../render/render-tree.js';
-import { estimateTokensFromBytes } from '../tokens/index.js';
 import { collectFiles } from './collect-files.js';
 import { defaultScanDeps } from './scan-deps.js';
 import type { ScanDeps } from './scan-deps.js';
@@ -44,7 +43,7 @@ export async function inspectTree(
   onProgress: ProgressCallback = () => {},
 ): Promise<InspectReport> {
   const deps = { ...defaultScanDeps, ...overrides };
-  const collected = await collectFiles(input, deps, (contents) => contents.map(estimateTokensFromBytes), null, onProgress);
+  const collected = await collectFiles(input, deps, deps.estimateTokens, null, onProgress);
   return {
     name: input.repoName,
     branch: input.source.branch,

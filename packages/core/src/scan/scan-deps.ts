@@ -1,7 +1,5 @@
 import { classifyByName, classifyContent } from '../classify/index.js';
-import { asPromise } from '../io/as-promise.js';
-import { assembleInThread, readFilesInThread, walkInThread, warmFileThreads } from '../io/io-threads.js';
-import { readFilesSync } from '../io/read-file-bytes.js';
+import { assembleInThread, estimateInThread, readFilesInThread, walkInThread, warmFileThreads } from '../io/io-threads.js';
 
 /**
  * The engine's I/O and heavy helpers, injectable for tests. The defaults walk and read on the
@@ -10,6 +8,8 @@ import { readFilesSync } from '../io/read-file-bytes.js';
 export const defaultScanDeps = {
   walk: walkInThread,
   readFiles: readFilesInThread,
+  /** A preview's token estimates (inspect), off the caller's thread. */
+  estimateTokens: estimateInThread as (contents: Uint8Array[]) => Promise<number[]> | number[],
   assemble: assembleInThread,
   /** Called as a scan starts: whatever `assemble` needs is ready when the last file is counted. */
   prepareAssemble: warmFileThreads,
@@ -20,11 +20,3 @@ export const defaultScanDeps = {
 
 export type ScanDeps = typeof defaultScanDeps;
 
-/**
- * For a caller that is itself a worker thread with nothing else to serve (inspect): blocking reads
- * right there, and the walk on a thread of its own, so reading overlaps the walk.
- */
-export const blockingIoDeps: Pick<ScanDeps, 'walk' | 'readFiles'> = {
-  walk: walkInThread,
-  readFiles: (requests, maxBytes) => asPromise(() => readFilesSync(requests, maxBytes)),
-};
