@@ -339,7 +339,7 @@ describe('HTTP contract (embedded mode)', () => {
       expect(body.data.files.find((f) => f.path === 'src/index.ts')).toMatchObject({ subcategory: 'code', url: '' });
       expect(await listTree(api.dataDir)).toEqual(before);
     });
-    it('previews in a row agree: a later one runs on the thread kept ready after the first', async () => {
+    it('previews in a row agree, on the thread kept after a preview and on a new one after a failure', async () => {
       const preview = async (): Promise<unknown> => {
         const response = await post(api, '/v1/inspect', JSON.stringify({ repo_path: api.repoDir }));
         expect(response.status).toBe(200);
@@ -347,6 +347,9 @@ describe('HTTP contract (embedded mode)', () => {
       };
       const first = await preview();
       expect(await preview()).toEqual(first);
+      const failed = await post(api, '/v1/inspect', JSON.stringify({ repo_path: join(api.repoDir, 'no-such-folder') }));
+      expect(failed.status).toBeGreaterThanOrEqual(400);
+      expect(failed.status).toBeLessThan(500);
       expect(await preview()).toEqual(first);
     });
     it('refuses what scan refuses', async () => {

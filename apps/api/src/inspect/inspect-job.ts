@@ -14,5 +14,5 @@ export interface InspectJob {
 
 export type InspectOutcome = { ok: true; data: InspectResult } | { ok: false; error: { name: string; code?: string; message: string } };
 
-/** What the service posts to an inspect thread: its one job, then perhaps 'abort'. */
+/** What the service posts to an inspect thread: a job, perhaps 'abort' while it runs, later the next job. */
 export type InspectThreadMessage = { job: InspectJob } | 'abort';

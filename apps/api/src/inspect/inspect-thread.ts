@@ -1,6 +1,6 @@
 // Worker-thread entry: clone or open the source and preview it, off the API's event loop. The
-// thread is started ahead of its job (inspect-service.ts keeps one ready), so it imports only what
-// a preview needs, and waits for one job message.
+// thread is started ahead of its jobs and serves them one at a time until one fails (see
+// inspect-service.ts); it imports only what a preview needs.
 import { parentPort } from 'node:worker_threads';
 import { compareNames, inspectTree, lowerThreadPriority } from '@reposcan/core';
 import { prepareSource } from '@reposcan/worker/prepare-source';
@@ -9,10 +9,14 @@ import type { InspectJob, InspectOutcome, InspectThreadMessage } from './inspect
 
 // A preview is heavy; the API's event loop must answer everything else first.
 lowerThreadPriority();
-const controller = new AbortController();
+let controller = new AbortController();
 parentPort?.on('message', (message: InspectThreadMessage) => {
-  if (message === 'abort') controller.abort(new Error('inspect aborted'));
-  else void run(message.job).then(
+  if (message === 'abort') {
+    controller.abort(new Error('inspect aborted'));
+    return;
+  }
+  controller = new AbortController();
+  void run(message.job, controller.signal).then(
     (outcome) => parentPort?.postMessage(outcome),
     (error: unknown) => {
       const e = error as { name?: string; code?: string; message?: string };
@@ -22,15 +26,15 @@ parentPort?.on('message', (message: InspectThreadMessage) => {
   );
 });
 
-async function run(job: InspectJob): Promise<InspectOutcome> {
-  const prepared = await prepareSource(job.source, { workDir: job.workDir, uploadPath: null, settings: job.settings, signal: controller.signal, onPhase: () => {} });
+async function run(job: InspectJob, signal: AbortSignal): Promise<InspectOutcome> {
+  const prepared = await prepareSource(job.source, { workDir: job.workDir, uploadPath: null, settings: job.settings, signal, onPhase: () => {} });
   const report = await inspectTree({
     root: prepared.root,
     repoName: prepared.repoName,
     source: prepared.source,
     options: { ...toEngineOptions({ ...job.options, lite: false, create_zip: false }) },
     limits: job.limits,
-    signal: controller.signal,
+    signal,
   });
   const files = [
     ...report.files.map((f) => ({ path: f.path, subcategory: f.subcategory, size_bytes: f.size_bytes, tokens_estimate: f.tokens_estimate, url: f.url })),

@@ -17,18 +17,24 @@ export interface InspectServiceOptions {
   timeoutMs: number;
 }
 
+/** A started thread waiting for a preview, with what to undo when one takes it. */
+interface WaitingThread {
+  worker: Worker;
+  release: () => void;
+}
+
 /**
- * Inspect runs in the API process but never on its event loop: each preview gets a worker
- * thread and a temporary folder outside DATA_DIR, and at most `concurrency` run at once.
+ * Inspect runs in the API process but never on its event loop: each preview runs on a worker
+ * thread with a temporary folder outside DATA_DIR, and at most `concurrency` run at once.
  *
- * A thread spends 0.3–0.5 s loading its modules, a third of a preview of a 70 MB tree, so once
- * previews are asked for, one thread is kept started and waiting (about 13 MB): the next preview
- * starts on it at once. Each thread still serves one preview and ends with it, so no preview
- * inherits another's memory, and an abandoned one is stopped by ending its thread.
+ * A new thread spends 0.3–0.5 s loading its modules and a first preview warms its code and its own
+ * io threads, so a thread whose preview succeeded is kept, waiting, for the next one (one at most;
+ * when none is left, one is started as a preview ends). A preview that fails, times out or is
+ * abandoned ends its thread, which stops its git and frees everything it held.
  */
 export class InspectService {
   private active = 0;
-  private spare: Worker | null = null;
+  private waiting: WaitingThread | null = null;
   private closed = false;
 
   constructor(private readonly options: InspectServiceOptions) {}
@@ -49,39 +55,51 @@ export class InspectService {
     } finally {
       this.active -= 1;
       await rm(workDir, { recursive: true, force: true });
-      this.keepSpare();
+      // Started after a preview, never during one: its start-up would take that preview's CPU.
+      if (this.waiting === null) this.keepWaiting(startThread());
     }
   }
 
   /** Ends the waiting thread; previews in flight end with their own threads. */
   async close(): Promise<void> {
     this.closed = true;
-    const spare = this.spare;
-    this.spare = null;
-    await spare?.terminate();
+    const waiting = this.waiting;
+    this.waiting = null;
+    waiting?.release();
+    await waiting?.worker.terminate();
   }
 
-  /** Started once a preview is over, not while one runs: its start-up would take that preview's CPU. */
-  private keepSpare(): void {
-    if (this.spare !== null || this.closed) return;
-    const worker = startThread();
+  /** Keeps `worker` for the next preview, or ends it when one is kept already. */
+  private keepWaiting(worker: Worker): void {
+    if (this.waiting !== null || this.closed) {
+      void worker.terminate();
+      return;
+    }
     // A waiting thread holds nothing open: the process may exit around it.
     worker.unref();
-    // One that fails to start is dropped; the next preview starts a thread of its own.
-    worker.on('error', () => {});
-    worker.once('exit', () => {
-      if (this.spare === worker) this.spare = null;
-    });
-    this.spare = worker;
+    // One that dies while waiting is dropped; the next preview starts a thread of its own.
+    const onError = (): void => {};
+    const onExit = (): void => {
+      if (this.waiting?.worker === worker) this.waiting = null;
+    };
+    worker.on('error', onError);
+    worker.once('exit', onExit);
+    this.waiting = {
+      worker,
+      release: () => {
+        worker.off('error', onError);
+        worker.off('exit', onExit);
+      },
+    };
   }
 
   private takeThread(): Worker {
-    const spare = this.spare;
-    this.spare = null;
-    if (spare === null) return startThread();
-    spare.removeAllListeners();
-    spare.ref();
-    return spare;
+    const waiting = this.waiting;
+    this.waiting = null;
+    if (waiting === null) return startThread();
+    waiting.release();
+    waiting.worker.ref();
+    return waiting.worker;
   }
 
   private runThread(job: InspectJob, signal?: AbortSignal): Promise<InspectResult> {
@@ -94,6 +112,9 @@ export class InspectService {
         settled = true;
         clearTimeout(timer);
         signal?.removeEventListener('abort', onAbort);
+        worker.off('message', onMessage);
+        worker.off('error', onError);
+        worker.off('exit', onExit);
         fn();
       };
       // Ask the thread to abort (it kills git), then make sure it is gone.
@@ -103,18 +124,22 @@ export class InspectService {
         settle(() => reject(reason));
       };
       const onAbort = (): void => stop(new Error('inspect abandoned: the client went away'));
-      signal?.addEventListener('abort', onAbort, { once: true });
-      if (signal?.aborted) onAbort();
+      const onMessage = (outcome: InspectOutcome): void => {
+        settle(() => (outcome.ok ? resolve(outcome.data) : reject(rebuildError(outcome.error))));
+        if (outcome.ok) this.keepWaiting(worker);
+        else void worker.terminate();
+      };
+      const onError = (error: Error): void => settle(() => reject(error));
+      const onExit = (code: number): void => settle(() => reject(new Error(`inspect thread exited with code ${code}`)));
+      worker.on('message', onMessage);
+      worker.on('error', onError);
+      worker.on('exit', onExit);
       const timer = setTimeout(
         () => stop(new ScanError('SCAN_TIMEOUT', `The preview took longer than ${Math.round(this.options.timeoutMs / 1000)} s. Narrow it with include_patterns or a subfolder URL, or run a full scan.`)),
         this.options.timeoutMs,
       );
-      worker.once('message', (outcome: InspectOutcome) => {
-        settle(() => (outcome.ok ? resolve(outcome.data) : reject(rebuildError(outcome.error))));
-        void worker.terminate();
-      });
-      worker.once('error', (error) => settle(() => reject(error)));
-      worker.once('exit', (code) => settle(() => reject(new Error(`inspect thread exited with code ${code}`))));
+      signal?.addEventListener('abort', onAbort, { once: true });
+      if (signal?.aborted) onAbort();
     });
   }
 }
