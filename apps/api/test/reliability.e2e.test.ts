@@ -337,6 +337,9 @@ describe.runIf(hasRedisServer)('reliability: real processes, real Redis', () => 
         if (free < chunk.length) chunk = Buffer.alloc(Math.max(4096, free - 64 * 1024));
         await writeFile(filler, chunk, { flag: 'a' });
       }
+      // The API looks at the volume at most once a second; the last look (accepting the scan that
+      // failed) may be younger than that when the huge scan fails fast.
+      await new Promise((resolve) => setTimeout(resolve, 1_100));
       const refused = await postScan(api, { repo_path: api.repoDir });
       expect(refused.status).toBe(507);
       expect(((await refused.json()) as { code: string }).code).toBe('DISK_FULL');
