@@ -4,8 +4,8 @@
 // artifacts 0.3 s instead of 0.5 s), and the event loop that serves HTTP and renews queue locks
 // never waits on a disk.
 //
-// Reads (a batch takes about a millisecond) and artifact assembly (a scan's three take about
-// 0.3 s) go to two long-lived threads with a lean entry: a kept thread costs about 10 MB, and a
+// Reads (a batch takes about a millisecond), a preview's token estimates and artifact assembly (a
+// scan's three take about 0.3 s) go to two long-lived threads with a lean entry: a kept thread costs about 10 MB, and a
 // process that started one per artifact would pay ~40 ms of start-up each time. Each walk gets a
 // thread of its own that ends with it: a walk of a big tree takes a second and leaves tens of
 // megabytes of garbage that a kept thread would hold on to (50 000 files: 74 MB RSS). Threads keep
