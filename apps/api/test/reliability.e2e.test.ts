@@ -172,6 +172,10 @@ describe.runIf(hasRedisServer)('reliability: real processes, real Redis', () => 
     // Both attempts reach publish; whichever comes second finds the result there and discards its own.
     const discarded = (l: Record<string, unknown>): boolean => l.scanId === scanId && String(l.msg).startsWith('another attempt published first');
     await expect.poll(() => [...blocked.logs, ...other.logs].filter(discarded).length, { timeout: 60_000, interval: 200 }).toBe(1);
+    // The discarding attempt logs before it writes the final state again, and a progress write it
+    // started before the other attempt finished can briefly put `running` back (state.json is
+    // read-modified-written per process, not locked across workers): wait for the state to settle.
+    await expect.poll(async () => (await status(api.baseUrl, scanId)).state, { timeout: 30_000, interval: 100 }).toBe('completed');
     await expectWholeResult(api, scanId);
   });
 
