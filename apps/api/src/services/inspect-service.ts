@@ -56,7 +56,7 @@ export class InspectService {
       this.active -= 1;
       await rm(workDir, { recursive: true, force: true });
       // Started after a preview, never during one: its start-up would take that preview's CPU.
-      if (this.waiting === null) this.keepWaiting(startThread());
+      if (this.waiting === null && !this.closed) this.keepWaiting(startThread());
     }
   }
 
