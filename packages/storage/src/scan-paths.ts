@@ -8,6 +8,8 @@ export const TRASH_DIR = 'trash';
 export const INCOMING_DIR = 'incoming';
 export const REQUEST_FILE = 'request.json';
 export const STATE_FILE = 'state.json';
+/** Held by whichever process is updating state.json (see file-lock.ts). */
+export const STATE_LOCK = 'state.lock';
 export const UPLOAD_FILE = 'upload.zip';
 export const CANCEL_MARKER = 'cancel';
 export const RESULT_DIR = 'result';

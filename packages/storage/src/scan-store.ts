@@ -7,6 +7,8 @@ import { fsyncDir, fsyncFiles, writeFileAtomic } from './atomic-write.js';
 import { readDiskStatus } from './disk-status.js';
 import type { DiskStatus } from './disk-status.js';
 import { asStorageError, hasCode } from './fs-errors.js';
+import { LockTimeoutError, withFileLock } from './file-lock.js';
+import type { HeldLock } from './file-lock.js';
 import { KeyedSerial } from './keyed-serial.js';
 import { removeTree } from './remove-tree.js';
 import {
@@ -18,6 +20,7 @@ import {
   SCANS_DIR,
   STAGING_NAME,
   STATE_FILE,
+  STATE_LOCK,
   TOKEN_CACHE_DIR,
   TRASH_DIR,
   INCOMING_DIR,
@@ -46,6 +49,9 @@ export interface StagingEntry {
 }
 
 export type PublishOutcome = 'published' | 'already-published';
+
+/** A read-modify-write takes milliseconds; a lock this old was left by a process that died inside one. */
+const STATE_LOCK_TIMING = { staleMs: 10_000, waitMs: 30_000 };
 
 interface Roots {
   dataDir: string;
@@ -141,26 +147,37 @@ export class ScanStore {
   }
 
   /**
-   * Read-modify-write of state.json, serialised per id within this process. `mutate` returns
-   * the next record, or null for "no change". A terminal record (completed, failed, cancelled)
-   * is final: `mutate` is not called and the record comes back unchanged, so a late duplicate
-   * attempt can never turn a completed scan into a failed one.
+   * Read-modify-write of state.json, serialised per id within this process and, through a lock
+   * file next to it, across every process on the volume: a stalled worker's late progress write
+   * cannot land between another worker's read and write. `mutate` returns the next record, or
+   * null for "no change". A terminal record (completed, failed, cancelled) is final: `mutate` is
+   * not called and the record comes back unchanged, so a late duplicate attempt can never turn a
+   * completed scan into a failed one.
    */
   async updateState(id: string, mutate: (current: ScanStateRecord) => ScanStateRecord | null): Promise<ScanStateRecord> {
     const dir = this.scanDir(id);
     return await this.serial.run(id, async () => {
-      const current = await this.readState(id);
-      if (current === null) throw notFound(id);
-      if (TERMINAL_STATES.includes(current.state)) return current;
-      const proposed = mutate(structuredClone(current));
-      if (proposed === null) return current;
-      const next = validRecord(id, { ...proposed, updated_at: new Date().toISOString() });
-      try {
-        await writeFileAtomic(join(dir, STATE_FILE), toJson(next));
-      } catch (error) {
-        throw asStorageError(error);
+      for (;;) {
+        // A symlink in place of the folder must not get a lock file written through it.
+        if ((await this.existingScanDir(id)) === null) throw notFound(id);
+        const outcome = await lockState(dir, id, async (lock) => {
+          const current = await this.readState(id);
+          if (current === null) throw notFound(id);
+          if (TERMINAL_STATES.includes(current.state)) return current;
+          const proposed = mutate(structuredClone(current));
+          if (proposed === null) return current;
+          const next = validRecord(id, { ...proposed, updated_at: new Date().toISOString() });
+          // Broken as stale while this process was frozen: `current` may be outdated, so read again.
+          if (!(await lock.stillHeld())) return 'lock-lost';
+          try {
+            await writeFileAtomic(join(dir, STATE_FILE), toJson(next));
+          } catch (error) {
+            throw asStorageError(error);
+          }
+          return next;
+        });
+        if (outcome !== 'lock-lost') return outcome;
       }
-      return next;
     });
   }
 
@@ -368,6 +385,17 @@ export class ScanStore {
     const dir = await this.existingScanDir(id);
     if (dir === null) throw notFound(id);
     return dir;
+  }
+}
+
+/** Holds `state.lock` in the scan folder while `task` runs; a folder deleted meanwhile reads as an unknown scan. */
+async function lockState<T>(dir: string, id: string, task: (lock: HeldLock) => Promise<T>): Promise<T> {
+  try {
+    return await withFileLock(join(dir, STATE_LOCK), STATE_LOCK_TIMING, task);
+  } catch (error) {
+    if (hasCode(error, 'ENOENT')) throw notFound(id);
+    if (error instanceof LockTimeoutError) throw new ScanError('INTERNAL_ERROR', `The state of scan ${id} stayed locked by another process; try again.`, { cause: error });
+    throw error;
   }
 }
 

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, readFile, readdir, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, symlink, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ScanStateRecord } from '@reposcan/contracts';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ScanStore } from '../src/index.js';
 import { createdScan, errorCode, stateRecord, tempStore } from './temp-store.js';
 import type { TempStore } from './temp-store.js';
 
@@ -61,6 +62,48 @@ describe('scan state on disk', () => {
     const results = await Promise.all(Array.from({ length: 100 }, () => t.store.updateState(id, bump)));
     expect(results.map((r) => r.progress.files_done)).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
     expect((await t.store.readState(id))?.progress.files_done).toBe(100);
+  });
+
+  it('two stores on one volume (two workers) lose no update: every increment from both lands', async () => {
+    const id = await createdScan(t.store);
+    const other = new ScanStore({ dataDir: t.dataDir });
+    await other.init();
+    const bump = (s: ScanStateRecord): ScanStateRecord => ({ ...s, progress: { ...s.progress, files_done: s.progress.files_done + 1 } });
+    await Promise.all([...Array.from({ length: 40 }, () => t.store.updateState(id, bump)), ...Array.from({ length: 40 }, () => other.updateState(id, bump))]);
+    expect((await t.store.readState(id))?.progress.files_done).toBe(80);
+    expect(await readdir(t.store.scanDir(id))).not.toContain('state.lock');
+  });
+
+  it('a stale progress write from another worker cannot put a completed scan back to running', async () => {
+    const stalled = new ScanStore({ dataDir: t.dataDir });
+    await stalled.init();
+    // The race needs the completing write to land inside the other worker's read-modify-write: try it on several scans.
+    const ids = await Promise.all(Array.from({ length: 10 }, () => createdScan(t.store, { state: 'running' })));
+    await Promise.all(
+      ids.map(async (id, n) => {
+        let finished = false;
+        const progress = (async () => {
+          for (let i = 1; !finished; i++) {
+            await stalled.updateState(id, (s) => (s.state === 'running' ? { ...s, progress: { phase: 'read', files_done: i, files_total: 1000 } } : null));
+          }
+        })();
+        await new Promise((resolve) => setTimeout(resolve, 5 + n * 3));
+        await t.store.updateState(id, (s) => ({ ...s, state: 'completed', completed_at: new Date().toISOString() }));
+        finished = true;
+        await progress;
+      }),
+    );
+    for (const id of ids) expect((await t.store.readState(id))?.state, id).toBe('completed');
+  });
+
+  it('a state.lock left by a worker that died is broken once stale, and the update goes through', async () => {
+    const id = await createdScan(t.store);
+    const lock = join(t.store.scanDir(id), 'state.lock');
+    await writeFile(lock, 'dead worker');
+    const old = new Date(Date.now() - 60_000);
+    await utimes(lock, old, old);
+    expect((await t.store.updateState(id, (s) => ({ ...s, state: 'running' }))).state).toBe('running');
+    expect((await readdir(t.store.scanDir(id))).sort()).toEqual(['request.json', 'state.json']);
   });
 
   it('a reader never sees a partial state.json while a writer replaces it 200 times', async () => {
