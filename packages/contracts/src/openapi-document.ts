@@ -139,6 +139,12 @@ export function buildOpenApiDocument(version: string): Json {
       get: {
         operationId: 'download',
         summary: 'Download an artifact',
+        description:
+          'Every artifact is written front to back, once. `txt` and `md`: the repository and its directory tree, every textual file in walk order, ' +
+          'then the non-textual files and the summary totals (files, size, tokens, tokens by type, skipped paths), which are known last. ' +
+          '`json`: one object with `repository`, `encoding`, `tree`, `files`, then `summary`, `assets` and `skipped_count`. ' +
+          'The tree draws every file the walk found: one that vanished before it was read is drawn and listed in `skipped` as `unreadable`. ' +
+          'Lite outputs keep only the tree and the files. `zip`: the three outputs, the non-textual files under `assets/`, `manifest.json`, `summary.json` and a README.',
         parameters: [scanIdParam, { name: 'format', in: 'query', required: true, schema: { type: 'string', enum: ['txt', 'json', 'md', 'zip'] } }],
         responses: {
           '200': { description: 'The artifact, with ETag and Content-Disposition: attachment; Range requests are honoured (206).', content: artifactContent },

@@ -92,7 +92,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Download an artifact */
+        /**
+         * Download an artifact
+         * @description Every artifact is written front to back, once. `txt` and `md`: the repository and its directory tree, every textual file in walk order, then the non-textual files and the summary totals (files, size, tokens, tokens by type, skipped paths), which are known last. `json`: one object with `repository`, `encoding`, `tree`, `files`, then `summary`, `assets` and `skipped_count`. The tree draws every file the walk found: one that vanished before it was read is drawn and listed in `skipped` as `unreadable`. Lite outputs keep only the tree and the files. `zip`: the three outputs, the non-textual files under `assets/`, `manifest.json`, `summary.json` and a README.
+         */
         get: operations["download"];
         put?: never;
         post?: never;

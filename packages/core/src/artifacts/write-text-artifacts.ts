@@ -1,11 +1,14 @@
 import { Buffer } from 'node:buffer';
+import { createHash } from 'node:crypto';
+import type { Hash } from 'node:crypto';
 import { open, rm } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ARTIFACT_FILE_NAMES } from './artifact-names.js';
 import type { WrittenArtifact } from './artifact-names.js';
-import type { AssembledArtifact, AssembleRequest } from './assemble-artifact.js';
-import type { FormatRenderer, RenderContext, RenderedChunk } from '../render/render-context.js';
+import { escapeJsonInto, MAX_ESCAPED_BYTES } from '../render/json-string.js';
+import type { EscapeProgress } from '../render/json-string.js';
+import type { FormatRenderer, HeadContext, RenderContext, RenderedChunk } from '../render/render-context.js';
 import type { TextFileRecord } from '../types.js';
 
 const WRITE_BUFFER_BYTES = 1 << 20;
@@ -13,112 +16,197 @@ const WRITE_BUFFER_BYTES = 1 << 20;
 const WRITE_DIRECTLY_AT = 256 * 1024;
 /** UTF-8 bytes a string of n UTF-16 units takes, at most. */
 const MAX_UTF8_PER_UNIT = 3;
+/**
+ * An artifact is flushed to disk in the background every this many bytes, while the scan still
+ * counts: the sync before publishing then waits for the last stretch only, not for 200 MB at once.
+ */
+const SYNC_EVERY_BYTES = 32 << 20;
 
-interface Body {
+interface Artifact {
   renderer: FormatRenderer;
-  path: string;
+  file: string;
   handle: FileHandle;
+  hash: Hash;
+  bytes: number;
   /** Blocks are encoded into this one buffer and written when it fills. */
   buffer: Buffer;
   used: number;
+  /** Blocks rendered before the head could be (the walk still running) wait here; null once the head is written. */
+  early: { path: string; handle: FileHandle | null } | null;
+  unsynced: number;
+  /** The background sync in flight: resolves to its error, if any (the first failure stays). */
+  syncing: Promise<Error | null> | null;
 }
 
-/** Puts one artifact together from its parts (`assembleArtifactSync`, on a thread or not). */
-export type AssembleArtifact = (request: AssembleRequest) => Promise<AssembledArtifact>;
-
 /**
- * Streams file blocks of every format to a body file as they arrive, then writes each artifact
- * as head + body + tail (the head holds totals known only at the end). Memory stays at one fixed
- * buffer per format whatever the repository's size, and no content passed to addFile is
- * referenced once it returns.
+ * Writes every text artifact front to back, once: the head as soon as the walk is over (`begin`),
+ * each file's block as it is counted (`addFile`), the tail with the totals at the end (`finish`),
+ * hashing as it goes. Blocks that come before the head wait in a file of their own, copied in
+ * after the head. Memory stays at one fixed buffer per format whatever the repository's size, and
+ * no content passed to addFile is referenced once it returns.
  */
 export class TextArtifactWriter {
   private fileCount = 0;
 
   private constructor(
-    private readonly outDir: string,
-    private readonly bodies: Body[],
+    private readonly artifacts: Artifact[],
     private readonly lite: boolean,
   ) {}
 
   static async open(outDir: string, renderers: FormatRenderer[], lite: boolean): Promise<TextArtifactWriter> {
-    const bodies: Body[] = [];
+    const artifacts: Artifact[] = [];
     try {
       for (const renderer of renderers) {
-        const path = join(outDir, `.body.${renderer.format}`);
-        bodies.push({ renderer, path, handle: await open(path, 'wx+'), buffer: Buffer.allocUnsafe(WRITE_BUFFER_BYTES), used: 0 });
+        const file = ARTIFACT_FILE_NAMES[renderer.format];
+        artifacts.push({
+          renderer,
+          file,
+          handle: await open(join(outDir, file), 'wx'),
+          hash: createHash('sha256'),
+          bytes: 0,
+          buffer: Buffer.allocUnsafe(WRITE_BUFFER_BYTES),
+          used: 0,
+          early: { path: join(outDir, `.early.${renderer.format}`), handle: null },
+          unsynced: 0,
+          syncing: null,
+        });
       }
     } catch (error) {
-      await Promise.allSettled(bodies.map((b) => b.handle.close()));
+      await Promise.allSettled(artifacts.map((a) => a.handle.close()));
       throw error;
     }
-    return new TextArtifactWriter(outDir, bodies, lite);
+    return new TextArtifactWriter(artifacts, lite);
+  }
+
+  get begun(): boolean {
+    return this.artifacts.every((a) => a.early === null);
+  }
+
+  /** Writes every head, then the blocks that were waiting for it. Call once, before `finish`. */
+  async begin(ctx: HeadContext): Promise<void> {
+    for (const artifact of this.artifacts) {
+      const early = artifact.early;
+      if (early === null) continue;
+      await flush(artifact);
+      artifact.early = null;
+      await put(artifact, artifact.renderer.head(ctx));
+      if (early.handle === null) continue;
+      await flush(artifact);
+      // The write buffer is empty: it carries the waiting blocks across.
+      for (let position = 0; ; ) {
+        const { bytesRead } = await early.handle.read(artifact.buffer, 0, artifact.buffer.length, position);
+        if (bytesRead === 0) break;
+        position += bytesRead;
+        artifact.used = bytesRead;
+        await flush(artifact);
+      }
+      await early.handle.close();
+      await rm(early.path, { force: true });
+    }
   }
 
   /** Append one file's block to every format; `content` is its UTF-8 text. */
   async addFile(record: TextFileRecord, content: Uint8Array): Promise<void> {
     const index = this.fileCount++;
-    for (const body of this.bodies) {
-      for (const chunk of body.renderer.file(record, content, index, this.lite)) await put(body, chunk);
+    for (const artifact of this.artifacts) {
+      for (const chunk of artifact.renderer.file(record, content, index, this.lite)) await put(artifact, chunk);
     }
   }
 
-  /** Write every artifact, all at once, and remove the body files. */
-  async finish(ctx: RenderContext, assemble: AssembleArtifact): Promise<WrittenArtifact[]> {
-    for (const body of this.bodies) {
-      await flush(body);
-      await body.handle.close();
+  /** Writes every tail and syncs every artifact to disk; `ctx` is the one given to `begin` plus the totals. */
+  async finish(ctx: RenderContext): Promise<WrittenArtifact[]> {
+    if (!this.begun) throw new Error('TextArtifactWriter.begin() must come before finish()');
+    for (const artifact of this.artifacts) {
+      await put(artifact, artifact.renderer.tail(ctx, this.fileCount));
+      await flush(artifact);
     }
     const settled = await Promise.allSettled(
-      this.bodies.map(async (body): Promise<WrittenArtifact> => {
-        const { format } = body.renderer;
-        const file = ARTIFACT_FILE_NAMES[format];
-        const assembled = await assemble({
-          outPath: join(this.outDir, file),
-          head: body.renderer.head(ctx),
-          bodyPath: body.path,
-          tail: body.renderer.tail(ctx, this.fileCount),
-        });
-        await rm(body.path, { force: true });
-        return { format, file, ...assembled };
+      this.artifacts.map(async (artifact): Promise<WrittenArtifact> => {
+        const failed = await artifact.syncing;
+        if (failed) throw failed;
+        await artifact.handle.datasync();
+        await artifact.handle.close();
+        return { format: artifact.renderer.format, file: artifact.file, bytes: artifact.bytes, sha256: artifact.hash.digest('hex') };
       }),
     );
-    // All settle before a failure is reported: the caller's clean-up must not race a late write.
-    const failed = settled.find((s) => s.status === 'rejected');
-    if (failed) throw failed.reason;
+    // All settle before a failure is reported: the caller's clean-up must not race a late sync.
+    const rejected = settled.find((s) => s.status === 'rejected');
+    if (rejected) throw rejected.reason;
     return settled.map((s) => (s as PromiseFulfilledResult<WrittenArtifact>).value);
   }
 
-  /** Drop the partial bodies after a failure. */
+  /** Closes everything after a failure; the caller removes the artifacts. */
   async abort(): Promise<void> {
-    await Promise.allSettled(this.bodies.map((b) => b.handle.close()));
-    await Promise.allSettled(this.bodies.map((b) => rm(b.path, { force: true })));
+    await Promise.allSettled(this.artifacts.flatMap((a) => (a.syncing ? [a.syncing] : [])));
+    await Promise.allSettled(this.artifacts.flatMap((a) => [a.handle.close(), ...(a.early?.handle ? [a.early.handle.close()] : [])]));
+    await Promise.allSettled(this.artifacts.flatMap((a) => (a.early ? [rm(a.early.path, { force: true })] : [])));
   }
 }
 
-async function put(body: Body, chunk: RenderedChunk): Promise<void> {
-  const room = (): number => body.buffer.length - body.used;
+async function put(artifact: Artifact, chunk: RenderedChunk): Promise<void> {
+  const room = (): number => artifact.buffer.length - artifact.used;
+  if (typeof chunk === 'object' && 'jsonString' in chunk) return putJsonString(artifact, chunk.jsonString);
   if (typeof chunk === 'string') {
     const most = chunk.length * MAX_UTF8_PER_UNIT;
-    if (most > room()) await flush(body);
-    if (most > room()) return writeAll(body.handle, Buffer.from(chunk, 'utf8'));
-    body.used += body.buffer.write(chunk, body.used, 'utf8');
+    if (most > room()) await flush(artifact);
+    if (most > room()) return write(artifact, Buffer.from(chunk, 'utf8'));
+    artifact.used += artifact.buffer.write(chunk, artifact.used, 'utf8');
     return;
   }
   if (chunk.byteLength >= WRITE_DIRECTLY_AT) {
-    await flush(body);
-    return writeAll(body.handle, chunk);
+    await flush(artifact);
+    return write(artifact, chunk);
   }
-  if (chunk.byteLength > room()) await flush(body);
-  body.buffer.set(chunk, body.used);
-  body.used += chunk.byteLength;
+  if (chunk.byteLength > room()) await flush(artifact);
+  artifact.buffer.set(chunk, artifact.used);
+  artifact.used += chunk.byteLength;
 }
 
-async function flush(body: Body): Promise<void> {
-  if (body.used === 0) return;
-  const used = body.used;
-  body.used = 0;
-  await writeAll(body.handle, body.buffer.subarray(0, used));
+const QUOTE = 0x22;
+const escaped: EscapeProgress = { read: 0, written: 0 };
+
+/** `content` as a JSON string literal, escaped into the write buffer a buffer-full at a time. */
+async function putJsonString(artifact: Artifact, content: Uint8Array): Promise<void> {
+  if (artifact.buffer.length - artifact.used < MAX_ESCAPED_BYTES + 1) await flush(artifact);
+  artifact.buffer[artifact.used++] = QUOTE;
+  for (let read = 0; read < content.length; ) {
+    if (artifact.buffer.length - artifact.used < MAX_ESCAPED_BYTES) await flush(artifact);
+    escapeJsonInto(content, read, artifact.buffer, artifact.used, escaped);
+    read = escaped.read;
+    artifact.used = escaped.written;
+  }
+  if (artifact.used === artifact.buffer.length) await flush(artifact);
+  artifact.buffer[artifact.used++] = QUOTE;
+}
+
+async function flush(artifact: Artifact): Promise<void> {
+  if (artifact.used === 0) return;
+  const used = artifact.used;
+  artifact.used = 0;
+  await write(artifact, artifact.buffer.subarray(0, used));
+}
+
+/** Appends `data` to the artifact, or to its waiting blocks before the head is written. */
+async function write(artifact: Artifact, data: Uint8Array): Promise<void> {
+  const early = artifact.early;
+  if (early !== null) {
+    early.handle ??= await open(early.path, 'wx+');
+    return writeAll(early.handle, data);
+  }
+  artifact.hash.update(data);
+  artifact.bytes += data.byteLength;
+  await writeAll(artifact.handle, data);
+  artifact.unsynced += data.byteLength;
+  if (artifact.unsynced >= SYNC_EVERY_BYTES && artifact.syncing === null) {
+    artifact.unsynced = 0;
+    artifact.syncing = artifact.handle.datasync().then(
+      () => {
+        artifact.syncing = null;
+        return null;
+      },
+      (error: unknown) => (error instanceof Error ? error : new Error(String(error))),
+    );
+  }
 }
 
 /** Writes all of `data` at the handle's current position (a write may take less than asked). */

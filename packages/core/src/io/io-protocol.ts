@@ -1,14 +1,12 @@
-import type { AssembleRequest } from '../artifacts/assemble-artifact.js';
 import type { WalkedFile } from '../types.js';
 import type { WalkInput } from '../walk/walk-tree.js';
 import type { ReadRequest } from './read-file-bytes.js';
 
-/** What the io threads are asked: a whole walk (no function may cross, so no acceptFile), a batch of reads, token estimates of a batch of contents, or one artifact to assemble. */
+/** What the io threads are asked: a whole walk (no function may cross, so no acceptFile), a batch of reads, or token estimates of a batch of contents. */
 export type IoRequest =
   | { id: number; kind: 'walk'; input: Omit<WalkInput, 'acceptFile'> }
   | { id: number; kind: 'read'; requests: ReadRequest[]; maxBytes: number }
-  | { id: number; kind: 'estimate'; contents: Uint8Array[] }
-  | { id: number; kind: 'assemble'; request: AssembleRequest };
+  | { id: number; kind: 'estimate'; contents: Uint8Array[] };
 
 /** The final answer to a request; a walk sends `partial` chunks of files before it. */
 export type IoReply =

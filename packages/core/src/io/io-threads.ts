@@ -1,17 +1,15 @@
 // The engine's file-system work off the event loop, with blocking calls on threads of its own
 // (file-thread.ts, walk-thread.ts). Blocking calls cost a fraction of the async ones (no promise,
-// FileHandle or libuv round trip per call: 8 900 reads took 0.12 s instead of 0.9 s; three 72 MB
-// artifacts 0.3 s instead of 0.5 s), and the event loop that serves HTTP and renews queue locks
-// never waits on a disk.
+// FileHandle or libuv round trip per call: 8 900 reads took 0.12 s instead of 0.9 s), and the
+// event loop that serves HTTP and renews queue locks never waits on a disk. (Artifacts are written
+// from the event loop in 1 MiB async writes: a few hundred a scan, where reads are thousands.)
 //
-// Reads (a batch takes about a millisecond), a preview's token estimates and artifact assembly (a
-// scan's three take about 0.3 s) go to two long-lived threads with a lean entry: a kept thread costs about 10 MB, and a
-// process that started one per artifact would pay ~40 ms of start-up each time. Each walk gets a
+// Reads (a batch takes about a millisecond) and a preview's token estimates go to two long-lived
+// threads with a lean entry: a kept thread costs about 10 MB. Each walk gets a
 // thread of its own that ends with it: a walk of a big tree takes a second and leaves tens of
 // megabytes of garbage that a kept thread would hold on to (50 000 files: 74 MB RSS). Threads keep
 // the process alive only while they work.
 import { Worker } from 'node:worker_threads';
-import type { AssembledArtifact, AssembleRequest } from '../artifacts/assemble-artifact.js';
 import type { SkippedPath, WalkedFile } from '../types.js';
 import { ScanRootError } from '../walk/scan-root.js';
 import type { ScanRootErrorCode } from '../walk/scan-root.js';
@@ -43,11 +41,6 @@ class ThreadSet {
   readonly #threads = new Set<IoThread>();
   constructor(readonly size: number) {}
 
-  /** Starts every thread of the set now, ahead of a burst of requests. */
-  fill(): void {
-    while (this.#threads.size < this.size) this.#add();
-  }
-
   pick(): IoThread {
     let best: IoThread | null = null;
     for (const thread of this.#threads) if (best === null || thread.pending.size < best.pending.size) best = thread;
@@ -62,9 +55,7 @@ class ThreadSet {
   }
 }
 
-// Two lean threads serve reads and assemblies alike, each request going to the less busy one: a
-// scan's reads are over when its artifacts are assembled, so both threads assemble side by side
-// without a third thread's 10 MB.
+// Two lean threads serve reads and estimates alike, each request going to the less busy one.
 const fileThreads = new ThreadSet(2);
 let nextId = 1;
 
@@ -124,16 +115,6 @@ export function walkInThread(input: WalkInput, sink: WalkSink): Promise<SkippedP
   return ask<SkippedPath[]>(thread, { kind: 'walk', input }, sink).finally(() => {
     void thread.worker.terminate();
   });
-}
-
-/** Starts the file threads, so neither the first reads nor the artifacts wait for a thread to boot. */
-export function warmFileThreads(): void {
-  fileThreads.fill();
-}
-
-/** `assembleArtifactSync` on an assembler thread: a scan's artifacts are put together side by side. */
-export function assembleInThread(request: AssembleRequest): Promise<AssembledArtifact> {
-  return ask<AssembledArtifact>(fileThreads.pick(), { kind: 'assemble', request });
 }
 
 /**

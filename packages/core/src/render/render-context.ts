@@ -9,34 +9,47 @@ export interface RepositoryBlock {
   subdir: string | null;
 }
 
-/** Everything an artifact shows besides the file contents; known only once every file is read. */
-export interface RenderContext {
+/**
+ * What an artifact's head shows: known once the walk is over, so the head is written before the
+ * first file block and every artifact is written once, front to back.
+ */
+export interface HeadContext {
   repository: RepositoryBlock;
   encoding: TokenEncodingName;
-  summary: SummaryTotals;
   /** The drawn tree, or null with `skip_tree`. */
   tree: string | null;
+  lite: boolean;
+}
+
+/** What the tail shows on top: the totals, known only once every file is read and counted. */
+export interface RenderContext extends HeadContext {
+  summary: SummaryTotals;
   assets: AssetRecord[];
   skippedCount: number;
-  lite: boolean;
 }
 
 export type TextFormat = 'txt' | 'md' | 'json';
 
-/** A piece of an artifact: text, or UTF-8 bytes written as they are. */
-export type RenderedChunk = string | Uint8Array;
+/** UTF-8 text written as a JSON string literal, quotes included: escaped straight into the output. */
+export interface JsonStringChunk {
+  jsonString: Uint8Array;
+}
+
+/** A piece of an artifact: text, UTF-8 bytes written as they are, or UTF-8 bytes written as a JSON string. */
+export type RenderedChunk = string | Uint8Array | JsonStringChunk;
 
 /**
- * A format is three pure pieces. File blocks are produced while files stream through the
- * engine; head and tail need the totals and are rendered last, then the writer assembles
- * head + blocks + tail on disk, so no artifact is ever held in memory whole.
+ * A format is three pure pieces, written in order as the scan goes: the head (repository and
+ * tree) once the walk is over, one block per file as files are counted, the tail (summary
+ * totals, non-textual files) at the end. No artifact is ever held in memory whole, nor copied.
  */
 export interface FormatRenderer {
   format: TextFormat;
-  head(ctx: RenderContext): string;
+  head(ctx: HeadContext): string;
   /**
    * One file's block. `content` is the file's UTF-8 text; chunks are produced lazily and are
-   * either `content` itself or small strings, so a large file never becomes a large string.
+   * `content` itself (as it is or as a JSON string) or small strings, so a large file never
+   * becomes a large string.
    */
   file(record: TextFileRecord, content: Uint8Array, index: number, lite: boolean): Iterable<RenderedChunk>;
   tail(ctx: RenderContext, fileCount: number): string;

@@ -25,8 +25,8 @@ export interface Collected {
   files: TextFileRecord[];
   assets: AssetRecord[];
   skipped: SkippedPath[];
-  /** Kept paths (textual and assets) in walk order: what the tree draws. */
-  keptPaths: string[];
+  /** Every file the walk found, in walk order: what the tree draws (a file that then fails to read is drawn and listed as skipped). */
+  walkedPaths: string[];
   /** From the start until the walk ended (reading overlaps it). */
   walkMs: number;
   /** From the end of the walk until the last file was read, classified and counted. */
@@ -36,7 +36,9 @@ export interface Collected {
 /**
  * Walk the tree, filter it, and read/classify/count every kept file once, in order. Reading
  * starts with the walk's first chunk of files, not after its last: progress says `walk` (the
- * total still growing) until the walk ends, then `read` with the final total.
+ * total still growing) until the walk ends, then `read` with the final total. `onWalked` hears
+ * of the walk's end once, in turn with `onText`: before the first text after it, at the latest
+ * before this returns.
  */
 export async function collectFiles(
   input: CollectInput,
@@ -45,17 +47,18 @@ export async function collectFiles(
   /** Receives each textual file with its UTF-8 content, in walk order. */
   onText: ((record: TextFileRecord, content: Uint8Array) => Promise<void>) | null,
   onProgress: ProgressCallback,
+  onWalked: (walkedPaths: string[]) => Promise<void> = () => Promise.resolve(),
 ): Promise<Collected> {
   const { options, limits, source } = input;
   const started = performance.now();
   onProgress({ phase: 'walk', files_done: 0, files_total: 0 });
   const feed = new FileFeed();
-  let found = 0;
+  const walkedPaths: string[] = [];
   let walkMs: number | null = null;
   const walkSkipped: SkippedPath[] = [];
   const walking = deps
     .walk({ root: input.root, subdir: source.subdir, options, limits, docsOnly: options.docsOnly }, (chunk) => {
-      found += chunk.length;
+      for (const file of chunk) walkedPaths.push(file.path);
       feed.push(chunk);
     })
     .then(
@@ -70,7 +73,12 @@ export async function collectFiles(
   const files: TextFileRecord[] = [];
   const assets: AssetRecord[] = [];
   const skipped: SkippedPath[] = [];
-  const keptPaths: string[] = [];
+  let announced = false;
+  const announceWalked = async (): Promise<void> => {
+    if (announced || walkMs === null) return;
+    announced = true;
+    await onWalked(walkedPaths);
+  };
 
   const take = async (item: ProcessedFile): Promise<void> => {
     const { path, size } = item.file;
@@ -78,7 +86,6 @@ export async function collectFiles(
       skipped.push({ path, reason: item.reason });
       return;
     }
-    keptPaths.push(path);
     const url = buildFileUrl(source, path);
     if (item.kind === 'asset') {
       assets.push({ path, subcategory: item.subcategory, size_bytes: size, url });
@@ -103,8 +110,9 @@ export async function collectFiles(
         ...(input.signal ? { signal: input.signal } : {}),
       },
       async (items, done) => {
+        await announceWalked();
         for (const item of items) await take(item);
-        onProgress({ phase: walkMs === null ? 'walk' : 'read', files_done: done, files_total: found });
+        onProgress({ phase: walkMs === null ? 'walk' : 'read', files_done: done, files_total: walkedPaths.length });
       },
     );
   } catch (error) {
@@ -115,10 +123,11 @@ export async function collectFiles(
     // No walk outlives the scan, whichever way it ends.
     await walking;
   }
+  await announceWalked();
   // Said once more now that the walk is over: a tree read as fast as it was walked shows `read` too.
-  onProgress({ phase: 'read', files_done: found, files_total: found });
+  onProgress({ phase: 'read', files_done: walkedPaths.length, files_total: walkedPaths.length });
   skipped.push(...walkSkipped);
   skipped.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   const readMs = performance.now() - started;
-  return { files, assets, skipped, keptPaths, walkMs: walkMs ?? readMs, readMs: readMs - (walkMs ?? readMs) };
+  return { files, assets, skipped, walkedPaths, walkMs: walkMs ?? readMs, readMs: readMs - (walkMs ?? readMs) };
 }

@@ -47,7 +47,7 @@ export async function inspectTree(
   return {
     name: input.repoName,
     branch: input.source.branch,
-    tree: renderTree(input.repoName, collected.keptPaths, input.options.treeDepth),
+    tree: renderTree(input.repoName, collected.walkedPaths, input.options.treeDepth),
     summary: summarize(collected.files, collected.assets),
     files: collected.files,
     assets: collected.assets,

@@ -7,7 +7,7 @@ import { writeZipBundle } from '../artifacts/write-zip-bundle.js';
 import { jsonRenderer } from '../render/render-json.js';
 import { markdownRenderer } from '../render/render-markdown.js';
 import { txtRenderer } from '../render/render-txt.js';
-import type { RenderContext, RepositoryBlock } from '../render/render-context.js';
+import type { HeadContext, RenderContext, RepositoryBlock } from '../render/render-context.js';
 import { renderTree } from '../render/render-tree.js';
 import { createTokenPool, withTokenCache } from '../tokens/index.js';
 import type { TokenCache, TokenCacheStats } from '../tokens/index.js';
@@ -100,24 +100,27 @@ export async function runScan(
   const writer = await TextArtifactWriter.open(input.outDir, [txtRenderer, markdownRenderer, jsonRenderer], input.options.lite);
   try {
     void ownPool?.warm().catch(() => {});
-    deps.prepareAssemble();
-    const collected = await collectFiles(input, deps, countTokens, (record, content) => writer.addFile(record, content), onProgress);
+    const repository = repositoryBlock(input);
+    const headFor = (walkedPaths: string[]): HeadContext => ({
+      repository,
+      encoding: input.encoding,
+      tree: input.options.skipTree ? null : renderTree(input.repoName, walkedPaths, input.options.treeDepth),
+      lite: input.options.lite,
+    });
+    let head: HeadContext | undefined;
+    // The heads are written as soon as the walk is over, while files are still being counted.
+    const collected = await collectFiles(input, deps, countTokens, (record, content) => writer.addFile(record, content), onProgress, async (walkedPaths) => {
+      head = headFor(walkedPaths);
+      await writer.begin(head);
+    });
 
     onProgress({ phase: 'render', files_done: collected.files.length + collected.assets.length, files_total: collected.files.length + collected.assets.length });
     const renderStart = performance.now();
     const summary = summarize(collected.files, collected.assets);
-    const tree = input.options.skipTree ? null : renderTree(input.repoName, collected.keptPaths, input.options.treeDepth);
-    const repository = repositoryBlock(input);
-    const ctx: RenderContext = {
-      repository,
-      encoding: input.encoding,
-      summary,
-      tree,
-      assets: collected.assets,
-      skippedCount: collected.skipped.length,
-      lite: input.options.lite,
-    };
-    const artifacts = await writer.finish(ctx, deps.assemble);
+    // collectFiles has called onWalked by now; finish() would refuse an artifact without its head.
+    head ??= headFor(collected.walkedPaths);
+    const ctx: RenderContext = { ...head, summary, assets: collected.assets, skippedCount: collected.skipped.length };
+    const artifacts = await writer.finish(ctx);
     const renderMs = performance.now() - renderStart;
 
     const report: ScanReport = {
@@ -125,7 +128,7 @@ export async function runScan(
       options: scanOptionsToWire(input.options),
       encoding: input.encoding,
       summary,
-      tree,
+      tree: ctx.tree,
       files: collected.files,
       assets: collected.assets,
       skipped: collected.skipped,

@@ -1,5 +1,5 @@
 import { classifyByName, classifyContent } from '../classify/index.js';
-import { assembleInThread, estimateInThread, readFilesInThread, walkInThread, warmFileThreads } from '../io/io-threads.js';
+import { estimateInThread, readFilesInThread, walkInThread } from '../io/io-threads.js';
 
 /**
  * The engine's I/O and heavy helpers, injectable for tests. The defaults walk and read on the
@@ -10,9 +10,6 @@ export const defaultScanDeps = {
   readFiles: readFilesInThread,
   /** A preview's token estimates (inspect), off the caller's thread. */
   estimateTokens: estimateInThread as (contents: Uint8Array[]) => Promise<number[]> | number[],
-  assemble: assembleInThread,
-  /** Called as a scan starts: whatever `assemble` needs is ready when the last file is counted. */
-  prepareAssemble: warmFileThreads,
   classifyByName,
   classifyContent,
   now: (): Date => new Date(),

@@ -1,9 +1,8 @@
-import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { getPriority } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { assembleInThread, readFilesInThread, walkInThread } from '../../src/io/io-threads.js';
+import { readFilesInThread, walkInThread } from '../../src/io/io-threads.js';
 import { createTokenPool } from '../../src/tokens/index.js';
 import { DEFAULT_ENGINE_LIMITS, DEFAULT_SCAN_OPTIONS } from '../../src/types.js';
 import type { WalkedFile, WalkResult } from '../../src/types.js';
@@ -70,22 +69,6 @@ describe('io threads', () => {
     // The first two landed where the caller asked: in its shared memory, not in copies.
     expect(Buffer.from(memory.subarray(0, 5)).toString()).toBe('alpha');
     expect(Buffer.from(memory.subarray(6, 12)).toString()).toBe('bravo!');
-  });
-
-  it('assemble artifacts side by side as head + body + tail with their size and sha256, never over an existing file', async () => {
-    const root = await tree({ 'body.a': 'alpha ✓ body\n', 'body.b': 'x'.repeat(5 << 20), 'taken.txt': 'keep me' });
-    const assembled = await Promise.all(
-      ['a', 'b'].map((name) => assembleInThread({ outPath: join(root, `out.${name}`), head: `HEAD ${name} ✓\n`, bodyPath: join(root, `body.${name}`), tail: 'TAIL\n' })),
-    );
-    for (const [i, name] of ['a', 'b'].entries()) {
-      const written = readFileSync(join(root, `out.${name}`));
-      expect(written.equals(Buffer.concat([Buffer.from(`HEAD ${name} ✓\n`), readFileSync(join(root, `body.${name}`)), Buffer.from('TAIL\n')]))).toBe(true);
-      expect(assembled[i]).toEqual({ bytes: written.length, sha256: createHash('sha256').update(written).digest('hex') });
-    }
-    await expect(assembleInThread({ outPath: join(root, 'taken.txt'), head: 'h', bodyPath: join(root, 'body.a'), tail: '' })).rejects.toMatchObject({ code: 'EEXIST' });
-    await expect(assembleInThread({ outPath: join(root, 'out.c'), head: 'h', bodyPath: join(root, 'missing'), tail: '' })).rejects.toMatchObject({ code: 'ENOENT' });
-    expect(readFileSync(join(root, 'taken.txt'), 'utf8')).toBe('keep me');
-    expect(existsSync(join(root, 'out.c'))).toBe(false);
   });
 
   // Meaningful only where the test itself runs below nice 19 (not under `nice -n 19 npm test`).

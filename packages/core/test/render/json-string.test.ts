@@ -1,35 +1,55 @@
 import { Buffer } from 'node:buffer';
 import { describe, expect, it } from 'vitest';
-import { jsonStringLiteral } from '../../src/render/json-string.js';
+import { escapeJsonInto, MAX_ESCAPED_BYTES } from '../../src/render/json-string.js';
 
-const literal = (text: string, sliceBytes?: number): string => Buffer.concat([...jsonStringLiteral(Buffer.from(text, 'utf8'), sliceBytes)]).toString('utf8');
+/** The literal of `text` escaped into targets of `targetBytes` one after another, as the artifact writer does. */
+function literal(text: string, targetBytes = 1 << 16): { json: string; calls: number } {
+  const source = Buffer.from(text, 'utf8');
+  const pieces: Buffer[] = [];
+  const progress = { read: 0, written: 0 };
+  let calls = 0;
+  do {
+    const target = Buffer.alloc(targetBytes);
+    escapeJsonInto(source, progress.read, target, 0, progress);
+    calls++;
+    expect(progress.written).toBeGreaterThan(0); // every call gets somewhere
+    pieces.push(target.subarray(0, progress.written));
+  } while (progress.read < source.length);
+  return { json: `"${Buffer.concat(pieces).toString('utf8')}"`, calls };
+}
 
-describe('jsonStringLiteral', () => {
+describe('escapeJsonInto', () => {
   const tricky = 'quote " backslash \\ tab \t nul \u0000 bs \b ff \f esc \u001b del \u007f line\u2028sep é日😀\uFEFF\r\n' + '"\\'.repeat(20);
 
-  it('is the UTF-8 of JSON.stringify of the text, in one piece for small content', () => {
-    const pieces = [...jsonStringLiteral(Buffer.from(tricky))];
-    expect(pieces).toHaveLength(1);
-    expect(Buffer.from(pieces[0] as Uint8Array).toString('utf8')).toBe(JSON.stringify(tricky));
+  it('writes the UTF-8 of JSON.stringify of the text, without the quotes', () => {
+    expect(literal(tricky)).toEqual({ json: JSON.stringify(tricky), calls: 1 });
   });
 
   it('escapes every byte below 0x20 as JSON.stringify does', () => {
     const controls = Array.from({ length: 32 }, (_, i) => String.fromCharCode(i)).join('');
-    expect(literal(controls)).toBe(JSON.stringify(controls));
-    expect(JSON.parse(literal(controls))).toBe(controls);
+    expect(literal(controls).json).toBe(JSON.stringify(controls));
+    expect(JSON.parse(literal(controls).json)).toBe(controls);
   });
 
-  it.each([1, 2, 3, 5, 16, 33])('is JSON.stringify of the text when sliced every %i bytes, inside multi-byte characters too', (size) => {
+  it.each([MAX_ESCAPED_BYTES, 7, 8, 13, 33, 100])('resumes where it stopped, inside multi-byte characters too, with %i-byte targets', (size) => {
     for (let cut = 0; cut < 12; cut++) {
       const text = 'x'.repeat(cut) + tricky.repeat(3);
-      expect(literal(text, size)).toBe(JSON.stringify(text));
+      expect(literal(text, size).json).toBe(JSON.stringify(text));
     }
   });
 
-  it('never yields a piece much larger than its slice', () => {
-    const pieces = [...jsonStringLiteral(Buffer.from('€"'.repeat(100_000)), 4096)];
-    expect(Buffer.concat(pieces).toString('utf8')).toBe(JSON.stringify('€"'.repeat(100_000)));
-    // An escape doubles a byte at most here ('"' → '\"'); six times for a control byte.
-    expect(Math.max(...pieces.map((p) => p.byteLength))).toBeLessThanOrEqual(2 * 4096);
+  it('starts nothing it has no room to finish, and leaves bytes before `at` alone', () => {
+    const target = Buffer.from('keep......');
+    const progress = escapeJsonInto(Buffer.from('\u0001\u0002'), 0, target, 4, { read: 0, written: 0 });
+    // Six free bytes: room for one \u0001, not for the second escape.
+    expect(progress).toEqual({ read: 1, written: 10 });
+    expect(target.toString('latin1')).toBe('keep\\u0001');
+    expect(escapeJsonInto(Buffer.from('x'), 0, Buffer.alloc(MAX_ESCAPED_BYTES - 1), 0, { read: 0, written: 0 })).toEqual({ read: 0, written: 0 });
+  });
+
+  it('is exact on a large text of every kind of byte', () => {
+    const text = Array.from({ length: 20_000 }, (_, i) => String.fromCodePoint((i * 7919) % 0x2fff)).join('') + '€"'.repeat(50_000);
+    expect(JSON.parse(literal(text, 4096).json)).toBe(text);
+    expect(literal(text, 4096).json).toBe(JSON.stringify(text));
   });
 });

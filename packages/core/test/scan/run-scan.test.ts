@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTokenCounter } from '../../src/tokens/index.js';
 import { runScan } from '../../src/scan/run-scan.js';
+import { defaultScanDeps } from '../../src/scan/scan-deps.js';
 import type { ScanInput, ScanReport } from '../../src/scan/run-scan.js';
 import { DEFAULT_ENGINE_LIMITS, DEFAULT_SCAN_OPTIONS } from '../../src/types.js';
 import type { ScanOptions, ScanProgress, SourceInfo } from '../../src/types.js';
@@ -219,6 +220,24 @@ describe('runScan edge cases', () => {
       expect(await readFile(join(tree.outDir, 'output.txt'), 'utf8')).not.toContain('Directory structure');
       expect(await readFile(join(tree.outDir, 'output.md'), 'utf8')).not.toContain('Directory structure');
       expect(JSON.parse(await readFile(join(tree.outDir, 'output.json'), 'utf8'))).not.toHaveProperty('tree');
+    } finally {
+      await tree.cleanup();
+    }
+  });
+
+  it('a file that fails to read after the walk is still drawn in the tree and is listed as skipped', async () => {
+    const tree = await makeSampleTree();
+    try {
+      const readFiles: typeof defaultScanDeps.readFiles = async (requests, maxBytes) => {
+        const outcomes = await defaultScanDeps.readFiles(requests, maxBytes);
+        return outcomes.map((outcome, i) => (requests[i]?.absPath.endsWith('Guide.md') ? { ok: false, reason: 'unreadable' } : outcome));
+      };
+      const report = await runScan(input(tree.root, tree.outDir), { countTokens: inThread, readFiles });
+      expect(report.skipped).toContainEqual({ path: 'docs/Guide.md', reason: 'unreadable' });
+      expect(report.files.map((f) => f.path)).not.toContain('docs/Guide.md');
+      // The head is written when the walk ends, before any file is read: the tree shows what the walk found.
+      expect(report.tree).toContain('Guide.md');
+      expect(await readFile(join(tree.outDir, 'output.txt'), 'utf8')).not.toContain('FILE: docs/Guide.md');
     } finally {
       await tree.cleanup();
     }
