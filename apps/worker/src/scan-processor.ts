@@ -127,6 +127,8 @@ export function createScanProcessor(deps: ScanProcessorDeps): ScanProcessor {
 
       const scanning = performance.now();
       const pool = deps.tokenPools.get(request.encoding);
+      // Threads of another encoding, or one replaced after a crash, load while the walk starts.
+      pool.warm().catch(() => {});
       cache = await deps.tokenCaches.forScan(request.encoding);
       const cacheStats = { hits: 0, misses: 0 };
       const report = await runScan(
