@@ -4,8 +4,9 @@
  * JSON.stringify escapes only '"', '\\' and code units below 0x20 (and lone surrogates, which
  * valid UTF-8 never decodes to), all ASCII, so escaping the bytes one by one gives exactly the
  * UTF-8 of `JSON.stringify(decoded content)`, and every byte of a multi-byte character passes as
- * it is. One pass with no string, no copy and no garbage: decoding to latin1, JSON.stringify and
- * encoding back took twice as long (70 MB: 0.36 s against 0.2 s) and made 70 MB of strings.
+ * it is. One pass with no string, no copy and no garbage, four bytes at a time between escapes:
+ * decoding to latin1, JSON.stringify and encoding back took 0.36 s for 70 MB and made 70 MB of
+ * strings; a byte loop 0.2–0.29 s; this 0.14–0.2 s.
  */
 
 /** Each byte's escape letter (`\n` → 'n'), 0 when it takes `\u00XX`, or 0xff when it needs no escape. */
@@ -39,6 +40,8 @@ export interface EscapeProgress {
  */
 export function escapeJsonInto(source: Uint8Array, from: number, target: Uint8Array, at: number, progress: EscapeProgress): EscapeProgress {
   const length = source.length;
+  const words = new DataView(source.buffer, source.byteOffset, source.byteLength);
+  const out = new DataView(target.buffer, target.byteOffset, target.byteLength);
   let read = from;
   let written = at;
   for (;;) {
@@ -46,6 +49,20 @@ export function escapeJsonInto(source: Uint8Array, from: number, target: Uint8Ar
     const stop = Math.min(length, read + Math.floor((target.length - written) / MAX_ESCAPED_BYTES));
     if (stop === read) break;
     while (read < stop) {
+      // Four bytes at a time while none of them needs an escape (most of a source file): exact
+      // tests, on the whole word, for "some byte is below 0x20", "… is a double quote", "… is a backslash".
+      if (read + 4 <= stop) {
+        const word = words.getUint32(read, true);
+        const quote = word ^ 0x22222222;
+        const backslash = word ^ 0x5c5c5c5c;
+        const special = ((word - 0x20202020) & ~word) | ((quote - 0x01010101) & ~quote) | ((backslash - 0x01010101) & ~backslash);
+        if ((special & 0x80808080) === 0) {
+          out.setUint32(written, word, true);
+          written += 4;
+          read += 4;
+          continue;
+        }
+      }
       const byte = source[read++] as number;
       const escape = ESCAPE[byte] as number;
       if (escape === 0xff) {

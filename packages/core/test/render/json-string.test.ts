@@ -52,4 +52,19 @@ describe('escapeJsonInto', () => {
     expect(JSON.parse(literal(text, 4096).json)).toBe(text);
     expect(literal(text, 4096).json).toBe(JSON.stringify(text));
   });
+
+  it('finds an escape at any place within a word, for every byte value', () => {
+    // The latin1 view through JSON.stringify escapes exactly the same bytes: the oracle here.
+    const oracle = (bytes: Buffer): string => Buffer.from(JSON.stringify(bytes.toString('latin1')), 'latin1').toString('latin1');
+    for (let byte = 0; byte < 256; byte++) {
+      for (let offset = 0; offset < 8; offset++) {
+        const bytes = Buffer.alloc(16, 0x61);
+        bytes[offset] = byte;
+        const target = Buffer.alloc(16 * 6);
+        const { read, written } = escapeJsonInto(bytes, 0, target, 0, { read: 0, written: 0 });
+        expect(read).toBe(16);
+        expect(`"${target.subarray(0, written).toString('latin1')}"`).toBe(oracle(bytes));
+      }
+    }
+  });
 });
