@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { link, lstat, open, readFile, rename, rm } from 'node:fs/promises';
+import { link, lstat, open, rename, rm } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { hasCode } from './fs-errors.js';
+import { readIfExists } from './read-if-exists.js';
 
 export interface FileLockOptions {
   /** A lock older than this was left by a process that died (or froze) inside its critical section. */
@@ -28,9 +29,9 @@ export async function withFileLock<T>(path: string, options: FileLockOptions, ta
   const token = randomBytes(12).toString('hex');
   await acquire(path, token, options);
   try {
-    return await task({ stillHeld: async () => (await readToken(path)) === token });
+    return await task({ stillHeld: async () => (await readIfExists(path)) === token });
   } finally {
-    if ((await readToken(path)) === token) await rm(path, { force: true });
+    if ((await readIfExists(path)) === token) await rm(path, { force: true });
   }
 }
 
@@ -76,11 +77,3 @@ async function breakIfStale(path: string, staleMs: number): Promise<boolean> {
   return true;
 }
 
-async function readToken(path: string): Promise<string | null> {
-  try {
-    return await readFile(path, 'utf8');
-  } catch (error) {
-    if (hasCode(error, 'ENOENT')) return null;
-    throw error;
-  }
-}

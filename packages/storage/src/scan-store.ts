@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Stats } from 'node:fs';
-import { lstat, mkdir, readdir, readFile, realpath, rename, rm } from 'node:fs/promises';
+import { lstat, mkdir, readdir, realpath, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { isScanId, ScanError, ScanStateRecord, TERMINAL_STATES, TokenEncoding } from '@reposcan/contracts';
 import { fsyncDir, fsyncFiles, writeFileAtomic } from './atomic-write.js';
@@ -10,6 +10,7 @@ import { asStorageError, hasCode } from './fs-errors.js';
 import { LockTimeoutError, withFileLock } from './file-lock.js';
 import type { HeldLock } from './file-lock.js';
 import { KeyedSerial } from './keyed-serial.js';
+import { readIfExists } from './read-if-exists.js';
 import { removeTree } from './remove-tree.js';
 import {
   assertScanId,
@@ -409,14 +410,6 @@ function toJson(value: unknown): string {
   return `${text}\n`;
 }
 
-async function readIfExists(path: string): Promise<string | null> {
-  try {
-    return await readFile(path, 'utf8');
-  } catch (error) {
-    if (hasCode(error, 'ENOENT')) return null;
-    throw error;
-  }
-}
 
 function parseRecord(id: string, text: string): ScanStateRecord {
   let data: unknown;
