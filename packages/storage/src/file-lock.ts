@@ -38,16 +38,23 @@ export async function withFileLock<T>(path: string, options: FileLockOptions, ta
 async function acquire(path: string, token: string, { staleMs, waitMs }: FileLockOptions): Promise<void> {
   const deadline = Date.now() + waitMs;
   for (let pause = 2; ; pause = Math.min(pause * 2, 50)) {
+    let handle;
     try {
-      const handle = await open(path, 'wx');
+      handle = await open(path, 'wx');
+    } catch (error) {
+      if (!hasCode(error, 'EEXIST')) throw error;
+    }
+    if (handle !== undefined) {
       try {
         await handle.writeFile(token);
+        return;
+      } catch (error) {
+        // A full disk: leave no empty lock for everyone else to wait out.
+        await rm(path, { force: true });
+        throw error;
       } finally {
         await handle.close();
       }
-      return;
-    } catch (error) {
-      if (!hasCode(error, 'EEXIST')) throw error;
     }
     if (await breakIfStale(path, staleMs)) continue;
     if (Date.now() >= deadline) throw new LockTimeoutError(`${path} stayed locked for ${waitMs} ms.`);

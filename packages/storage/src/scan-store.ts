@@ -396,7 +396,8 @@ async function lockState<T>(dir: string, id: string, task: (lock: HeldLock) => P
   } catch (error) {
     if (hasCode(error, 'ENOENT')) throw notFound(id);
     if (error instanceof LockTimeoutError) throw new ScanError('INTERNAL_ERROR', `The state of scan ${id} stayed locked by another process; try again.`, { cause: error });
-    throw error;
+    // A full volume can refuse the lock file itself.
+    throw asStorageError(error);
   }
 }
 

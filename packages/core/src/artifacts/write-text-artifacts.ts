@@ -90,18 +90,23 @@ export class TextArtifactWriter {
       await flush(artifact);
       artifact.early = null;
       await put(artifact, artifact.renderer.head(ctx));
-      if (early.handle === null) continue;
-      await flush(artifact);
-      // The write buffer is empty: it carries the waiting blocks across.
-      for (let position = 0; ; ) {
-        const { bytesRead } = await early.handle.read(artifact.buffer, 0, artifact.buffer.length, position);
-        if (bytesRead === 0) break;
-        position += bytesRead;
-        artifact.used = bytesRead;
+      const waiting = early.handle;
+      if (waiting === null) continue;
+      try {
         await flush(artifact);
+        // The write buffer is empty: it carries the waiting blocks across.
+        for (let position = 0; ; ) {
+          const { bytesRead } = await waiting.read(artifact.buffer, 0, artifact.buffer.length, position);
+          if (bytesRead === 0) break;
+          position += bytesRead;
+          artifact.used = bytesRead;
+          await flush(artifact);
+        }
+      } finally {
+        // Gone whichever way the copy ends: abort() no longer knows of it.
+        await waiting.close().catch(() => undefined);
+        await rm(early.path, { force: true });
       }
-      await early.handle.close();
-      await rm(early.path, { force: true });
     }
   }
 
