@@ -170,11 +170,8 @@ export class ScanStore {
           const next = validRecord(id, { ...proposed, updated_at: new Date().toISOString() });
           // Broken as stale while this process was frozen: `current` may be outdated, so read again.
           if (!(await lock.stillHeld())) return 'lock-lost';
-          try {
-            await writeFileAtomic(join(dir, STATE_FILE), toJson(next));
-          } catch (error) {
-            throw asStorageError(error);
-          }
+          // A full volume surfaces as DISK_FULL through lockState.
+          await writeFileAtomic(join(dir, STATE_FILE), toJson(next));
           return next;
         });
         if (outcome !== 'lock-lost') return outcome;
@@ -396,7 +393,7 @@ async function lockState<T>(dir: string, id: string, task: (lock: HeldLock) => P
   } catch (error) {
     if (hasCode(error, 'ENOENT')) throw notFound(id);
     if (error instanceof LockTimeoutError) throw new ScanError('INTERNAL_ERROR', `The state of scan ${id} stayed locked by another process; try again.`, { cause: error });
-    // A full volume can refuse the lock file itself.
+    // A full volume, whether it refused the lock file or state.json: DISK_FULL.
     throw asStorageError(error);
   }
 }
@@ -410,7 +407,6 @@ function toJson(value: unknown): string {
   if (text === undefined) throw new ScanError('INTERNAL_ERROR', 'Value cannot be stored as JSON.');
   return `${text}\n`;
 }
-
 
 function parseRecord(id: string, text: string): ScanStateRecord {
   let data: unknown;

@@ -1,5 +1,6 @@
 // Entry of the long-lived io threads (io-threads.ts): batches of reads, with blocking system calls,
-// which cost a fraction of the async ones and block only this thread, and a preview's token estimates. It imports nothing else, so a kept thread costs little memory.
+// which cost a fraction of the async ones and block only this thread, and a preview's token
+// estimates. It imports nothing else, so a kept thread costs little memory.
 import { estimateTokensFromBytes } from '../tokens/estimate-tokens.js';
 import { readFilesSync } from './read-file-bytes.js';
 import { serveIoRequests } from './serve-io-requests.js';

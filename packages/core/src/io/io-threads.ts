@@ -5,10 +5,10 @@
 // from the event loop in 1 MiB async writes: a few hundred a scan, where reads are thousands.)
 //
 // Reads (a batch takes about a millisecond) and a preview's token estimates go to two long-lived
-// threads with a lean entry: a kept thread costs about 10 MB. Each walk gets a
-// thread of its own that ends with it: a walk of a big tree takes a second and leaves tens of
-// megabytes of garbage that a kept thread would hold on to (50 000 files: 74 MB RSS). Threads keep
-// the process alive only while they work.
+// threads with a lean entry: a kept thread costs about 10 MB. Each walk gets a thread of its own
+// that ends with it: a walk of a big tree takes a second and leaves tens of megabytes of garbage
+// that a kept thread would hold on to (50 000 files: 74 MB RSS). Threads keep the process alive
+// only while they work.
 import { Worker } from 'node:worker_threads';
 import type { SkippedPath, WalkedFile } from '../types.js';
 import { ScanRootError } from '../walk/scan-root.js';
