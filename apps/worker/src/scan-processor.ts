@@ -2,7 +2,7 @@ import { access, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ScanError, ScanRequestRecord, SummaryRecord, TERMINAL_STATES } from '@reposcan/contracts';
 import type { ScanProgress } from '@reposcan/contracts';
-import { runScan } from '@reposcan/core';
+import { prepareWalkThread, runScan } from '@reposcan/core';
 import type { EngineLimits } from '@reposcan/core';
 import type { ScanJobContext, ScanProcessor } from '@reposcan/queue';
 import { artifactDirRelative } from '@reposcan/storage';
@@ -194,6 +194,8 @@ export function createScanProcessor(deps: ScanProcessorDeps): ScanProcessor {
       clearInterval(cancelWatch);
       job.signal.removeEventListener('abort', onJobAbort);
       await store.removeStaging(staging.dir).catch((error: unknown) => log.warn({ err: error, scanId }, 'staging cleanup failed'));
+      // The next scan's walk thread starts now, between scans, not at the head of that scan.
+      prepareWalkThread();
     }
   };
 }

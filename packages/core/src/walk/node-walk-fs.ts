@@ -60,4 +60,5 @@ export const syncWalkFs: WalkDeps = {
   readdir: (absPath) => asPromise(() => readdirSync(absPath, { withFileTypes: true })),
   lstat: (absPath) => asPromise(() => lstatSync(absPath)),
   readFile: (absPath, maxBytes) => asPromise(() => readFileCappedSync(absPath, maxBytes)),
+  blocking: true,
 };

@@ -22,4 +22,9 @@ export interface WalkDeps {
   lstat: (absPath: string) => Promise<WalkStats>;
   /** At most `maxBytes` bytes of a regular file, refusing to follow a symbolic link. */
   readFile: (absPath: string, maxBytes: number) => Promise<Uint8Array>;
+  /**
+   * The calls block their thread and finish before they return: nothing overlaps them, so the walk
+   * lists a folder only when the output reaches it instead of listing ahead.
+   */
+  blocking?: boolean;
 }

@@ -29,8 +29,11 @@ export interface WalkInput {
 const IO_CONCURRENCY = 64;
 
 /**
- * Folders listed ahead of the output. Enough to keep the file system busy, and few enough that
- * a walk stopped by the file limit has not listed (and held in memory) the rest of a huge tree.
+ * Folders listed ahead of the output with async calls. Enough to keep the file system busy, and
+ * few enough that a walk stopped by the file limit has not listed (and held in memory) the rest
+ * of a huge tree. Blocking calls list nothing ahead: they cannot overlap, and listing ahead only
+ * delayed the first files (a tree with a few large folders was two-thirds listed before its
+ * first chunk went out, while the tokenizer threads waited).
  */
 const LOOKAHEAD_FOLDERS = 128;
 
@@ -60,8 +63,12 @@ class PendingFolder {
   }
 }
 
-/** Files handed on in chunks about this big: the scan starts reading before the walk ends. */
+/**
+ * Files handed on in chunks about this big: the scan starts reading before the walk ends. The
+ * first chunks are smaller, so the first batch of reads starts as soon as there is one.
+ */
 const CHUNK_FILES = 256;
+const FIRST_CHUNK_FILES = 32;
 
 /** Receives the kept files in output order, a chunk at a time, while the walk goes on. */
 export type WalkSink = (files: WalkedFile[]) => void;
@@ -102,12 +109,14 @@ export async function walkTreeInto(input: WalkInput, sink: WalkSink, deps: Parti
   const scanRoot = await openScanRoot(ctx, input.root, input.subdir);
   let kept = 0;
   let chunk: WalkedFile[] = [];
+  let chunkFiles = FIRST_CHUNK_FILES;
+  const lookahead = ctx.fs.blocking === true ? 0 : LOOKAHEAD_FOLDERS;
   const skipped: SkippedPath[] = [...scanRoot.problems];
 
   const started: Promise<unknown>[] = [];
   let ahead = 0; // listings started and not yet taken up by the output
   const prefetch = (subfolders: readonly PendingFolder[]): void => {
-    const next = subfolders.filter((sub) => !sub.started).slice(0, Math.max(0, LOOKAHEAD_FOLDERS - ahead));
+    const next = subfolders.filter((sub) => !sub.started).slice(0, Math.max(0, lookahead - ahead));
     // Started last to first, so the LIFO pool lists the first sub-folder first.
     for (const sub of next.toReversed()) void sub.listing();
   };
@@ -144,9 +153,10 @@ export async function walkTreeInto(input: WalkInput, sink: WalkSink, deps: Parti
       if (kept < limits.maxFiles) {
         kept += 1;
         chunk.push(file);
-        if (chunk.length >= CHUNK_FILES) {
+        if (chunk.length >= chunkFiles) {
           sink(chunk);
           chunk = [];
+          chunkFiles = Math.min(CHUNK_FILES, chunkFiles * 2);
         }
       } else {
         ctx.stopped = true;

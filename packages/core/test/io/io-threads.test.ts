@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { getPriority } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readFilesInThread, walkInThread } from '../../src/io/io-threads.js';
+import { prepareWalkThread, readFilesInThread, walkInThread } from '../../src/io/io-threads.js';
 import { createTokenPool } from '../../src/tokens/index.js';
 import { DEFAULT_ENGINE_LIMITS, DEFAULT_SCAN_OPTIONS } from '../../src/types.js';
 import type { WalkedFile, WalkResult } from '../../src/types.js';
@@ -87,5 +87,27 @@ describe('io threads', () => {
     } finally {
       await pool.close();
     }
+  });
+});
+
+describe('a prepared walk thread', () => {
+  const threadCount = (): number => readdirSync('/proc/self/task').length;
+  const settle = async (expected: number): Promise<number> => {
+    for (let i = 0; i < 100 && threadCount() !== expected; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    return threadCount();
+  };
+
+  it.runIf(process.platform === 'linux')('is started once however often it is asked for, walks the next tree, and ends with that walk', async () => {
+    const root = await tree({ 'src/a.ts': 'a', 'README.md': '# r' });
+    await walkInThread(input(root), () => {}); // any lazily started helper threads of Node are up
+    const before = await settle(threadCount());
+    prepareWalkThread();
+    prepareWalkThread();
+    expect(await settle(before + 1)).toBe(before + 1);
+    const files: WalkedFile[] = [];
+    const skipped = await walkInThread(input(root), (chunk) => files.push(...chunk));
+    expect({ files, skipped }).toEqual(await walkTree(input(root)));
+    // The walk used the waiting thread instead of starting one, and nothing waits after it.
+    expect(await settle(before)).toBe(before);
   });
 });

@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { compareNames } from '../../src/path-order.js';
-import { useTempTrees, onWindows, walk } from './walk-fixture.js';
+import { DEFAULT_ENGINE_LIMITS } from '../../src/types.js';
+import { nodeWalkFs, walkTreeInto } from '../../src/walk/index.js';
+import { syncWalkFs } from '../../src/walk/node-walk-fs.js';
+import type { WalkDeps } from '../../src/walk/index.js';
+import { defaultOptions, useTempTrees, onWindows, walk } from './walk-fixture.js';
 
 const tree = useTempTrees();
 
@@ -69,5 +73,32 @@ describe('names and shapes', () => {
     expect(file?.path).toBe('a/b/c.txt');
     expect(file?.size).toBe(5);
     expect(file?.absPath.startsWith(root)).toBe(true);
+  });
+});
+
+describe('streaming', () => {
+  // 30 folders of 20 files after a first, deeper one: a walk that listed ahead would have listed
+  // most of them before handing on a single file.
+  const spec: Record<string, string> = { 'a/deep/one.ts': 'x', 'a/deep/two.ts': 'x' };
+  for (let d = 0; d < 30; d++) for (let f = 0; f < 20; f++) spec[`m${String(d).padStart(2, '0')}/f${f}.ts`] = 'x';
+
+  it.each([
+    ['blocking calls', syncWalkFs, 5],
+    ['async calls', nodeWalkFs, Infinity],
+  ])('with %s, hands on the first files early, in small chunks, in the same order', async (_label, fs, maxListedFirst) => {
+    const root = await tree(spec);
+    let listed = 0;
+    const counting: WalkDeps = { ...fs, readdir: (absPath) => (listed++, fs.readdir(absPath)) };
+    const chunks: Array<{ size: number; listed: number }> = [];
+    const paths: string[] = [];
+    await walkTreeInto({ root, subdir: null, options: defaultOptions(), limits: DEFAULT_ENGINE_LIMITS }, (chunk) => {
+      chunks.push({ size: chunk.length, listed });
+      paths.push(...chunk.map((file) => file.path));
+    }, counting);
+    expect(paths).toEqual((await walk(root)).paths);
+    // The root, a/, a/deep/, m00/ and m01/ hold the first 32 files: all a blocking walk lists for them.
+    expect(chunks[0]?.listed).toBeLessThanOrEqual(maxListedFirst);
+    expect(chunks[0]?.size).toBeLessThanOrEqual(32);
+    expect(chunks.map((c) => c.size).every((size, i, all) => i === all.length - 1 || size <= 256)).toBe(true);
   });
 });
