@@ -38,6 +38,21 @@ interface Artifact {
   syncing: Promise<Error | null> | null;
 }
 
+/** One textual file for the artifacts: its record and its UTF-8 content. */
+export interface TextBlock {
+  record: TextFileRecord;
+  content: Uint8Array;
+}
+
+/** What a scan writes its text artifacts through: the writer below, here or on a thread of its own. */
+export interface ArtifactWriter {
+  begin(ctx: HeadContext): Promise<void>;
+  /** No content is referenced once this resolves: the caller may reuse its memory. */
+  addFiles(blocks: readonly TextBlock[]): Promise<void>;
+  finish(ctx: RenderContext): Promise<WrittenArtifact[]>;
+  abort(): Promise<void>;
+}
+
 /**
  * Writes every text artifact front to back, once: the head as soon as the walk is over (`begin`),
  * each file's block as it is counted (`addFile`), the tail with the totals at the end (`finish`),
@@ -45,7 +60,7 @@ interface Artifact {
  * after the head. Memory stays at one fixed buffer per format whatever the repository's size, and
  * no content passed to addFile is referenced once it returns.
  */
-export class TextArtifactWriter {
+export class TextArtifactWriter implements ArtifactWriter {
   private fileCount = 0;
 
   private constructor(
@@ -116,6 +131,10 @@ export class TextArtifactWriter {
     for (const artifact of this.artifacts) {
       for (const chunk of artifact.renderer.file(record, content, index, this.lite)) await put(artifact, chunk);
     }
+  }
+
+  async addFiles(blocks: readonly TextBlock[]): Promise<void> {
+    for (const { record, content } of blocks) await this.addFile(record, content);
   }
 
   /** Writes every tail and syncs every artifact to disk; `ctx` is the one given to `begin` plus the totals. */

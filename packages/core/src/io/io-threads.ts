@@ -12,6 +12,9 @@
 // at the head of every scan, while nothing else could run. Threads keep the process alive only while
 // they work.
 import { Worker } from 'node:worker_threads';
+import type { WrittenArtifact } from '../artifacts/artifact-names.js';
+import type { ArtifactWriter, TextBlock } from '../artifacts/write-text-artifacts.js';
+import type { TextFormat } from '../render/render-context.js';
 import type { SkippedPath, WalkedFile } from '../types.js';
 import { ScanRootError } from '../walk/scan-root.js';
 import type { ScanRootErrorCode } from '../walk/scan-root.js';
@@ -23,8 +26,8 @@ import type { ReadOutcome, ReadRequest } from './read-file-bytes.js';
 const FROM_SOURCE = import.meta.url.endsWith('.ts');
 const DEV_ENTRY = new URL('./io-thread.dev.mjs', import.meta.url);
 
-/** What a thread runs: reads and assemblies (lean, kept), or a walk (its own thread). */
-type ThreadEntry = 'file-thread' | 'walk-thread';
+/** What a thread runs: reads and estimates (lean, kept), a walk (its own thread), or artifact writing (kept). */
+type ThreadEntry = 'file-thread' | 'walk-thread' | 'artifact-thread';
 
 interface Pending {
   resolve: (value: unknown) => void;
@@ -41,7 +44,10 @@ interface IoThread {
 /** Long-lived threads of one role, started as they are first needed; a request goes to the least busy. */
 class ThreadSet {
   readonly #threads = new Set<IoThread>();
-  constructor(readonly size: number) {}
+  constructor(
+    readonly entry: ThreadEntry,
+    readonly size: number,
+  ) {}
 
   pick(): IoThread {
     let best: IoThread | null = null;
@@ -51,14 +57,19 @@ class ThreadSet {
   }
 
   #add(): IoThread {
-    const thread = spawn('file-thread', (gone) => this.#threads.delete(gone));
+    const thread = spawn(this.entry, (gone) => this.#threads.delete(gone));
     this.#threads.add(thread);
     return thread;
   }
 }
 
 // Two lean threads serve reads and estimates alike, each request going to the less busy one.
-const fileThreads = new ThreadSet(2);
+const fileThreads = new ThreadSet('file-thread', 2);
+// Two threads write the artifacts of every scan, the JSON on one (escaping makes it the costliest)
+// and the others on the other, so a rescan that counts nothing renders on both cores. Each is a
+// set of one: a writer's requests must reach the thread that holds it.
+const artifactThreads = { json: new ThreadSet('artifact-thread', 1), others: new ThreadSet('artifact-thread', 1) };
+let nextWriter = 1;
 let nextId = 1;
 
 function rebuild(error: { name: string; message: string; code?: string }): Error {
@@ -150,4 +161,32 @@ export function estimateInThread(contents: Uint8Array[]): Promise<number[]> {
 /** A batch of reads on the read thread, into the shared memory of each request's `into`. */
 export function readFilesInThread(requests: readonly ReadRequest[], maxBytes: number): Promise<ReadOutcome[]> {
   return ask<ReadOutcome[]>(fileThreads.pick(), { kind: 'read', requests: [...requests], maxBytes });
+}
+
+/**
+ * TextArtifactWriters on the artifact threads: the same artifacts, rendered, hashed and written off
+ * the caller's event loop, the JSON beside the others. Contents in shared memory (the read ring)
+ * cross without a copy; a call resolves once every thread is done with what it was given.
+ */
+export async function openArtifactWriterInThread(outDir: string, formats: readonly TextFormat[], lite: boolean): Promise<ArtifactWriter> {
+  const groups = [formats.filter((f) => f === 'json'), formats.filter((f) => f !== 'json')].filter((group) => group.length > 0);
+  const parts = groups.map((group) => ({ formats: group, thread: (group[0] === 'json' ? artifactThreads.json : artifactThreads.others).pick(), writer: nextWriter++ }));
+  const opened = await Promise.allSettled(parts.map((part) => ask(part.thread, { kind: 'artifacts-open', writer: part.writer, outDir, formats: part.formats, lite })));
+  const all = <T>(request: (part: (typeof parts)[number]) => Promise<T>): Promise<T[]> => Promise.all(parts.map(request));
+  const writer: ArtifactWriter = {
+    begin: async (head) => void (await all((part) => ask(part.thread, { kind: 'artifacts-begin', writer: part.writer, head }))),
+    addFiles: async (blocks: readonly TextBlock[]) => void (await all((part) => ask(part.thread, { kind: 'artifacts-add', writer: part.writer, blocks: [...blocks] }))),
+    finish: async (ctx) => {
+      const written = (await all((part) => ask<WrittenArtifact[]>(part.thread, { kind: 'artifacts-finish', writer: part.writer, ctx }))).flat();
+      return formats.flatMap((format) => written.filter((artifact) => artifact.format === format));
+    },
+    // Settles every part before it resolves: the caller removes the files next.
+    abort: async () => void (await Promise.allSettled(parts.map((part) => ask(part.thread, { kind: 'artifacts-abort', writer: part.writer })))),
+  };
+  const failed = opened.find((result) => result.status === 'rejected');
+  if (failed) {
+    await writer.abort();
+    throw failed.reason;
+  }
+  return writer;
 }

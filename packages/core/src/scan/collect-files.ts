@@ -1,3 +1,4 @@
+import type { TextBlock } from '../artifacts/write-text-artifacts.js';
 import { buildFileUrl } from '../render/file-url.js';
 import { FileFeed } from './file-feed.js';
 import { processFiles } from './process-files.js';
@@ -44,8 +45,8 @@ export async function collectFiles(
   input: CollectInput,
   deps: ScanDeps,
   countTokens: (contents: Uint8Array[]) => Promise<number[]> | number[],
-  /** Receives each textual file with its UTF-8 content, in walk order. */
-  onText: ((record: TextFileRecord, content: Uint8Array) => Promise<void>) | null,
+  /** Receives the textual files of each batch with their UTF-8 contents, in walk order; contents are valid until it resolves. */
+  onTexts: ((blocks: TextBlock[]) => Promise<void>) | null,
   onProgress: ProgressCallback,
   onWalked: (walkedPaths: string[]) => Promise<void> = () => Promise.resolve(),
 ): Promise<Collected> {
@@ -80,7 +81,7 @@ export async function collectFiles(
     await onWalked(walkedPaths);
   };
 
-  const take = async (item: ProcessedFile): Promise<void> => {
+  const take = (item: ProcessedFile, texts: TextBlock[]): void => {
     const { path, size } = item.file;
     if (item.kind === 'skipped') {
       skipped.push({ path, reason: item.reason });
@@ -94,7 +95,7 @@ export async function collectFiles(
     const record: TextFileRecord = { path, subcategory: item.subcategory, size_bytes: size, tokens_estimate: item.tokens, url };
     if (item.encoding) record.encoding = item.encoding;
     files.push(record);
-    if (onText) await onText(record, item.content);
+    texts.push({ record, content: item.content });
   };
 
   try {
@@ -111,7 +112,9 @@ export async function collectFiles(
       },
       async (items, done) => {
         await announceWalked();
-        for (const item of items) await take(item);
+        const texts: TextBlock[] = [];
+        for (const item of items) take(item, texts);
+        if (onTexts && texts.length > 0) await onTexts(texts);
         onProgress({ phase: walkMs === null ? 'walk' : 'read', files_done: done, files_total: walkedPaths.length });
       },
     );

@@ -116,14 +116,15 @@ interface InFlight {
 
 /**
  * Read, classify and count every walked file once, in small batches processed concurrently,
- * and hand results to `emit` strictly in walk order. Reads land in a ring of shared memory of
- * fixed size that batches take and give back in order, so peak memory does not grow with the
- * repository, nor with how many big files come in a row.
+ * and hand results to `emit` strictly in walk order, one call at a time. Reads land in a ring of
+ * shared memory of fixed size that batches take and give back in order, so peak memory does not
+ * grow with the repository, nor with how many big files come in a row.
  *
  * A new batch starts whenever one finishes, not only when the oldest does: a big file at the head
- * would otherwise leave every tokenizer thread but one idle until it is counted. Finished batches
- * wait for their turn to be emitted, holding their ring region, so the ring bounds how far ahead
- * the scan runs.
+ * would otherwise leave every tokenizer thread but one idle until it is counted. Nor does an emit
+ * hold the batches back: the next batches are read and counted while it runs (an emit that hands
+ * contents to another thread waits for that thread). Batches hold their ring region until their
+ * emit is over, so the ring bounds how far ahead the scan runs.
  */
 export async function processFiles(
   feed: FileFeed,
@@ -152,10 +153,15 @@ export async function processFiles(
     );
   };
   plan();
+  // Emits run one after another, behind the loop; each gives its batch's region back when it ends.
+  let emitting: Promise<void> = Promise.resolve();
+  const emits = new Set<Promise<void>>();
+  const emitFailed: { failure: { error: unknown } | null } = { failure: null };
   try {
     for (;;) {
       options.signal?.throwIfAborted();
       if (planned.failure) throw planned.failure.error;
+      if (emitFailed.failure) throw emitFailed.failure.error;
       while (planned.next !== null && !planned.next.done && active < options.concurrency && inflight.length < MAX_WINDOW) {
         const batch = planned.next.value;
         const region = batch.room > 0 ? ring.tryAcquire(batch.room) : null;
@@ -178,21 +184,36 @@ export async function processFiles(
       const head = inflight[0];
       if (head === undefined && planned.next?.done) break;
       if (head === undefined || head.result === null) {
-        // Wake on whichever comes first: a batch finishing (its slot can start the next one) or the next batch planned.
-        await Promise.race([...inflight.filter((b) => b.result === null).map((b) => b.settled), ...(planned.planning ? [planned.planning] : [])]);
+        // Wake on whichever comes first: a batch finishing (its slot can start the next one), the
+        // next batch planned, or an emit ending (its region may let a batch start).
+        await Promise.race([...inflight.filter((b) => b.result === null).map((b) => b.settled), ...(planned.planning ? [planned.planning] : []), ...emits]);
         continue;
       }
       inflight.shift();
       const settled = head.result;
       if (!settled.ok) throw settled.error;
       done += settled.items.length;
-      await emit(settled.items, done);
-      // Regions go back in the order they were taken, once nothing reads them.
-      if (head.region !== null) ring.releaseOldest();
+      const filesDone = done;
+      const step = emitting.then(() => emit(settled.items, filesDone));
+      // Regions go back in the order they were taken, once nothing reads them: emits end in order.
+      const released = step.then(
+        () => {
+          if (head.region !== null) ring.releaseOldest();
+        },
+        (error: unknown) => {
+          emitFailed.failure ??= { error };
+        },
+      );
+      emits.add(released);
+      void released.then(() => emits.delete(released));
+      emitting = step;
     }
+    await emitting;
   } finally {
-    // Let the batches already started finish before the ring is reused, so no read outlives the scan.
+    // Let the batches already started and the emits finish before the ring is reused, so no read
+    // or writer outlives the scan.
     await Promise.all(inflight.map((batch) => batch.settled));
+    await Promise.allSettled([emitting]);
     returnRing(ring);
   }
 }

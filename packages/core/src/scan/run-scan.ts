@@ -2,11 +2,8 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ARTIFACT_FILE_NAMES } from '../artifacts/artifact-names.js';
 import type { WrittenArtifact } from '../artifacts/artifact-names.js';
-import { TextArtifactWriter } from '../artifacts/write-text-artifacts.js';
+import { TEXT_FORMATS } from '../artifacts/text-renderers.js';
 import { writeZipBundle } from '../artifacts/write-zip-bundle.js';
-import { jsonRenderer } from '../render/render-json.js';
-import { markdownRenderer } from '../render/render-markdown.js';
-import { txtRenderer } from '../render/render-txt.js';
 import type { HeadContext, RenderContext, RepositoryBlock } from '../render/render-context.js';
 import { renderTree } from '../render/render-tree.js';
 import { createTokenPool, withTokenCache } from '../tokens/index.js';
@@ -97,7 +94,7 @@ export async function runScan(
   const ownPool = deps.countTokens ? null : createTokenPool({ encoding: input.encoding });
   const count = deps.countTokens ?? ((contents: Uint8Array[]) => (ownPool as NonNullable<typeof ownPool>).count(contents));
   const countTokens = deps.tokenCache ? withTokenCache(count, deps.tokenCache.cache, deps.tokenCache.stats) : count;
-  const writer = await TextArtifactWriter.open(input.outDir, [txtRenderer, markdownRenderer, jsonRenderer], input.options.lite);
+  const writer = await deps.openArtifactWriter(input.outDir, TEXT_FORMATS, input.options.lite);
   try {
     void ownPool?.warm().catch(() => {});
     const repository = repositoryBlock(input);
@@ -109,7 +106,7 @@ export async function runScan(
     });
     let head: HeadContext | undefined;
     // The heads are written as soon as the walk is over, while files are still being counted.
-    const collected = await collectFiles(input, deps, countTokens, (record, content) => writer.addFile(record, content), onProgress, async (walkedPaths) => {
+    const collected = await collectFiles(input, deps, countTokens, (blocks) => writer.addFiles(blocks), onProgress, async (walkedPaths) => {
       head = headFor(walkedPaths);
       await writer.begin(head);
     });

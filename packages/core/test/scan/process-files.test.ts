@@ -138,4 +138,42 @@ describe('processFiles', () => {
     setTimeout(() => failing.fail(new Error('walk failed: EACCES')), 20);
     await expect(processFiles(failing, deps, TIGHT, () => {})).rejects.toThrow('walk failed: EACCES');
   });
+
+  it('reads and counts the next batches while an emit runs, never runs two emits at once, and fails with an emit\'s error', async () => {
+    const { files, deps } = fixture(120);
+    const roomy: ProcessOptions = { ...TIGHT, readBufferBytes: 1 << 20 };
+    let counted = 0;
+    const counting: FileProcessingDeps = { ...deps, countTokens: async (contents) => ((counted += contents.length), deps.countTokens(contents)) };
+    let emitting = 0;
+    let countedDuringFirstEmit = 0;
+    const seen: string[] = [];
+    await processFiles(FileFeed.of(files), counting, roomy, async (items) => {
+      expect(emitting).toBe(0);
+      emitting++;
+      const texts = items.map((item) => (item.kind === 'text' ? Buffer.from(item.content).toString() : ''));
+      if (seen.length === 0) {
+        // The first emit waits (as for a busy artifact thread) until later batches are counted.
+        const before = counted;
+        for (let waited = 0; counted - before < 20 && waited < 2000; waited += 5) await pause(5);
+        countedDuringFirstEmit = counted - before;
+      }
+      // Its contents are still intact at its end: its region is not reused while it runs.
+      items.forEach((item, i) => item.kind === 'text' && expect(Buffer.from(item.content).toString()).toBe(texts[i]));
+      for (const item of items) seen.push(item.file.path);
+      emitting--;
+    });
+    expect(countedDuringFirstEmit).toBeGreaterThanOrEqual(20);
+    expect(seen).toEqual(files.map((f) => f.path));
+
+    let emits = 0;
+    const { files: more, deps: moreDeps, reads } = fixture(60);
+    await expect(
+      processFiles(FileFeed.of(more), moreDeps, TIGHT, async () => {
+        await pause(2);
+        if (++emits === 3) throw new Error('disk full');
+      }),
+    ).rejects.toThrow('disk full');
+    expect(emits).toBe(3);
+    expect(reads.live).toBe(0);
+  });
 });
