@@ -1,9 +1,9 @@
-// Entry of the artifact thread (io-threads.ts): renders, hashes and writes the text artifacts of
-// every scan of this process, one TextArtifactWriter per scan, so the event loop that reads,
-// classifies and orders files does not also escape and copy every byte three times.
+// The artifact writers a file thread holds (io-threads.ts): each scan's TextArtifactWriter lives on
+// the thread that opened it, so the event loop that reads, classifies and orders files does not
+// also escape, hash and copy every byte three times.
 import { TEXT_RENDERERS } from '../artifacts/text-renderers.js';
 import { TextArtifactWriter } from '../artifacts/write-text-artifacts.js';
-import { serveIoRequests } from './serve-io-requests.js';
+import type { ArtifactRequest } from './io-protocol.js';
 
 const writers = new Map<number, TextArtifactWriter>();
 
@@ -13,7 +13,7 @@ function writer(id: number): TextArtifactWriter {
   return found;
 }
 
-serveIoRequests(async (request) => {
+export async function answerArtifactRequest(request: ArtifactRequest): Promise<unknown> {
   switch (request.kind) {
     case 'artifacts-open':
       writers.set(request.writer, await TextArtifactWriter.open(request.outDir, request.formats.map((format) => TEXT_RENDERERS[format]), request.lite));
@@ -32,7 +32,5 @@ serveIoRequests(async (request) => {
       writers.delete(request.writer);
       return aborted?.abort();
     }
-    default:
-      throw new TypeError(`the artifact thread does not take '${request.kind}' requests`);
   }
-});
+}
