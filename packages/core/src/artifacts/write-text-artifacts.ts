@@ -45,15 +45,6 @@ export interface TextBlock {
   content: Uint8Array;
 }
 
-/** What a scan writes its text artifacts through: the writer below, here or on a thread of its own. */
-export interface ArtifactWriter {
-  begin(ctx: HeadContext): Promise<void>;
-  /** No content is referenced once this resolves: the caller may reuse its memory. */
-  addFiles(blocks: readonly TextBlock[]): Promise<void>;
-  finish(ctx: RenderContext): Promise<WrittenArtifact[]>;
-  abort(): Promise<void>;
-}
-
 /**
  * Writes every text artifact front to back, once: the head as soon as the walk is over (`begin`),
  * each file's block as it is counted (`addFile`), the tail with the totals at the end (`finish`),
@@ -61,7 +52,7 @@ export interface ArtifactWriter {
  * after the head. Memory stays at one fixed buffer per format whatever the repository's size, and
  * no content passed to addFile is referenced once it returns.
  */
-export class TextArtifactWriter implements ArtifactWriter {
+export class TextArtifactWriter {
   private fileCount = 0;
 
   private constructor(
@@ -134,6 +125,7 @@ export class TextArtifactWriter implements ArtifactWriter {
     }
   }
 
+  /** addFile for each block, in order. */
   async addFiles(blocks: readonly TextBlock[]): Promise<void> {
     for (const { record, content } of blocks) await this.addFile(record, content);
   }

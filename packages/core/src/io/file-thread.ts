@@ -1,14 +1,12 @@
 // Entry of the long-lived io threads (io-threads.ts): batches of reads, with blocking system calls,
-// which cost a fraction of the async ones and block only this thread, a preview's token estimates,
-// and the writing of scans' artifacts. It imports nothing else, so a kept thread costs little memory.
+// which cost a fraction of the async ones and block only this thread, and a preview's token
+// estimates. It imports nothing else, so a kept thread costs little memory.
 import { estimateTokensFromBytes } from '../tokens/estimate-tokens.js';
-import { answerArtifactRequest } from './artifact-writers.js';
 import { readFilesSync } from './read-file-bytes.js';
 import { serveIoRequests } from './serve-io-requests.js';
 
 serveIoRequests((request) => {
   if (request.kind === 'read') return readFilesSync(request.requests, request.maxBytes);
   if (request.kind === 'estimate') return request.contents.map(estimateTokensFromBytes);
-  if (request.kind === 'walk') throw new TypeError(`a file thread does not take '${request.kind}' requests`);
-  return answerArtifactRequest(request);
+  throw new TypeError(`a file thread does not take '${request.kind}' requests`);
 });

@@ -1,19 +1,17 @@
 // The engine's file-system work off the event loop, with blocking calls on threads of its own
 // (file-thread.ts, walk-thread.ts). Blocking calls cost a fraction of the async ones (no promise,
 // FileHandle or libuv round trip per call: 8 900 reads took 0.12 s instead of 0.9 s), and the
-// event loop that serves HTTP and renews queue locks never waits on a disk.
+// event loop that serves HTTP and renews queue locks never waits on a disk. (Artifacts are written
+// from the event loop in 1 MiB async writes: a few hundred a scan, where reads are thousands.)
 //
-// Reads (a batch takes about a millisecond), a preview's token estimates and the writing of scans'
-// artifacts (1 MiB writes; escaping and hashing 217 MB) go to two long-lived threads with a lean
-// entry: a kept thread costs about 10 MB. Each walk gets a thread of its own that ends with it: a
-// walk of a big tree takes a second and leaves tens of megabytes of garbage that a kept thread
-// would hold on to (50 000 files: 74 MB RSS). A long-lived process can have the next walk's thread
-// started while it is idle (prepareWalkThread): starting one took ~0.1 s at the head of every
-// scan, while nothing else could run. Threads keep the process alive only while they work.
+// Reads (a batch takes about a millisecond) and a preview's token estimates go to two long-lived
+// threads with a lean entry: a kept thread costs about 10 MB. Each walk gets a thread of its own
+// that ends with it: a walk of a big tree takes a second and leaves tens of megabytes of garbage
+// that a kept thread would hold on to (50 000 files: 74 MB RSS). A long-lived process can keep
+// the next walk's thread started while it is idle (prepareWalkThread): starting one took ~0.1 s
+// at the head of every scan, while nothing else could run. Threads keep the process alive only while
+// they work.
 import { Worker } from 'node:worker_threads';
-import type { WrittenArtifact } from '../artifacts/artifact-names.js';
-import type { ArtifactWriter, TextBlock } from '../artifacts/write-text-artifacts.js';
-import type { TextFormat } from '../render/render-context.js';
 import type { SkippedPath, WalkedFile } from '../types.js';
 import { ScanRootError } from '../walk/scan-root.js';
 import type { ScanRootErrorCode } from '../walk/scan-root.js';
@@ -25,7 +23,7 @@ import type { ReadOutcome, ReadRequest } from './read-file-bytes.js';
 const FROM_SOURCE = import.meta.url.endsWith('.ts');
 const DEV_ENTRY = new URL('./io-thread.dev.mjs', import.meta.url);
 
-/** What a thread runs: reads, estimates and artifact writing (lean, kept), or a walk (its own thread). */
+/** What a thread runs: reads and assemblies (lean, kept), or a walk (its own thread). */
 type ThreadEntry = 'file-thread' | 'walk-thread';
 
 interface Pending {
@@ -43,16 +41,7 @@ interface IoThread {
 /** Long-lived threads of one role, started as they are first needed; a request goes to the least busy. */
 class ThreadSet {
   readonly #threads = new Set<IoThread>();
-  constructor(
-    readonly entry: ThreadEntry,
-    readonly size: number,
-  ) {}
-
-  /** Every thread of the set, started if need be, in a stable order. */
-  all(): IoThread[] {
-    while (this.#threads.size < this.size) this.#add();
-    return [...this.#threads];
-  }
+  constructor(readonly size: number) {}
 
   pick(): IoThread {
     let best: IoThread | null = null;
@@ -62,17 +51,14 @@ class ThreadSet {
   }
 
   #add(): IoThread {
-    const thread = spawn(this.entry, (gone) => this.#threads.delete(gone));
+    const thread = spawn('file-thread', (gone) => this.#threads.delete(gone));
     this.#threads.add(thread);
     return thread;
   }
 }
 
-// Two lean threads serve reads and estimates alike, each request going to the less busy one, and
-// hold the scans' artifact writers: the JSON on one (escaping makes it the costliest), the others
-// on the other, so a rescan that counts nothing renders on both cores without two more threads.
-const fileThreads = new ThreadSet('file-thread', 2);
-let nextWriter = 1;
+// Two lean threads serve reads and estimates alike, each request going to the less busy one.
+const fileThreads = new ThreadSet(2);
 let nextId = 1;
 
 function rebuild(error: { name: string; message: string; code?: string }): Error {
@@ -164,34 +150,4 @@ export function estimateInThread(contents: Uint8Array[]): Promise<number[]> {
 /** A batch of reads on the read thread, into the shared memory of each request's `into`. */
 export function readFilesInThread(requests: readonly ReadRequest[], maxBytes: number): Promise<ReadOutcome[]> {
   return ask<ReadOutcome[]>(fileThreads.pick(), { kind: 'read', requests: [...requests], maxBytes });
-}
-
-/**
- * TextArtifactWriters on the file threads: the same artifacts, rendered, hashed and written off
- * the caller's event loop, the JSON beside the others. Contents in shared memory (the read ring)
- * cross without a copy; a call resolves once every thread is done with what it was given.
- */
-export async function openArtifactWriterInThread(outDir: string, formats: readonly TextFormat[], lite: boolean): Promise<ArtifactWriter> {
-  const groups = [formats.filter((f) => f === 'json'), formats.filter((f) => f !== 'json')].filter((group) => group.length > 0);
-  // A writer's requests must reach the thread that holds it.
-  const threads = fileThreads.all();
-  const parts = groups.map((group, i) => ({ formats: group, thread: threads[i % threads.length] as IoThread, writer: nextWriter++ }));
-  const opened = await Promise.allSettled(parts.map((part) => ask(part.thread, { kind: 'artifacts-open', writer: part.writer, outDir, formats: part.formats, lite })));
-  const all = <T>(request: (part: (typeof parts)[number]) => Promise<T>): Promise<T[]> => Promise.all(parts.map(request));
-  const writer: ArtifactWriter = {
-    begin: async (head) => void (await all((part) => ask(part.thread, { kind: 'artifacts-begin', writer: part.writer, head }))),
-    addFiles: async (blocks: readonly TextBlock[]) => void (await all((part) => ask(part.thread, { kind: 'artifacts-add', writer: part.writer, blocks: [...blocks] }))),
-    finish: async (ctx) => {
-      const written = (await all((part) => ask<WrittenArtifact[]>(part.thread, { kind: 'artifacts-finish', writer: part.writer, ctx }))).flat();
-      return formats.flatMap((format) => written.filter((artifact) => artifact.format === format));
-    },
-    // Settles every part before it resolves: the caller removes the files next.
-    abort: async () => void (await Promise.allSettled(parts.map((part) => ask(part.thread, { kind: 'artifacts-abort', writer: part.writer })))),
-  };
-  const failed = opened.find((result) => result.status === 'rejected');
-  if (failed) {
-    await writer.abort();
-    throw failed.reason;
-  }
-  return writer;
 }

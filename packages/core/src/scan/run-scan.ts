@@ -2,8 +2,11 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ARTIFACT_FILE_NAMES } from '../artifacts/artifact-names.js';
 import type { WrittenArtifact } from '../artifacts/artifact-names.js';
-import { TEXT_FORMATS } from '../artifacts/text-renderers.js';
+import { TextArtifactWriter } from '../artifacts/write-text-artifacts.js';
 import { writeZipBundle } from '../artifacts/write-zip-bundle.js';
+import { jsonRenderer } from '../render/render-json.js';
+import { markdownRenderer } from '../render/render-markdown.js';
+import { txtRenderer } from '../render/render-txt.js';
 import type { HeadContext, RenderContext, RepositoryBlock } from '../render/render-context.js';
 import { renderTree } from '../render/render-tree.js';
 import { createTokenPool, withTokenCache } from '../tokens/index.js';
@@ -94,7 +97,7 @@ export async function runScan(
   const ownPool = deps.countTokens ? null : createTokenPool({ encoding: input.encoding });
   const count = deps.countTokens ?? ((contents: Uint8Array[]) => (ownPool as NonNullable<typeof ownPool>).count(contents));
   const countTokens = deps.tokenCache ? withTokenCache(count, deps.tokenCache.cache, deps.tokenCache.stats) : count;
-  const writer = await deps.openArtifactWriter(input.outDir, TEXT_FORMATS, input.options.lite);
+  const writer = await TextArtifactWriter.open(input.outDir, [txtRenderer, markdownRenderer, jsonRenderer], input.options.lite);
   try {
     void ownPool?.warm().catch(() => {});
     const repository = repositoryBlock(input);

@@ -1,5 +1,5 @@
 import { classifyByName, classifyContent } from '../classify/index.js';
-import { estimateInThread, openArtifactWriterInThread, readFilesInThread, walkInThread } from '../io/io-threads.js';
+import { estimateInThread, readFilesInThread, walkInThread } from '../io/io-threads.js';
 
 /**
  * The engine's I/O and heavy helpers, injectable for tests. The defaults walk and read on the
@@ -10,8 +10,6 @@ export const defaultScanDeps = {
   readFiles: readFilesInThread,
   /** A preview's token estimates (inspect), off the caller's thread. */
   estimateTokens: estimateInThread as (contents: Uint8Array[]) => Promise<number[]> | number[],
-  /** Where a scan's text artifacts are rendered and written: the artifact thread. */
-  openArtifactWriter: openArtifactWriterInThread,
   classifyByName,
   classifyContent,
   now: (): Date => new Date(),

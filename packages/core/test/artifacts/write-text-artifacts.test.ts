@@ -1,12 +1,10 @@
 import { Buffer } from 'node:buffer';
 import { createHash } from 'node:crypto';
-import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { TEXT_FORMATS, TEXT_RENDERERS } from '../../src/artifacts/text-renderers.js';
 import { TextArtifactWriter } from '../../src/artifacts/write-text-artifacts.js';
-import { openArtifactWriterInThread } from '../../src/io/io-threads.js';
 import { jsonRenderer } from '../../src/render/render-json.js';
 import { txtRenderer } from '../../src/render/render-txt.js';
 import type { HeadContext, RenderContext } from '../../src/render/render-context.js';
@@ -94,56 +92,5 @@ describe('TextArtifactWriter', () => {
     await expect(writer.finish(totals([]))).rejects.toThrow(/begin\(\)/);
     await writer.abort();
     expect(await readdir(dir)).toEqual(['output.txt']); // the caller removes the artifacts it asked for
-  });
-});
-
-describe('openArtifactWriterInThread', () => {
-  let dir: string;
-  beforeEach(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'reposcan-writer-thread-'));
-  });
-  afterEach(() => rm(dir, { recursive: true, force: true }));
-
-  it('writes, on the artifact threads, the same bytes as the writer here, in format order, from shared memory it may reuse at once', async () => {
-    const blocks = [...files(40, 3_000), ...files(2, 400_000)];
-    const here = join(dir, 'here');
-    const there = join(dir, 'there');
-    await Promise.all([mkdir(here), mkdir(there)]);
-    const local = await TextArtifactWriter.open(here, TEXT_FORMATS.map((f) => TEXT_RENDERERS[f]), false);
-    await local.begin(HEAD);
-    await local.addFiles(blocks);
-    const expected = await local.finish(totals(blocks));
-
-    const writer = await openArtifactWriterInThread(there, TEXT_FORMATS, false);
-    await writer.begin(HEAD);
-    // Each batch crosses in one shared buffer, as from the read ring, and is overwritten as soon as addFiles resolves.
-    const ring = new Uint8Array(new SharedArrayBuffer(1 << 20));
-    for (let i = 0; i < blocks.length; i += 8) {
-      let offset = 0;
-      const batch = blocks.slice(i, i + 8).map(({ record, content }) => {
-        ring.set(content, offset);
-        const view = ring.subarray(offset, offset + content.length);
-        offset += content.length;
-        return { record, content: view };
-      });
-      await writer.addFiles(batch);
-      ring.fill(0x58);
-    }
-    const written = await writer.finish(totals(blocks));
-    expect(written).toEqual(expected);
-    expect(written.map((a) => a.format)).toEqual(['txt', 'md', 'json']);
-    const sha = async (path: string): Promise<string> => createHash('sha256').update(await readFile(path)).digest('hex');
-    for (const artifact of written) expect(await sha(join(there, artifact.file))).toBe(await sha(join(here, artifact.file)));
-  });
-
-  it('reports a failure with its code, and abort leaves the files for the caller to remove', async () => {
-    await expect(openArtifactWriterInThread(join(dir, 'missing'), TEXT_FORMATS, false)).rejects.toMatchObject({ code: 'ENOENT' });
-    const writer = await openArtifactWriterInThread(dir, ['txt', 'json'], false);
-    await writer.addFiles(files(3, 10));
-    await expect(writer.finish(totals([]))).rejects.toThrow(/begin\(\)/);
-    await writer.abort();
-    expect((await readdir(dir)).sort()).toEqual(['output.json', 'output.txt']);
-    // An aborted writer is gone from its thread.
-    await expect(writer.begin(HEAD)).rejects.toThrow(/no artifact writer/);
   });
 });
