@@ -7,10 +7,10 @@
 // Reads (a batch takes about a millisecond) and a preview's token estimates go to two long-lived
 // threads with a lean entry: a kept thread costs about 10 MB. Each walk gets a thread of its own
 // that ends with it: a walk of a big tree takes a second and leaves tens of megabytes of garbage
-// that a kept thread would hold on to (50 000 files: 74 MB RSS). A long-lived process can keep
+// that a kept thread would hold on to (50 000 files: 74 MB RSS). A long-lived process can have
 // the next walk's thread started while it is idle (prepareWalkThread): starting one took ~0.1 s
-// at the head of every scan, while nothing else could run. Threads keep the process alive only while
-// they work.
+// at the head of every scan, while nothing else could run. Threads keep the process alive only
+// while they work.
 import { Worker } from 'node:worker_threads';
 import type { SkippedPath, WalkedFile } from '../types.js';
 import { ScanRootError } from '../walk/scan-root.js';

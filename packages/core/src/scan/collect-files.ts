@@ -38,7 +38,7 @@ export interface Collected {
  * Walk the tree, filter it, and read/classify/count every kept file once, in order. Reading
  * starts with the walk's first chunk of files, not after its last: progress says `walk` (the
  * total still growing) until the walk ends, then `read` with the final total. `onWalked` hears
- * of the walk's end once, in turn with `onText`: before the first text after it, at the latest
+ * of the walk's end once, in turn with `onTexts`: before the first texts after it, at the latest
  * before this returns.
  */
 export async function collectFiles(

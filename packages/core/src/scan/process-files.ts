@@ -122,9 +122,9 @@ interface InFlight {
  *
  * A new batch starts whenever one finishes, not only when the oldest does: a big file at the head
  * would otherwise leave every tokenizer thread but one idle until it is counted. Nor does an emit
- * hold the batches back: the next batches are read and counted while it runs (an emit that hands
- * contents to another thread waits for that thread). Batches hold their ring region until their
- * emit is over, so the ring bounds how far ahead the scan runs.
+ * hold the batches back: the next batches are read and counted while it runs (and waits for the
+ * disk). Batches hold their ring region until their emit is over, so the ring bounds how far ahead
+ * the scan runs.
  */
 export async function processFiles(
   feed: FileFeed,
