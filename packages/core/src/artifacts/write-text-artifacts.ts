@@ -39,12 +39,6 @@ interface Artifact {
   syncing: Promise<Error | null> | null;
 }
 
-/** One textual file for the artifacts: its record and its UTF-8 content. */
-export interface TextBlock {
-  record: TextFileRecord;
-  content: Uint8Array;
-}
-
 /**
  * Writes every text artifact front to back, once: the head as soon as the walk is over (`begin`),
  * each file's block as it is counted (`addFile`), the tail with the totals at the end (`finish`),
@@ -123,11 +117,6 @@ export class TextArtifactWriter {
     for (const artifact of this.artifacts) {
       for (const chunk of artifact.renderer.file(record, content, index, this.lite)) await put(artifact, chunk);
     }
-  }
-
-  /** addFile for each block, in order. */
-  async addFiles(blocks: readonly TextBlock[]): Promise<void> {
-    for (const { record, content } of blocks) await this.addFile(record, content);
   }
 
   /** Writes every tail and syncs every artifact to disk; `ctx` is the one given to `begin` plus the totals. */

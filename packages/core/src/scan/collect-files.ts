@@ -1,4 +1,3 @@
-import type { TextBlock } from '../artifacts/write-text-artifacts.js';
 import { buildFileUrl } from '../render/file-url.js';
 import { FileFeed } from './file-feed.js';
 import { processFiles } from './process-files.js';
@@ -38,15 +37,15 @@ export interface Collected {
  * Walk the tree, filter it, and read/classify/count every kept file once, in order. Reading
  * starts with the walk's first chunk of files, not after its last: progress says `walk` (the
  * total still growing) until the walk ends, then `read` with the final total. `onWalked` hears
- * of the walk's end once, in turn with `onTexts`: before the first texts after it, at the latest
+ * of the walk's end once, in turn with `onText`: before the first text after it, at the latest
  * before this returns.
  */
 export async function collectFiles(
   input: CollectInput,
   deps: ScanDeps,
   countTokens: (contents: Uint8Array[]) => Promise<number[]> | number[],
-  /** Receives the textual files of each batch with their UTF-8 contents, in walk order; contents are valid until it resolves. */
-  onTexts: ((blocks: TextBlock[]) => Promise<void>) | null,
+  /** Receives each textual file with its UTF-8 content, in walk order. */
+  onText: ((record: TextFileRecord, content: Uint8Array) => Promise<void>) | null,
   onProgress: ProgressCallback,
   onWalked: (walkedPaths: string[]) => Promise<void> = () => Promise.resolve(),
 ): Promise<Collected> {
@@ -81,7 +80,7 @@ export async function collectFiles(
     await onWalked(walkedPaths);
   };
 
-  const take = (item: ProcessedFile, texts: TextBlock[]): void => {
+  const take = async (item: ProcessedFile): Promise<void> => {
     const { path, size } = item.file;
     if (item.kind === 'skipped') {
       skipped.push({ path, reason: item.reason });
@@ -95,7 +94,7 @@ export async function collectFiles(
     const record: TextFileRecord = { path, subcategory: item.subcategory, size_bytes: size, tokens_estimate: item.tokens, url };
     if (item.encoding) record.encoding = item.encoding;
     files.push(record);
-    texts.push({ record, content: item.content });
+    if (onText) await onText(record, item.content);
   };
 
   try {
@@ -112,9 +111,7 @@ export async function collectFiles(
       },
       async (items, done) => {
         await announceWalked();
-        const texts: TextBlock[] = [];
-        for (const item of items) take(item, texts);
-        if (onTexts && texts.length > 0) await onTexts(texts);
+        for (const item of items) await take(item);
         onProgress({ phase: walkMs === null ? 'walk' : 'read', files_done: done, files_total: walkedPaths.length });
       },
     );

@@ -109,7 +109,7 @@ export async function runScan(
     });
     let head: HeadContext | undefined;
     // The heads are written as soon as the walk is over, while files are still being counted.
-    const collected = await collectFiles(input, deps, countTokens, (blocks) => writer.addFiles(blocks), onProgress, async (walkedPaths) => {
+    const collected = await collectFiles(input, deps, countTokens, (record, content) => writer.addFile(record, content), onProgress, async (walkedPaths) => {
       head = headFor(walkedPaths);
       await writer.begin(head);
     });
