@@ -126,6 +126,9 @@ describe.runIf(hasRedisServer)('operators: worker probes and metrics, queue gaug
     expect((await waitCompleted(api, local)).state).toBe('completed');
     const missingBranch = await accept(api, { repo_path: `${git.origin}/acme/widgets/tree/no-such-branch` });
     expect(await waitCompleted(api, missingBranch)).toMatchObject({ state: 'failed', error: { code: 'BRANCH_NOT_FOUND' } });
+    // The worker records a failure's metrics just after it publishes the state the API reports;
+    // a busy (niced) worker may not have got there when the API already answers 'failed'.
+    await expect.poll(async () => sample(await scrape(workerUrl), 'reposcan_scans_finished_total', { state: 'failed', code: 'BRANCH_NOT_FOUND' }), { timeout: 10_000, interval: 50 }).toBe(1);
 
     const text = await scrape(workerUrl);
     const summaries = [await summaryOf(api, remote), await summaryOf(api, local)];
