@@ -151,6 +151,9 @@ export function createScanProcessor(deps: ScanProcessorDeps): ScanProcessor {
         { countTokens: (texts) => pool.count(texts), tokenCache: cache ? { cache, stats: cacheStats } : undefined },
         (p) => {
           if (p.phase === 'walk' && p.files_done === 0) fault('scan');
+          // This scan's walk is over: the next scan's walk thread boots now, alongside the reads,
+          // not between scans (back to back, the next walk waited 25-50 ms for it).
+          else if (p.phase !== 'walk') prepareWalkThread();
           setProgress({ phase: p.phase, files_done: p.files_done, files_total: p.files_total });
         },
       );
@@ -199,7 +202,7 @@ export function createScanProcessor(deps: ScanProcessorDeps): ScanProcessor {
       clearInterval(cancelWatch);
       job.signal.removeEventListener('abort', onJobAbort);
       await store.removeStaging(staging.dir).catch((error: unknown) => log.warn({ err: error, scanId }, 'staging cleanup failed'));
-      // The next scan's walk thread starts now, between scans, not at the head of that scan.
+      // For the next scan, in case this one ended before its walk did.
       prepareWalkThread();
     }
   };
