@@ -5,12 +5,12 @@
 // from the event loop in 1 MiB async writes: a few hundred a scan, where reads are thousands.)
 //
 // Reads (a batch takes about a millisecond) and a preview's token estimates go to two long-lived
-// threads with a lean entry: a kept thread costs about 10 MB. Each walk gets a thread of its own
-// that ends with it: a walk of a big tree takes a second and leaves tens of megabytes of garbage
-// that a kept thread would hold on to (50 000 files: 74 MB RSS). A long-lived process can have
-// the next walk's thread started while it is idle (prepareWalkThread): starting one took ~0.1 s
-// at the head of every scan, while nothing else could run. Threads keep the process alive only
-// while they work.
+// threads with a lean entry: a kept thread costs about 10 MB. A walk of a big tree gets a thread
+// that ends with it: it takes a second and leaves tens of megabytes of garbage that a kept thread
+// would hold on to (50 000 files: 74 MB RSS). A small walk's thread, with little garbage, waits
+// for the next walk. A long-lived process can have the next walk's thread started while it is
+// idle (prepareWalkThread): starting one took ~0.1 s at the head of every scan, while nothing else
+// could run. Threads keep the process alive only while they work.
 import { Worker } from 'node:worker_threads';
 import type { SkippedPath, WalkedFile } from '../types.js';
 import { ScanRootError } from '../walk/scan-root.js';
@@ -126,16 +126,37 @@ export function prepareWalkThread(): void {
 }
 
 /**
- * `walkTreeInto` on a thread of its own, which ends with the walk: chunks of files reach `sink` as
- * the thread finds them. A filter function cannot cross threads: use `docsOnly`.
+ * Walks of at most this many paths (kept and skipped) leave their thread for the next walk: a few
+ * megabytes of garbage at most, and small scans back to back no longer wait 10-50 ms each for a
+ * thread to start.
+ */
+export const KEEP_WALK_THREAD_UP_TO = 2_000;
+
+/**
+ * `walkTreeInto` on a thread of its own: chunks of files reach `sink` as the thread finds them. The
+ * thread ends with the walk, unless the walk was small and no other thread waits for the next one.
+ * A filter function cannot cross threads: use `docsOnly`.
  */
 export function walkInThread(input: WalkInput, sink: WalkSink): Promise<SkippedPath[]> {
   if (input.acceptFile !== undefined) return Promise.reject(new TypeError('walkInThread takes no acceptFile function; set docsOnly instead'));
   const thread = spareWalkThread ?? spawnWalkThread();
   spareWalkThread = null;
-  return ask<SkippedPath[]>(thread, { kind: 'walk', input }, sink).finally(() => {
-    void thread.worker.terminate();
-  });
+  let paths = 0;
+  const counted: WalkSink = (files) => {
+    paths += files.length;
+    sink(files);
+  };
+  return ask<SkippedPath[]>(thread, { kind: 'walk', input }, counted).then(
+    (skipped) => {
+      if (paths + skipped.length <= KEEP_WALK_THREAD_UP_TO && spareWalkThread === null) spareWalkThread = thread;
+      else void thread.worker.terminate();
+      return skipped;
+    },
+    (error: unknown) => {
+      void thread.worker.terminate();
+      throw error;
+    },
+  );
 }
 
 /**

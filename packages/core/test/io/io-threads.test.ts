@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { getPriority } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { prepareWalkThread, readFilesInThread, walkInThread } from '../../src/io/io-threads.js';
+import { KEEP_WALK_THREAD_UP_TO, prepareWalkThread, readFilesInThread, walkInThread } from '../../src/io/io-threads.js';
 import { createTokenPool } from '../../src/tokens/index.js';
 import { DEFAULT_ENGINE_LIMITS, DEFAULT_SCAN_OPTIONS } from '../../src/types.js';
 import type { WalkedFile, WalkResult } from '../../src/types.js';
@@ -90,24 +90,63 @@ describe('io threads', () => {
   });
 });
 
-describe('a prepared walk thread', () => {
+describe('the walk thread', () => {
   const threadCount = (): number => readdirSync('/proc/self/task').length;
   const settle = async (expected: number): Promise<number> => {
     for (let i = 0; i < 100 && threadCount() !== expected; i++) await new Promise((resolve) => setTimeout(resolve, 20));
     return threadCount();
   };
-
-  it.runIf(process.platform === 'linux')('is started once however often it is asked for, walks the next tree, and ends with that walk', async () => {
-    const root = await tree({ 'src/a.ts': 'a', 'README.md': '# r' });
-    await walkInThread(input(root), () => {}); // any lazily started helper threads of Node are up
-    const before = await settle(threadCount());
-    prepareWalkThread();
-    prepareWalkThread();
-    expect(await settle(before + 1)).toBe(before + 1);
+  /** The thread count once it has not moved for 100 ms. */
+  const steady = async (): Promise<number> => {
+    for (let last = threadCount(); ; ) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const now = threadCount();
+      if (now === last) return now;
+      last = now;
+    }
+  };
+  const walkBoth = async (root: string): Promise<void> => {
     const files: WalkedFile[] = [];
     const skipped = await walkInThread(input(root), (chunk) => files.push(...chunk));
     expect({ files, skipped }).toEqual(await walkTree(input(root)));
-    // The walk used the waiting thread instead of starting one, and nothing waits after it.
-    expect(await settle(before)).toBe(before);
+  };
+  const trees = async (): Promise<{ small: string; big: string }> => {
+    const spec: Record<string, string> = {};
+    for (let i = 0; i <= KEEP_WALK_THREAD_UP_TO; i++) spec[`d${i % 10}/f${i}.ts`] = 'x';
+    return { small: await tree({ 'src/a.ts': 'a', 'README.md': '# r' }), big: await tree(spec) };
+  };
+
+  // Counts, not ±1: a thread started from TypeScript sources brings its loader's thread along.
+  it.runIf(process.platform === 'linux')(`ends with a walk over ${KEEP_WALK_THREAD_UP_TO} paths, and waits for the next walk after a smaller one`, async () => {
+    const { small, big } = await trees();
+    await walkBoth(big);
+    const none = await steady();
+    await walkBoth(small);
+    const waiting = await steady();
+    expect(waiting).toBeGreaterThan(none);
+    // The small walks that follow run on that thread: none is started, none ends.
+    await walkBoth(small);
+    await walkBoth(small);
+    expect(await steady()).toBe(waiting);
+    await walkBoth(big);
+    expect(await settle(none)).toBe(none);
+  });
+
+  it.runIf(process.platform === 'linux')('is started ahead by prepareWalkThread once however often asked, and the next walk takes it', async () => {
+    const { small, big } = await trees();
+    await walkBoth(small);
+    await walkBoth(big);
+    const none = await steady();
+    await walkBoth(small);
+    const one = await steady();
+    await walkBoth(big);
+    expect(await settle(none)).toBe(none);
+    prepareWalkThread();
+    prepareWalkThread();
+    await walkBoth(small);
+    // Exactly one walk thread, booted and waiting: the prepared one, taken by the walk and kept.
+    expect(await steady()).toBe(one);
+    prepareWalkThread();
+    expect(await steady()).toBe(one);
   });
 });
