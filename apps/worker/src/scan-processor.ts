@@ -151,8 +151,8 @@ export function createScanProcessor(deps: ScanProcessorDeps): ScanProcessor {
         { countTokens: (texts) => pool.count(texts), tokenCache: cache ? { cache, stats: cacheStats } : undefined },
         (p) => {
           if (p.phase === 'walk' && p.files_done === 0) fault('scan');
-          // This scan's walk is over: the next scan's walk thread boots now, alongside the reads,
-          // not between scans (back to back, the next walk waited 25-50 ms for it).
+          // This scan's walk is over: unless it left its thread for the next walk (a small one
+          // does), the next walk's thread boots now, alongside the reads, not between scans.
           else if (p.phase !== 'walk') prepareWalkThread();
           setProgress({ phase: p.phase, files_done: p.files_done, files_total: p.files_total });
         },
