@@ -202,7 +202,7 @@ export function createScanProcessor(deps: ScanProcessorDeps): ScanProcessor {
       clearInterval(cancelWatch);
       job.signal.removeEventListener('abort', onJobAbort);
       await store.removeStaging(staging.dir).catch((error: unknown) => log.warn({ err: error, scanId }, 'staging cleanup failed'));
-      // For the next scan, in case this one ended before its walk did.
+      // For the next scan, in case this one failed before its walk was over (or never walked).
       prepareWalkThread();
     }
   };
