@@ -41,6 +41,8 @@ export interface AppDeps {
   maxJsonBodyBytes: number;
   maxUploadBytes: number;
   scanWaitSeconds: number;
+  /** Test seam: how often an event stream reads a scan's state when no signal came (default 250 ms). */
+  statePollMs?: number;
   rateLimitPerMinute: number;
   minFreeDiskRatio: number;
 }
@@ -82,7 +84,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(scanRoutes({ scans: deps.scans, settings: deps.settings, waitMs, limiter }));
   app.use(uploadRoutes({ scans: deps.scans, store: deps.store, maxUploadBytes: deps.maxUploadBytes, archiveLimits: deps.settings.archive, waitMs, limiter }));
   app.use(inspectRoutes({ inspect: deps.inspect, settings: deps.settings, limits: deps.limits, limiter }));
-  app.use(scansRoutes({ scans: deps.scans }));
+  app.use(scansRoutes({ scans: deps.scans, ...(deps.statePollMs === undefined ? {} : { pollMs: deps.statePollMs }) }));
   app.use(artifactRoutes({ artifacts, scans: deps.scans }));
   if (deps.queueDashboard) app.use(QUEUE_DASHBOARD_PATH, deps.queueDashboard);
   app.use(webPage());

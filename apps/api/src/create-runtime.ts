@@ -31,19 +31,32 @@ export interface Runtime {
  * The composition root of the API process: the one place that turns configuration into
  * objects. `ROLE=all` (the embedded default) also runs a worker in this process.
  */
-export async function createRuntime(config: Config, options: { log?: Logger } = {}): Promise<Runtime> {
+export interface RuntimeOptions {
+  log?: Logger;
+  /** Test seam: how often waiting requests and event streams read a scan's state when no signal came. */
+  statePollMs?: number;
+}
+
+export async function createRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
   const log = options.log ?? createLogger(config.logLevel, 'reposcan-api');
-  const store = new ScanStore({ dataDir: config.dataDir });
-  await store.init();
   const queueLog: QueueLog = (level, message, meta) => log[level]({ ...meta }, message);
   const transport = config.redisUrl
     ? createBullMqTransport({ redisUrl: config.redisUrl, prefix: config.queuePrefix, maxWaiting: config.maxQueuedScans, attempts: config.jobAttempts, log: queueLog })
     : createMemoryTransport({ maxWaiting: config.maxQueuedScans, attempts: config.jobAttempts });
+  // Every state write is announced, and this process hears every announcement: a request
+  // waiting on a scan answers as soon as the worker (here or in another process) has written it.
+  transport.stateSignals.startListening();
+  const store = new ScanStore({ dataDir: config.dataDir, onStateChanged: (id) => transport.stateSignals.announce(id) });
+  // The volume first being unusable must not leave the queue's connections open.
+  await store.init().catch(async (error: unknown) => {
+    await transport.close();
+    throw error;
+  });
   // Every API process sweeps too: a scan accepted here whose enqueue was lost is found again.
   const janitor = startJanitor({ store, queue: transport.queue, log, ...janitorSettings(config, config.role === 'all') });
   const inspect = new InspectService({ concurrency: config.inspectConcurrency, timeoutMs: config.inspectTimeoutSeconds * 1000 });
   const metrics = createMetrics(transport.queue, () => inspect.inFlight);
-  const scans = new ScanService({ store, queue: transport.queue, encoding: config.tokenEncoding, minFreeDiskRatio: config.minFreeDiskRatio, faults: new FaultInjector(config.faultInjection), onAccepted: (source) => metrics.scansAccepted.inc({ source }) });
+  const scans = new ScanService({ store, queue: transport.queue, signals: transport.stateSignals, ...(options.statePollMs === undefined ? {} : { pollMs: options.statePollMs }), encoding: config.tokenEncoding, minFreeDiskRatio: config.minFreeDiskRatio, faults: new FaultInjector(config.faultInjection), onAccepted: (source) => metrics.scansAccepted.inc({ source }) });
   // ROLE=all: the worker reports on the API's registry, so one /metrics covers the process.
   const worker = config.role === 'all' ? startScanWorker({ config, transport, store, log, registry: metrics.registry }) : null;
   const dashboard = config.enableQueueDashboard && config.redisUrl ? queueDashboard({ redisUrl: config.redisUrl, prefix: config.queuePrefix, log: queueLog }) : null;
@@ -66,6 +79,7 @@ export async function createRuntime(config: Config, options: { log?: Logger } = 
     maxJsonBodyBytes: config.maxJsonBodyBytes,
     maxUploadBytes: config.maxUploadBytes,
     scanWaitSeconds: config.scanWaitSeconds,
+    ...(options.statePollMs === undefined ? {} : { statePollMs: options.statePollMs }),
     rateLimitPerMinute: config.rateLimitPerMinute,
     minFreeDiskRatio: config.minFreeDiskRatio,
   });

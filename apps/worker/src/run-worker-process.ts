@@ -19,14 +19,19 @@ export async function runWorkerProcess(config: Config = loadConfig()): Promise<v
   if (!config.redisUrl) throw new Error('ROLE=worker needs REDIS_URL: a worker process takes its jobs from Redis.');
   // Before any thread of ours starts, so they all inherit it: scans are batch work.
   if (config.workerNice > 0 && !lowerThreadPriority(config.workerNice)) log.warn({ nice: config.workerNice }, 'could not lower the worker\'s CPU priority');
-  const store = new ScanStore({ dataDir: config.dataDir });
-  await store.init();
   const transport = createBullMqTransport({
     redisUrl: config.redisUrl,
     prefix: config.queuePrefix,
     maxWaiting: config.maxQueuedScans,
     attempts: config.jobAttempts,
     log: (level, message, meta) => log[level]({ ...meta }, message),
+  });
+  // Every state write is announced: an API waiting on the scan reads it at once, not at its next poll.
+  const store = new ScanStore({ dataDir: config.dataDir, onStateChanged: (id) => transport.stateSignals.announce(id) });
+  // The volume first being unusable must not leave the queue's connections open.
+  await store.init().catch(async (error: unknown) => {
+    await transport.close();
+    throw error;
   });
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'reposcan_' });

@@ -108,6 +108,15 @@ export function createScanProcessor(deps: ScanProcessorDeps): ScanProcessor {
     const staging = await store.createStaging(scanId, attempt);
     const ended = metrics.attemptStarted();
     let cache: Awaited<ReturnType<TokenCaches['forScan']>> = null;
+    // Once per attempt: before a failed, cancelled or requeued state is written (whoever waits on
+    // it may look at the volume at once), or after a completed one (its answer does not wait for
+    // a clone to be deleted).
+    let cleaning: Promise<void> | null = null;
+    const cleanUp = (): Promise<void> =>
+      (cleaning ??= (async () => {
+        await deps.tokenCaches.flush(cache); // counts learnt by a failed scan are as good as any
+        await store.removeStaging(staging.dir).catch((error: unknown) => log.warn({ err: error, scanId }, 'staging cleanup failed'));
+      })());
     const seconds = (since: number): number => (performance.now() - since) / 1000;
     try {
       await store.updateState(scanId, (s) => ({
@@ -165,6 +174,8 @@ export function createScanProcessor(deps: ScanProcessorDeps): ScanProcessor {
       fault('publish');
       const outcome = await store.publish(scanId, staging.outDir);
       if (outcome === 'already-published') log.info({ scanId, attempt }, 'another attempt published first; this one is discarded');
+      // On the volume before anyone hears the scan is done: a rescan right after, on any worker, finds them.
+      await deps.tokenCaches.flush(cache);
       await finalizeCompleted(scanId, outcome === 'published' ? summary : undefined);
       ended('completed');
       metrics.scanFinished('completed');
@@ -172,6 +183,7 @@ export function createScanProcessor(deps: ScanProcessorDeps): ScanProcessor {
     } catch (error) {
       const reason: unknown = controller.signal.aborted ? controller.signal.reason : error;
       if (reason instanceof CancelledByUser) {
+        await cleanUp();
         await store.updateState(scanId, (s) => ({ ...s, state: 'cancelled', completed_at: now().toISOString() })).catch(() => {});
         ended('cancelled');
         metrics.scanFinished('cancelled');
@@ -186,6 +198,7 @@ export function createScanProcessor(deps: ScanProcessorDeps): ScanProcessor {
       const failure = classifyFailure(reason);
       if (failure.code === 'INTERNAL_ERROR') log.error({ err: reason, scanId, attempt }, 'scan failed unexpectedly');
       else log.info({ scanId, attempt, code: failure.code }, 'scan failed');
+      await cleanUp();
       if (failure.retryable && attempt < maxAttempts) {
         await store.updateState(scanId, (s) => ({ ...s, state: 'queued', progress: { phase: 'queued', files_done: 0, files_total: 0 } }));
         ended('retry');
@@ -198,10 +211,9 @@ export function createScanProcessor(deps: ScanProcessorDeps): ScanProcessor {
     } finally {
       ended('failed'); // no-op unless a path above threw before recording its outcome
       clearTimeout(deadline);
-      await deps.tokenCaches.flush(cache); // counts learnt by a failed scan are as good as any
       clearInterval(cancelWatch);
       job.signal.removeEventListener('abort', onJobAbort);
-      await store.removeStaging(staging.dir).catch((error: unknown) => log.warn({ err: error, scanId }, 'staging cleanup failed'));
+      await cleanUp();
       // For the next scan, in case this one failed before its walk was over (or never walked).
       prepareWalkThread();
     }

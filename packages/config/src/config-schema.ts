@@ -63,7 +63,7 @@ export const CONFIG_VARIABLES = {
   SCAN_TTL_HOURS: variable('24', 'Finished scans older than this are deleted by the janitor; 0 keeps them.', wholeNumber(0, 87_600, 'hours')),
   TOKEN_ENCODING: variable('o200k_base', 'BPE encoding for token counts: o200k_base or cl100k_base.', oneOf(TOKEN_ENCODINGS)),
   TOKEN_CACHE_MAX_ENTRIES: variable('1000000', 'Token counts kept by content hash on the volume, shared by every worker, so a rescan counts only changed files; about 40 B each in a worker\'s memory and 20 B on disk; 0 turns the cache off.', wholeNumber(0, 100_000_000)),
-  QUEUE_PREFIX: variable('reposcan', 'BullMQ key prefix, so several deployments or test runs can share one Redis.', queuePrefix),
+  QUEUE_PREFIX: variable('reposcan', 'BullMQ key prefix (and of the state-change channel), so several deployments or test runs can share one Redis.', queuePrefix),
   RATE_LIMIT_PER_MINUTE: variable('60', 'Requests per client per minute over scan, upload and inspect; 0 turns the limit off.', wholeNumber(0, 1_000_000)),
   TRUST_PROXY: computed('unset (false)', 'Express "trust proxy": true/false, a hop count, or a comma list of proxy addresses/subnets; decides the client address for rate limits.', unsetAs(false, trustProxy)),
   LOG_LEVEL: variable('info', 'Log level: fatal, error, warn, info, debug, trace or silent.', oneOf(LOG_LEVELS)),

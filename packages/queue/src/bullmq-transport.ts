@@ -10,6 +10,7 @@ import type { QueueLog } from './queue-log.js';
 import { checkTransportOptions, checkWorkerOptions } from './queue-transport.js';
 import type { FinalFailure, QueueTransport, ScanJobState, ScanQueue, ScanWorker, ScanWorkerOptions, TransportOptions } from './queue-transport.js';
 import { closeConnection, createProducerConnection, createWorkerConnection } from './redis-connections.js';
+import { createRedisStateSignals } from './state-signals.js';
 
 export interface BullMqTransportOptions extends TransportOptions {
   redisUrl: string;
@@ -37,10 +38,12 @@ export function createBullMqTransport(o: BullMqTransportOptions): QueueTransport
   const log = o.log ?? consoleLog;
   const report = createErrorReporter(log);
   const queue = createBullMqQueue(o, report);
+  const stateSignals = createRedisStateSignals({ redisUrl: o.redisUrl, prefix: o.prefix, report });
   const workers: ScanWorker[] = [];
   return {
     kind: 'bullmq',
     queue,
+    stateSignals,
     startWorker(options) {
       const worker = startBullMqWorker(o, options, log, report);
       workers.push(worker);
@@ -49,6 +52,7 @@ export function createBullMqTransport(o: BullMqTransportOptions): QueueTransport
     async close() {
       await Promise.all(workers.map((w) => w.close()));
       await queue.close();
+      await stateSignals.close();
     },
   };
 }

@@ -8,3 +8,5 @@ export { createMemoryTransport } from './memory-transport.js';
 export { purgeQueuePrefix } from './queue-purge.js';
 export { createQueueDashboard } from './queue-dashboard.js';
 export type { QueueDashboard } from './queue-dashboard.js';
+export { createLocalStateSignals, createRedisStateSignals } from './state-signals.js';
+export type { RedisStateSignalsOptions, StateSignals } from './state-signals.js';

@@ -2,6 +2,7 @@ import { backoffDelayMs, isFinalError, shutdownAbortReason, withinForceCloseGrac
 import { DEFAULT_BACKOFF_MS, KEEP_COMPLETED, KEEP_FAILED, ScanJobPayload } from './job-contract.js';
 import { invalidScanId, queueFull, queueUnavailable } from './queue-errors.js';
 import { consoleLog } from './queue-log.js';
+import { createLocalStateSignals } from './state-signals.js';
 import { checkTransportOptions, checkWorkerOptions } from './queue-transport.js';
 import type { FinalFailure, QueueTransport, ScanJobState, ScanQueue, ScanWorker, ScanWorkerOptions, TransportOptions } from './queue-transport.js';
 
@@ -193,6 +194,7 @@ export function createMemoryTransport(o: TransportOptions): QueueTransport {
   return {
     kind: 'memory',
     queue,
+    stateSignals: createLocalStateSignals(),
     startWorker,
     async close() {
       await Promise.all(closers.map((w) => w.close()));

@@ -1,5 +1,6 @@
 import type { ScanProcessor } from './job-contract.js';
 import type { QueueLog } from './queue-log.js';
+import type { StateSignals } from './state-signals.js';
 
 export type ScanJobState = 'waiting' | 'active' | 'delayed' | 'completed' | 'failed' | 'absent';
 
@@ -49,6 +50,8 @@ export interface ScanWorker {
 
 export interface QueueTransport {
   queue: ScanQueue;
+  /** Word between processes that a scan's state changed: whoever waits on it reads it again at once. */
+  stateSignals: StateSignals;
   startWorker(options: ScanWorkerOptions): ScanWorker;
   /** Closes every worker started here (gracefully), then the queue. */
   close(): Promise<void>;

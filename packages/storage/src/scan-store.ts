@@ -32,6 +32,8 @@ import type { ResultFileName } from './scan-paths.js';
 export interface ScanStoreOptions {
   /** The shared volume; created if missing, then resolved to its real absolute path by `init()`. */
   dataDir: string;
+  /** Called after every write of a scan's state.json and after its removal (the queue's state signals). Must not throw. */
+  onStateChanged?: (id: string) => void;
 }
 
 export interface StagingDirs {
@@ -126,6 +128,7 @@ export class ScanStore {
       await removeTree(dir).catch(() => undefined);
       throw asStorageError(error);
     }
+    this.options.onStateChanged?.(id);
   }
 
   /** null for an unknown scan, including a folder that is a symlink or has no state.json yet. */
@@ -172,6 +175,7 @@ export class ScanStore {
           if (!(await lock.stillHeld())) return 'lock-lost';
           // A full volume surfaces as DISK_FULL through lockState.
           await writeFileAtomic(join(dir, STATE_FILE), toJson(next));
+          this.options.onStateChanged?.(id);
           return next;
         });
         if (outcome !== 'lock-lost') return outcome;
@@ -296,6 +300,8 @@ export class ScanStore {
         if (hasCode(error, 'ENOENT')) return false;
         throw error;
       }
+      // Gone from view with the rename: watchers may say so before the tree is removed.
+      this.options.onStateChanged?.(id);
       await removeTree(trashed);
       return true;
     });

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, readdir, symlink, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ScanStateRecord } from '@reposcan/contracts';
@@ -195,5 +196,35 @@ describe('scan state on disk', () => {
     }
     expect(await t.store.listScanIds()).toEqual([real]);
     expect(await readdir(elsewhere)).toEqual(['state.json']);
+  });
+});
+
+describe('state change announcements', () => {
+  it('onStateChanged hears of every write and the removal of state.json, once each, after the fact', async () => {
+    const sandbox = await tempStore();
+    try {
+      const seen: Array<{ id: string; state: string | null }> = [];
+      // A second store on the same volume, as a worker process has: it announces what it writes.
+      // What is on disk at the moment of the call: the write (or removal) is already done.
+      const onDisk = (id: string): string | null => {
+        const file = join(store.scanDir(id), 'state.json');
+        return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as { state: string }).state : null;
+      };
+      const store: ScanStore = new ScanStore({ dataDir: sandbox.dataDir, onStateChanged: (id) => seen.push({ id, state: onDisk(id) }) });
+      await store.init();
+      const id = randomUUID();
+      await store.create(id, REQUEST, stateRecord(id));
+      await store.updateState(id, (r) => ({ ...r, state: 'running' }));
+      // No change, no announcement.
+      await store.updateState(id, () => null);
+      await store.remove(id);
+      expect(seen).toEqual([
+        { id, state: 'queued' },
+        { id, state: 'running' },
+        { id, state: null },
+      ]);
+    } finally {
+      await sandbox.cleanup();
+    }
   });
 });

@@ -2,9 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isScanError, ScanError, TERMINAL_STATES } from '@reposcan/contracts';
 import type { ScanOptions, ScanRequestRecord, ScanStateRecord, ScanStatus, TokenEncoding } from '@reposcan/contracts';
-import type { ScanQueue } from '@reposcan/queue';
+import type { ScanQueue, StateSignals } from '@reposcan/queue';
 import type { DiskStatus, ScanStore } from '@reposcan/storage';
 import type { FaultInjector } from '@reposcan/worker';
+import { StateWatch } from './state-watch.js';
 
 export interface ScanServiceDeps {
   store: ScanStore;
@@ -13,6 +14,9 @@ export interface ScanServiceDeps {
   minFreeDiskRatio: number;
   /** How long DELETE waits for a running job to stop before removing its folder anyway. */
   cancelGraceMs?: number;
+  /** Word that a scan's state changed: a waiter reads it again at once instead of at its next poll. */
+  signals?: StateSignals;
+  /** How often a waiter reads the state anyway (a signal can be lost, or there are none). */
   pollMs?: number;
   /** Test seam (FAULT_INJECTION): the 'accept' point, between recording a scan and enqueueing it. */
   faults?: FaultInjector;
@@ -114,13 +118,23 @@ export class ScanService {
     return record;
   }
 
-  /** Poll the state until it is terminal or `timeoutMs` passes; returns the last state seen. */
+  /** Follows the scan's state changes; close it when done. Open it before the first `get`. */
+  watch(scanId: string): StateWatch {
+    return new StateWatch(this.deps.signals, scanId);
+  }
+
+  /** Read the state on every change (and every poll interval) until it is terminal or `timeoutMs` passes; returns the last state seen. */
   async waitForTerminal(scanId: string, timeoutMs: number, signal?: AbortSignal): Promise<ScanStateRecord> {
     const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const record = await this.get(scanId);
-      if (isTerminal(record) || Date.now() >= deadline || signal?.aborted) return record;
-      await sleep(Math.min(this.pollMs, Math.max(1, deadline - Date.now())));
+    const watch = this.watch(scanId);
+    try {
+      for (;;) {
+        const record = await this.get(scanId);
+        if (isTerminal(record) || Date.now() >= deadline || signal?.aborted) return record;
+        await watch.next(Math.min(this.pollMs, Math.max(1, deadline - Date.now())), signal);
+      }
+    } finally {
+      watch.close();
     }
   }
 

@@ -24,7 +24,7 @@ export interface TestApi {
  * A real API on a free loopback port over a fresh DATA_DIR. `env` overrides configuration
  * exactly as environment variables would.
  */
-export async function startTestApi(env: Record<string, string> = {}): Promise<TestApi> {
+export async function startTestApi(env: Record<string, string> = {}, options: { statePollMs?: number } = {}): Promise<TestApi> {
   const base = await mkdtemp(join(tmpdir(), 'reposcan-api-'));
   const dataDir = join(base, 'data');
   const localRoot = join(base, 'repos');
@@ -42,7 +42,7 @@ export async function startTestApi(env: Record<string, string> = {}): Promise<Te
     WORKER_CONCURRENCY: '2',
     ...env,
   });
-  const runtime = await createRuntime(config, { log: createLogger(config.logLevel, 'test-api') });
+  const runtime = await createRuntime(config, { log: createLogger(config.logLevel, 'test-api'), ...options });
   const server = await runtime.listen();
   const { port } = server.address() as AddressInfo;
   return {
