@@ -212,7 +212,7 @@ async function main(): Promise<void> {
     return cold && warm ? warm.wall_s.median / cold.wall_s.median : null;
   };
   const notes = [
-    'Wall time: POST to `completed` for API rows (a long-lived worker, its tokenizer threads already loaded); process start to exit for the engine and repomix; the work alone for the floors. MB/s = corpus bytes ÷ median. Peak RSS: the highest of the runs (worker VmHWM for API scans, API process for inspect, GNU time otherwise).',
+    'Wall time: a waiting `POST /v1/scan` to its 201 with the result for API rows (a long-lived worker, its tokenizer threads already loaded); process start to exit for the engine and repomix; the work alone for the floors. MB/s = corpus bytes ÷ median. Peak RSS: the highest of the runs (worker VmHWM for API scans, API process for inspect, GNU time otherwise).',
     'Cold: token cache empty (repomix: `$TMPDIR/repomix/cache` deleted). Warm: the same run again right after, same cache location. Ratios compare cold with cold and warm with warm.',
   ];
   const engineWarm = warmCold(corpora.real.id, 'engine');

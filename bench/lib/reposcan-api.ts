@@ -101,6 +101,16 @@ export interface ScanStatus {
   result?: { summary: { total_files: number; total_size: number; estimated_tokens: number }; artifacts: Record<string, { bytes: number }> };
 }
 
+/**
+ * POST /v1/scan as a client that wants the result: the API holds the request until the worker
+ * has published (the worker's state signal wakes it) and answers 201 with the result.
+ */
+export async function scanAndWait(baseUrl: string, repoPath: string): Promise<NonNullable<ScanStatus['result']>> {
+  const { status, body } = await call<NonNullable<ScanStatus['result']>>(baseUrl, 'POST', '/v1/scan', { repo_path: repoPath });
+  if (status !== 201) throw new Error(`POST /v1/scan answered ${status}: ${JSON.stringify(body)}`);
+  return body.data;
+}
+
 /** POST /v1/scan?wait=false. */
 export async function submitScan(baseUrl: string, repoPath: string): Promise<string> {
   const { status, body } = await call<{ scan_id: string }>(baseUrl, 'POST', '/v1/scan?wait=false', { repo_path: repoPath });

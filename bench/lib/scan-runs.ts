@@ -7,7 +7,7 @@ import type { BenchDeps } from './bench-deps.js';
 import { BENCH_DIR, CORPORA_DIR } from './corpora.js';
 import type { Corpus } from './corpora.js';
 import { readVmHwmKb, resetVmHwm, runMeasured } from './processes.js';
-import { Deployment, inspect, submitScan, waitForScan } from './reposcan-api.js';
+import { Deployment, inspect, scanAndWait } from './reposcan-api.js';
 
 export interface Sample {
   wallMs: number;
@@ -115,30 +115,29 @@ export async function repomixRun(deps: BenchDeps, corpus: Corpus, style: Repomix
 /**
  * Full scans through the API: one API and one worker process (built code, Redis), a warm-up scan
  * so the worker's tokenizer threads are loaded as in a long-lived worker, then the measured scans
- * back to back (the first with nothing cached, each later one a rescan). Wall time is POST to
- * `completed`; peak RSS is the worker's VmHWM, reset before each scan.
+ * back to back (the first with nothing cached, each later one a rescan). Wall time is that of a
+ * waiting POST /v1/scan, from sending it to its 201 with the result; peak RSS is the worker's
+ * VmHWM, reset before each scan.
  */
 export async function apiScanRuns(repoPaths: string[]): Promise<Sample[]> {
   const deployment = await Deployment.create();
   try {
     const { baseUrl } = await deployment.startApi();
     const worker = await deployment.startWorker();
-    await waitForScan(baseUrl, await submitScan(baseUrl, WARMUP_DIR));
+    await scanAndWait(baseUrl, WARMUP_DIR);
     const samples: Sample[] = [];
     for (const repoPath of repoPaths) {
       const resetOk = await resetVmHwm(worker.pid);
       const started = performance.now();
-      const id = await submitScan(baseUrl, repoPath);
-      const status = await waitForScan(baseUrl, id);
+      const result = await scanAndWait(baseUrl, repoPath);
       const wallMs = performance.now() - started;
       const kb = resetOk ? await readVmHwmKb(worker.pid) : null;
-      const summary = status.result?.summary;
       samples.push({
         wallMs,
         peakRssMb: kb === null ? null : kb / 1024,
-        files: summary?.total_files,
-        tokens: summary?.estimated_tokens,
-        extra: { artifact_bytes: Object.values(status.result?.artifacts ?? {}).reduce((sum, a) => sum + a.bytes, 0) },
+        files: result.summary.total_files,
+        tokens: result.summary.estimated_tokens,
+        extra: { artifact_bytes: Object.values(result.artifacts).reduce((sum, a) => sum + a.bytes, 0) },
       });
     }
     return samples;
