@@ -59,13 +59,15 @@ export interface RedisStateSignalsOptions {
 }
 
 /**
- * Signals over Redis pub/sub, one channel per queue prefix carrying scan ids. Both connections
- * open on first use: a worker only publishes; an API subscribes when it starts (startListening).
+ * Signals over Redis pub/sub, one channel per queue prefix carrying scan ids. The publishing
+ * connection opens at once (opened on first use, it refused that first announcement: it does not
+ * queue commands while it connects); the subscribing one on first use: a worker only publishes, an
+ * API subscribes when it starts (startListening).
  */
 export function createRedisStateSignals(o: RedisStateSignalsOptions): StateSignals {
   const channel = `${o.prefix ?? 'bull'}:${SCAN_QUEUE_NAME}:state-changed`;
   const local = new LocalListeners();
-  let publisher: Redis | null = null;
+  const publisher = createProducerConnection(o.redisUrl, o.report);
   let subscriber: Redis | null = null;
   let closed = false;
 
@@ -85,7 +87,6 @@ export function createRedisStateSignals(o: RedisStateSignalsOptions): StateSigna
       // This process's own listeners need no round trip (ROLE=all runs the API and a worker).
       local.fire(scanId);
       if (closed) return;
-      publisher ??= createProducerConnection(o.redisUrl, o.report);
       // Refused at once while Redis is down (no offline queue): waiters fall back to polling.
       publisher.publish(channel, scanId).catch(() => undefined);
     },
@@ -96,7 +97,7 @@ export function createRedisStateSignals(o: RedisStateSignalsOptions): StateSigna
     startListening: subscribe,
     async close() {
       closed = true;
-      await Promise.all([publisher, subscriber].flatMap((client) => (client ? [closeConnection(client)] : [])));
+      await Promise.all([publisher, ...(subscriber ? [subscriber] : [])].map((client) => closeConnection(client)));
     },
   };
 }

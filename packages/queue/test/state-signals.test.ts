@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLocalStateSignals, createRedisStateSignals } from '../src/index.js';
 import type { StateSignals } from '../src/index.js';
@@ -54,6 +55,29 @@ describe('state signals over Redis pub/sub', () => {
     api.listen(other, () => heardOther++);
     await announceUntil(worker, scan, () => heard > 0);
     expect(heardOther).toBe(0);
+  });
+
+  it("deliver a new process's very first announcement", async () => {
+    const prefix = uniquePrefix('signals');
+    const api = redisSignals(prefix);
+    const scan = randomUUID();
+    let heard = 0;
+    api.listen(scan, () => heard++);
+    // Once the API is subscribed, a process that has only just started announces exactly once.
+    const redis = new Redis(REDIS_URL);
+    try {
+      await waitFor('the subscription', async () => {
+        const [, subscribers] = (await redis.pubsub('NUMSUB', `${prefix}:scans:state-changed`)) as [string, number];
+        return subscribers > 0;
+      });
+    } finally {
+      redis.disconnect();
+    }
+    const worker = redisSignals(prefix);
+    // It connects while its process starts; the first state write comes after that.
+    await sleep(200);
+    worker.announce(scan);
+    await waitFor('the first announcement', () => heard > 0, 2_000);
   });
 
   it('keep deployments on one Redis apart: another queue prefix hears nothing', async () => {
