@@ -35,6 +35,19 @@ export function createWorkerConnection(url: string, report: ErrorReporter): Redi
   return client;
 }
 
+/**
+ * Pub/sub side (state signals): SUBSCRIBE waits for the connection (offline queue on), the
+ * client reconnects forever and subscribes again after each reconnect.
+ */
+export function createSubscriberConnection(url: string, report: ErrorReporter): Redis {
+  const client = new Redis(url, {
+    maxRetriesPerRequest: null,
+    retryStrategy: (times) => Math.min(times * 500, 5_000),
+  });
+  client.on('error', (error) => report('state signal subscriber', error));
+  return client;
+}
+
 /** QUIT when connected, so replies in flight arrive; otherwise drop the socket, as QUIT would wait for a reconnect. */
 export async function closeConnection(client: Redis): Promise<void> {
   if (client.status === 'end') return;

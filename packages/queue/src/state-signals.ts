@@ -1,6 +1,6 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { SCAN_QUEUE_NAME } from './job-contract.js';
-import { closeConnection, createProducerConnection } from './redis-connections.js';
+import { closeConnection, createProducerConnection, createSubscriberConnection } from './redis-connections.js';
 
 // Word that a scan's state.json was rewritten, from the process that wrote it to every process
 // waiting on it (a POST that waits for its result, an event stream). The volume stays the
@@ -73,10 +73,8 @@ export function createRedisStateSignals(o: RedisStateSignalsOptions): StateSigna
 
   const subscribe = (): void => {
     if (subscriber || closed) return;
-    // Offline queue on (the default): SUBSCRIBE waits for the connection, and ioredis subscribes
-    // again after every reconnect. Messages sent while it was away are lost; the poll covers them.
-    const client = new Redis(o.redisUrl, { maxRetriesPerRequest: null, retryStrategy: (times) => Math.min(times * 500, 5_000) });
-    client.on('error', (error) => o.report('state signal subscriber', error));
+    // Messages sent while it is away are lost; the waiters' poll covers them.
+    const client = createSubscriberConnection(o.redisUrl, o.report);
     client.on('message', (_channel: string, scanId: string) => local.fire(scanId));
     client.subscribe(channel).catch((error: unknown) => o.report('state signal subscriber', error));
     subscriber = client;
