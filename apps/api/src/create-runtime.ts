@@ -4,8 +4,8 @@ import type { Config } from '@reposcan/config';
 import { buildOpenApiDocument } from '@reposcan/contracts';
 import { createBullMqTransport, createMemoryTransport } from '@reposcan/queue';
 import type { QueueLog, QueueTransport } from '@reposcan/queue';
-import { ScanStore } from '@reposcan/storage';
-import { closeWithinGrace, createLogger, engineLimitsFromConfig, FaultInjector, janitorSettings, sourceSettingsFromConfig, startJanitor, startScanWorker } from '@reposcan/worker';
+import type { ScanStore } from '@reposcan/storage';
+import { closeWithinGrace, createLogger, engineLimitsFromConfig, FaultInjector, janitorSettings, openScanStore, sourceSettingsFromConfig, startJanitor, startScanWorker } from '@reposcan/worker';
 import type { Logger, RunningJanitor, RunningWorker } from '@reposcan/worker';
 import { createApp } from './app.js';
 import { createMetrics } from './http/metrics.js';
@@ -43,15 +43,10 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   const transport = config.redisUrl
     ? createBullMqTransport({ redisUrl: config.redisUrl, prefix: config.queuePrefix, maxWaiting: config.maxQueuedScans, attempts: config.jobAttempts, log: queueLog })
     : createMemoryTransport({ maxWaiting: config.maxQueuedScans, attempts: config.jobAttempts });
-  // Every state write is announced, and this process hears every announcement: a request
-  // waiting on a scan answers as soon as the worker (here or in another process) has written it.
+  // This process hears every state announcement: a request waiting on a scan answers as soon as
+  // the worker (here or in another process) has written it.
   transport.stateSignals.startListening();
-  const store = new ScanStore({ dataDir: config.dataDir, onStateChanged: (id) => transport.stateSignals.announce(id) });
-  // The volume first being unusable must not leave the queue's connections open.
-  await store.init().catch(async (error: unknown) => {
-    await transport.close();
-    throw error;
-  });
+  const store = await openScanStore(config.dataDir, transport);
   // Every API process sweeps too: a scan accepted here whose enqueue was lost is found again.
   const janitor = startJanitor({ store, queue: transport.queue, log, ...janitorSettings(config, config.role === 'all') });
   const inspect = new InspectService({ concurrency: config.inspectConcurrency, timeoutMs: config.inspectTimeoutSeconds * 1000 });

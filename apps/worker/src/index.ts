@@ -12,3 +12,4 @@ export { FaultInjector } from './fault-injection.js';
 export { createJanitor, janitorSettings, startJanitor } from './janitor.js';
 export type { Janitor, JanitorOptions, RunningJanitor, SweepReport } from './janitor.js';
 export { closeWithinGrace } from './close-within-grace.js';
+export { openScanStore } from './open-scan-store.js';

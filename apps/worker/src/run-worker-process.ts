@@ -3,10 +3,10 @@ import type { Config } from '@reposcan/config';
 import { lowerThreadPriority } from '@reposcan/core';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { createBullMqTransport } from '@reposcan/queue';
-import { ScanStore } from '@reposcan/storage';
 import { closeWithinGrace } from './close-within-grace.js';
 import { createLogger } from './create-logger.js';
 import { janitorSettings, startJanitor } from './janitor.js';
+import { openScanStore } from './open-scan-store.js';
 import { serveWorkerHttp } from './serve-worker-http.js';
 import { startScanWorker } from './start-scan-worker.js';
 
@@ -26,13 +26,7 @@ export async function runWorkerProcess(config: Config = loadConfig()): Promise<v
     attempts: config.jobAttempts,
     log: (level, message, meta) => log[level]({ ...meta }, message),
   });
-  // Every state write is announced: an API waiting on the scan reads it at once, not at its next poll.
-  const store = new ScanStore({ dataDir: config.dataDir, onStateChanged: (id) => transport.stateSignals.announce(id) });
-  // The volume first being unusable must not leave the queue's connections open.
-  await store.init().catch(async (error: unknown) => {
-    await transport.close();
-    throw error;
-  });
+  const store = await openScanStore(config.dataDir, transport);
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'reposcan_' });
   const worker = startScanWorker({ config, transport, store, log, registry });

@@ -21,31 +21,28 @@ export function createProducerConnection(url: string, report: ErrorReporter): Re
   return client;
 }
 
+/** A client that waits through an outage: commands queue, it reconnects forever (and resubscribes). */
+function reconnectingConnection(url: string, report: ErrorReporter, source: string): Redis {
+  const client = new Redis(url, {
+    maxRetriesPerRequest: null,
+    retryStrategy: (times) => Math.min(times * 500, 5_000),
+  });
+  client.on('error', (error) => report(source, error));
+  return client;
+}
+
 /**
  * Worker side: commands wait through an outage and the client reconnects forever. No command
  * timeout: BullMQ duplicates this connection for its blocking fetch, which must not time out,
  * and it requires `maxRetriesPerRequest: null` there.
  */
 export function createWorkerConnection(url: string, report: ErrorReporter): Redis {
-  const client = new Redis(url, {
-    maxRetriesPerRequest: null,
-    retryStrategy: (times) => Math.min(times * 500, 5_000),
-  });
-  client.on('error', (error) => report('worker connection', error));
-  return client;
+  return reconnectingConnection(url, report, 'worker connection');
 }
 
-/**
- * Pub/sub side (state signals): SUBSCRIBE waits for the connection (offline queue on), the
- * client reconnects forever and subscribes again after each reconnect.
- */
+/** Pub/sub side (state signals): SUBSCRIBE waits for the connection, and is sent again after each reconnect. */
 export function createSubscriberConnection(url: string, report: ErrorReporter): Redis {
-  const client = new Redis(url, {
-    maxRetriesPerRequest: null,
-    retryStrategy: (times) => Math.min(times * 500, 5_000),
-  });
-  client.on('error', (error) => report('state signal subscriber', error));
-  return client;
+  return reconnectingConnection(url, report, 'state signal subscriber');
 }
 
 /** QUIT when connected, so replies in flight arrive; otherwise drop the socket, as QUIT would wait for a reconnect. */
