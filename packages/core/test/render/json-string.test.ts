@@ -53,18 +53,32 @@ describe('escapeJsonInto', () => {
     expect(literal(text, 4096).json).toBe(JSON.stringify(text));
   });
 
-  it('finds an escape at any place within a word, for every byte value', () => {
+  it('finds escapes at any place within and across 16-byte blocks, for every byte value', () => {
     // The latin1 view through JSON.stringify escapes exactly the same bytes: the oracle here.
     const oracle = (bytes: Buffer): string => Buffer.from(JSON.stringify(bytes.toString('latin1')), 'latin1').toString('latin1');
+    const escapeAll = (bytes: Buffer): string => {
+      const target = Buffer.alloc(bytes.length * MAX_ESCAPED_BYTES);
+      const { read, written } = escapeJsonInto(bytes, 0, target, 0, { read: 0, written: 0 });
+      expect(read).toBe(bytes.length);
+      return `"${target.subarray(0, written).toString('latin1')}"`;
+    };
     for (let byte = 0; byte < 256; byte++) {
-      for (let offset = 0; offset < 8; offset++) {
-        const bytes = Buffer.alloc(16, 0x61);
+      // 40 bytes: two whole blocks and a tail of 8 taken one byte at a time.
+      for (let offset = 0; offset < 40; offset++) {
+        const bytes = Buffer.alloc(40, 0x61);
         bytes[offset] = byte;
-        const target = Buffer.alloc(16 * 6);
-        const { read, written } = escapeJsonInto(bytes, 0, target, 0, { read: 0, written: 0 });
-        expect(read).toBe(16);
-        expect(`"${target.subarray(0, written).toString('latin1')}"`).toBe(oracle(bytes));
+        bytes[(offset * 7 + 3) % 40] = 0x22; // a second escape, in the same block or another
+        expect(escapeAll(bytes)).toBe(oracle(bytes));
       }
     }
+    for (let length = 0; length < 40; length++) {
+      const bytes = Buffer.alloc(length, 0x0a); // nothing but escapes, of every length
+      expect(escapeAll(bytes)).toBe(oracle(bytes));
+    }
+  });
+
+  it('is exact across the 64 kB pieces it escapes at a time, with room for all of it', () => {
+    const text = `${'const a = "b\\c";\n\t'.repeat(20_000)}é日😀${'x'.repeat(70_000)}\u0001`;
+    expect(literal(text, 1 << 20)).toEqual({ json: JSON.stringify(text), calls: 1 });
   });
 });
