@@ -1,6 +1,6 @@
 import { loadConfig } from '@reposcan/config';
 import type { Config } from '@reposcan/config';
-import { lowerThreadPriority } from '@reposcan/core';
+import { lowerProcessPriority } from '@reposcan/core';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { createBullMqTransport } from '@reposcan/queue';
 import { closeWithinGrace } from './close-within-grace.js';
@@ -17,8 +17,8 @@ import { startScanWorker } from './start-scan-worker.js';
 export async function runWorkerProcess(config: Config = loadConfig()): Promise<void> {
   const log = createLogger(config.logLevel, 'reposcan-worker');
   if (!config.redisUrl) throw new Error('ROLE=worker needs REDIS_URL: a worker process takes its jobs from Redis.');
-  // Before any thread of ours starts, so they all inherit it: scans are batch work.
-  if (config.workerNice > 0 && !lowerThreadPriority(config.workerNice)) log.warn({ nice: config.workerNice }, 'could not lower the worker\'s CPU priority');
+  // Scans are batch work: every thread Node has started, and (inheriting it) every thread of ours.
+  if (config.workerNice > 0 && !lowerProcessPriority(config.workerNice)) log.warn({ nice: config.workerNice }, 'could not lower the worker\'s CPU priority');
   const transport = createBullMqTransport({
     redisUrl: config.redisUrl,
     prefix: config.queuePrefix,

@@ -19,7 +19,7 @@ export type { ArtifactFormat, WrittenArtifact } from './artifacts/artifact-names
 export { runScan } from './scan/run-scan.js';
 export type { RunScanDeps, ScanInput, ScanReport, ScanTimings } from './scan/run-scan.js';
 export { inspectTree } from './scan/inspect-tree.js';
-export { lowerThreadPriority } from './io/background-priority.js';
+export { lowerProcessPriority, lowerThreadPriority } from './io/background-priority.js';
 export { prepareWalkThread } from './io/io-threads.js';
 export type { InspectInput, InspectReport } from './scan/inspect-tree.js';
 export { scanOptionsToWire } from './scan/scan-options-wire.js';
