@@ -2,9 +2,9 @@
 // --check fails when the committed file differs from what the spec generates. CI runs the check
 // through `npm test`, so an API change reaches the client's types (and breaks its typecheck
 // where callers relied on the old shape) in the same commit.
-import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import openapiTS, { astToString } from 'openapi-typescript';
+import { writeGenerated } from './write-generated.js';
 
 const root = new URL('../', import.meta.url);
 const target = fileURLToPath(new URL('packages/client/src/generated/openapi.ts', root));
@@ -15,14 +15,4 @@ const header =
 const ast = await openapiTS(new URL('openapi.yaml', root), { defaultNonNullable: false, silent: true });
 const text = header + astToString(ast);
 
-if (process.argv.includes('--check')) {
-  const current = await readFile(target, 'utf8').catch(() => '');
-  if (current !== text) {
-    console.error('packages/client/src/generated/openapi.ts is out of date with openapi.yaml: run `npm run client:generate` and commit the result.');
-    process.exit(1);
-  }
-  console.log('client types are up to date with openapi.yaml.');
-} else {
-  await writeFile(target, text);
-  console.log(`wrote ${target}`);
-}
+await writeGenerated(target, text, 'openapi.yaml', 'npm run client:generate');

@@ -1,9 +1,10 @@
 // Compiles packages/core/src/render/json-escape.wat into json-escape-wasm.ts (the module's bytes,
 // so the build and the Docker image need no WebAssembly tool), or with --check fails when the
 // checked-in bytes are not what the .wat compiles to (CI runs the check through `npm test`).
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import wabtInit from 'wabt';
+import { writeGenerated } from './write-generated.js';
 
 const source = fileURLToPath(new URL('../packages/core/src/render/json-escape.wat', import.meta.url));
 const target = fileURLToPath(new URL('../packages/core/src/render/json-escape-wasm.ts', import.meta.url));
@@ -23,14 +24,4 @@ const text = [
   '',
 ].join('\n');
 
-if (process.argv.includes('--check')) {
-  const current = await readFile(target, 'utf8').catch(() => '');
-  if (current !== text) {
-    console.error('json-escape-wasm.ts is out of date with json-escape.wat: run `npm run wasm` and commit the result.');
-    process.exit(1);
-  }
-  console.log('json-escape-wasm.ts is up to date.');
-} else {
-  await writeFile(target, text);
-  console.log(`wrote ${target} (${bytes.length} bytes of WebAssembly)`);
-}
+await writeGenerated(target, text, 'json-escape.wat', 'npm run wasm');
