@@ -1,24 +1,43 @@
 import { Buffer } from 'node:buffer';
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { escapeJsonInto, MAX_ESCAPED_BYTES } from '../../src/render/json-string.js';
+import { bytewiseJsonEscaper, escapeJsonInto, MAX_ESCAPED_BYTES, wasmJsonEscaper } from '../../src/render/json-string.js';
+import type { JsonEscaper } from '../../src/render/json-string.js';
 
-/** The literal of `text` escaped into targets of `targetBytes` one after another, as the artifact writer does. */
-function literal(text: string, targetBytes = 1 << 16): { json: string; calls: number } {
-  const source = Buffer.from(text, 'utf8');
-  const pieces: Buffer[] = [];
-  const progress = { read: 0, written: 0 };
-  let calls = 0;
-  do {
-    const target = Buffer.alloc(targetBytes);
-    escapeJsonInto(source, progress.read, target, 0, progress);
-    calls++;
-    expect(progress.written).toBeGreaterThan(0); // every call gets somewhere
-    pieces.push(target.subarray(0, progress.written));
-  } while (progress.read < source.length);
-  return { json: `"${Buffer.concat(pieces).toString('utf8')}"`, calls };
-}
+const wasm = wasmJsonEscaper();
 
-describe('escapeJsonInto', () => {
+it('escapes with WebAssembly where Node has it, with a byte loop where it has not (--jitless)', () => {
+  expect(wasm).not.toBeNull();
+  expect(escapeJsonInto).not.toBe(bytewiseJsonEscaper);
+  const module = fileURLToPath(new URL('../../src/render/json-string.ts', import.meta.url));
+  const script = `const m = await import(${JSON.stringify(module)}); const t = Buffer.alloc(64);
+    const p = m.escapeJsonInto(Buffer.from('a"\\u00e9\\n\\u0001'), 0, t, 0, { read: 0, written: 0 });
+    console.log(JSON.stringify([m.wasmJsonEscaper() === null, m.escapeJsonInto === m.bytewiseJsonEscaper, t.subarray(0, p.written).toString()]));`;
+  const out = execFileSync(process.execPath, ['--jitless', '--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+  expect(JSON.parse(out)).toEqual([true, true, JSON.stringify('a"é\n\u0001').slice(1, -1)]);
+});
+
+describe.each([
+  ['WebAssembly SIMD', wasm as JsonEscaper],
+  ['byte loop', bytewiseJsonEscaper],
+])('escapeJsonInto (%s)', (_name, escapeJsonInto) => {
+  /** The literal of `text` escaped into targets of `targetBytes` one after another, as the artifact writer does. */
+  function literal(text: string, targetBytes = 1 << 16): { json: string; calls: number } {
+    const source = Buffer.from(text, 'utf8');
+    const pieces: Buffer[] = [];
+    const progress = { read: 0, written: 0 };
+    let calls = 0;
+    do {
+      const target = Buffer.alloc(targetBytes);
+      escapeJsonInto(source, progress.read, target, 0, progress);
+      calls++;
+      expect(progress.written).toBeGreaterThan(0); // every call gets somewhere
+      pieces.push(target.subarray(0, progress.written));
+    } while (progress.read < source.length);
+    return { json: `"${Buffer.concat(pieces).toString('utf8')}"`, calls };
+  }
+
   const tricky = 'quote " backslash \\ tab \t nul \u0000 bs \b ff \f esc \u001b del \u007f line\u2028sep é日😀\uFEFF\r\n' + '"\\'.repeat(20);
 
   it('writes the UTF-8 of JSON.stringify of the text, without the quotes', () => {
