@@ -2,7 +2,7 @@
 // while two worker processes run heavy scans.
 import { join } from 'node:path';
 import type { Corpus } from './corpora.js';
-import { call, Deployment, scanStatus, submitScan, waitForScan } from './reposcan-api.js';
+import { call, Deployment, scanAndWait, scanStatus, submitScan } from './reposcan-api.js';
 import { runWrk } from './wrk.js';
 import type { WrkResult } from './wrk.js';
 
@@ -19,15 +19,15 @@ export async function summaryLoad(corpus: Corpus, folder: string, seconds: numbe
   try {
     const { baseUrl } = await deployment.startApi();
     const worker = await deployment.startWorker();
-    const id = await submitScan(baseUrl, join(corpus.root, folder));
-    const status = await waitForScan(baseUrl, id);
+    const result = await scanAndWait(baseUrl, join(corpus.root, folder));
+    const id = result.scan_id;
     // The worker is idle from here on; stop it so the API has the machine to itself.
     await deployment.stop(worker);
     const response = await fetch(`${baseUrl}/v1/summary/${id}`);
     if (response.status !== 200) throw new Error(`GET /v1/summary answered ${response.status}`);
     const bytes = (await response.arrayBuffer()).byteLength;
     const wrk = await runWrk(`${baseUrl}/v1/summary/${id}`, seconds);
-    return { repo: folder, files: status.result?.summary.total_files ?? 0, summary_bytes: bytes, wrk };
+    return { repo: folder, files: result.summary.total_files, summary_bytes: bytes, wrk };
   } finally {
     await deployment.close();
   }

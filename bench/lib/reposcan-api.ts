@@ -98,15 +98,21 @@ export async function call<T>(baseUrl: string, method: string, path: string, bod
 export interface ScanStatus {
   state: 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
   error?: { code: string; message: string };
-  result?: { summary: { total_files: number; total_size: number; estimated_tokens: number }; artifacts: Record<string, { bytes: number }> };
+}
+
+/** The part of a completed scan's 201 answer the bench reads. */
+export interface ScanResult {
+  scan_id: string;
+  summary: { total_files: number; total_size: number; estimated_tokens: number };
+  artifacts: Record<string, { bytes: number }>;
 }
 
 /**
  * POST /v1/scan as a client that wants the result: the API holds the request until the worker
  * has published (the worker's state signal wakes it) and answers 201 with the result.
  */
-export async function scanAndWait(baseUrl: string, repoPath: string): Promise<NonNullable<ScanStatus['result']>> {
-  const { status, body } = await call<NonNullable<ScanStatus['result']>>(baseUrl, 'POST', '/v1/scan', { repo_path: repoPath });
+export async function scanAndWait(baseUrl: string, repoPath: string): Promise<ScanResult> {
+  const { status, body } = await call<ScanResult>(baseUrl, 'POST', '/v1/scan', { repo_path: repoPath });
   if (status !== 201) throw new Error(`POST /v1/scan answered ${status}: ${JSON.stringify(body)}`);
   return body.data;
 }
@@ -122,17 +128,6 @@ export async function scanStatus(baseUrl: string, scanId: string): Promise<ScanS
   const { status, body } = await call<ScanStatus>(baseUrl, 'GET', `/v1/scans/${scanId}`);
   if (status !== 200) throw new Error(`GET /v1/scans/${scanId} answered ${status}: ${JSON.stringify(body)}`);
   return body.data;
-}
-
-/** Polls every `pollMs` until the scan is terminal; throws unless it completed. */
-export async function waitForScan(baseUrl: string, scanId: string, pollMs = 50, onPoll?: () => Promise<void>): Promise<ScanStatus> {
-  for (;;) {
-    const status = await scanStatus(baseUrl, scanId);
-    if (status.state === 'completed') return status;
-    if (status.state === 'failed' || status.state === 'cancelled') throw new Error(`scan ${scanId} ${status.state}: ${JSON.stringify(status.error)}`);
-    await onPoll?.();
-    await new Promise((resolve) => setTimeout(resolve, pollMs));
-  }
 }
 
 export interface InspectData {
