@@ -1,4 +1,3 @@
-import cors from 'cors';
 import express from 'express';
 import type { Express, RequestHandler, Router } from 'express';
 import type { EngineLimits } from '@reposcan/core';
@@ -6,6 +5,8 @@ import type { ScanQueue } from '@reposcan/queue';
 import type { ScanStore } from '@reposcan/storage';
 import type { Logger, SourceSettings } from '@reposcan/worker';
 import { errorHandler, notFound } from './http/error-handler.js';
+import type { CorsPolicy } from './http/cors-policy.js';
+import type { LivenessProbe } from './http/liveness-probe.js';
 import type { ApiMetrics } from './http/metrics.js';
 import { QUEUE_DASHBOARD_PATH } from './http/queue-dashboard.js';
 import { rateLimit } from './http/rate-limit.js';
@@ -15,7 +16,7 @@ import { artifactRoutes } from './routes/artifacts.routes.js';
 import { inspectRoutes } from './routes/inspect.routes.js';
 import { scanRoutes } from './routes/scan.routes.js';
 import { scansRoutes } from './routes/scans.routes.js';
-import { healthRoute, systemRoutes } from './routes/system.routes.js';
+import { systemRoutes } from './routes/system.routes.js';
 import { uploadRoutes } from './routes/upload.routes.js';
 import { ArtifactService } from './services/artifact-service.js';
 import type { InspectService } from './services/inspect-service.js';
@@ -36,7 +37,9 @@ export interface AppDeps {
   log: Logger;
   settings: SourceSettings;
   limits: EngineLimits;
-  corsOrigins: string[] | '*';
+  cors: CorsPolicy;
+  /** GET /health; the HTTP server also calls it ahead of Express (see livenessProbe). */
+  liveness: LivenessProbe;
   trustProxy: boolean | number | string | string[] | undefined;
   maxJsonBodyBytes: number;
   maxUploadBytes: number;
@@ -55,14 +58,12 @@ export function createApp(deps: AppDeps): Express {
   // set their own, the artifact's sha256.
   app.set('etag', false);
   if (deps.trustProxy !== undefined) app.set('trust proxy', deps.trustProxy);
+  // Liveness first, ahead of metrics, body parsing and request logging.
+  app.use((req, res, next) => {
+    if (!deps.liveness(req, res)) next();
+  });
   app.use(requestId);
-  app.use(
-    cors({
-      origin: deps.corsOrigins === '*' ? '*' : deps.corsOrigins,
-      exposedHeaders: ['X-Request-Id', 'Location', 'Retry-After', 'Content-Disposition', 'ETag', 'Content-Range'],
-    }),
-  );
-  app.use(healthRoute(deps.version));
+  app.use(deps.cors);
   app.use(deps.metrics.observe);
   app.use(express.json({ limit: deps.maxJsonBodyBytes, strict: true, type: 'application/json' }));
   app.use((req, res, next) => {
@@ -93,5 +94,5 @@ export function createApp(deps: AppDeps): Express {
   return app;
 }
 
-// /health is answered before the request log (healthRoute) and never logged.
+// /health is answered before the request log (livenessProbe) and never logged.
 const PROBE_PATHS: ReadonlySet<string> = new Set(['/ready', '/metrics']);

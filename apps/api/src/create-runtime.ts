@@ -1,3 +1,4 @@
+import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import type { Express } from 'express';
 import type { Config } from '@reposcan/config';
@@ -8,6 +9,8 @@ import type { ScanStore } from '@reposcan/storage';
 import { closeWithinGrace, createLogger, engineLimitsFromConfig, FaultInjector, janitorSettings, openScanStore, sourceSettingsFromConfig, startJanitor, startScanWorker } from '@reposcan/worker';
 import type { Logger, RunningJanitor, RunningWorker } from '@reposcan/worker';
 import { createApp } from './app.js';
+import { corsPolicy } from './http/cors-policy.js';
+import { livenessProbe } from './http/liveness-probe.js';
 import { createMetrics } from './http/metrics.js';
 import { queueDashboard } from './http/queue-dashboard.js';
 import { InspectService } from './services/inspect-service.js';
@@ -56,6 +59,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   const worker = config.role === 'all' ? startScanWorker({ config, transport, store, log, registry: metrics.registry }) : null;
   const dashboard = config.enableQueueDashboard && config.redisUrl ? queueDashboard({ redisUrl: config.redisUrl, prefix: config.queuePrefix, log: queueLog }) : null;
   if (config.enableQueueDashboard && !dashboard) log.warn('ENABLE_QUEUE_DASHBOARD is set but there is no Redis queue to show (embedded mode): set REDIS_URL for the dashboard');
+  const cors = corsPolicy(config.corsOrigins === '*' ? '*' : [...config.corsOrigins]);
+  const liveness = livenessProbe(config.version, cors);
   const app = createApp({
     version: config.version,
     openApi: buildOpenApiDocument(config.version),
@@ -69,7 +74,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     log,
     settings: sourceSettingsFromConfig(config),
     limits: engineLimitsFromConfig(config),
-    corsOrigins: config.corsOrigins === '*' ? '*' : [...config.corsOrigins],
+    cors,
+    liveness,
     trustProxy: Array.isArray(config.trustProxy) ? [...(config.trustProxy as string[])] : (config.trustProxy as boolean | number),
     maxJsonBodyBytes: config.maxJsonBodyBytes,
     maxUploadBytes: config.maxUploadBytes,
@@ -90,7 +96,15 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     janitor,
     listen: () =>
       new Promise((resolve, reject) => {
-        const s = app.listen(config.port, config.host, (error?: Error) => (error ? reject(error) : resolve(s)));
+        // The liveness probe is answered before Express sees the request.
+        const s = createServer((req, res) => {
+          if (!liveness(req, res)) app(req, res);
+        });
+        s.once('error', reject);
+        s.listen(config.port, config.host, () => {
+          s.off('error', reject);
+          resolve(s);
+        });
         // Slow clients must not hold sockets forever (slowloris); uploads get the longest budget.
         s.headersTimeout = 30_000;
         s.requestTimeout = 300_000;

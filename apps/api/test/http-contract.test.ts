@@ -52,6 +52,18 @@ describe('HTTP contract (embedded mode)', () => {
       expect(await response.json()).toEqual({ status: 'ok', version: expect.any(String) });
     });
 
+    it('/health is answered as Express would route it: HEAD, any case, a query; other methods are not found', async () => {
+      const head = await fetch(`${api.baseUrl}/health`, { method: 'HEAD' });
+      expect(head.status).toBe(200);
+      expect(head.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      expect(head.headers.get('x-request-id')).toMatch(UUID);
+      expect(await head.text()).toBe('');
+      const other = await fetch(`${api.baseUrl}/HEALTH?probe=1`);
+      expect(await other.json()).toEqual({ status: 'ok', version: expect.any(String) });
+      await expectError(await post(api, '/health', '{}'), 404, 'ROUTE_NOT_FOUND');
+      await expectError(await fetch(`${api.baseUrl}/healthz`), 404, 'ROUTE_NOT_FOUND');
+    });
+
     it('GET /ready checks the volume and says Redis is not used in embedded mode', async () => {
       const response = await fetch(`${api.baseUrl}/ready`);
       expect(response.status).toBe(200);
@@ -82,6 +94,8 @@ describe('HTTP contract (embedded mode)', () => {
       expect(fresh.headers.get('x-request-id')).toMatch(UUID);
       const echoed = await fetch(`${api.baseUrl}/v1/scans/not-a-uuid`, { headers: { 'x-request-id': 'trace-123' } });
       expect(echoed.headers.get('x-request-id')).toBe('trace-123');
+      const probe = await fetch(`${api.baseUrl}/health`, { headers: { 'x-request-id': 'probe-7' } });
+      expect(probe.headers.get('x-request-id')).toBe('probe-7');
       const unsafe = await fetch(`${api.baseUrl}/health`, { headers: { 'x-request-id': 'bad id with spaces' } });
       expect(unsafe.headers.get('x-request-id')).toMatch(UUID);
     });
@@ -414,6 +428,20 @@ describe('HTTP contract: states and limits that need their own configuration', (
       const body = await expectError(await fetch(`${api.baseUrl}/v1/scans/${data.scan_id}`), 500, 'INTERNAL_ERROR');
       expect(body.detail).not.toMatch(/JSON|state\.json|position/);
       expect(body.detail).toContain(body.request_id);
+    } finally {
+      await api.close();
+    }
+  });
+
+  it('with CORS_ORIGINS set, /health and every route allow exactly those origins', async () => {
+    const api = await startTestApi({ CORS_ORIGINS: 'https://a.example,https://b.example' });
+    try {
+      for (const path of ['/health', '/v1/scans/not-a-uuid']) {
+        const allowed = await fetch(`${api.baseUrl}${path}`, { headers: { origin: 'https://b.example' } });
+        expect([path, allowed.headers.get('access-control-allow-origin'), allowed.headers.get('vary')]).toEqual([path, 'https://b.example', 'Origin']);
+        const other = await fetch(`${api.baseUrl}${path}`, { headers: { origin: 'https://evil.example' } });
+        expect([path, other.headers.get('access-control-allow-origin')]).toEqual([path, null]);
+      }
     } finally {
       await api.close();
     }
