@@ -32,6 +32,8 @@ export interface ScanProcessorDeps {
   /** Test seam (FAULT_INJECTION); does nothing without rules. */
   faults?: FaultInjector;
   now?: () => Date;
+  /** A full garbage collection (fullGarbageCollection), run after a big scan; none if absent. */
+  collectGarbage?: (() => void) | null;
 }
 
 class CancelledByUser extends Error {
@@ -39,6 +41,15 @@ class CancelledByUser extends Error {
 }
 
 const PROGRESS_EVERY_MS = 400;
+
+/**
+ * After a scan of at least this many bytes the worker collects its garbage before the next scan.
+ * V8 lets a busy heap grow well past what is live before a full collection, and back-to-back
+ * scans give it no idle time to shrink: ten rescans of the 70 MB corpus in a row took one worker's
+ * peak RSS from 222 MB to 293 MB; with a full collection after each (6-10 ms) it stayed at
+ * 214-240 MB. Small scans leave little garbage and would pay the collection in full.
+ */
+export const COLLECT_GARBAGE_AFTER_BYTES = 16 << 20;
 
 /**
  * One scan attempt: read the accepted request from the volume, build the tree, run the engine
@@ -180,6 +191,8 @@ export function createScanProcessor(deps: ScanProcessorDeps): ScanProcessor {
       ended('completed');
       metrics.scanFinished('completed');
       log.info({ scanId, attempt, files: report.summary.total_files, tokens: report.summary.estimated_tokens, cacheHits: cacheStats.hits, ms: report.timings.total_ms }, 'scan completed');
+      // After the job's own work, so the collection does not delay its completion.
+      if (deps.collectGarbage && report.summary.total_size >= COLLECT_GARBAGE_AFTER_BYTES) setImmediate(deps.collectGarbage);
     } catch (error) {
       const reason: unknown = controller.signal.aborted ? controller.signal.reason : error;
       if (reason instanceof CancelledByUser) {

@@ -4,6 +4,7 @@ import { prepareWalkThread } from '@reposcan/core';
 import type { Config } from '@reposcan/config';
 import type { QueueTransport } from '@reposcan/queue';
 import type { ScanStore } from '@reposcan/storage';
+import { fullGarbageCollection } from './collect-garbage.js';
 import type { Logger } from './create-logger.js';
 import { FaultInjector } from './fault-injection.js';
 import { createScanProcessor } from './scan-processor.js';
@@ -39,6 +40,7 @@ export function startScanWorker(deps: { config: Config; transport: QueueTranspor
     log,
     metrics,
     faults: new FaultInjector(config.faultInjection),
+    collectGarbage: fullGarbageCollection(),
   });
   const worker = deps.transport.startWorker({
     concurrency: config.workerConcurrency,
