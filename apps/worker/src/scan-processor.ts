@@ -47,7 +47,7 @@ const PROGRESS_EVERY_MS = 400;
  * V8 lets a busy heap grow well past what is live before a full collection, and back-to-back
  * scans give it no idle time to shrink: ten rescans of the 70 MB corpus in a row took one worker's
  * peak RSS from 222 MB to 293 MB; with a full collection after each (6-10 ms) it stayed at
- * 214-240 MB. Small scans leave little garbage and would pay the collection in full.
+ * 216-243 MB. Small scans leave little garbage and would pay the collection in full.
  */
 export const COLLECT_GARBAGE_AFTER_BYTES = 16 << 20;
 
