@@ -16,11 +16,20 @@ export const BACKGROUND_NICE = 19;
  */
 export function lowerThreadPriority(nice = BACKGROUND_NICE) {
   try {
-    if (os.getPriority() < nice) os.setPriority(nice);
+    lowerTo(0, nice);
     return true;
   } catch {
     return false;
   }
+}
+
+/**
+ * Lowers one thread (0: the calling one) to `nice`, never raising it; throws where refused.
+ * @param {number} tid
+ * @param {number} nice
+ */
+function lowerTo(tid, nice) {
+  if (os.getPriority(tid) < nice) os.setPriority(tid, nice);
 }
 
 /**
@@ -45,7 +54,7 @@ export function lowerProcessPriority(nice) {
   }
   for (const tid of threads) {
     try {
-      if (os.getPriority(Number(tid)) < nice) os.setPriority(Number(tid), nice);
+      lowerTo(Number(tid), nice);
     } catch {
       // The thread ended meanwhile, or the platform refuses: it keeps its priority.
     }
