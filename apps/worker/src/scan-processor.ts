@@ -171,9 +171,11 @@ export function createScanProcessor(deps: ScanProcessorDeps): ScanProcessor {
         { countTokens: (texts) => pool.count(texts), tokenCache: cache ? { cache, stats: cacheStats } : undefined },
         (p) => {
           if (p.phase === 'walk' && p.files_done === 0) fault('scan');
-          // This scan's walk is over: unless it left its thread for the next walk (a small one
-          // does), the next walk's thread boots now, alongside the reads, not between scans.
-          else if (p.phase !== 'walk') prepareWalkThread();
+          // Every file is counted: unless this scan's walk left its thread for the next walk (a
+          // small one does), the next walk's thread boots now, while the artifacts are finished
+          // and published (mostly waiting on the disk), not between scans, nor while it would
+          // slow the counting (~0.1 CPU-seconds of start-up).
+          else if (p.phase === 'render') prepareWalkThread();
           setProgress({ phase: p.phase, files_done: p.files_done, files_total: p.files_total });
         },
       );

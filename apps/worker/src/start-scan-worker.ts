@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { Registry } from 'prom-client';
-import { prepareWalkThread } from '@reposcan/core';
+import { prepareFileThreads, prepareWalkThread } from '@reposcan/core';
 import type { Config } from '@reposcan/config';
 import type { QueueTransport } from '@reposcan/queue';
 import type { ScanStore } from '@reposcan/storage';
@@ -29,6 +29,8 @@ export function startScanWorker(deps: { config: Config; transport: QueueTranspor
   // Every tokenizer thread loaded before the first scan: one started mid-scan costs that scan its
   // start-up and a cold JIT (~0.2 s), and only a scan with two batches at once would start the second.
   pools.get(config.tokenEncoding).warm().catch((error: unknown) => log.warn({ err: error }, 'tokenizer threads failed to start; scans will retry'));
+  // The same for the read threads and the first walk's thread.
+  prepareFileThreads();
   prepareWalkThread();
   const processor = createScanProcessor({
     store,

@@ -20,7 +20,7 @@ export { runScan } from './scan/run-scan.js';
 export type { RunScanDeps, ScanInput, ScanReport, ScanTimings } from './scan/run-scan.js';
 export { inspectTree } from './scan/inspect-tree.js';
 export { lowerProcessPriority, lowerThreadPriority } from './io/background-priority.js';
-export { prepareWalkThread } from './io/io-threads.js';
+export { prepareFileThreads, prepareWalkThread } from './io/io-threads.js';
 export type { InspectInput, InspectReport } from './scan/inspect-tree.js';
 export { scanOptionsToWire } from './scan/scan-options-wire.js';
 export type { WireScanOptions } from './scan/scan-options-wire.js';
