@@ -86,6 +86,13 @@ const CANDIDATES = {
     const { createBpeCount, loadBpeTables } = await import('../packages/core/src/tokens/bpe-engine.js');
     return createBpeCount(loadBpeTables(enc));
   },
+  // What a scan runs: files arrive as bytes, and ASCII text is split into pieces on them (the time
+  // includes encoding each string back to UTF-8 first).
+  'reposcan bpe-engine (UTF-8 bytes)': async (enc) => {
+    const { createBpeCounter, loadBpeTables } = await import('../packages/core/src/tokens/bpe-engine.js');
+    const { countUtf8 } = createBpeCounter(loadBpeTables(enc));
+    return (s) => countUtf8(Buffer.from(s, 'utf8'));
+  },
   'tiktoken (WASM)': async (enc) => {
     const { get_encoding } = await import('tiktoken');
     const t = get_encoding(enc);

@@ -24,6 +24,17 @@ export function loadBpeTables(encoding: TokenEncodingName): BpeTables;
 export function createBpeCount(tables: BpeTables, smallPieceBytes?: number): (text: string) => number;
 
 /**
+ * `count` of a string, and `countUtf8` of UTF-8 bytes (equal to `countUtf8(count, bytes)`, with ASCII
+ * text found and counted on the bytes), over one merge cache and one set of scratch buffers.
+ * `scansAsciiBytes` is false for a pattern the byte scanner does not know (everything then goes
+ * through the regular expression).
+ */
+export function createBpeCounter(
+  tables: BpeTables,
+  smallPieceBytes?: number,
+): { count: (text: string) => number; countUtf8: (bytes: Uint8Array) => number; scansAsciiBytes: boolean };
+
+/**
  * The token count of UTF-8 `bytes`, equal to `count(decoded bytes)`, decoding at most about
  * `sliceBytes` at a time (split only where both encodings' pre-tokenizers always split).
  */

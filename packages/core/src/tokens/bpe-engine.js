@@ -168,6 +168,19 @@ function buildBpeTables(pattern, bpeRanks) {
  * @returns {(text: string) => number}
  */
 export function createBpeCount(tables, smallPieceBytes = SMALL_PIECE_BYTES) {
+  return createBpeCounter(tables, smallPieceBytes).count;
+}
+
+/**
+ * Both counting functions over one set of scratch buffers and one merge cache: `count` of a string,
+ * and `countUtf8` of UTF-8 bytes, equal to `countUtf8(count, bytes)` but finding and counting the
+ * pieces of ASCII text on the bytes themselves (asciiPieceEnd), with no decoding and no regular
+ * expression; only text beyond ASCII goes through the pattern. Not re-entrant either.
+ * @param {import('./bpe-engine.js').BpeTables} tables
+ * @param {number} [smallPieceBytes]
+ * @returns {{ count: (text: string) => number, countUtf8: (bytes: Uint8Array) => number, scansAsciiBytes: boolean }}
+ */
+export function createBpeCounter(tables, smallPieceBytes = SMALL_PIECE_BYTES) {
   const { bytes, start, length, slots, mask, pairRank, maxTokenBytes } = tables;
   const sticky = new RegExp(tables.pattern, 'uy');
   const global = new RegExp(tables.pattern, 'ug');
@@ -408,7 +421,24 @@ export function createBpeCount(tables, smallPieceBytes = SMALL_PIECE_BYTES) {
     return n <= smallPieceBytes ? mergeSmall(buf, n) : mergeLarge(buf, n);
   }
 
-  return function count(text) {
+  /** Tokens in src[from, to), one piece of ASCII bytes (its bytes are its UTF-8). */
+  function countAsciiPiece(src, from, to) {
+    const n = to - from;
+    if (n === 1) return 1;
+    if (n <= CACHE_KEY_BYTES) {
+      let h = FNV_OFFSET;
+      for (let i = from; i < to; i++) h = Math.imul(h ^ src[i], FNV_PRIME);
+      if (n <= maxTokenBytes && rankOfHashed(src, from, to, h) !== NO_RANK) return 1;
+      for (let i = 0; i < n; i++) scratch[i] = src[from + i];
+      return mergeCached(scratch, n, h);
+    }
+    const buf = src.subarray(from, to);
+    if (rankOf(buf, 0, n) !== NO_RANK) return 1;
+    return n <= smallPieceBytes ? mergeSmall(buf, n) : mergeLarge(buf, n);
+  }
+
+  /** @param {string} text */
+  function count(text) {
     let total = 0;
     let from = 0;
     while (from < text.length) {
@@ -427,7 +457,161 @@ export function createBpeCount(tables, smallPieceBytes = SMALL_PIECE_BYTES) {
       }
     }
     return total;
-  };
+  }
+
+  const flavour = tables.pattern === O200K_PATTERN ? O200K : tables.pattern === CL100K_PATTERN ? CL100K : 0;
+
+  /** @param {Uint8Array} src */
+  function countUtf8Bytes(src) {
+    if (flavour === 0) return countUtf8(count, src);
+    const n = src.length;
+    let total = 0;
+    for (let from = 0; from < n; ) {
+      const to = asciiPieceEnd(flavour, src, from, n);
+      if (to > from) {
+        total += countAsciiPiece(src, from, to);
+        from = to;
+        continue;
+      }
+      // A piece that text beyond ASCII may change: the pattern counts from here to the next point
+      // where both patterns always end a piece (`from` is a piece's start, so the pieces between
+      // are the whole text's).
+      let next = from + 1;
+      while (next < n && !isPieceBoundary(src, next)) next++;
+      total += countUtf8(count, src.subarray(from, next));
+      from = next;
+    }
+    return total;
+  }
+
+  return { count, countUtf8: countUtf8Bytes, scansAsciiBytes: flavour !== 0 };
+}
+
+// The two patterns the byte scanner below knows, as js-tiktoken ships them; any other pattern is
+// counted through the regular expression alone.
+const CONTRACTIONS = "('s|'S|'t|'T|'re|'rE|'Re|'RE|'ve|'vE|'Ve|'VE|'m|'M|'ll|'lL|'Ll|'LL|'d|'D)";
+const O200K_PATTERN =
+  `[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]*[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]+${CONTRACTIONS}?` +
+  `|[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]+[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]*${CONTRACTIONS}?` +
+  '|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n/]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+';
+const CL100K_PATTERN = `${CONTRACTIONS}|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+`;
+const O200K = 1;
+const CL100K = 2;
+
+// ASCII character classes as the patterns see them: \p{Lu}, \p{Ll} and \p{N} are A-Z, a-z and
+// 0-9 there, \s is tab to carriage return and space, and everything else is neither letter,
+// digit nor space (punctuation and control characters).
+const UPPER = 1;
+const LOWER = 2;
+const DIGIT = 3;
+const NEWLINE = 4;
+const SPACE = 5;
+const OTHER_SPACE = 6;
+const OTHER = 7;
+const ASCII_CLASS = new Uint8Array(128).fill(OTHER);
+for (let c = 0x41; c <= 0x5a; c++) ASCII_CLASS[c] = UPPER;
+for (let c = 0x61; c <= 0x7a; c++) ASCII_CLASS[c] = LOWER;
+for (let c = 0x30; c <= 0x39; c++) ASCII_CLASS[c] = DIGIT;
+ASCII_CLASS[0x0a] = NEWLINE;
+ASCII_CLASS[0x0d] = NEWLINE;
+ASCII_CLASS[0x20] = SPACE;
+ASCII_CLASS[0x09] = OTHER_SPACE;
+ASCII_CLASS[0x0b] = OTHER_SPACE;
+ASCII_CLASS[0x0c] = OTHER_SPACE;
+
+/** The class of b[i] (0 past the end), or -1 for a byte of a character beyond ASCII. */
+function classAt(b, i, n) {
+  if (i >= n) return 0;
+  const c = b[i];
+  return c < 0x80 ? ASCII_CLASS[c] : -1;
+}
+
+/** After a letter run ending at `at`: the end of an optional contraction ('s, 'T, 're, 'LL, …). */
+function contractionEnd(b, at, n) {
+  if (at + 1 >= n || b[at] !== 0x27) return at;
+  // `| 0x20` lower-cases a letter; no other byte lands on these letters.
+  const x = b[at + 1] | 0x20;
+  if (x === 0x73 || x === 0x74 || x === 0x6d || x === 0x64) return at + 2;
+  if (at + 2 >= n) return at;
+  const y = b[at + 2] | 0x20;
+  if ((x === 0x72 || x === 0x76) && y === 0x65) return at + 3;
+  if (x === 0x6c && y === 0x6c) return at + 3;
+  return at;
+}
+
+/**
+ * The end of the pre-tokenizer piece that starts at `from` (a piece's start), found on the bytes
+ * the way the pattern (o200k_base's or cl100k_base's) would find it on the decoded text, or -1 when
+ * that piece depends on a byte beyond ASCII: a letter, digit, space or symbol the pattern might
+ * take into the piece, or that decides where it ends. Every loop that stops stops at an ASCII byte
+ * or at the end, where ASCII classes are the pattern's classes.
+ * @param {number} flavour
+ * @param {Uint8Array} b
+ * @param {number} from
+ * @param {number} n
+ */
+function asciiPieceEnd(flavour, b, from, n) {
+  const first = classAt(b, from, n);
+  if (first < 0) return -1;
+  if (flavour === CL100K && b[from] === 0x27) {
+    const end = contractionEnd(b, from, n);
+    if (end > from) return end;
+  }
+  // Letters, after at most one character that is not a newline, letter or digit.
+  if (first !== DIGIT && first !== NEWLINE) {
+    const at = first === UPPER || first === LOWER ? from : from + 1;
+    const next = classAt(b, at, n);
+    if (next < 0) return -1;
+    if (next === UPPER || next === LOWER) {
+      let end = at;
+      let cls = next;
+      if (flavour === O200K) {
+        // [\p{Lu}…]*[\p{Ll}…]+ or [\p{Lu}…]+[\p{Ll}…]*: capitals, then lower case, then a contraction.
+        while (cls === UPPER) cls = classAt(b, ++end, n);
+        while (cls === LOWER) cls = classAt(b, ++end, n);
+        if (cls < 0) return -1;
+        return contractionEnd(b, end, n);
+      }
+      while (cls === UPPER || cls === LOWER) cls = classAt(b, ++end, n);
+      return cls < 0 ? -1 : end;
+    }
+  }
+  if (first === DIGIT) {
+    // \p{N}{1,3}
+    let end = from + 1;
+    for (; end < from + 3; end++) {
+      const cls = classAt(b, end, n);
+      if (cls < 0) return -1;
+      if (cls !== DIGIT) break;
+    }
+    return end;
+  }
+  if (first === SPACE || first === OTHER) {
+    // ` ?[^\s\p{L}\p{N}]+[\r\n/]*` (cl100k: `[\r\n]*`)
+    let end = first === SPACE ? from + 1 : from;
+    let cls = classAt(b, end, n);
+    if (cls < 0) return -1;
+    if (cls === OTHER) {
+      while (cls === OTHER) cls = classAt(b, ++end, n);
+      if (cls < 0) return -1;
+      for (;;) {
+        const c = b[end];
+        if (end < n && (c === 0x0a || c === 0x0d || (c === 0x2f && flavour === O200K))) end++;
+        else return end;
+      }
+    }
+  }
+  // Whitespace: `\s*[\r\n]+` up to the run's last newline, else `\s+(?!\S)` (all of a run at
+  // the end of the text, else all but its last character), else `\s+` (one character).
+  let end = from;
+  let lastNewline = -1;
+  for (let cls = first; cls === SPACE || cls === OTHER_SPACE || cls === NEWLINE; cls = classAt(b, ++end, n)) {
+    if (cls === NEWLINE) lastNewline = end;
+  }
+  if (end < n && b[end] >= 0x80) return -1;
+  if (lastNewline >= 0) return lastNewline + 1;
+  if (end === n) return end;
+  return end - from >= 2 ? end - 1 : from + 1;
 }
 
 /** Target bytes per slice of UTF-8 content: each decodes to a string far below V8's large-object size. */

@@ -8,7 +8,7 @@ import { Buffer } from 'node:buffer';
 import process from 'node:process';
 import { parentPort, workerData } from 'node:worker_threads';
 import { lowerThreadPriority } from '../io/background-priority.js';
-import { countUtf8, createBpeCount } from './bpe-engine.js';
+import { createBpeCounter } from './bpe-engine.js';
 
 /** @type {{ tables: import('./bpe-engine.js').BpeTables, exitOnText?: string }} */
 const { tables, exitOnText } = workerData;
@@ -19,7 +19,7 @@ if (port === null) throw new Error('count-tokens.worker.js must run in a worker 
 lowerThreadPriority();
 
 // The pool's tables, built once in shared memory.
-const count = createBpeCount(tables);
+const { countUtf8 } = createBpeCounter(tables);
 
 port.on('message', (/** @type {Uint8Array[]} */ contents) => {
   try {
@@ -27,7 +27,7 @@ port.on('message', (/** @type {Uint8Array[]} */ contents) => {
     for (let i = 0; i < contents.length; i++) {
       // Test seam (TokenPoolOptions.exitOnTextForTest): die mid-batch like a crashed worker would.
       if (exitOnText !== undefined && Buffer.from(contents[i]).toString() === exitOnText) process.exit(70);
-      counts[i] = countUtf8(count, contents[i]);
+      counts[i] = countUtf8(contents[i]);
     }
     port.postMessage({ counts });
   } catch (error) {

@@ -3,7 +3,7 @@ import { Tiktoken } from 'js-tiktoken/lite';
 import cl100kRanks from 'js-tiktoken/ranks/cl100k_base';
 import o200kRanks from 'js-tiktoken/ranks/o200k_base';
 import { describe, expect, it } from 'vitest';
-import { countUtf8, createBpeCount, loadBpeTables } from '../../src/tokens/bpe-engine.js';
+import { countUtf8, createBpeCount, createBpeCounter, loadBpeTables, splitUtf8 } from '../../src/tokens/bpe-engine.js';
 import { createTokenCounter } from '../../src/tokens/index.js';
 import type { TokenEncodingName } from '../../src/types.js';
 import { GROUPS, sampleGroup } from './corpus.js';
@@ -68,13 +68,16 @@ describe.each(['o200k_base', 'cl100k_base'] as const)('createTokenCounter(%s)', 
     );
     expect(files.reduce((sum, file) => sum + file.text.length, 0)).toBeGreaterThan(3_000_000);
     const mismatches = files
-      .map((file) => ({ path: file.path, expected: reference(file.text), actual: counter.count(file.text) }))
-      .filter((result) => result.actual !== result.expected);
+      .map((file) => ({ path: file.path, expected: reference(file.text), actual: counter.count(file.text), utf8: counter.countUtf8(Buffer.from(file.text, 'utf8')) }))
+      .filter((result) => result.actual !== result.expected || result.utf8 !== result.expected);
     expect(mismatches).toEqual([]);
   });
 
   it.each(Object.entries(EDGE_CASES))('counts like js-tiktoken: %s', (_name, text) => {
     expect(counter.count(text)).toBe(reference(text));
+    // The bytes a file would hold (a lone surrogate is written as U+FFFD).
+    const bytes = Buffer.from(text, 'utf8');
+    expect(counter.countUtf8(bytes)).toBe(reference(bytes.toString('utf8')));
   });
 
   it('counts random mixes of every character class like js-tiktoken', () => {
@@ -122,6 +125,70 @@ describe.each(['o200k_base', 'cl100k_base'] as const)('createTokenCounter(%s)', 
     for (const text of ['\uD800', '\uDFFF\uD800', '\u0000', '<|endoftext|>'.repeat(1000), String.fromCharCode(...Array.from({ length: 0x800 }, (_, i) => i))]) {
       expect(() => counter.count(text)).not.toThrow();
     }
+  });
+});
+
+// ASCII text is split into pieces on the bytes, by code that mirrors the pattern, and what is not
+// ASCII goes through the pattern from the start of its piece to the next point where both patterns
+// always split. Every class the pattern tells apart, next to every other, many times over.
+describe.each(['o200k_base', 'cl100k_base'] as const)('createBpeCounter(%s).countUtf8: ASCII pieces found on the bytes', (encoding) => {
+  const tables = loadBpeTables(encoding);
+  const { count, countUtf8: fast, scansAsciiBytes } = createBpeCounter(tables);
+  const reference = referenceCounter(encoding);
+
+  // Without it every test below would pass through the regular expression alone: js-tiktoken's
+  // pattern must still be the one the scanner mirrors.
+  it("recognises js-tiktoken's pattern, so ASCII is counted on the bytes", () => {
+    expect(scansAsciiBytes).toBe(true);
+  });
+  const decoded = (bytes: Uint8Array): number => count(Buffer.from(bytes).toString('utf8'));
+  const ALPHABET = [
+    ...'aeszAESZ09 \t\n\r\v\f/\\\'".,;:-_=+*#<>()[]{}!?`~@$%^&|',
+    '\u0000', '\u0001', '\u001b', '\u001c', '\u007f',
+    "'s", "'S", "'t", "'re", "'rE", "'ve", "'VE", "'m", "'ll", "'Ll", "'d", "'D", "'x", "'r", "'l",
+    'ABC', 'abc', 'Abc', 'aBC', '123', '4567', '  ', '\n\n', '\r\n', ' //', '\n/',
+    // Beyond ASCII: letters of each case, marks, digits, spaces, symbols, and what folds to ASCII.
+    'é', 'É', 'ß', 'ſ', '\u212a', 'ǅ', 'ʰ', '日', '\u0301', '²', '٣', '\u00a0', '\u0085', '\u1680', '\u2028', '\u3000', '\ufeff', '→', '😀', '\uD800',
+  ];
+  const random = mulberry32(7 + encoding.length);
+  const randomText = (length: number): string => {
+    let text = '';
+    for (let i = 0; i < length; i++) text += ALPHABET[Math.floor(random() * ALPHABET.length)];
+    return text;
+  };
+
+  it('equals the pattern on random text of every class, 20 000 strings', () => {
+    const mismatches: string[] = [];
+    for (let n = 0; n < 20_000; n++) {
+      const bytes = Buffer.from(randomText(1 + Math.floor(random() * 40)), 'utf8');
+      if (fast(bytes) !== decoded(bytes)) mismatches.push(bytes.toString('utf8'));
+    }
+    expect(mismatches.slice(0, 10)).toEqual([]);
+  });
+
+  it('equals js-tiktoken on random text of every class', () => {
+    for (let n = 0; n < 1500; n++) {
+      const bytes = Buffer.from(randomText(1 + Math.floor(random() * 60)), 'utf8');
+      const text = bytes.toString('utf8');
+      expect(fast(bytes), JSON.stringify(text)).toBe(reference(text));
+    }
+  });
+
+  it('equals the pattern on long runs of one class and on a piece longer than the scratch buffer', () => {
+    const texts = [' '.repeat(5000) + 'x', ' '.repeat(5000), '\t \t'.repeat(900) + '\n', '\n'.repeat(3000) + ' x', 'a'.repeat(100_000), 'Ab'.repeat(40_000), '='.repeat(100_000) + '\n\n/', '9'.repeat(10_001), `${'x'.repeat(70_000)}é${'y'.repeat(10)}`, ' \u00a0'.repeat(500)];
+    for (const text of texts) {
+      const bytes = Buffer.from(text, 'utf8');
+      expect(fast(bytes), text.slice(0, 20)).toBe(decoded(bytes));
+    }
+  });
+
+  it('counts mostly non-ASCII text, and parts of a file that add up to the whole', () => {
+    const text = `${EDGE_CASES.CJK} ${EDGE_CASES['mixed scripts']}\n${EDGE_CASES.emoji}\n`.repeat(200);
+    const bytes = Buffer.from(text, 'utf8');
+    expect(fast(bytes)).toBe(reference(text));
+    const parts = splitUtf8(bytes, 1000);
+    expect(parts.length).toBeGreaterThan(10);
+    expect(parts.reduce((sum, part) => sum + fast(part), 0)).toBe(fast(bytes));
   });
 });
 
