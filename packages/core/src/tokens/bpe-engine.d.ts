@@ -17,6 +17,12 @@ export interface BpeTables {
   /** Rank of every two-byte token, indexed by `first << 8 | second`. */
   readonly pairRank: Int32Array;
   readonly maxTokenBytes: number;
+  /**
+   * Every token of 2 to 8 bytes, in slots of four words: its bytes packed little-endian into two,
+   * its length (0 = empty slot) and its rank; open addressing over `shortMask + 1` slots.
+   */
+  readonly shortSlots: Int32Array;
+  readonly shortMask: number;
 }
 
 export function loadBpeTables(encoding: TokenEncodingName): BpeTables;

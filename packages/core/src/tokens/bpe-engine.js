@@ -34,6 +34,12 @@ const SCRATCH_BYTES = 1 << 16;
  * alive: V8 slices of 13+ characters point into their parent string. */
 const CACHE_ENTRIES = 1 << 15;
 const CACHE_KEY_BYTES = 64;
+/** Pieces and tokens of up to this many bytes are looked up packed into two 32-bit words: one probe
+ * reads key and value from one 16-byte slot, where the general table takes four dependent reads. */
+const SHORT_BYTES = 8;
+/** Recent short pieces and their counts, per counter, direct-mapped: 64 kB that stay in the core's
+ * own cache, where source code spends most of its pieces on a few thousand kinds. */
+const HOT_SLOTS = 1 << 12;
 const NO_RANK = 0x7fffffff;
 const FNV_OFFSET = 0x811c9dc5;
 const FNV_PRIME = 0x01000193;
@@ -156,7 +162,73 @@ function buildBpeTables(pattern, bpeRanks) {
   }
   const sharedBytes = sharedArray(Uint8Array, used);
   sharedBytes.set(bytes.subarray(0, used));
-  return { pattern, bytes: sharedBytes, start, length, slots, mask, pairRank, maxTokenBytes };
+  const { shortSlots, shortMask } = buildShortTable(sharedBytes, start, length);
+  return { pattern, bytes: sharedBytes, start, length, slots, mask, pairRank, maxTokenBytes, shortSlots, shortMask };
+}
+
+/**
+ * Every token of 2 to SHORT_BYTES bytes in an open-addressing table of 16-byte slots: the token's
+ * bytes packed little-endian into two words, its length and its rank (length 0 = empty slot).
+ * @param {Uint8Array} bytes
+ * @param {Int32Array} start
+ * @param {Uint16Array} length
+ */
+function buildShortTable(bytes, start, length) {
+  let tokens = 0;
+  for (let rank = 0; rank < length.length; rank++) if (length[rank] >= 2 && length[rank] <= SHORT_BYTES) tokens++;
+  // At most 60 % full: a hit takes about 1.7 probes.
+  let size = 1;
+  while (size * 0.6 < tokens) size <<= 1;
+  const shortSlots = sharedArray(Int32Array, size * 4);
+  const shortMask = size - 1;
+  for (let rank = 0; rank < length.length; rank++) {
+    const n = length[rank];
+    if (n < 2 || n > SHORT_BYTES) continue;
+    const lo = packLo(bytes, start[rank], n);
+    const hi = packHi(bytes, start[rank], n);
+    let slot = shortHash(lo, hi, n) & shortMask;
+    while (shortSlots[(slot << 2) + 2] !== 0) slot = (slot + 1) & shortMask;
+    shortSlots.set([lo, hi, n, rank], slot << 2);
+  }
+  return { shortSlots, shortMask };
+}
+
+/** Bytes 0-3 of buf[from, from + n), little-endian (fewer when n < 4). */
+function packLo(buf, from, n) {
+  const end = from + (n < 4 ? n : 4);
+  let word = 0;
+  for (let i = from, shift = 0; i < end; i++, shift += 8) word |= buf[i] << shift;
+  return word;
+}
+
+/** Bytes 4-7 of buf[from, from + n), little-endian (0 when n <= 4). */
+function packHi(buf, from, n) {
+  const end = from + n;
+  let word = 0;
+  for (let i = from + 4, shift = 0; i < end; i++, shift += 8) word |= buf[i] << shift;
+  return word;
+}
+
+/** Hash of a short piece from its packed words and length (murmur3's finaliser mixes them). */
+function shortHash(lo, hi, n) {
+  let h = Math.imul(lo ^ (n << 28), 0x9e3779b1) ^ Math.imul(hi, 0x85ebca77);
+  h = Math.imul(h ^ (h >>> 15), 0xc2b2ae3d);
+  return h ^ (h >>> 13);
+}
+
+/**
+ * The value stored with a packed key in a table of 16-byte slots (`[lo, hi, length, value]`), or
+ * NO_RANK when the key is not there.
+ * @param {Int32Array} table
+ * @param {number} tableMask
+ */
+function shortLookup(table, tableMask, lo, hi, n, h) {
+  for (let slot = h & tableMask; ; slot = (slot + 1) & tableMask) {
+    const at = slot << 2;
+    const len = table[at + 2];
+    if (len === 0) return NO_RANK;
+    if (len === n && table[at] === lo && table[at + 1] === hi) return table[at + 3];
+  }
 }
 
 /**
@@ -181,7 +253,7 @@ export function createBpeCount(tables, smallPieceBytes = SMALL_PIECE_BYTES) {
  * @returns {{ count: (text: string) => number, countUtf8: (bytes: Uint8Array) => number, scansAsciiBytes: boolean }}
  */
 export function createBpeCounter(tables, smallPieceBytes = SMALL_PIECE_BYTES) {
-  const { bytes, start, length, slots, mask, pairRank, maxTokenBytes } = tables;
+  const { bytes, start, length, slots, mask, pairRank, maxTokenBytes, shortSlots, shortMask } = tables;
   const sticky = new RegExp(tables.pattern, 'uy');
   const global = new RegExp(tables.pattern, 'ug');
   const scratch = new Uint8Array(SCRATCH_BYTES);
@@ -193,6 +265,38 @@ export function createBpeCounter(tables, smallPieceBytes = SMALL_PIECE_BYTES) {
   let cacheUsed = 0;
   const bounds = new Int32Array(smallPieceBytes + 2);
   const ranks = new Int32Array(smallPieceBytes + 2);
+  // Counts of short pieces outside the vocabulary (the merge cache's short keys), emptied when full.
+  const shortCache = new Int32Array(CACHE_ENTRIES * 2 * 4);
+  const shortCacheMask = CACHE_ENTRIES * 2 - 1;
+  let shortCacheUsed = 0;
+  const hot = new Int32Array(HOT_SLOTS * 4);
+
+  /** Tokens in buf[from, from + n), 2 <= n <= SHORT_BYTES, one piece. */
+  function countShort(buf, from, n) {
+    const lo = packLo(buf, from, n);
+    const hi = packHi(buf, from, n);
+    const h = shortHash(lo, hi, n);
+    const at = (h & (HOT_SLOTS - 1)) << 2;
+    if (hot[at + 2] === n && hot[at] === lo && hot[at + 1] === hi) return hot[at + 3];
+    let parts = shortLookup(shortSlots, shortMask, lo, hi, n, h) !== NO_RANK ? 1 : shortLookup(shortCache, shortCacheMask, lo, hi, n, h);
+    if (parts === NO_RANK) {
+      for (let k = 0; k < n; k++) scratch[k] = buf[from + k];
+      parts = mergeSmall(scratch, n);
+      if (shortCacheUsed === CACHE_ENTRIES) {
+        shortCache.fill(0);
+        shortCacheUsed = 0;
+      }
+      shortCacheUsed++;
+      let slot = h & shortCacheMask;
+      while (shortCache[(slot << 2) + 2] !== 0) slot = (slot + 1) & shortCacheMask;
+      shortCache.set([lo, hi, n, parts], slot << 2);
+    }
+    hot[at] = lo;
+    hot[at + 1] = hi;
+    hot[at + 2] = n;
+    hot[at + 3] = parts;
+    return parts;
+  }
 
   /** Rank of buf[from, to) with its FNV hash already computed, or NO_RANK. */
   function rankOfHashed(buf, from, to, h) {
@@ -214,7 +318,13 @@ export function createBpeCounter(tables, smallPieceBytes = SMALL_PIECE_BYTES) {
 
   /** Rank of buf[from, to), or NO_RANK. */
   function rankOf(buf, from, to) {
-    if (to - from > maxTokenBytes) return NO_RANK;
+    const n = to - from;
+    if (n >= 2 && n <= SHORT_BYTES) {
+      const lo = packLo(buf, from, n);
+      const hi = packHi(buf, from, n);
+      return shortLookup(shortSlots, shortMask, lo, hi, n, shortHash(lo, hi, n));
+    }
+    if (n > maxTokenBytes) return NO_RANK;
     let h = FNV_OFFSET;
     for (let i = from; i < to; i++) h = Math.imul(h ^ buf[i], FNV_PRIME);
     return rankOfHashed(buf, from, to, h);
@@ -425,6 +535,7 @@ export function createBpeCounter(tables, smallPieceBytes = SMALL_PIECE_BYTES) {
   function countAsciiPiece(src, from, to) {
     const n = to - from;
     if (n === 1) return 1;
+    if (n <= SHORT_BYTES) return countShort(src, from, n);
     if (n <= CACHE_KEY_BYTES) {
       let h = FNV_OFFSET;
       for (let i = from; i < to; i++) h = Math.imul(h ^ src[i], FNV_PRIME);
@@ -498,32 +609,15 @@ const CL100K_PATTERN = `${CONTRACTIONS}|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3
 const O200K = 1;
 const CL100K = 2;
 
-// ASCII character classes as the patterns see them: \p{Lu}, \p{Ll} and \p{N} are A-Z, a-z and
-// 0-9 there, \s is tab to carriage return and space, and everything else is neither letter,
-// digit nor space (punctuation and control characters).
-const UPPER = 1;
-const LOWER = 2;
-const DIGIT = 3;
-const NEWLINE = 4;
-const SPACE = 5;
-const OTHER_SPACE = 6;
-const OTHER = 7;
-const ASCII_CLASS = new Uint8Array(128).fill(OTHER);
-for (let c = 0x41; c <= 0x5a; c++) ASCII_CLASS[c] = UPPER;
-for (let c = 0x61; c <= 0x7a; c++) ASCII_CLASS[c] = LOWER;
-for (let c = 0x30; c <= 0x39; c++) ASCII_CLASS[c] = DIGIT;
-ASCII_CLASS[0x0a] = NEWLINE;
-ASCII_CLASS[0x0d] = NEWLINE;
-ASCII_CLASS[0x20] = SPACE;
-ASCII_CLASS[0x09] = OTHER_SPACE;
-ASCII_CLASS[0x0b] = OTHER_SPACE;
-ASCII_CLASS[0x0c] = OTHER_SPACE;
-
-/** The class of b[i] (0 past the end), or -1 for a byte of a character beyond ASCII. */
-function classAt(b, i, n) {
-  if (i >= n) return 0;
-  const c = b[i];
-  return c < 0x80 ? ASCII_CLASS[c] : -1;
+// What the patterns see in an ASCII byte besides letters and digits: \s is tab to carriage return
+// and space, and everything else that is not a letter or digit is punctuation (control characters
+// included). Bytes beyond ASCII are neither, and every scan stops at them.
+const SPACE = 1;
+const PUNCT = 2;
+const ASCII_KIND = new Uint8Array(256);
+for (let c = 0; c < 0x80; c++) {
+  if (c === 0x20 || (c >= 0x09 && c <= 0x0d)) ASCII_KIND[c] = SPACE;
+  else if (!isLetterByte(c) && !(c >= 0x30 && c <= 0x39)) ASCII_KIND[c] = PUNCT;
 }
 
 /** After a letter run ending at `at`: the end of an optional contraction ('s, 'T, 're, 'LL, …). */
@@ -551,64 +645,80 @@ function contractionEnd(b, at, n) {
  * @param {number} n
  */
 function asciiPieceEnd(flavour, b, from, n) {
-  const first = classAt(b, from, n);
-  if (first < 0) return -1;
-  if (flavour === CL100K && b[from] === 0x27) {
+  const first = b[from];
+  if (first >= 0x80) return -1;
+  if (flavour === CL100K && first === 0x27) {
     const end = contractionEnd(b, from, n);
     if (end > from) return end;
   }
   // Letters, after at most one character that is not a newline, letter or digit.
-  if (first !== DIGIT && first !== NEWLINE) {
-    const at = first === UPPER || first === LOWER ? from : from + 1;
-    const next = classAt(b, at, n);
-    if (next < 0) return -1;
-    if (next === UPPER || next === LOWER) {
-      let end = at;
-      let cls = next;
-      if (flavour === O200K) {
-        // [\p{Lu}…]*[\p{Ll}…]+ or [\p{Lu}…]+[\p{Ll}…]*: capitals, then lower case, then a contraction.
-        while (cls === UPPER) cls = classAt(b, ++end, n);
-        while (cls === LOWER) cls = classAt(b, ++end, n);
-        if (cls < 0) return -1;
-        return contractionEnd(b, end, n);
-      }
-      while (cls === UPPER || cls === LOWER) cls = classAt(b, ++end, n);
-      return cls < 0 ? -1 : end;
-    }
+  let at = from;
+  if (!isLetterByte(first)) {
+    if (first - 0x30 < 10 && first >= 0x30) return digitsEnd(b, from, n);
+    if (first === 0x0a || first === 0x0d) return whitespaceEnd(b, from, n);
+    at = from + 1;
+    if (at === n) return n;
+    const next = b[at];
+    if (next >= 0x80) return -1;
+    if (!isLetterByte(next)) return (ASCII_KIND[first] & PUNCT) !== 0 || first === 0x20 ? punctuationEnd(flavour, b, from, n) : whitespaceEnd(b, from, n);
   }
-  if (first === DIGIT) {
-    // \p{N}{1,3}
-    let end = from + 1;
-    for (; end < from + 3; end++) {
-      const cls = classAt(b, end, n);
-      if (cls < 0) return -1;
-      if (cls !== DIGIT) break;
-    }
-    return end;
+  let end = at;
+  let c = 0;
+  if (flavour === O200K) {
+    // [\p{Lu}…]*[\p{Ll}…]+ or [\p{Lu}…]+[\p{Ll}…]*: capitals, then lower case, then a contraction.
+    while (end < n && (c = b[end]) >= 0x41 && c <= 0x5a) end++;
+    while (end < n && (c = b[end]) >= 0x61 && c <= 0x7a) end++;
+    if (end < n && c >= 0x80) return -1;
+    return c === 0x27 ? contractionEnd(b, end, n) : end;
   }
-  if (first === SPACE || first === OTHER) {
-    // ` ?[^\s\p{L}\p{N}]+[\r\n/]*` (cl100k: `[\r\n]*`)
-    let end = first === SPACE ? from + 1 : from;
-    let cls = classAt(b, end, n);
-    if (cls < 0) return -1;
-    if (cls === OTHER) {
-      while (cls === OTHER) cls = classAt(b, ++end, n);
-      if (cls < 0) return -1;
-      for (;;) {
-        const c = b[end];
-        if (end < n && (c === 0x0a || c === 0x0d || (c === 0x2f && flavour === O200K))) end++;
-        else return end;
-      }
-    }
+  while (end < n && isLetterByte((c = b[end]))) end++;
+  return end < n && c >= 0x80 ? -1 : end;
+}
+
+/** Whether ASCII byte c is a letter (`| 0x20` folds capitals onto lower case and nothing else onto a-z). */
+function isLetterByte(c) {
+  const folded = (c | 0x20) - 0x61;
+  return folded >= 0 && folded < 26;
+}
+
+/** `\p{N}{1,3}` from a digit at `from`, or -1 when a byte beyond ASCII might be a digit of it. */
+function digitsEnd(b, from, n) {
+  const last = from + 3 < n ? from + 3 : n;
+  let end = from + 1;
+  for (; end < last; end++) {
+    const c = b[end];
+    if (c >= 0x80) return -1;
+    if (c < 0x30 || c > 0x39) break;
   }
-  // Whitespace: `\s*[\r\n]+` up to the run's last newline, else `\s+(?!\S)` (all of a run at
-  // the end of the text, else all but its last character), else `\s+` (one character).
+  return end;
+}
+
+/** ` ?[^\s\p{L}\p{N}]+[\r\n/]*` (cl100k: `[\r\n]*`) from a space or a punctuation byte at `from`. */
+function punctuationEnd(flavour, b, from, n) {
+  let end = b[from] === 0x20 ? from + 1 : from;
+  const run = end;
+  let c = 0;
+  while (end < n && (ASCII_KIND[(c = b[end])] & PUNCT) !== 0) end++;
+  if (end < n && c >= 0x80) return -1;
+  // A space before something else: whitespace (the punctuation run never started).
+  if (end === run) return whitespaceEnd(b, from, n);
+  while (end < n && ((c = b[end]) === 0x0a || c === 0x0d || (c === 0x2f && flavour === O200K))) end++;
+  return end;
+}
+
+/**
+ * Whitespace from `from`: `\s*[\r\n]+` up to the run's last newline, else `\s+(?!\S)` (all of a
+ * run at the end of the text, else all but its last character), else `\s+` (one character); -1
+ * when the run ends at a byte beyond ASCII, which may be whitespace too.
+ */
+function whitespaceEnd(b, from, n) {
   let end = from;
   let lastNewline = -1;
-  for (let cls = first; cls === SPACE || cls === OTHER_SPACE || cls === NEWLINE; cls = classAt(b, ++end, n)) {
-    if (cls === NEWLINE) lastNewline = end;
+  let c = 0;
+  for (; end < n && (ASCII_KIND[(c = b[end])] & SPACE) !== 0; end++) {
+    if (c === 0x0a || c === 0x0d) lastNewline = end;
   }
-  if (end < n && b[end] >= 0x80) return -1;
+  if (end < n && c >= 0x80) return -1;
   if (lastNewline >= 0) return lastNewline + 1;
   if (end === n) return end;
   return end - from >= 2 ? end - 1 : from + 1;
