@@ -1,6 +1,13 @@
 // Types for bpe-engine.js (plain JavaScript so that worker threads can load it without a TS loader).
 import type { TokenEncodingName } from '../types.js';
 
+/** The part of a shared `WebAssembly.Memory` used here (the project's lib has no DOM types to name it). */
+export interface TableMemory {
+  readonly buffer: SharedArrayBuffer;
+  /** Adds pages; returns the size before, in pages. */
+  grow(pages: number): number;
+}
+
 /** One encoding's vocabulary in typed arrays; immutable once built. */
 export interface BpeTables {
   /** The pre-tokenizer pattern (js-tiktoken's `pat_str`). */
@@ -23,7 +30,19 @@ export interface BpeTables {
    */
   readonly shortSlots: Int32Array;
   readonly shortMask: number;
+  /** Class bits of every BMP character for the compiled pre-tokenizer (empty for an unknown pattern). */
+  readonly classes: Uint8Array;
+  /** The shared WebAssembly memory all of the above live in, or null (then a SharedArrayBuffer). */
+  readonly memory: TableMemory | null;
+  /** Byte offset of each table in that memory. */
+  readonly offsets: Readonly<Record<'bytes' | 'start' | 'length' | 'slots' | 'pairRank' | 'shortSlots' | 'classes', number>>;
 }
+
+/** Most pages a table memory may grow to (the tables plus every compiled counter's region). */
+export const TABLE_MEMORY_MAX_PAGES: number;
+
+/** 1 for o200k_base's pattern, 2 for cl100k_base's, 0 for any other (counted by the pattern alone). */
+export function patternFlavour(pattern: string): number;
 
 export function loadBpeTables(encoding: TokenEncodingName): BpeTables;
 
@@ -38,7 +57,15 @@ export function createBpeCount(tables: BpeTables, smallPieceBytes?: number): (te
 export function createBpeCounter(
   tables: BpeTables,
   smallPieceBytes?: number,
-): { count: (text: string) => number; countUtf8: (bytes: Uint8Array) => number; scansAsciiBytes: boolean };
+): {
+  count: (text: string) => number;
+  countUtf8: (bytes: Uint8Array) => number;
+  scansAsciiBytes: boolean;
+  /** Tokens of one pre-tokenizer piece, its UTF-8 bytes `src[from, to)`. */
+  countPiece: (src: Uint8Array, from: number, to: number) => number;
+  /** Tokens of `src[from, to)` through the pattern: from a piece's start to where both patterns always end one. */
+  countStretch: (src: Uint8Array, from: number, to: number) => number;
+};
 
 /**
  * The token count of UTF-8 `bytes`, equal to `count(decoded bytes)`, decoding at most about

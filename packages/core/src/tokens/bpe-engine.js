@@ -11,6 +11,7 @@
 // adjacent pair with the lowest rank, leftmost first), on bytes held in typed arrays: about 5 MB of
 // tables for o200k_base, a bounded merge cache, O(n log n) on long pieces. Special tokens are never
 // looked for, so `<|endoftext|>` is ordinary text.
+/* global WebAssembly */
 import { Buffer } from 'node:buffer';
 import { createRequire } from 'node:module';
 
@@ -70,15 +71,34 @@ export function loadBpeTables(encoding) {
   return tables;
 }
 
+/** Most pages a table memory may grow to: the tables plus every counter's region (bpe-wasm.js). */
+export const TABLE_MEMORY_MAX_PAGES = 16384;
+
 /**
- * A typed array over shared memory, so the tables cross to worker threads without a copy.
- * @template {Int8Array | Uint8Array | Uint16Array | Int32Array} T
- * @param {{ new (buffer: SharedArrayBuffer): T, BYTES_PER_ELEMENT: number }} Type
- * @param {number} length
- * @returns {T}
+ * One shared block holding every table, so they cross to worker threads without a copy. Where this
+ * Node has WebAssembly the block is a shared WebAssembly memory, which the compiled counter
+ * (bpe-wasm.js) reads in place and grows by a region per counter; elsewhere a SharedArrayBuffer.
+ * @param {Array<[string, { BYTES_PER_ELEMENT: number }, number]>} layout name, array type, length
+ * @returns {{ memory: import('./bpe-engine.js').TableMemory | null, buffer: SharedArrayBuffer, offsets: Record<string, number> }}
  */
-function sharedArray(Type, length) {
-  return new Type(new SharedArrayBuffer(length * Type.BYTES_PER_ELEMENT));
+function allocateTables(layout) {
+  /** @type {Record<string, number>} */
+  const offsets = {};
+  let size = 0;
+  for (const [name, Type, count] of layout) {
+    size = (size + 15) & ~15;
+    offsets[name] = size;
+    size += count * Type.BYTES_PER_ELEMENT;
+  }
+  const pages = Math.ceil(size / 65536);
+  let memory = null;
+  try {
+    memory = typeof WebAssembly === 'object' ? new WebAssembly.Memory({ initial: pages, maximum: TABLE_MEMORY_MAX_PAGES, shared: true }) : null;
+  } catch {
+    // No shared WebAssembly memory here (e.g. a Node without WebAssembly threads): plain shared memory.
+  }
+  const buffer = memory === null ? new SharedArrayBuffer(pages * 65536) : /** @type {SharedArrayBuffer} */ (memory.buffer);
+  return { memory, buffer, offsets };
 }
 
 /**
@@ -114,13 +134,13 @@ function buildBpeTables(pattern, bpeRanks) {
   for (let i = 0; i < 64; i++) sextet[alphabet.charCodeAt(i)] = i;
 
   const bytes = new Uint8Array(Math.ceil((bpeRanks.length * 3) / 4));
-  const start = sharedArray(Int32Array, rankCount);
-  const length = sharedArray(Uint16Array, rankCount);
+  const start = new Int32Array(rankCount);
+  const length = new Uint16Array(rankCount);
   let size = 1;
   while (size < rankCount * 2) size <<= 1;
-  const slots = sharedArray(Int32Array, size);
+  const slots = new Int32Array(size);
   const mask = size - 1;
-  const pairRank = sharedArray(Int32Array, 65536).fill(NO_RANK);
+  const pairRank = new Int32Array(65536).fill(NO_RANK);
   let used = 0;
   let maxTokenBytes = 1;
 
@@ -160,10 +180,77 @@ function buildBpeTables(pattern, bpeRanks) {
       bits = 0;
     }
   }
-  const sharedBytes = sharedArray(Uint8Array, used);
-  sharedBytes.set(bytes.subarray(0, used));
-  const { shortSlots, shortMask } = buildShortTable(sharedBytes, start, length);
-  return { pattern, bytes: sharedBytes, start, length, slots, mask, pairRank, maxTokenBytes, shortSlots, shortMask };
+  const { shortSlots, shortMask } = buildShortTable(bytes, start, length);
+  const flavour = patternFlavour(pattern);
+  const classes = flavour === 0 ? new Uint8Array(0) : buildCharClasses();
+
+  const { memory, buffer, offsets } = allocateTables([
+    ['bytes', Uint8Array, used],
+    ['start', Int32Array, rankCount],
+    ['length', Uint16Array, rankCount],
+    ['slots', Int32Array, slots.length],
+    ['pairRank', Int32Array, pairRank.length],
+    ['shortSlots', Int32Array, shortSlots.length],
+    ['classes', Uint8Array, classes.length],
+  ]);
+  /**
+   * @template {Uint8Array | Uint16Array | Int32Array} T
+   * @param {string} name
+   * @param {T} from
+   * @returns {T}
+   */
+  const place = (name, from) => {
+    const to = /** @type {T} */ (new /** @type {any} */ (from.constructor)(buffer, offsets[name], from.length));
+    to.set(from);
+    return to;
+  };
+  return {
+    pattern,
+    bytes: place('bytes', bytes.subarray(0, used)),
+    start: place('start', start),
+    length: place('length', length),
+    slots: place('slots', slots),
+    mask,
+    pairRank: place('pairRank', pairRank),
+    maxTokenBytes,
+    shortSlots: place('shortSlots', shortSlots),
+    shortMask,
+    classes: place('classes', classes),
+    memory,
+    offsets,
+  };
+}
+
+// Class bits of a character, as the two patterns tell characters apart (bpe-count.ts reads them).
+const CLASS_UPPER = 1; // [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]
+const CLASS_LOWER = 2; // [\p{Ll}\p{Lm}\p{Lo}\p{M}]
+const CLASS_LETTER = 4; // \p{L}
+const CLASS_NUMBER = 8; // \p{N}
+const CLASS_SPACE = 16; // \s
+const CLASS_NEWLINE = 32; // [\r\n]
+
+/**
+ * The class bits of every character of the Basic Multilingual Plane, found by this Node's own
+ * regular expressions (the ones the pattern path runs), so both paths agree on every character
+ * whatever Unicode version the engine has. Surrogates get none: they are not UTF-8.
+ */
+function buildCharClasses() {
+  const classes = new Uint8Array(65536);
+  const chars = [];
+  for (let c = 0; c < 65536; c++) chars.push(c >= 0xd800 && c <= 0xdfff ? ' ' : String.fromCharCode(c));
+  const all = chars.join('');
+  /** @type {Array<[RegExp, number]>} */
+  const sets = [
+    [/[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]/gu, CLASS_UPPER],
+    [/[\p{Ll}\p{Lm}\p{Lo}\p{M}]/gu, CLASS_LOWER],
+    [/\p{L}/gu, CLASS_LETTER],
+    [/\p{N}/gu, CLASS_NUMBER],
+    [/\s/gu, CLASS_SPACE],
+    [/[\r\n]/gu, CLASS_NEWLINE],
+  ];
+  for (const [set, bit] of sets) for (const match of all.matchAll(set)) classes[match.index] |= bit;
+  classes.fill(0, 0xd800, 0xe000);
+  return classes;
 }
 
 /**
@@ -179,7 +266,7 @@ function buildShortTable(bytes, start, length) {
   // At most 60 % full: a hit takes about 1.7 probes.
   let size = 1;
   while (size * 0.6 < tokens) size <<= 1;
-  const shortSlots = sharedArray(Int32Array, size * 4);
+  const shortSlots = new Int32Array(size * 4);
   const shortMask = size - 1;
   for (let rank = 0; rank < length.length; rank++) {
     const n = length[rank];
@@ -531,8 +618,8 @@ export function createBpeCounter(tables, smallPieceBytes = SMALL_PIECE_BYTES) {
     return n <= smallPieceBytes ? mergeSmall(buf, n) : mergeLarge(buf, n);
   }
 
-  /** Tokens in src[from, to), one piece of ASCII bytes (its bytes are its UTF-8). */
-  function countAsciiPiece(src, from, to) {
+  /** Tokens in src[from, to), one piece's UTF-8 bytes. */
+  function countPieceBytes(src, from, to) {
     const n = to - from;
     if (n === 1) return 1;
     if (n <= SHORT_BYTES) return countShort(src, from, n);
@@ -570,7 +657,7 @@ export function createBpeCounter(tables, smallPieceBytes = SMALL_PIECE_BYTES) {
     return total;
   }
 
-  const flavour = tables.pattern === O200K_PATTERN ? O200K : tables.pattern === CL100K_PATTERN ? CL100K : 0;
+  const flavour = patternFlavour(tables.pattern);
 
   /** @param {Uint8Array} src */
   function countUtf8Bytes(src) {
@@ -580,7 +667,7 @@ export function createBpeCounter(tables, smallPieceBytes = SMALL_PIECE_BYTES) {
     for (let from = 0; from < n; ) {
       const to = asciiPieceEnd(flavour, src, from, n);
       if (to > from) {
-        total += countAsciiPiece(src, from, to);
+        total += countPieceBytes(src, from, to);
         from = to;
         continue;
       }
@@ -595,7 +682,14 @@ export function createBpeCounter(tables, smallPieceBytes = SMALL_PIECE_BYTES) {
     return total;
   }
 
-  return { count, countUtf8: countUtf8Bytes, scansAsciiBytes: flavour !== 0 };
+  return {
+    count,
+    countUtf8: countUtf8Bytes,
+    scansAsciiBytes: flavour !== 0,
+    countPiece: countPieceBytes,
+    // From a piece's start to a point where both patterns always end one, through the pattern.
+    countStretch: (src, from, to) => countUtf8(count, src.subarray(from, to)),
+  };
 }
 
 // The two patterns the byte scanner below knows, as js-tiktoken ships them; any other pattern is
@@ -608,6 +702,15 @@ const O200K_PATTERN =
 const CL100K_PATTERN = `${CONTRACTIONS}|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+`;
 const O200K = 1;
 const CL100K = 2;
+
+/**
+ * Which of the two patterns the byte scanners know this is (bpe-count.ts takes the same numbers),
+ * or 0 for any other, which only the pattern itself counts.
+ * @param {string} pattern
+ */
+export function patternFlavour(pattern) {
+  return pattern === O200K_PATTERN ? O200K : pattern === CL100K_PATTERN ? CL100K : 0;
+}
 
 // What the patterns see in an ASCII byte besides letters and digits: \s is tab to carriage return
 // and space, and everything else that is not a letter or digit is punctuation (control characters

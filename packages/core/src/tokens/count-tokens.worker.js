@@ -9,6 +9,7 @@ import process from 'node:process';
 import { parentPort, workerData } from 'node:worker_threads';
 import { lowerThreadPriority } from '../io/background-priority.js';
 import { createBpeCounter } from './bpe-engine.js';
+import { wasmCounter } from './bpe-wasm.js';
 
 /** @type {{ tables: import('./bpe-engine.js').BpeTables, exitOnText?: string }} */
 const { tables, exitOnText } = workerData;
@@ -18,8 +19,8 @@ if (port === null) throw new Error('count-tokens.worker.js must run in a worker 
 // Counting is background work: the process's event loop gets the CPU first when both want it.
 lowerThreadPriority();
 
-// The pool's tables, built once in shared memory.
-const { countUtf8 } = createBpeCounter(tables);
+// The pool's tables, built once in shared memory; the compiled counter where this Node runs it.
+const { countUtf8 } = wasmCounter(tables) ?? createBpeCounter(tables);
 
 port.on('message', (/** @type {Uint8Array[]} */ contents) => {
   try {

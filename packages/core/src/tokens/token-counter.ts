@@ -1,7 +1,8 @@
-// In-thread exact token counting. The BPE tables load on the first count() (about 50 ms and 5 MB of
-// typed arrays for o200k_base) and are shared by every counter of that encoding in this thread.
+// In-thread exact token counting. The BPE tables load on first use (about 50 ms and 10 MB of typed
+// arrays for o200k_base) and are shared by every counter of that encoding in the process.
 import type { TokenEncodingName } from '../types.js';
 import { createBpeCounter, loadBpeTables } from './bpe-engine.js';
+import { wasmCounter } from './bpe-wasm.js';
 
 export interface TokenCounter {
   readonly encoding: TokenEncodingName;
@@ -11,16 +12,21 @@ export interface TokenCounter {
    * surrogates included (they count as U+FFFD, as TextEncoder writes them).
    */
   count(text: string): number;
-  /** `count` of UTF-8 content: ASCII text counted on the bytes, the rest decoded a slice at a time. */
+  /**
+   * `count` of UTF-8 content, counted on the bytes: by the compiled counter where this Node runs
+   * WebAssembly (this thread's one, see bpe-wasm.js), else by the JavaScript one.
+   */
   countUtf8(content: Uint8Array): number;
 }
 
 export function createTokenCounter(encoding: TokenEncodingName): TokenCounter {
-  let engine: ReturnType<typeof createBpeCounter> | undefined;
-  const counter = (): ReturnType<typeof createBpeCounter> => (engine ??= createBpeCounter(loadBpeTables(encoding)));
+  let strings: ReturnType<typeof createBpeCounter> | undefined;
+  let bytes: { countUtf8: (content: Uint8Array) => number } | undefined;
+  const stringCounter = (): ReturnType<typeof createBpeCounter> => (strings ??= createBpeCounter(loadBpeTables(encoding)));
+  const byteCounter = (): { countUtf8: (content: Uint8Array) => number } => (bytes ??= wasmCounter(loadBpeTables(encoding)) ?? stringCounter());
   return {
     encoding,
-    count: (text) => counter().count(text),
-    countUtf8: (content) => counter().countUtf8(content),
+    count: (text) => stringCounter().count(text),
+    countUtf8: (content) => byteCounter().countUtf8(content),
   };
 }

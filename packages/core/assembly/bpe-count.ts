@@ -1,0 +1,738 @@
+// Exact tiktoken BPE token counting of UTF-8 bytes (o200k_base and cl100k_base pre-tokenizers),
+// compiled to WebAssembly. AssemblyScript source: `npm run wasm` compiles it into
+// packages/core/src/tokens/bpe-count-wasm.js. The tables are built by bpe-engine.js into a shared
+// memory and read here in place; every counter owns one region of that memory (its input, its
+// caches and its scratch), so any number of threads count over one copy of the tables.
+//
+// The pre-tokenizer is the patterns' own alternation, followed code point by code point over the
+// classes bpe-engine.js computes for every character of the Basic Multilingual Plane with the
+// patterns' own character classes. What this module does not handle it reports as an exception
+// for JavaScript to count: a stretch holding a code point beyond the BMP or bytes that are not
+// UTF-8 (counted with the pattern itself), and a piece longer than MAX_PIECE bytes.
+
+// Class bits of a code point (the class table's bytes).
+const U: u32 = 1; // [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]
+const W: u32 = 2; // [\p{Ll}\p{Lm}\p{Lo}\p{M}]
+const L: u32 = 4; // \p{L}
+const N: u32 = 8; // \p{N}
+const S: u32 = 16; // \s
+const NL: u32 = 32; // [\r\n]
+
+const O200K: i32 = 1;
+const CL100K: i32 = 2;
+
+const NO_RANK: i32 = 0x7fffffff;
+const SHORT_BYTES: i32 = 8;
+const CACHE_KEY_BYTES: i32 = 64;
+const SMALL_PIECE_BYTES: i32 = 256;
+/** Longer pieces are exceptions: their merge scratch would not fit a region. */
+export const MAX_PIECE: i32 = 4096;
+
+// A region: [hot | short cache | long cache slots | long cache keys | long cache lengths and counts
+// | merge scratch | exceptions | input].
+const HOT_SLOTS: u32 = 1 << 12;
+const CACHE_ENTRIES: u32 = 1 << 15;
+const CACHE_SLOTS: u32 = CACHE_ENTRIES * 2;
+export const EXCEPTION_SLOTS: i32 = 1 << 12;
+export const INPUT_BYTES: i32 = 1 << 20;
+const INPUT_PADDING: i32 = 16;
+
+const HOT_AT: usize = 0;
+const SHORT_CACHE_AT: usize = HOT_AT + (<usize>HOT_SLOTS << 4);
+const LONG_SLOTS_AT: usize = SHORT_CACHE_AT + (<usize>CACHE_SLOTS << 4);
+const LONG_KEYS_AT: usize = LONG_SLOTS_AT + (<usize>CACHE_SLOTS << 2);
+const LONG_LENGTHS_AT: usize = LONG_KEYS_AT + <usize>CACHE_ENTRIES * <usize>CACHE_KEY_BYTES;
+const LONG_COUNTS_AT: usize = LONG_LENGTHS_AT + <usize>CACHE_ENTRIES * 4;
+const BOUNDS_AT: usize = LONG_COUNTS_AT + <usize>CACHE_ENTRIES * 4;
+const RANKS_AT: usize = BOUNDS_AT + <usize>(SMALL_PIECE_BYTES + 2) * 4;
+const HEAP_AT: usize = RANKS_AT + <usize>(SMALL_PIECE_BYTES + 2) * 4;
+const EXCEPTIONS_AT: usize = HEAP_AT + <usize>MAX_PIECE * 4 * 5;
+const INPUT_AT: usize = EXCEPTIONS_AT + <usize>EXCEPTION_SLOTS * 8;
+export const REGION_BYTES: usize = INPUT_AT + <usize>INPUT_BYTES + <usize>INPUT_PADDING;
+
+// The tables (set once by init) and this instance's region (set by bind).
+let flavour: i32 = 0;
+let tokenBytes: usize = 0;
+let tokenStart: usize = 0;
+let tokenLength: usize = 0;
+let slots: usize = 0;
+let slotMask: u32 = 0;
+let pairRank: usize = 0;
+let shortSlots: usize = 0;
+let shortMask: u32 = 0;
+let classes: usize = 0;
+let maxTokenBytes: i32 = 0;
+let region: usize = 0;
+let input: usize = 0;
+let shortCacheUsed: u32 = 0;
+let longCacheUsed: u32 = 0;
+
+/** Where the last count() stopped, and how many exceptions it left at exceptions(). */
+export let resumeAt: i32 = 0;
+export let exceptionCount: i32 = 0;
+
+export function init(
+  pattern: i32,
+  bytesAt: usize,
+  startAt: usize,
+  lengthAt: usize,
+  slotsAt: usize,
+  slotsMask: u32,
+  pairAt: usize,
+  shortAt: usize,
+  shortSlotsMask: u32,
+  classesAt: usize,
+  longestToken: i32,
+): void {
+  flavour = pattern;
+  tokenBytes = bytesAt;
+  tokenStart = startAt;
+  tokenLength = lengthAt;
+  slots = slotsAt;
+  slotMask = slotsMask;
+  pairRank = pairAt;
+  shortSlots = shortAt;
+  shortMask = shortSlotsMask;
+  classes = classesAt;
+  maxTokenBytes = longestToken;
+}
+
+/** Takes a zeroed region of REGION_BYTES as this instance's own; returns where input goes. */
+export function bind(at: usize): usize {
+  region = at;
+  input = at + INPUT_AT;
+  shortCacheUsed = 0;
+  longCacheUsed = 0;
+  return input;
+}
+
+export function exceptions(): usize {
+  return region + EXCEPTIONS_AT;
+}
+
+// ---- Lookups -------------------------------------------------------------------------------
+
+@inline function packed(p: usize, n: i32): u64 {
+  return load<u64>(p) & (<u64>-1 >> (64 - 8 * <u64>n));
+}
+
+@inline function shortHash(lo: u32, hi: u32, n: u32): u32 {
+  let h: u32 = ((lo ^ (n << 28)) * 0x9e3779b1) ^ (hi * 0x85ebca77);
+  h = (h ^ (h >> 15)) * 0xc2b2ae3d;
+  return h ^ (h >> 13);
+}
+
+/** The value stored with a packed key in a table of 16-byte slots, or NO_RANK. */
+@inline function shortLookup(table: usize, mask: u32, lo: u32, hi: u32, n: u32, h: u32): i32 {
+  let slot = h & mask;
+  while (true) {
+    const at = table + (<usize>slot << 4);
+    const len = load<u32>(at, 8);
+    if (len == 0) return NO_RANK;
+    if (len == n && load<u32>(at) == lo && load<u32>(at, 4) == hi) return load<i32>(at, 12);
+    slot = (slot + 1) & mask;
+  }
+}
+
+@inline function fnv(p: usize, n: i32): u32 {
+  let h: u32 = 0x811c9dc5;
+  for (let i = 0; i < n; i++) h = (h ^ load<u8>(p + i)) * 0x01000193;
+  return h;
+}
+
+/** Rank of the n bytes at p (n <= maxTokenBytes), hashed h, from the general table. */
+function rankOfHashed(p: usize, n: i32, h: u32): i32 {
+  let slot = h & slotMask;
+  while (true) {
+    const entry = load<i32>(slots + (<usize>slot << 2));
+    if (entry == 0) return NO_RANK;
+    const rank = entry - 1;
+    if (<i32>load<u16>(tokenLength + (<usize>rank << 1)) == n) {
+      const at = tokenBytes + <usize>load<i32>(tokenStart + (<usize>rank << 2));
+      let k = 0;
+      while (k < n && load<u8>(at + k) == load<u8>(p + k)) k++;
+      if (k == n) return rank;
+    }
+    slot = (slot + 1) & slotMask;
+  }
+}
+
+/** Rank of the n bytes at p, or NO_RANK. */
+function rankOf(p: usize, n: i32): i32 {
+  if (n >= 2 && n <= SHORT_BYTES) {
+    const word = packed(p, n);
+    const lo = <u32>word;
+    const hi = <u32>(word >> 32);
+    return shortLookup(shortSlots, shortMask, lo, hi, n, shortHash(lo, hi, n));
+  }
+  if (n > maxTokenBytes) return NO_RANK;
+  return rankOfHashed(p, n, fnv(p, n));
+}
+
+// ---- Merging (tiktoken's rule: merge the adjacent pair of lowest rank, leftmost first) --------
+
+/** Parts left after merging the n <= SMALL_PIECE_BYTES bytes at p, with a linear scan. */
+function mergeSmall(p: usize, n: i32): i32 {
+  const bounds = region + BOUNDS_AT;
+  const ranks = region + RANKS_AT;
+  for (let i = 0; i <= n; i++) store<i32>(bounds + (<usize>i << 2), i);
+  for (let i = 0; i < n - 1; i++) store<i32>(ranks + (<usize>i << 2), load<i32>(pairRank + (<usize>((<u32>load<u8>(p + i) << 8) | load<u8>(p + i + 1)) << 2)));
+  let parts = n;
+  while (true) {
+    let min = NO_RANK;
+    let at = -1;
+    for (let i = 0; i < parts - 1; i++) {
+      const r = load<i32>(ranks + (<usize>i << 2));
+      if (r < min) {
+        min = r;
+        at = i;
+      }
+    }
+    if (at < 0) return parts;
+    memory.copy(bounds + (<usize>(at + 1) << 2), bounds + (<usize>(at + 2) << 2), <usize>(parts - at - 1) << 2);
+    memory.copy(ranks + (<usize>at << 2), ranks + (<usize>(at + 1) << 2), <usize>(parts - at - 2) << 2);
+    parts--;
+    if (at < parts - 1) {
+      const from = load<i32>(bounds + (<usize>at << 2));
+      store<i32>(ranks + (<usize>at << 2), rankOf(p + from, load<i32>(bounds + (<usize>(at + 2) << 2)) - from));
+    }
+    if (at > 0) {
+      const from = load<i32>(bounds + (<usize>(at - 1) << 2));
+      store<i32>(ranks + (<usize>(at - 1) << 2), rankOf(p + from, load<i32>(bounds + (<usize>(at + 1) << 2)) - from));
+    }
+  }
+}
+
+// mergeLarge's arrays, each MAX_PIECE i32s: next part, previous part, rank of the pair a part
+// starts, the heap of parts, and each part's place in the heap (-1 = not there).
+let heapSize: i32 = 0;
+@inline function nextOf(i: i32): usize { return region + HEAP_AT + (<usize>i << 2); }
+@inline function prevOf(i: i32): usize { return region + HEAP_AT + (<usize>MAX_PIECE << 2) + (<usize>i << 2); }
+@inline function rankAt(i: i32): usize { return region + HEAP_AT + (<usize>MAX_PIECE << 3) + (<usize>i << 2); }
+@inline function heapAt(i: i32): usize { return region + HEAP_AT + (<usize>MAX_PIECE * 12) + (<usize>i << 2); }
+@inline function placeOf(i: i32): usize { return region + HEAP_AT + (<usize>MAX_PIECE << 4) + (<usize>i << 2); }
+
+@inline function less(a: i32, b: i32): bool {
+  const ra = load<i32>(rankAt(a));
+  const rb = load<i32>(rankAt(b));
+  return ra < rb || (ra == rb && a < b);
+}
+
+@inline function place(part: i32, i: i32): void {
+  store<i32>(heapAt(i), part);
+  store<i32>(placeOf(part), i);
+}
+
+function siftUp(i: i32): void {
+  const part = load<i32>(heapAt(i));
+  while (i > 0) {
+    const parent = (i - 1) >> 1;
+    const q = load<i32>(heapAt(parent));
+    if (!less(part, q)) break;
+    place(q, i);
+    i = parent;
+  }
+  place(part, i);
+}
+
+function siftDown(i: i32): void {
+  const part = load<i32>(heapAt(i));
+  while (true) {
+    let child = 2 * i + 1;
+    if (child >= heapSize) break;
+    if (child + 1 < heapSize && less(load<i32>(heapAt(child + 1)), load<i32>(heapAt(child)))) child++;
+    const c = load<i32>(heapAt(child));
+    if (!less(c, part)) break;
+    place(c, i);
+    i = child;
+  }
+  place(part, i);
+}
+
+function removePart(part: i32): void {
+  const i = load<i32>(placeOf(part));
+  if (i < 0) return;
+  store<i32>(placeOf(part), -1);
+  const last = load<i32>(heapAt(--heapSize));
+  if (last == part) return;
+  place(last, i);
+  siftDown(i);
+  siftUp(load<i32>(placeOf(last)));
+}
+
+function rekey(part: i32, rank: i32): void {
+  store<i32>(rankAt(part), rank);
+  if (rank == NO_RANK) {
+    removePart(part);
+    return;
+  }
+  let i = load<i32>(placeOf(part));
+  if (i < 0) {
+    i = heapSize++;
+    place(part, i);
+  }
+  siftUp(i);
+  siftDown(load<i32>(placeOf(part)));
+}
+
+/** The same merge order with a linked list of parts and an indexed min-heap keyed (rank, position). */
+function mergeLarge(p: usize, n: i32): i32 {
+  heapSize = 0;
+  for (let i = 0; i < n; i++) {
+    store<i32>(nextOf(i), i + 1);
+    store<i32>(prevOf(i), i - 1);
+    store<i32>(placeOf(i), -1);
+    const r = i < n - 1 ? load<i32>(pairRank + (<usize>((<u32>load<u8>(p + i) << 8) | load<u8>(p + i + 1)) << 2)) : NO_RANK;
+    store<i32>(rankAt(i), r);
+    if (r != NO_RANK) place(i, heapSize++);
+  }
+  for (let i = (heapSize >> 1) - 1; i >= 0; i--) siftDown(i);
+  let parts = n;
+  while (heapSize > 0) {
+    const part = load<i32>(heapAt(0));
+    const q = load<i32>(nextOf(part));
+    const after = load<i32>(nextOf(q));
+    removePart(q);
+    store<i32>(nextOf(part), after);
+    if (after < n) store<i32>(prevOf(after), part);
+    parts--;
+    rekey(part, after < n ? rankOf(p + part, load<i32>(nextOf(after)) - part) : NO_RANK);
+    if (part > 0) {
+      const before = load<i32>(prevOf(part));
+      rekey(before, rankOf(p + before, after - before));
+    }
+  }
+  return parts;
+}
+
+@inline function merge(p: usize, n: i32): i32 {
+  return n <= SMALL_PIECE_BYTES ? mergeSmall(p, n) : mergeLarge(p, n);
+}
+
+// ---- Counting one piece ---------------------------------------------------------------------
+
+/** Tokens of a piece of 2 to 8 bytes: the hot cache, the vocabulary, the short merge cache. */
+function countShort(p: usize, n: i32): i32 {
+  const word = packed(p, n);
+  const lo = <u32>word;
+  const hi = <u32>(word >> 32);
+  const h = shortHash(lo, hi, n);
+  const hot = region + HOT_AT + (<usize>(h & (HOT_SLOTS - 1)) << 4);
+  if (load<u32>(hot, 8) == <u32>n && load<u32>(hot) == lo && load<u32>(hot, 4) == hi) return load<i32>(hot, 12);
+  let parts = 1;
+  if (shortLookup(shortSlots, shortMask, lo, hi, n, h) == NO_RANK) {
+    const cache = region + SHORT_CACHE_AT;
+    parts = shortLookup(cache, CACHE_SLOTS - 1, lo, hi, n, h);
+    if (parts == NO_RANK) {
+      parts = mergeSmall(p, n);
+      if (shortCacheUsed == CACHE_ENTRIES) {
+        memory.fill(cache, 0, <usize>CACHE_SLOTS << 4);
+        shortCacheUsed = 0;
+      }
+      shortCacheUsed++;
+      let slot = h & (CACHE_SLOTS - 1);
+      while (load<u32>(cache + (<usize>slot << 4), 8) != 0) slot = (slot + 1) & (CACHE_SLOTS - 1);
+      const at = cache + (<usize>slot << 4);
+      store<u32>(at, lo);
+      store<u32>(at, hi, 4);
+      store<u32>(at, n, 8);
+      store<i32>(at, parts, 12);
+    }
+  }
+  store<u32>(hot, lo);
+  store<u32>(hot, hi, 4);
+  store<u32>(hot, n, 8);
+  store<i32>(hot, parts, 12);
+  return parts;
+}
+
+/** Tokens of a piece of 9 to 64 bytes: the vocabulary, then the long merge cache (full keys). */
+function countCached(p: usize, n: i32): i32 {
+  const h = fnv(p, n);
+  if (n <= maxTokenBytes && rankOfHashed(p, n, h) != NO_RANK) return 1;
+  const keys = region + LONG_KEYS_AT;
+  const lengths = region + LONG_LENGTHS_AT;
+  const counts = region + LONG_COUNTS_AT;
+  const cacheSlots = region + LONG_SLOTS_AT;
+  let slot = h & (CACHE_SLOTS - 1);
+  while (true) {
+    const entry = load<i32>(cacheSlots + (<usize>slot << 2));
+    if (entry == 0) break;
+    const e = <usize>(entry - 1);
+    if (load<i32>(lengths + (e << 2)) == n && memory.compare(keys + e * <usize>CACHE_KEY_BYTES, p, n) == 0) return load<i32>(counts + (e << 2));
+    slot = (slot + 1) & (CACHE_SLOTS - 1);
+  }
+  const parts = merge(p, n);
+  if (longCacheUsed == CACHE_ENTRIES) {
+    memory.fill(cacheSlots, 0, <usize>CACHE_SLOTS << 2);
+    longCacheUsed = 0;
+    slot = h & (CACHE_SLOTS - 1);
+    while (load<i32>(cacheSlots + (<usize>slot << 2)) != 0) slot = (slot + 1) & (CACHE_SLOTS - 1);
+  }
+  const e = <usize>longCacheUsed;
+  longCacheUsed++;
+  memory.copy(keys + e * <usize>CACHE_KEY_BYTES, p, n);
+  store<i32>(lengths + (e << 2), n);
+  store<i32>(counts + (e << 2), parts);
+  store<i32>(cacheSlots + (<usize>slot << 2), <i32>e + 1);
+  return parts;
+}
+
+/** Tokens of the piece of n bytes at p, or -1 when it is too long to merge here. */
+@inline function countPiece(p: usize, n: i32): i32 {
+  if (n == 1) return 1;
+  if (n <= SHORT_BYTES) return countShort(p, n);
+  if (n <= CACHE_KEY_BYTES) return countCached(p, n);
+  if (n > MAX_PIECE) return -1;
+  if (rankOf(p, n) != NO_RANK) return 1;
+  return merge(p, n);
+}
+
+// ---- The pre-tokenizer ----------------------------------------------------------------------
+
+/**
+ * The code point at input[i]: its byte length << 8 | its class bits; 0 for a code point beyond the
+ * BMP, bytes that are not UTF-8, or a sequence cut by the end (the caller hands those to the pattern).
+ */
+@inline function charAt(i: i32, n: i32): u32 {
+  const b0 = <u32>load<u8>(input + i);
+  if (b0 < 0x80) return 0x100 | <u32>load<u8>(classes + b0);
+  return wideCharAt(i, n, b0);
+}
+
+function wideCharAt(i: i32, n: i32, b0: u32): u32 {
+  if (b0 < 0xc2) return 0;
+  if (b0 < 0xe0) {
+    if (i + 1 >= n) return 0;
+    const b1 = <u32>load<u8>(input + i + 1);
+    if ((b1 & 0xc0) != 0x80) return 0;
+    return 0x200 | <u32>load<u8>(classes + (((b0 & 0x1f) << 6) | (b1 & 0x3f)));
+  }
+  if (b0 < 0xf0) {
+    if (i + 2 >= n) return 0;
+    const b1 = <u32>load<u8>(input + i + 1);
+    const b2 = <u32>load<u8>(input + i + 2);
+    if ((b1 & 0xc0) != 0x80 || (b2 & 0xc0) != 0x80) return 0;
+    const cp = ((b0 & 0x0f) << 12) | ((b1 & 0x3f) << 6) | (b2 & 0x3f);
+    // Overlong forms and surrogates are not UTF-8.
+    if (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff)) return 0;
+    return 0x300 | <u32>load<u8>(classes + cp);
+  }
+  return 0;
+}
+
+@inline function isP0(cls: u32): bool {
+  // [^\r\n\p{L}\p{N}]
+  return (cls & (NL | L | N)) == 0;
+}
+
+@inline function isP1(cls: u32): bool {
+  // [^\s\p{L}\p{N}]
+  return (cls & (S | L | N)) == 0;
+}
+
+/** After a letter run ending at `at`: the end of an optional contraction ('s, 'T, 're, 'LL, …). */
+function contractionEnd(at: i32, n: i32): i32 {
+  if (at + 1 >= n || load<u8>(input + at) != 0x27) return at;
+  const x = <u32>load<u8>(input + at + 1) | 0x20;
+  if (x == 0x73 || x == 0x74 || x == 0x6d || x == 0x64) return at + 2;
+  if (at + 2 >= n) return at;
+  const y = <u32>load<u8>(input + at + 2) | 0x20;
+  if ((x == 0x72 || x == 0x76) && y == 0x65) return at + 3;
+  if (x == 0x6c && y == 0x6c) return at + 3;
+  return at;
+}
+
+// Results of the alternatives besides a piece's end: no match, or a code point the pattern must see.
+const NO_MATCH: i32 = -2;
+const EXCEPTION: i32 = -1;
+
+/**
+ * o200k's `[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+` (and with `upperOnly`, the
+ * second alternative's `[…]+[…]*`) from s, the way a backtracking matcher settles them: the longest
+ * run of U, then W from its end; else the run cut after its last W; else (second alternative) the
+ * whole run. A contraction may follow.
+ */
+function casedEnd(s: i32, n: i32, upperOnly: bool): i32 {
+  let i = s;
+  let lastW = -1;
+  let c: u32 = 0;
+  while (i < n) {
+    c = charAt(i, n);
+    if (c == 0) return EXCEPTION;
+    if ((c & U) == 0) break;
+    i += <i32>(c >> 8);
+    if ((c & W) != 0) lastW = i;
+  }
+  if (i < n && (c & W) != 0) {
+    // The whole run, then the lower-case run after it.
+    while (i < n) {
+      c = charAt(i, n);
+      if (c == 0) return EXCEPTION;
+      if ((c & W) == 0) break;
+      i += <i32>(c >> 8);
+    }
+    return contractionEnd(i, n);
+  }
+  if (lastW >= 0) return contractionEnd(lastW, n);
+  if (upperOnly && i > s) return contractionEnd(i, n);
+  return NO_MATCH;
+}
+
+/** The first two alternatives of o200k: an optional [^\r\n\p{L}\p{N}], then cased letters. */
+function o200kLetterEnd(from: i32, n: i32, c0: u32): i32 {
+  if (!isP0(c0)) return casedEnd(from, n, true);
+  const after = from + <i32>(c0 >> 8);
+  if (after < n) {
+    const e = casedEnd(after, n, false);
+    if (e != NO_MATCH) return e;
+  }
+  // The same without the optional character: only a mark (\p{M} is neither \p{L} nor \p{N}) can
+  // begin the letter classes, and then the first alternative always matches.
+  if ((c0 & (U | W)) != 0) return casedEnd(from, n, false);
+  if (after < n) return casedEnd(after, n, true);
+  return NO_MATCH;
+}
+
+/** cl100k's `[^\r\n\p{L}\p{N}]?\p{L}+`. */
+function cl100kLetterEnd(from: i32, n: i32, c0: u32): i32 {
+  let i = from;
+  if ((c0 & L) == 0) {
+    if (!isP0(c0)) return NO_MATCH;
+    i += <i32>(c0 >> 8);
+    if (i >= n) return NO_MATCH;
+    const c1 = charAt(i, n);
+    if (c1 == 0) return EXCEPTION;
+    if ((c1 & L) == 0) return NO_MATCH;
+  }
+  while (i < n) {
+    const c = charAt(i, n);
+    if (c == 0) return EXCEPTION;
+    if ((c & L) == 0) break;
+    i += <i32>(c >> 8);
+  }
+  return i;
+}
+
+/** `\p{N}{1,3}` from a digit at from. */
+function digitsEnd(from: i32, n: i32, c0: u32): i32 {
+  let i = from + <i32>(c0 >> 8);
+  for (let k = 1; k < 3 && i < n; k++) {
+    const c = charAt(i, n);
+    if (c == 0) return EXCEPTION;
+    if ((c & N) == 0) break;
+    i += <i32>(c >> 8);
+  }
+  return i;
+}
+
+/** ` ?[^\s\p{L}\p{N}]+[\r\n/]*` (cl100k: `[\r\n]*`) from a space or a symbol at from. */
+function punctuationEnd(from: i32, n: i32): i32 {
+  let i = load<u8>(input + from) == 0x20 ? from + 1 : from;
+  const run = i;
+  while (i < n) {
+    const c = charAt(i, n);
+    if (c == 0) return EXCEPTION;
+    if (!isP1(c)) break;
+    i += <i32>(c >> 8);
+  }
+  if (i == run) return NO_MATCH;
+  while (i < n) {
+    const b = load<u8>(input + i);
+    if (b == 0x0a || b == 0x0d || (b == 0x2f && flavour == O200K)) i++;
+    else break;
+  }
+  return i;
+}
+
+/**
+ * Whitespace from from: `\s*[\r\n]+` up to the run's last newline, else `\s+(?!\S)` (all of a run
+ * at the end of the text, else all but its last character), else `\s+` (one character).
+ */
+function whitespaceEnd(from: i32, n: i32, c0: u32): i32 {
+  let i = from;
+  let lastNewline = -1;
+  let lastStart = from;
+  let chars = 0;
+  while (i < n) {
+    const c = charAt(i, n);
+    if (c == 0) return EXCEPTION;
+    if ((c & S) == 0) break;
+    if ((c & NL) != 0) lastNewline = i;
+    lastStart = i;
+    i += <i32>(c >> 8);
+    chars++;
+  }
+  if (lastNewline >= 0) return lastNewline + 1;
+  if (i == n) return i;
+  return chars >= 2 ? lastStart : from + <i32>(c0 >> 8);
+}
+
+/** The end of the piece that starts at from (a piece's start), or EXCEPTION: any text. */
+function unicodePieceEnd(from: i32, n: i32): i32 {
+  const c0 = charAt(from, n);
+  if (c0 == 0) return EXCEPTION;
+  if (flavour == CL100K && load<u8>(input + from) == 0x27) {
+    const e = contractionEnd(from, n);
+    if (e > from) return e;
+  }
+  let e = flavour == O200K ? o200kLetterEnd(from, n, c0) : cl100kLetterEnd(from, n, c0);
+  if (e != NO_MATCH) return e;
+  if ((c0 & N) != 0) return digitsEnd(from, n, c0);
+  if (load<u8>(input + from) == 0x20 || isP1(c0)) {
+    e = punctuationEnd(from, n);
+    if (e != NO_MATCH) return e;
+  }
+  return whitespaceEnd(from, n, c0);
+}
+
+@inline function isAsciiLetter(b: u32): bool {
+  return ((b | 0x20) - 0x61) < 26;
+}
+
+@inline function isAsciiPunct(b: u32): bool {
+  return b > 0x20 && b < 0x7f && !isAsciiLetter(b) && (b < 0x30 || b > 0x39);
+}
+
+// The same for ASCII text, byte by byte: ASCII classes are simple ranges. Each returns EXCEPTION
+// where a byte beyond ASCII might change the piece, and unicodePieceEnd takes over from the start.
+
+@inline function isAsciiDigit(b: u32): bool {
+  return b - 0x30 < 10;
+}
+
+@inline function isAsciiSpace(b: u32): bool {
+  return b == 0x20 || b - 0x09 < 5;
+}
+
+function asciiWhitespaceEnd(from: i32, n: i32): i32 {
+  const text = input;
+  let i = from;
+  let lastNewline = -1;
+  let b: u32 = 0;
+  for (; i < n; i++) {
+    b = load<u8>(text + i);
+    if (!isAsciiSpace(b)) break;
+    if (b == 0x0a || b == 0x0d) lastNewline = i;
+  }
+  if (i < n && b >= 0x80) return EXCEPTION;
+  if (lastNewline >= 0) return lastNewline + 1;
+  if (i == n) return i;
+  return i - from >= 2 ? i - 1 : from + 1;
+}
+
+function asciiPunctuationEnd(from: i32, n: i32): i32 {
+  const text = input;
+  let i = load<u8>(text + from) == 0x20 ? from + 1 : from;
+  const run = i;
+  let b: u32 = 0;
+  for (; i < n; i++) {
+    b = load<u8>(text + i);
+    if (b >= 0x80 || isAsciiSpace(b) || isAsciiLetter(b) || isAsciiDigit(b)) break;
+  }
+  if (i < n && b >= 0x80) return EXCEPTION;
+  if (i == run) return asciiWhitespaceEnd(from, n);
+  for (; i < n; i++) {
+    b = load<u8>(text + i);
+    if (!(b == 0x0a || b == 0x0d || (b == 0x2f && flavour == O200K))) break;
+  }
+  return i;
+}
+
+function asciiPieceEnd(from: i32, n: i32): i32 {
+  const text = input;
+  const first = <u32>load<u8>(text + from);
+  if (flavour == CL100K && first == 0x27) {
+    const e = contractionEnd(from, n);
+    if (e > from) return e;
+  }
+  let at = from;
+  if (!isAsciiLetter(first)) {
+    if (isAsciiDigit(first)) {
+      const last = from + 3 < n ? from + 3 : n;
+      let i = from + 1;
+      for (; i < last; i++) {
+        const b = <u32>load<u8>(text + i);
+        if (b >= 0x80) return EXCEPTION;
+        if (!isAsciiDigit(b)) break;
+      }
+      return i;
+    }
+    if (first == 0x0a || first == 0x0d) return asciiWhitespaceEnd(from, n);
+    at = from + 1;
+    if (at == n) return n;
+    const next = <u32>load<u8>(text + at);
+    if (next >= 0x80) return EXCEPTION;
+    if (!isAsciiLetter(next)) return first == 0x20 || !isAsciiSpace(first) ? asciiPunctuationEnd(from, n) : asciiWhitespaceEnd(from, n);
+  }
+  let i = at;
+  let b: u32 = 0;
+  if (flavour == O200K) {
+    for (; i < n; i++) {
+      b = load<u8>(text + i);
+      if (b - 0x41 >= 26) break;
+    }
+    for (; i < n; i++) {
+      b = load<u8>(text + i);
+      if (b - 0x61 >= 26) break;
+    }
+    if (i < n && b >= 0x80) return EXCEPTION;
+    return b == 0x27 ? contractionEnd(i, n) : i;
+  }
+  for (; i < n; i++) {
+    b = load<u8>(text + i);
+    if (!isAsciiLetter(b)) break;
+  }
+  return i < n && b >= 0x80 ? EXCEPTION : i;
+}
+
+@inline function pieceEnd(from: i32, n: i32): i32 {
+  if (load<u8>(input + from) < 0x80) {
+    const e = asciiPieceEnd(from, n);
+    if (e >= 0) return e;
+  }
+  return unicodePieceEnd(from, n);
+}
+
+/** bpe-engine.js's isPieceBoundary: both patterns always end a piece right before input[j]. */
+function isPieceBoundary(j: i32, n: i32): bool {
+  const at = <u32>load<u8>(input + j);
+  if (at == 0x20) return j + 1 < n && isAsciiLetter(load<u8>(input + j + 1));
+  const before = <u32>load<u8>(input + j - 1);
+  if (isAsciiLetter(before)) return at != 0x27 && isAsciiPunct(at);
+  return before == 0x0a && at > 0x20 && at < 0x7f && at != 0x2f;
+}
+
+@inline function exception(from: i32, to: i32): void {
+  const at = region + EXCEPTIONS_AT + (<usize>exceptionCount << 3);
+  store<i32>(at, from);
+  store<i32>(at, to, 4);
+  exceptionCount++;
+}
+
+/**
+ * Counts the pieces of input[from, n) (n <= INPUT_BYTES; from a piece's start) and returns their
+ * tokens. What it cannot count it lists at exceptions(): `[from, to]` for a piece too long to
+ * merge here, `[from, -to]` for a stretch the pattern must count. It stops early when that list is
+ * full; resumeAt says where.
+ */
+export function count(from: i32, n: i32): i32 {
+  let total = 0;
+  exceptionCount = 0;
+  while (from < n && exceptionCount < EXCEPTION_SLOTS) {
+    const to = pieceEnd(from, n);
+    if (to < 0) {
+      let next = from + 1;
+      while (next < n && !isPieceBoundary(next, n)) next++;
+      exception(from, -next);
+      from = next;
+      continue;
+    }
+    const tokens = countPiece(input + from, to - from);
+    if (tokens < 0) exception(from, to);
+    else total += tokens;
+    from = to;
+  }
+  resumeAt = from;
+  return total;
+}
