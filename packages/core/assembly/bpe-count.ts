@@ -31,10 +31,10 @@ export const MAX_PIECE: i32 = 4096;
 // A region: [hot | short cache | long cache slots | long cache keys | long cache lengths and counts
 // | merge scratch | exceptions | input].
 const HOT_SLOTS: u32 = 1 << 12;
-const CACHE_ENTRIES: u32 = 1 << 15;
+const CACHE_ENTRIES: u32 = 1 << 14;
 const CACHE_SLOTS: u32 = CACHE_ENTRIES * 2;
 export const EXCEPTION_SLOTS: i32 = 1 << 12;
-export const INPUT_BYTES: i32 = 1 << 20;
+export const INPUT_BYTES: i32 = 1 << 18;
 const INPUT_PADDING: i32 = 16;
 
 const HOT_AT: usize = 0;

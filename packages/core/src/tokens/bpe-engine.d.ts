@@ -57,6 +57,8 @@ export function createBpeCount(tables: BpeTables, smallPieceBytes?: number): (te
 export function createBpeCounter(
   tables: BpeTables,
   smallPieceBytes?: number,
+  /** Merge cache entries, a power of two (about 100 bytes each; 32 768 unless given). */
+  cacheEntries?: number,
 ): {
   count: (text: string) => number;
   countUtf8: (bytes: Uint8Array) => number;

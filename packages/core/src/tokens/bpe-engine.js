@@ -337,24 +337,25 @@ export function createBpeCount(tables, smallPieceBytes = SMALL_PIECE_BYTES) {
  * expression; only text beyond ASCII goes through the pattern. Not re-entrant either.
  * @param {import('./bpe-engine.js').BpeTables} tables
  * @param {number} [smallPieceBytes]
+ * @param {number} [cacheEntries] merge cache entries, a power of two (each about 100 bytes)
  * @returns {{ count: (text: string) => number, countUtf8: (bytes: Uint8Array) => number, scansAsciiBytes: boolean }}
  */
-export function createBpeCounter(tables, smallPieceBytes = SMALL_PIECE_BYTES) {
+export function createBpeCounter(tables, smallPieceBytes = SMALL_PIECE_BYTES, cacheEntries = CACHE_ENTRIES) {
   const { bytes, start, length, slots, mask, pairRank, maxTokenBytes, shortSlots, shortMask } = tables;
   const sticky = new RegExp(tables.pattern, 'uy');
   const global = new RegExp(tables.pattern, 'ug');
   const scratch = new Uint8Array(SCRATCH_BYTES);
-  const cacheKeys = new Uint8Array(CACHE_ENTRIES * CACHE_KEY_BYTES);
-  const cacheKeyLength = new Uint8Array(CACHE_ENTRIES);
-  const cacheCount = new Int32Array(CACHE_ENTRIES);
-  const cacheSlots = new Int32Array(CACHE_ENTRIES * 2);
+  const cacheKeys = new Uint8Array(cacheEntries * CACHE_KEY_BYTES);
+  const cacheKeyLength = new Uint8Array(cacheEntries);
+  const cacheCount = new Int32Array(cacheEntries);
+  const cacheSlots = new Int32Array(cacheEntries * 2);
   const cacheMask = cacheSlots.length - 1;
   let cacheUsed = 0;
   const bounds = new Int32Array(smallPieceBytes + 2);
   const ranks = new Int32Array(smallPieceBytes + 2);
   // Counts of short pieces outside the vocabulary (the merge cache's short keys), emptied when full.
-  const shortCache = new Int32Array(CACHE_ENTRIES * 2 * 4);
-  const shortCacheMask = CACHE_ENTRIES * 2 - 1;
+  const shortCache = new Int32Array(cacheEntries * 2 * 4);
+  const shortCacheMask = cacheEntries * 2 - 1;
   let shortCacheUsed = 0;
   const hot = new Int32Array(HOT_SLOTS * 4);
 
@@ -369,7 +370,7 @@ export function createBpeCounter(tables, smallPieceBytes = SMALL_PIECE_BYTES) {
     if (parts === NO_RANK) {
       for (let k = 0; k < n; k++) scratch[k] = buf[from + k];
       parts = mergeSmall(scratch, n);
-      if (shortCacheUsed === CACHE_ENTRIES) {
+      if (shortCacheUsed === cacheEntries) {
         shortCache.fill(0);
         shortCacheUsed = 0;
       }
@@ -431,7 +432,7 @@ export function createBpeCounter(tables, smallPieceBytes = SMALL_PIECE_BYTES) {
       slot = (slot + 1) & cacheMask;
     }
     const parts = n <= smallPieceBytes ? mergeSmall(buf, n) : mergeLarge(buf, n);
-    if (cacheUsed === CACHE_ENTRIES) {
+    if (cacheUsed === cacheEntries) {
       cacheSlots.fill(0);
       cacheUsed = 0;
       slot = h & cacheMask;

@@ -2,7 +2,7 @@
 // a shared WebAssembly memory. Plain ESM JavaScript for the same reason as bpe-engine.js: worker
 // threads load it as is from src/ and from dist/. Types are in bpe-wasm.d.ts.
 //
-// Each counter owns a region of the tables' memory (its input, caches and scratch, about 5 MB),
+// Each counter owns a region of the tables' memory (its input, caches and scratch, about 2 MB),
 // taken by growing the memory once: one counter per encoding per thread, kept for the thread's life.
 // What the compiled code reports as exceptions (a stretch with a character beyond the Basic
 // Multilingual Plane or bytes that are not UTF-8, a piece longer than it merges) is counted by the
@@ -14,6 +14,9 @@ import { createBpeCounter, patternFlavour, splitUtf8 } from './bpe-engine.js';
 
 /** @type {WeakMap<import('./bpe-engine.js').BpeTables, { countUtf8: (bytes: Uint8Array) => number } | null>} */
 const counters = new WeakMap();
+/** The JavaScript counter behind a compiled one sees only its exceptions: small caches do (about 100 kB). */
+const FALLBACK_CACHE_ENTRIES = 1 << 10;
+
 /** @type {object | undefined} the compiled module, once per thread */
 let compiled;
 
@@ -88,7 +91,7 @@ function createWasmCounter(tables) {
     for (let from = 0; from < n; from = wasm.resumeAt.value) {
       total += wasm.count(from, n);
       const listed = wasm.exceptionCount.value;
-      if (listed > 0) fallback ??= createBpeCounter(tables);
+      if (listed > 0) fallback ??= createBpeCounter(tables, undefined, FALLBACK_CACHE_ENTRIES);
       for (let i = 0; i < listed; i++) {
         const at = exceptions[2 * i];
         const to = exceptions[2 * i + 1];
@@ -104,7 +107,7 @@ function createWasmCounter(tables) {
       let total = 0;
       for (const part of splitUtf8(bytes, inputBytes >> 1)) {
         if (part.length <= inputBytes) total += countPart(part);
-        else total += (fallback ??= createBpeCounter(tables)).countUtf8(part);
+        else total += (fallback ??= createBpeCounter(tables, undefined, FALLBACK_CACHE_ENTRIES)).countUtf8(part);
       }
       return total;
     },

@@ -101,7 +101,7 @@ describe.each(['o200k_base', 'cl100k_base'] as const)('wasmCounter (%s)', (encod
       `${'x'.repeat(5000)}é${'y'.repeat(10)}`,
     ];
     for (const text of texts) expect(fast(Buffer.from(text, 'utf8')), text.slice(0, 12)).toBe(js.count(text));
-    // Past the 1 MB input area: cut where pieces end, and one piece of 1.5 MB that has no such point.
+    // Past its 256 kB input area: cut where pieces end, and one piece of 1.5 MB that has no such point.
     const big = `${'const value = items.map((x) => x * 2); // ñ 😀\n'.repeat(60_000)}`;
     expect(fast(Buffer.from(big, 'utf8'))).toBe(js.countUtf8(Buffer.from(big, 'utf8')));
     const onePiece = 'q'.repeat(1_500_000);
