@@ -3,8 +3,13 @@ import { constants, createWriteStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { Transform } from 'node:stream';
 import type { Readable } from 'node:stream';
+import type * as Archiver from 'archiver';
 import { finished } from 'node:stream/promises';
-import { ZipArchive } from 'archiver';
+
+// archiver and the CommonJS modules under it cost 0.1-0.15 s of CPU to import (Node's lexer reads
+// each one for its exports), paid by every process and thread that imports the engine: most never
+// write a bundle (a scan without create_zip, inspect threads, the CLI), so it loads on first use.
+let archiver: Promise<typeof Archiver> | undefined;
 
 export interface ZipSourceFile {
   /** Entry name inside the archive (POSIX). */
@@ -61,6 +66,7 @@ async function openNoFollow(absPath: string): Promise<Readable> {
  * other entry with its size and sha256. Streams every entry; nothing is held whole in memory.
  */
 export async function writeZipBundle(input: ZipBundleInput): Promise<ZipBundleResult> {
+  const { ZipArchive } = await (archiver ??= import('archiver'));
   const archive = new ZipArchive({ zlib: { level: 6 } });
   const output = createWriteStream(input.outPath, { flags: 'wx' });
   const done = finished(output);
