@@ -21,7 +21,7 @@ import { preflight } from './lib/preflight.js';
 import { Progress } from './lib/progress.js';
 import { buildRows, buildTargets, consistencyChecks, noiseSummary, Recorder, renderMarkdown, RESCANS_IN_A_ROW } from './lib/report.js';
 import type { LoadResults, MicroResult } from './lib/report.js';
-import { apiScanRuns, engineRuns, inspectRun, readFloor, repomixRun, tokenFloor, writeWarmupTree } from './lib/scan-runs.js';
+import { apiScanRuns, engineRuns, inspectRun, readFloor, repomixRun, scanFloor, tokenFloor, writeWarmupTree } from './lib/scan-runs.js';
 import type { Sample } from './lib/scan-runs.js';
 
 const run = promisify(execFile);
@@ -99,10 +99,11 @@ function unitsFor(corpus: Corpus, kind: 'real' | 'real2x' | 'synthetic', ctx: { 
       return warm ? `${cold}; ${record(`repomix-${style}-warm`, await repomixRun(deps, corpus, style, repomixHome, false))}` : cold;
     },
   });
-  const floor = (key: 'read-floor' | 'token-floor'): Unit => ({
+  const floors = { 'read-floor': readFloor, 'token-floor': tokenFloor, 'scan-floor': scanFloor };
+  const floor = (key: keyof typeof floors): Unit => ({
     label: key,
     reps: Infinity,
-    run: async () => record(key, key === 'read-floor' ? await readFloor(corpus) : await tokenFloor(corpus)),
+    run: async () => record(key, await floors[key](corpus)),
   });
 
   if (kind === 'real') {
@@ -114,6 +115,7 @@ function unitsFor(corpus: Corpus, kind: 'real' | 'real2x' | 'synthetic', ctx: { 
       { label: 'API full scan of the git URL, cold', reps: Infinity, run: async () => record('api-clone-cold', (await apiScanRuns([ctx.gitUrl]))[0] as Sample) },
       { label: 'API inspect', reps: Infinity, run: async () => record('api-inspect', await inspectRun(corpus)) },
       floor('token-floor'),
+      floor('scan-floor'),
       floor('read-floor'),
       {
         label: 'repomix plain with its security check, cold',

@@ -72,6 +72,18 @@ export async function readFloor(corpus: Corpus): Promise<Sample> {
   return { wallMs: r.ms, peakRssMb: m.peakRssMb, files: r.files, extra: { bytes: r.bytes } };
 }
 
+/** Count + write floor: the tokenizer floor while the artifacts' bytes are written; files and bytes are the engine's. */
+export async function scanFloor(corpus: Corpus): Promise<Sample> {
+  const outDir = await mkdtemp(join(tmpdir(), 'reposcan-bench-out-'));
+  try {
+    const m = await runMeasured(process.execPath, [join(CHILDREN, 'scan-floor.mjs'), corpus.root, outDir]);
+    const r = lastJsonLine<ChildReport & { written_bytes: number }>(m.stdout);
+    return { wallMs: r.ms, peakRssMb: m.peakRssMb, files: r.files, tokens: r.tokens, extra: { bytes: r.bytes, written_bytes: r.written_bytes, threads: r.threads } };
+  } finally {
+    await rm(outDir, { recursive: true, force: true });
+  }
+}
+
 /** Tokenizer floor: counting only, on every core; files and bytes are the engine's. */
 export async function tokenFloor(corpus: Corpus): Promise<Sample> {
   const m = await runMeasured(process.execPath, [join(CHILDREN, 'token-floor.mjs'), corpus.root]);

@@ -13,8 +13,8 @@ function checks(samples: Record<string, Sample[]>): string[] {
 }
 
 describe('consistencyChecks', () => {
-  it('passes when every reposcan path and the floor count the same tokens (the floor counts textual files only)', () => {
-    expect(checks({ 'engine-cold': [run(10, 500)], 'api-scan-cold': [run(10, 500), run(10, 500)], 'token-floor': [run(9, 500)], 'repomix-plain-cold': [run(9, 520)] })).toEqual([]);
+  it('passes when every reposcan path and the floors count the same tokens (the floors count textual files only)', () => {
+    expect(checks({ 'engine-cold': [run(10, 500)], 'api-scan-cold': [run(10, 500), run(10, 500)], 'token-floor': [run(9, 500)], 'scan-floor': [run(9, 500)], 'repomix-plain-cold': [run(9, 520)] })).toEqual([]);
   });
 
   it('flags a token total that differs between runs, e.g. a warm run served from a wrong cache', () => {
@@ -26,6 +26,14 @@ describe('consistencyChecks', () => {
   it('flags repomix packing a different tree (it applied an ignore file reposcan did not)', () => {
     expect(checks({ 'engine-cold': [run(10, 500)], 'repomix-plain-cold': [run(0, 352)] })).toEqual([
       'c: repomix-plain-cold packed 0 files, reposcan scanned 10: not the same tree',
+    ]);
+  });
+});
+
+describe('consistencyChecks, the count + write floor', () => {
+  it('flags it counting other tokens than the scans', () => {
+    expect(checks({ 'engine-cold': [run(10, 500)], 'token-floor': [run(9, 500)], 'scan-floor': [run(9, 499)] })).toEqual([
+      'c: tokens differ between runs: engine-cold 500, token-floor 500, scan-floor 499',
     ]);
   });
 });

@@ -13,6 +13,7 @@ export { displayPath } from './render/display-path.js';
 export { txtRenderer } from './render/render-txt.js';
 export { markdownRenderer } from './render/render-markdown.js';
 export { jsonRenderer } from './render/render-json.js';
+export { escapeJsonInto, MAX_ESCAPED_BYTES } from './render/json-string.js';
 export type { FormatRenderer, RenderContext, RepositoryBlock, TextFormat } from './render/render-context.js';
 export { ARTIFACT_FILE_NAMES } from './artifacts/artifact-names.js';
 export type { ArtifactFormat, WrittenArtifact } from './artifacts/artifact-names.js';
