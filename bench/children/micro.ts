@@ -9,7 +9,7 @@ import { mkdir, readdir } from 'node:fs/promises';
 import { isUtf8 } from 'node:buffer';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { classifyContent, createTokenCounter, estimateTokens } from '@reposcan/core';
+import { classifyContent, createTokenCounter, estimateTokensFromBytes } from '@reposcan/core';
 import { extractZip } from '@reposcan/sources';
 import type { ZipLimits } from '@reposcan/sources';
 import { encodeLegacy } from '../../packages/core/test/classify/legacy-encoder.js';
@@ -69,16 +69,19 @@ function sourceSample(budget: number): string[] {
   return texts;
 }
 
+// Both on UTF-8 bytes, as inspect (estimate) and scans (exact, the compiled counter) run them. The
+// estimator used to be asserted at least 3x faster than exact counting; since counting moved to
+// WebAssembly it is not, and this is shown for information: what an exact preview would cost.
 {
-  const texts = sourceSample(2_000_000);
-  const mb = texts.reduce((sum, t) => sum + Buffer.byteLength(t), 0) / 1e6;
+  const texts = sourceSample(2_000_000).map((text) => Buffer.from(text, 'utf8'));
+  const mb = texts.reduce((sum, t) => sum + t.length, 0) / 1e6;
   const exact = createTokenCounter('o200k_base');
-  const estimate = measure(() => texts.forEach((t) => estimateTokens(t)), 3).median;
-  const count = measure(() => texts.forEach((t) => exact.count(t)), 3).median;
+  const estimate = measure(() => texts.forEach((t) => estimateTokensFromBytes(t)), 3).median;
+  const count = measure(() => texts.forEach((t) => exact.countUtf8(t)), 3).median;
   results.push(
-    { key: 'estimator-mbps', label: `estimateTokens, one thread (${texts.length} TS/JS files, ${mb.toFixed(1)} MB)`, value: mb / (estimate / 1000), unit: 'MB/s', limit: null },
-    { key: 'exact-mbps', label: 'exact o200k count, one thread, same files', value: mb / (count / 1000), unit: 'MB/s', limit: null },
-    { key: 'estimator-speedup', label: 'estimator ÷ exact throughput', value: count / estimate, unit: '×', limit: 3, atLeast: true },
+    { key: 'estimator-mbps', label: `estimateTokensFromBytes, one thread (${texts.length} TS/JS files, ${mb.toFixed(1)} MB)`, value: mb / (estimate / 1000), unit: 'MB/s', limit: null },
+    { key: 'exact-mbps', label: 'exact o200k count of the same bytes, one thread', value: mb / (count / 1000), unit: 'MB/s', limit: null },
+    { key: 'estimator-speedup', label: 'estimator ÷ exact throughput', value: count / estimate, unit: '×', limit: null },
   );
 }
 
