@@ -1,5 +1,5 @@
 // The count + write floor: what a scan cannot do without, overlapped as well as it can be. The
-// engine's files are chosen, read and classified first (untimed, as for the tokenizer floor); then,
+// engine's files are prepared first (floor-input.mjs, untimed, as for the tokenizer floor); then,
 // timed, the tokenizer pool counts them on every core while the main thread writes their bytes into
 // three files as the artifacts carry them (as they are twice, JSON-escaped once) through 1 MB
 // buffers, SHA-256 over every byte written, each file synced at the end. No headers, no tree, no
@@ -7,44 +7,16 @@
 // `node bench/children/scan-floor.mjs <root> <outDir>`; prints one JSON line.
 import { Buffer } from 'node:buffer';
 import { createHash } from 'node:crypto';
-import { readFile, open } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import process from 'node:process';
-import { DEFAULT_ENGINE_LIMITS, DEFAULT_SCAN_OPTIONS, classifyContent, createTokenPool, escapeJsonInto, MAX_ESCAPED_BYTES, walkTree } from '@reposcan/core';
+import { createTokenPool, escapeJsonInto, MAX_ESCAPED_BYTES } from '@reposcan/core';
+import { floorInput } from './floor-input.mjs';
 
 const [root, outDir] = process.argv.slice(2);
-const limits = { ...DEFAULT_ENGINE_LIMITS, maxFiles: 10_000_000 };
-const walked = await walkTree({ root, subdir: null, options: DEFAULT_SCAN_OPTIONS, limits });
-const contents = [];
-for (const file of walked.files) {
-  const result = classifyContent(file.path, new Uint8Array(await readFile(file.absPath)));
-  if (result.textual) contents.push(result.content);
-}
-// As the token floor: one SharedArrayBuffer, batches of at most 50 files or about 1 MB.
-const total = contents.reduce((sum, c) => sum + c.length, 0);
-const shared = new Uint8Array(new SharedArrayBuffer(total));
-const views = [];
-let offset = 0;
-for (const c of contents) {
-  shared.set(c, offset);
-  views.push(shared.subarray(offset, offset + c.length));
-  offset += c.length;
-}
-const batches = [];
-let batch = [];
-let batchBytes = 0;
-for (const view of views) {
-  batch.push(view);
-  batchBytes += view.length;
-  if (batch.length === 50 || batchBytes >= 1_000_000) {
-    batches.push(batch);
-    batch = [];
-    batchBytes = 0;
-  }
-}
-if (batch.length > 0) batches.push(batch);
+const { views, total, batches } = await floorInput(root);
 
 const pool = createTokenPool({ encoding: 'o200k_base', threads: availableParallelism() });
 await pool.warm();

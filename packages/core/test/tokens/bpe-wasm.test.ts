@@ -12,17 +12,10 @@ import { describe, expect, it } from 'vitest';
 import { createBpeCounter, loadBpeTables } from '../../src/tokens/bpe-engine.js';
 import { wasmCounter } from '../../src/tokens/bpe-wasm.js';
 import { GROUPS, sampleGroup } from './corpus.js';
+import { mulberry32 } from './seeded-random.js';
 
 const RANKS = { o200k_base: o200kRanks, cl100k_base: cl100kRanks } as const;
 
-function mulberry32(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 // Every class the two patterns tell apart, in and beyond ASCII, and the characters whose class
 // decides a backtracking choice: marks (in both o200k letter classes but not \p{L}), titlecase and

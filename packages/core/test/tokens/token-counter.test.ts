@@ -7,6 +7,7 @@ import { countUtf8, createBpeCount, createBpeCounter, loadBpeTables, splitUtf8 }
 import { createTokenCounter } from '../../src/tokens/index.js';
 import type { TokenEncodingName } from '../../src/types.js';
 import { GROUPS, sampleGroup } from './corpus.js';
+import { mulberry32 } from './seeded-random.js';
 
 const RANKS = { o200k_base: o200kRanks, cl100k_base: cl100kRanks } as const;
 
@@ -26,15 +27,6 @@ function longestPiece(encoding: TokenEncodingName, text: string): number {
   return longest;
 }
 
-/** A seeded generator, so the random strings are the same on every run. */
-function mulberry32(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const EDGE_CASES: Record<string, string> = {
   'empty string': '',
