@@ -81,6 +81,7 @@ function createWasmCounter(tables) {
   const exceptions = new Int32Array(memory.buffer, wasm.exceptions(), wasm.EXCEPTION_SLOTS.value * 2);
   /** @type {ReturnType<typeof createBpeCounter> | undefined} */
   let fallback;
+  const javascript = () => (fallback ??= createBpeCounter(tables, undefined, FALLBACK_CACHE_ENTRIES));
 
   /** Tokens of `part` (at most inputBytes long, starting and ending where pieces do). */
   function countPart(part) {
@@ -91,11 +92,10 @@ function createWasmCounter(tables) {
     for (let from = 0; from < n; from = wasm.resumeAt.value) {
       total += wasm.count(from, n);
       const listed = wasm.exceptionCount.value;
-      if (listed > 0) fallback ??= createBpeCounter(tables, undefined, FALLBACK_CACHE_ENTRIES);
       for (let i = 0; i < listed; i++) {
         const at = exceptions[2 * i];
         const to = exceptions[2 * i + 1];
-        total += to < 0 ? fallback.countStretch(text, at, -to) : fallback.countPiece(text, at, to);
+        total += to < 0 ? javascript().countStretch(text, at, -to) : javascript().countPiece(text, at, to);
       }
     }
     return total;
@@ -107,7 +107,7 @@ function createWasmCounter(tables) {
       let total = 0;
       for (const part of splitUtf8(bytes, inputBytes >> 1)) {
         if (part.length <= inputBytes) total += countPart(part);
-        else total += (fallback ??= createBpeCounter(tables, undefined, FALLBACK_CACHE_ENTRIES)).countUtf8(part);
+        else total += javascript().countUtf8(part);
       }
       return total;
     },
