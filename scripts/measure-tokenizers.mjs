@@ -93,6 +93,14 @@ const CANDIDATES = {
     const { countUtf8 } = createBpeCounter(loadBpeTables(enc));
     return (s) => countUtf8(Buffer.from(s, 'utf8'));
   },
+  // The same bytes through the compiled counter (assembly/bpe-count.ts), as the scans count them.
+  'reposcan compiled (UTF-8 bytes)': async (enc) => {
+    const { loadBpeTables } = await import('../packages/core/src/tokens/bpe-engine.js');
+    const { wasmCounter } = await import('../packages/core/src/tokens/bpe-wasm.js');
+    const counter = wasmCounter(loadBpeTables(enc));
+    if (counter === null) throw new Error('no WebAssembly here');
+    return (s) => counter.countUtf8(Buffer.from(s, 'utf8'));
+  },
   'tiktoken (WASM)': async (enc) => {
     const { get_encoding } = await import('tiktoken');
     const t = get_encoding(enc);

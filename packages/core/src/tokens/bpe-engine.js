@@ -338,7 +338,7 @@ export function createBpeCount(tables, smallPieceBytes = SMALL_PIECE_BYTES) {
  * @param {import('./bpe-engine.js').BpeTables} tables
  * @param {number} [smallPieceBytes]
  * @param {number} [cacheEntries] merge cache entries, a power of two (each about 100 bytes)
- * @returns {{ count: (text: string) => number, countUtf8: (bytes: Uint8Array) => number, scansAsciiBytes: boolean }}
+ * @returns {ReturnType<typeof import('./bpe-engine.js').createBpeCounter>} (see bpe-engine.d.ts)
  */
 export function createBpeCounter(tables, smallPieceBytes = SMALL_PIECE_BYTES, cacheEntries = CACHE_ENTRIES) {
   const { bytes, start, length, slots, mask, pairRank, maxTokenBytes, shortSlots, shortMask } = tables;
@@ -567,15 +567,13 @@ export function createBpeCounter(tables, smallPieceBytes = SMALL_PIECE_BYTES, ca
   function countPiece(text, from, to) {
     const chars = to - from;
     const buf = chars * 3 <= scratch.length ? scratch : new Uint8Array(chars * 3);
-    // ASCII fast path: bytes are the char codes, hashed as they are copied.
+    // ASCII fast path: bytes are the char codes.
     let n = 0;
-    let h = FNV_OFFSET;
     let i = from;
     for (; i < to; i++) {
       const c = text.charCodeAt(i);
       if (c >= 0x80) break;
       buf[n++] = c;
-      h = Math.imul(h ^ c, FNV_PRIME);
     }
     if (i < to) {
       // UTF-8 as TextEncoder writes it (a lone surrogate becomes U+FFFD), like js-tiktoken.
@@ -605,18 +603,8 @@ export function createBpeCounter(tables, smallPieceBytes = SMALL_PIECE_BYTES, ca
           buf[n++] = 0x80 | (c & 63);
         }
       }
-      if (n <= CACHE_KEY_BYTES) {
-        h = FNV_OFFSET;
-        for (let k = 0; k < n; k++) h = Math.imul(h ^ buf[k], FNV_PRIME);
-      }
     }
-    if (n === 1) return 1;
-    if (n <= CACHE_KEY_BYTES) {
-      if (n <= maxTokenBytes && rankOfHashed(buf, 0, n, h) !== NO_RANK) return 1;
-      return mergeCached(buf, n, h);
-    }
-    if (rankOf(buf, 0, n) !== NO_RANK) return 1;
-    return n <= smallPieceBytes ? mergeSmall(buf, n) : mergeLarge(buf, n);
+    return countPieceBytes(buf, 0, n);
   }
 
   /** Tokens in src[from, to), one piece's UTF-8 bytes. */
@@ -660,6 +648,11 @@ export function createBpeCounter(tables, smallPieceBytes = SMALL_PIECE_BYTES, ca
 
   const flavour = patternFlavour(tables.pattern);
 
+  /** Tokens in src[from, to) through the pattern: from a piece's start to a point where both patterns always end one. */
+  function countStretch(src, from, to) {
+    return countUtf8(count, src.subarray(from, to));
+  }
+
   /** @param {Uint8Array} src */
   function countUtf8Bytes(src) {
     if (flavour === 0) return countUtf8(count, src);
@@ -677,7 +670,7 @@ export function createBpeCounter(tables, smallPieceBytes = SMALL_PIECE_BYTES, ca
       // are the whole text's).
       let next = from + 1;
       while (next < n && !isPieceBoundary(src, next)) next++;
-      total += countUtf8(count, src.subarray(from, next));
+      total += countStretch(src, from, next);
       from = next;
     }
     return total;
@@ -688,8 +681,7 @@ export function createBpeCounter(tables, smallPieceBytes = SMALL_PIECE_BYTES, ca
     countUtf8: countUtf8Bytes,
     scansAsciiBytes: flavour !== 0,
     countPiece: countPieceBytes,
-    // From a piece's start to a point where both patterns always end one, through the pattern.
-    countStretch: (src, from, to) => countUtf8(count, src.subarray(from, to)),
+    countStretch,
   };
 }
 
