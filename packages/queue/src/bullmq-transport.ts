@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { isScanError } from '@reposcan/contracts';
 import { Queue, UnrecoverableError, WaitingError, Worker } from 'bullmq';
 import type { Job, JobState, JobsOptions } from 'bullmq';
+import { clientTag, FAIR_SHARE_WINDOW_MS, fairPriority } from './fair-share.js';
 import { isFinalError, lockLostAbortReason, shutdownAbortReason, withinForceCloseGrace } from './failure-policy.js';
 import { BACKOFF_JITTER, DEFAULT_BACKOFF_MS, KEEP_COMPLETED, KEEP_FAILED, SCAN_JOB_NAME, SCAN_QUEUE_NAME, ScanJobPayload } from './job-contract.js';
 import { invalidScanId, queueFull, queueUnavailable } from './queue-errors.js';
@@ -99,20 +100,29 @@ function createBullMqQueue(o: BullMqTransportOptions, report: (source: string, e
   };
 
   const countWaiting = (): Promise<number> => queue.getJobCountByTypes('waiting', 'prioritized', 'delayed');
+  /** Shared by every API process on this queue; each client's count expires a window after its first submission. */
+  const countSubmission = async (client: string): Promise<number> => {
+    const key = `${o.prefix}:${SCAN_QUEUE_NAME}:fair-share:${clientTag(client)}`;
+    const replies = await connection.multi().set(key, '0', 'PX', FAIR_SHARE_WINDOW_MS, 'NX').incr(key).exec();
+    const counted = replies?.[1];
+    if (!counted || counted[0]) throw counted?.[0] ?? new Error('Redis refused the fair-share count');
+    return Number(counted[1]);
+  };
   let closing: Promise<void> | undefined;
   // Count and add one enqueue at a time: run side by side, a burst of them all saw room and
   // all added (133 accepted under a bound of 40). Across API processes the bound stays soft.
   let enqueueTurn: Promise<unknown> = Promise.resolve();
 
   return {
-    async enqueue(scanId) {
+    async enqueue(scanId, options = {}) {
       const payload = ScanJobPayload.safeParse({ v: 1, scan_id: scanId });
       if (!payload.success) throw invalidScanId(scanId);
       const turn = enqueueTurn.then(() =>
         call(async () => {
           // Re-enqueueing a scan the queue already holds stays a no-op even when the queue is full.
           if ((await countWaiting()) >= o.maxWaiting && (await queue.getJobState(scanId)) === 'unknown') throw queueFull(o.maxWaiting);
-          await queue.add(SCAN_JOB_NAME, payload.data, { ...jobOptions, jobId: scanId });
+          const priority = options.client === undefined ? undefined : fairPriority(await countSubmission(options.client));
+          await queue.add(SCAN_JOB_NAME, payload.data, { ...jobOptions, jobId: scanId, ...(priority === undefined ? {} : { priority }) });
         }),
       );
       enqueueTurn = turn.catch(() => undefined);

@@ -1,4 +1,5 @@
 import { backoffDelayMs, isFinalError, shutdownAbortReason, withinForceCloseGrace } from './failure-policy.js';
+import { fairPriority, LocalSubmissionCounts } from './fair-share.js';
 import { DEFAULT_BACKOFF_MS, KEEP_COMPLETED, KEEP_FAILED, ScanJobPayload } from './job-contract.js';
 import { invalidScanId, queueFull, queueUnavailable } from './queue-errors.js';
 import { consoleLog } from './queue-log.js';
@@ -14,6 +15,8 @@ import type { FinalFailure, QueueTransport, ScanJobState, ScanQueue, ScanWorker,
 interface MemoryJob {
   id: string;
   state: Exclude<ScanJobState, 'absent'>;
+  /** As BullMQ's: 0 goes first, then 1, 2, …; arrival order within one. */
+  priority: number;
   failedAttempts: number;
   retryTimer?: NodeJS.Timeout;
 }
@@ -35,7 +38,8 @@ export function createMemoryTransport(o: TransportOptions): QueueTransport {
   const log = o.log ?? consoleLog;
   const backoffMs = o.backoffMs ?? DEFAULT_BACKOFF_MS;
   const jobs = new Map<string, MemoryJob>();
-  const waiting: string[] = []; // FIFO of waiting job ids
+  const waiting: MemoryJob[] = []; // by priority, then arrival
+  const submissions = new LocalSubmissionCounts();
   const finished = { completed: new Map<string, number>(), failed: new Map<string, number>() }; // id → finish time, oldest first
   const workers = new Set<MemoryWorker>();
   const closers: ScanWorker[] = [];
@@ -50,7 +54,7 @@ export function createMemoryTransport(o: TransportOptions): QueueTransport {
       dispatchScheduled = false;
       for (const worker of workers) {
         while (worker.hasCapacity() && waiting.length > 0) {
-          const job = jobs.get(waiting.shift() ?? '');
+          const job = waiting.shift();
           if (job) worker.start(job);
         }
       }
@@ -59,8 +63,11 @@ export function createMemoryTransport(o: TransportOptions): QueueTransport {
 
   const makeWaiting = (job: MemoryJob, first = false): void => {
     job.state = 'waiting';
-    if (first) waiting.unshift(job.id);
-    else waiting.push(job.id);
+    if (first) waiting.unshift(job);
+    else {
+      const behind = waiting.findIndex((other) => other.priority > job.priority);
+      waiting.splice(behind < 0 ? waiting.length : behind, 0, job);
+    }
     scheduleDispatch();
   };
 
@@ -78,7 +85,7 @@ export function createMemoryTransport(o: TransportOptions): QueueTransport {
 
   const forget = (job: MemoryJob): void => {
     clearTimeout(job.retryTimer);
-    const index = waiting.indexOf(job.id);
+    const index = waiting.indexOf(job);
     if (index >= 0) waiting.splice(index, 1);
     finished.completed.delete(job.id);
     finished.failed.delete(job.id);
@@ -88,13 +95,14 @@ export function createMemoryTransport(o: TransportOptions): QueueTransport {
   const countWaiting = (): number => waiting.length + [...jobs.values()].filter((j) => j.state === 'delayed').length;
 
   const queue: ScanQueue = {
-    enqueue: (scanId) =>
+    enqueue: (scanId, options = {}) =>
       answer(() => {
         if (closed) throw queueUnavailable();
         if (!ScanJobPayload.safeParse({ v: 1, scan_id: scanId }).success) throw invalidScanId(scanId);
         if (jobs.has(scanId)) return;
         if (countWaiting() >= o.maxWaiting) throw queueFull(o.maxWaiting);
-        const job: MemoryJob = { id: scanId, state: 'waiting', failedAttempts: 0 };
+        const priority = options.client === undefined ? 0 : fairPriority(submissions.add(options.client));
+        const job: MemoryJob = { id: scanId, state: 'waiting', priority, failedAttempts: 0 };
         jobs.set(scanId, job);
         makeWaiting(job);
       }),

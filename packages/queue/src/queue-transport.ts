@@ -4,13 +4,19 @@ import type { StateSignals } from './state-signals.js';
 
 export type ScanJobState = 'waiting' | 'active' | 'delayed' | 'completed' | 'failed' | 'absent';
 
+export interface EnqueueOptions {
+  client?: string;
+}
+
 /** The producer side, used by the API and the janitor. */
 export interface ScanQueue {
   /**
    * Queues a scan under jobId = scanId. A second enqueue of an id the queue still holds is a
    * no-op. Rejects at once with ScanError QUEUE_UNAVAILABLE (Redis down) or QUEUE_FULL.
+   * `client` (who asked) gets it a fair share of the workers (fair-share.ts); without one (a
+   * re-enqueue of a lost job) the scan goes ahead of every client's.
    */
-  enqueue(scanId: string): Promise<void>;
+  enqueue(scanId: string, options?: EnqueueOptions): Promise<void>;
   /** Scans accepted and not running: waiting, plus delayed for a retry. */
   waitingCount(): Promise<number>;
   /** Scans a worker is running right now, across every worker on this queue. */

@@ -117,6 +117,34 @@ describe.each(['memory', 'bullmq'] as const)('%s transport', (kind) => {
     expect(finalFailures).toEqual([]);
   });
 
+  it("gives each client a fair share: a client's scan goes ahead of the queued scans of a client that submitted more", async () => {
+    const t = open();
+    const started: string[] = [];
+    const release = gate();
+    const names = new Map<string, string>();
+    t.startWorker({
+      concurrency: 1,
+      processor: async ({ scanId }) => {
+        started.push(names.get(scanId) ?? '?');
+        await release.promise;
+      },
+    });
+    const submit = async (name: string, client?: string): Promise<string> => {
+      const scanId = id();
+      names.set(scanId, name);
+      await t.queue.enqueue(scanId, client === undefined ? {} : { client });
+      return scanId;
+    };
+    const first = await submit('a1', 'client-a');
+    await reaches(t, first, 'active');
+    const last = [await submit('a2', 'client-a'), await submit('a3', 'client-a'), await submit('b1', 'client-b'), await submit('c1', 'client-c'), await submit('b2', 'client-b'), await submit('lost')].at(-1) as string;
+    release.open();
+    await reaches(t, last, 'completed');
+    await waitFor('every scan started', () => started.length === 7);
+    // No client: a janitor's re-enqueue, first. Then by submissions in the window, each client in its own order.
+    expect(started).toEqual(['a1', 'lost', 'b1', 'c1', 'a2', 'b2', 'a3']);
+  });
+
   it('fails a non-retryable ScanError at once and reports FAILED', async () => {
     const t = open();
     let runs = 0;

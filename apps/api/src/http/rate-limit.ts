@@ -1,5 +1,10 @@
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import { ScanError } from '@reposcan/contracts';
+
+/** Who a request comes from, for rate limits and fair shares of the workers. */
+export function clientOf(req: Request): string {
+  return req.ip ?? 'unknown';
+}
 
 /**
  * Fixed one-minute window per client over scan, upload and inspect. The client is Express's
@@ -15,7 +20,7 @@ export function rateLimit(perMinute: number, now: () => number = Date.now): Requ
       for (const [key, w] of windows) if (t - w.start >= 60_000) windows.delete(key);
       lastSweep = t;
     }
-    const key = req.ip ?? 'unknown';
+    const key = clientOf(req);
     let w = windows.get(key);
     if (!w || t - w.start >= 60_000) {
       w = { start: t, count: 0 };

@@ -2,6 +2,7 @@ import { Router } from 'express';
 import type { RequestHandler } from 'express';
 import { ScanRequest, WaitQuery } from '@reposcan/contracts';
 import type { SourceSettings } from '@reposcan/worker';
+import { clientOf } from '../http/rate-limit.js';
 import { requireJson } from '../http/require-json.js';
 import { parseOrThrow } from '../http/validate.js';
 import type { ScanService } from '../services/scan-service.js';
@@ -18,7 +19,7 @@ export function scanRoutes(deps: { scans: ScanService; settings: SourceSettings;
       const { wait } = parseOrThrow(WaitQuery, req.query, 'query');
       await deps.scans.assertDiskRoom();
       const source = await toRequestSource(repo_path, branch, deps.settings);
-      const state = await deps.scans.submit(source, options);
+      const state = await deps.scans.submit(source, options, { client: clientOf(req) });
       await respondToSubmission(req, res, deps.scans, state.scan_id, wantsToWait(req, wait), deps.waitMs);
     })
     .all(methodNotAllowed(['POST']));

@@ -7,6 +7,7 @@ import { ScanError, UploadQuery } from '@reposcan/contracts';
 import { checkZip } from '@reposcan/sources';
 import type { ZipLimits } from '@reposcan/sources';
 import type { ScanStore } from '@reposcan/storage';
+import { clientOf } from '../http/rate-limit.js';
 import { parseOrThrow } from '../http/validate.js';
 import type { ScanService } from '../services/scan-service.js';
 import { methodNotAllowed } from './method-not-allowed.js';
@@ -58,7 +59,7 @@ export function uploadRoutes(deps: UploadRouteDeps): Router {
         await checkZip(part, deps.archiveLimits);
         await deps.scans.assertDiskRoom();
         const fileName = req.file.originalname;
-        const state = await deps.scans.submit({ type: 'upload', file_name: fileName }, options, undefined, (scanId) => rename(part, deps.store.uploadPath(scanId)));
+        const state = await deps.scans.submit({ type: 'upload', file_name: fileName }, options, { client: clientOf(req), beforeEnqueue: (scanId) => rename(part, deps.store.uploadPath(scanId)) });
         await respondToSubmission(req, res, deps.scans, state.scan_id, wantsToWait(req, wait), deps.waitMs);
       } finally {
         // Nothing received is left behind when the request fails; after a rename this is a no-op.

@@ -72,14 +72,15 @@ export class ScanService {
   /**
    * Record the request and its queued state on the volume, then enqueue it. If the queue
    * refuses (Redis down, queue full) the folder is removed and the caller gets the 503.
-   * `beforeEnqueue` lets the upload route move its archive into the scan folder first.
+   * `beforeEnqueue` lets the upload route move its archive into the scan folder first; `client`
+   * (the rate limit's notion of who asked) gets the scan its client's fair share of the workers.
    */
   async submit(
     source: ScanRequestRecord['source'],
     options: ScanOptions,
-    scanId: string = randomUUID(),
-    beforeEnqueue?: (scanId: string) => Promise<void>,
+    { client, beforeEnqueue }: { client?: string; beforeEnqueue?: (scanId: string) => Promise<void> } = {},
   ): Promise<ScanStateRecord> {
+    const scanId = randomUUID();
     // Under a flood, refusals stay cheap: no folder is made and removed again for each one.
     if (this.queueFull !== null && Date.now() < this.queueFull.until) throw this.queueFull.error;
     const now = new Date().toISOString();
@@ -102,7 +103,7 @@ export class ScanService {
     this.deps.faults?.hit('accept', source.type === 'upload' ? source.file_name : source.repo_path);
     try {
       if (beforeEnqueue) await beforeEnqueue(scanId);
-      await this.deps.queue.enqueue(scanId);
+      await this.deps.queue.enqueue(scanId, client === undefined ? {} : { client });
     } catch (error) {
       if (isScanError(error) && error.code === 'QUEUE_FULL') this.queueFull = { until: Date.now() + QUEUE_FULL_MEMORY_MS, error };
       await this.deps.store.remove(scanId).catch(() => {});
