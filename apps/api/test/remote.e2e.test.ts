@@ -9,7 +9,7 @@ import type { Fixtures } from '../../../packages/sources/test/remote/helpers/fix
 import { startBlackHoleServer, startGitHttpServer } from '../../../packages/sources/test/remote/helpers/git-http-server.js';
 import type { BlackHoleServer, GitHttpServer } from '../../../packages/sources/test/remote/helpers/git-http-server.js';
 import { processesMentioning } from '../../../packages/sources/test/remote/helpers/processes.js';
-import { postScan } from './support/scenarios.js';
+import { postScan, waitCompleted } from './support/scenarios.js';
 import { startTestApi } from './support/test-runtime.js';
 import type { TestApi } from './support/test-runtime.js';
 
@@ -173,6 +173,49 @@ describe('inspect abandoned by its client', () => {
         await expect.poll(inFlight, { timeout: 15_000, interval: 100, message: attempt }).toBe(0);
         await expect.poll(() => processesMentioning(blackHole.origin), { timeout: 15_000, interval: 100, message: attempt }).toEqual([]);
       }
+    } finally {
+      await api.close();
+      await blackHole.close();
+    }
+  });
+});
+
+describe('a client whose remotes never answer', () => {
+  it("gives them up after the stall time without retries, and does not hold another client's scan behind them", async () => {
+    const blackHole = await startBlackHoleServer();
+    // One scan at a time, and a wall-clock deadline far away: only the stall cut-off and the
+    // queue's fair share can let the other client's scan through early.
+    const api = await startTestApi({
+      GIT_ALLOW_HTTP: 'true',
+      GIT_ALLOW_PRIVATE_HOSTS: 'true',
+      GIT_ALLOWED_HOSTS: '127.0.0.1',
+      CLONE_TIMEOUT_SECONDS: '120',
+      CLONE_STALL_SECONDS: '1',
+      WORKER_CONCURRENCY: '1',
+      TRUST_PROXY: 'true',
+    });
+    try {
+      const submit = async (client: string, repoPath: string): Promise<string> => {
+        const response = await fetch(`${api.baseUrl}/v1/scan?wait=false`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-forwarded-for': client },
+          body: JSON.stringify({ repo_path: repoPath }),
+        });
+        expect(response.status).toBe(202);
+        return ((await response.json()) as { data: { scan_id: string } }).data.scan_id;
+      };
+      const hanging = [await submit('198.51.100.1', `${blackHole.origin}/acme/one`), await submit('198.51.100.1', `${blackHole.origin}/acme/two`)];
+      const other = await submit('198.51.100.2', api.repoDir);
+      const done = await waitCompleted(api, other, 60_000);
+      expect(done.state).toBe('completed');
+      const second = await waitCompleted(api, hanging[1] as string, 60_000);
+      // The other client's scan ran before the second hanging one started.
+      expect(Date.parse(String(second.started_at))).toBeGreaterThanOrEqual(Date.parse(String(done.completed_at)));
+      for (const scanId of hanging) {
+        const failed = await waitCompleted(api, scanId, 60_000);
+        expect(failed).toMatchObject({ state: 'failed', attempt: 1, error: { code: 'CLONE_TIMEOUT' } });
+      }
+      expect(processesMentioning(blackHole.origin)).toEqual([]);
     } finally {
       await api.close();
       await blackHole.close();

@@ -24,6 +24,13 @@ export function classifyFailure(error: unknown): Failure {
     }
     return { code: 'LOCAL_PATH_NOT_FOUND', message: 'The scan root could not be read as a folder. Check the path and its permissions.', retryable: false };
   }
+  if ((error as { name?: unknown }).name === 'WalkTimeoutError') {
+    return {
+      code: 'WALK_TIMEOUT',
+      message: `The repository could not be listed in time (${(error as Error).message}). Narrow the scan with exclude_dirs, include_patterns or a subfolder URL; a repository's own .gitignore with unusual patterns can also slow it.`,
+      retryable: false,
+    };
+  }
   const errno = errnoCode(error);
   if (errno === 'ENOSPC' || errno === 'EDQUOT') {
     return { code: 'DISK_FULL', message: 'The data volume ran out of space while writing this scan. Free space or retry later.', retryable: false };

@@ -11,6 +11,8 @@ export interface SourceSettings {
   allowHttp: boolean;
   allowPrivateHosts: boolean;
   cloneTimeoutMs: number;
+  /** Seconds a git transfer may stall (under 1 kB/s) before it is given up without a retry. */
+  cloneStallSeconds: number;
   maxCloneBytes: number;
   /** Whole-repository clones leave larger blobs on the server (the engine skips them as too_large anyway). */
   maxBlobBytes: number;
@@ -62,7 +64,7 @@ export async function prepareSource(source: ScanRequestRecord['source'], ctx: Pr
       const spec = parsed.url;
       // Resolved again here, not trusted from accept time: the pinned addresses are what git connects to.
       const pinnedAddresses = await checkRemotePolicy(spec, { allowedHosts: settings.allowedHosts, allowHttp: settings.allowHttp, allowPrivateHosts: settings.allowPrivateHosts });
-      const gitEnv = await createGitEnv(spec, { allowHttp: settings.allowHttp, pinnedAddresses });
+      const gitEnv = await createGitEnv(spec, { allowHttp: settings.allowHttp, pinnedAddresses, stallSeconds: settings.cloneStallSeconds });
       ctx.onPhase('clone');
       const ref = await resolveRef(spec, source.branch, gitEnv, { timeoutMs: settings.cloneTimeoutMs, signal: ctx.signal });
       const destDir = join(ctx.workDir, 'repo');

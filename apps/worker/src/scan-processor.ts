@@ -168,7 +168,7 @@ export function createScanProcessor(deps: ScanProcessorDeps): ScanProcessor {
           signal: controller.signal,
           summaryExtras: { scan_id: scanId, created_at: state.created_at },
         },
-        { countTokens: (texts) => pool.count(texts), tokenCache: cache ? { cache, stats: cacheStats } : undefined },
+        { countTokens: (texts, signal) => pool.count(texts, signal), tokenCache: cache ? { cache, stats: cacheStats } : undefined },
         (p) => {
           if (p.phase === 'walk' && p.files_done === 0) fault('scan');
           // Every file is counted: unless this scan's walk left its thread for the next walk (a

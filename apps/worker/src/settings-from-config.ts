@@ -9,6 +9,7 @@ export function sourceSettingsFromConfig(c: Config): SourceSettings {
     allowHttp: c.gitAllowHttp,
     allowPrivateHosts: c.gitAllowPrivateHosts,
     cloneTimeoutMs: c.cloneTimeoutSeconds * 1000,
+    cloneStallSeconds: c.cloneStallSeconds,
     maxCloneBytes: c.maxCloneBytes,
     maxBlobBytes: c.maxFileBytes,
     archive: {
@@ -23,5 +24,5 @@ export function sourceSettingsFromConfig(c: Config): SourceSettings {
 }
 
 export function engineLimitsFromConfig(c: Config): EngineLimits {
-  return { maxFiles: c.maxScanFiles, maxDepth: c.maxPathDepth, maxFileBytes: c.maxFileBytes };
+  return { maxFiles: c.maxScanFiles, maxDepth: c.maxPathDepth, maxFileBytes: c.maxFileBytes, walkTimeoutMs: c.walkTimeoutSeconds * 1000 };
 }

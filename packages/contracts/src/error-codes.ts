@@ -52,6 +52,7 @@ export const ERROR_CODES = [
   'QUEUE_UNAVAILABLE',
   'CLONE_TIMEOUT',
   'SCAN_TIMEOUT',
+  'WALK_TIMEOUT',
   'DISK_FULL',
 ] as const;
 

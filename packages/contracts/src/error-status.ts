@@ -43,6 +43,7 @@ export const ERROR_STATUS: Record<ErrorCode, { status: number; title: string }> 
   QUEUE_UNAVAILABLE: { status: 503, title: 'Queue unavailable' },
   CLONE_TIMEOUT: { status: 504, title: 'Clone timed out' },
   SCAN_TIMEOUT: { status: 504, title: 'Scan timed out' },
+  WALK_TIMEOUT: { status: 504, title: 'Listing the tree timed out' },
   DISK_FULL: { status: 507, title: 'Disk full' },
 };
 

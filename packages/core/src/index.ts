@@ -1,7 +1,7 @@
 // Public surface of the engine. Everything here is usable without HTTP, Redis or a queue.
 export * from './types.js';
 export { compareNames } from './path-order.js';
-export { walkTree, DEFAULT_EXCLUDED_DIRS } from './walk/index.js';
+export { walkTree, WalkTimeoutError, DEFAULT_EXCLUDED_DIRS } from './walk/index.js';
 export type { WalkInput } from './walk/index.js';
 export { classifyByName, classifyContent, isDocsPath } from './classify/index.js';
 export { createTokenCounter, createTokenPool, estimateTokens, estimateTokensFromBytes, TOKEN_KEY_BYTES, tokenCacheKey, TokenTable, withTokenCache } from './tokens/index.js';

@@ -67,12 +67,15 @@ export interface EngineLimits {
   maxDepth: number;
   /** Files larger than this are skipped with reason `too_large`, never read. */
   maxFileBytes: number;
+  /** Wall-clock budget of the walk: past it the walk stops with a WalkTimeoutError (its thread is ended). */
+  walkTimeoutMs: number;
 }
 
 export const DEFAULT_ENGINE_LIMITS: EngineLimits = {
   maxFiles: 50_000,
   maxDepth: 50,
   maxFileBytes: 10 * 1024 * 1024,
+  walkTimeoutMs: 120_000,
 };
 
 /** A file the walk kept: not yet read. */

@@ -15,6 +15,7 @@ import { Worker } from 'node:worker_threads';
 import type { SkippedPath, WalkedFile } from '../types.js';
 import { ScanRootError } from '../walk/scan-root.js';
 import type { ScanRootErrorCode } from '../walk/scan-root.js';
+import { WalkTimeoutError } from '../walk/walk-tree.js';
 import type { WalkInput, WalkSink } from '../walk/walk-tree.js';
 import type { IoReply, IoRequest } from './io-protocol.js';
 import type { ReadOutcome, ReadRequest } from './read-file-bytes.js';
@@ -68,6 +69,7 @@ let nextId = 1;
 
 function rebuild(error: { name: string; message: string; code?: string }): Error {
   if (error.name === 'ScanRootError' && error.code) return new ScanRootError(error.code as ScanRootErrorCode, error.message);
+  if (error.name === 'WalkTimeoutError') return Object.assign(new WalkTimeoutError(0), { message: error.message });
   return Object.assign(new Error(error.message), { name: error.name, ...(error.code ? { code: error.code } : {}) });
 }
 
@@ -150,17 +152,35 @@ export const KEEP_WALK_THREAD_UP_TO = 2_000;
  * `walkTreeInto` on a thread of its own: chunks of files reach `sink` as the thread finds them. The
  * thread ends with the walk, unless the walk was small and no other thread waits for the next one.
  * A filter function cannot cross threads: use `docsOnly`.
+ *
+ * A walk that runs past `limits.walkTimeoutMs`, or whose `signal` aborts, ends its thread at once
+ * (whatever it was computing) and rejects with WalkTimeoutError or the signal's reason.
  */
-export function walkInThread(input: WalkInput, sink: WalkSink): Promise<SkippedPath[]> {
+export function walkInThread(input: WalkInput, sink: WalkSink, signal?: AbortSignal): Promise<SkippedPath[]> {
   if (input.acceptFile !== undefined) return Promise.reject(new TypeError('walkInThread takes no acceptFile function; set docsOnly instead'));
+  if (signal?.aborted) return Promise.reject(signal.reason as Error);
   const thread = spareWalkThread ?? spawnWalkThread();
   spareWalkThread = null;
   let paths = 0;
+  let stop: Error | null = null;
   const counted: WalkSink = (files) => {
-    paths += files.length;
-    sink(files);
+    if (stop === null) {
+      paths += files.length;
+      sink(files);
+    }
   };
-  return ask<SkippedPath[]>(thread, { kind: 'walk', input }, counted).then(
+  let halted!: (error: Error) => void;
+  const halt = new Promise<never>((_, reject) => (halted = reject));
+  const end = (error: Error): void => {
+    if (stop !== null) return;
+    stop = error;
+    halted(error);
+    void thread.worker.terminate();
+  };
+  const onAbort = (): void => end(signal?.reason as Error);
+  signal?.addEventListener('abort', onAbort, { once: true });
+  const timer = setTimeout(() => end(new WalkTimeoutError(input.limits.walkTimeoutMs)), input.limits.walkTimeoutMs);
+  const walked = ask<SkippedPath[]>(thread, { kind: 'walk', input }, counted).then(
     (skipped) => {
       if (paths + skipped.length <= KEEP_WALK_THREAD_UP_TO && spareWalkThread === null) spareWalkThread = thread;
       else void thread.worker.terminate();
@@ -171,6 +191,11 @@ export function walkInThread(input: WalkInput, sink: WalkSink): Promise<SkippedP
       throw error;
     },
   );
+  walked.catch(() => undefined); // once halted, the thread's own end is nobody's concern
+  return Promise.race([walked, halt]).finally(() => {
+    clearTimeout(timer);
+    signal?.removeEventListener('abort', onAbort);
+  });
 }
 
 /**

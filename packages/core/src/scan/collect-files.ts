@@ -3,6 +3,7 @@ import { FileFeed } from './file-feed.js';
 import { processFiles } from './process-files.js';
 import type { ProcessedFile } from './process-files.js';
 import type { ScanDeps } from './scan-deps.js';
+import type { CountTokens } from '../tokens/token-pool.js';
 import type {
   AssetRecord,
   EngineLimits,
@@ -43,7 +44,7 @@ export interface Collected {
 export async function collectFiles(
   input: CollectInput,
   deps: ScanDeps,
-  countTokens: (contents: Uint8Array[]) => Promise<number[]> | number[],
+  countTokens: CountTokens,
   /** Receives each textual file with its UTF-8 content, in walk order. */
   onText: ((record: TextFileRecord, content: Uint8Array) => Promise<void>) | null,
   onProgress: ProgressCallback,
@@ -60,7 +61,7 @@ export async function collectFiles(
     .walk({ root: input.root, subdir: source.subdir, options, limits, docsOnly: options.docsOnly }, (chunk) => {
       for (const file of chunk) walkedPaths.push(file.path);
       feed.push(chunk);
-    })
+    }, input.signal)
     .then(
       (skipped) => {
         for (const entry of skipped) walkSkipped.push(entry);

@@ -1,5 +1,6 @@
 import type { ContentClassification, NameClassification } from '../classify/index.js';
 import type { ReadOutcome, ReadRequest } from '../io/read-file-bytes.js';
+import type { CountTokens } from '../tokens/token-pool.js';
 import { returnRing, takeRing } from '../io/read-ring.js';
 import type { ReadRing, RingRegion } from '../io/read-ring.js';
 import type { AssetSubcategory, SkipReason, TextSubcategory, WalkedFile } from '../types.js';
@@ -11,7 +12,7 @@ export interface FileProcessingDeps {
   classifyByName: (path: string) => NameClassification;
   classifyContent: (path: string, bytes: Uint8Array) => ContentClassification;
   /** Token counts for a batch of UTF-8 contents, in order: exact (worker pool) or estimated. */
-  countTokens: (contents: Uint8Array[]) => Promise<number[]> | number[];
+  countTokens: CountTokens;
 }
 
 /**
@@ -80,7 +81,8 @@ async function* planBatches(feed: FileFeed, deps: FileProcessingDeps, options: P
   if (current.files.length > 0) yield current;
 }
 
-async function processBatch(batch: Batch, region: RingRegion | null, ring: ReadRing, deps: FileProcessingDeps, maxFileBytes: number): Promise<ProcessedFile[]> {
+async function processBatch(batch: Batch, region: RingRegion | null, ring: ReadRing, deps: FileProcessingDeps, options: ProcessOptions): Promise<ProcessedFile[]> {
+  const { maxFileBytes, signal } = options;
   let offset = region?.start ?? 0;
   const requests: ReadRequest[] = [];
   for (const { file, byName, room } of batch.files) {
@@ -100,7 +102,7 @@ async function processBatch(batch: Batch, region: RingRegion | null, ring: ReadR
   });
   const contents: Uint8Array[] = [];
   for (const item of items) if (item.kind === 'pending') contents.push(item.content);
-  const counts = contents.length > 0 ? await deps.countTokens(contents) : [];
+  const counts = contents.length > 0 ? await deps.countTokens(contents, signal) : [];
   let next = 0;
   return items.map((item) => (item.kind === 'pending' ? { ...item, kind: 'text', tokens: counts[next++] ?? 0 } : item));
 }
@@ -155,6 +157,8 @@ export async function processFiles(
   plan();
   // Emits run one after another, behind the loop; each gives its batch's region back when it ends.
   let emitting: Promise<void> = Promise.resolve();
+  // An abort wakes the loop below even while every batch in flight is still running.
+  const aborted = new Promise<void>((resolve) => options.signal?.addEventListener('abort', () => resolve(), { once: true }));
   const emits = new Set<Promise<void>>();
   const emitFailed: { failure: { error: unknown } | null } = { failure: null };
   try {
@@ -169,7 +173,7 @@ export async function processFiles(
         planned.next = null;
         plan();
         active++;
-        const settled = processBatch(batch, region, ring, deps, options.maxFileBytes).then(
+        const settled = processBatch(batch, region, ring, deps, options).then(
           (items): Settled => ({ ok: true, items }),
           (error: unknown): Settled => ({ ok: false, error }),
         );
@@ -186,7 +190,7 @@ export async function processFiles(
       if (head === undefined || head.result === null) {
         // Wake on whichever comes first: a batch finishing (its slot can start the next one), the
         // next batch planned, or an emit ending (its region may let a batch start).
-        await Promise.race([...inflight.filter((b) => b.result === null).map((b) => b.settled), ...(planned.planning ? [planned.planning] : []), ...emits]);
+        await Promise.race([...inflight.filter((b) => b.result === null).map((b) => b.settled), ...(planned.planning ? [planned.planning] : []), ...emits, aborted]);
         continue;
       }
       inflight.shift();

@@ -10,7 +10,7 @@ import { txtRenderer } from '../render/render-txt.js';
 import type { HeadContext, RenderContext, RepositoryBlock } from '../render/render-context.js';
 import { renderTree } from '../render/render-tree.js';
 import { createTokenPool, withTokenCache } from '../tokens/index.js';
-import type { TokenCache, TokenCacheStats } from '../tokens/index.js';
+import type { CountTokens, TokenCache, TokenCacheStats } from '../tokens/index.js';
 import { collectFiles } from './collect-files.js';
 import { renderBundleReadme } from './render-bundle-readme.js';
 import { defaultScanDeps } from './scan-deps.js';
@@ -72,7 +72,7 @@ export interface RunScanDeps extends ScanDeps {
    * Exact token counts for a batch of UTF-8 contents. A long-lived worker passes its warm pool
    * here; without it the scan starts a pool of its own and closes it afterwards.
    */
-  countTokens?: (contents: Uint8Array[]) => Promise<number[]>;
+  countTokens?: CountTokens;
   /** Counts known by content: only files it does not know are counted; `stats` adds up hits and misses. */
   tokenCache?: { cache: TokenCache; stats?: TokenCacheStats };
 }
@@ -95,7 +95,7 @@ export async function runScan(
   const deps = { ...defaultScanDeps, ...overrides };
   const started = performance.now();
   const ownPool = deps.countTokens ? null : createTokenPool({ encoding: input.encoding });
-  const count = deps.countTokens ?? ((contents: Uint8Array[]) => (ownPool as NonNullable<typeof ownPool>).count(contents));
+  const count: CountTokens = deps.countTokens ?? ((contents, signal) => (ownPool as NonNullable<typeof ownPool>).count(contents, signal));
   const countTokens = deps.tokenCache ? withTokenCache(count, deps.tokenCache.cache, deps.tokenCache.stats) : count;
   const writer = await TextArtifactWriter.open(input.outDir, [txtRenderer, markdownRenderer, jsonRenderer], input.options.lite);
   try {

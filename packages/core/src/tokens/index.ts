@@ -1,7 +1,7 @@
 export { createTokenCounter } from './token-counter.js';
 export type { TokenCounter } from './token-counter.js';
 export { createTokenPool } from './token-pool.js';
-export type { TokenPool, TokenPoolOptions } from './token-pool.js';
+export type { CountTokens, TokenPool, TokenPoolOptions } from './token-pool.js';
 export { estimateTokens, estimateTokensFromBytes } from './estimate-tokens.js';
 export { TOKEN_KEY_BYTES, TokenTable } from './token-table.js';
 export { tokenCacheKey, withTokenCache } from './token-cache.js';

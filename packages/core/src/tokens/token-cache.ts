@@ -1,5 +1,6 @@
 import { hash } from 'node:crypto';
 import { TOKEN_KEY_BYTES } from './token-table.js';
+import type { CountTokens } from './token-pool.js';
 
 /**
  * Token counts already known, by content. A count depends only on the bytes counted and the
@@ -26,12 +27,8 @@ export function tokenCacheKey(content: Uint8Array): Uint8Array {
  * `count` behind `cache`: only contents the cache does not know are counted, and what they
  * count is recorded. Same answers as `count` alone, in the same order.
  */
-export function withTokenCache(
-  count: (contents: Uint8Array[]) => Promise<number[]> | number[],
-  cache: TokenCache,
-  stats: TokenCacheStats = { hits: 0, misses: 0 },
-): (contents: Uint8Array[]) => Promise<number[]> {
-  return async (contents) => {
+export function withTokenCache(count: CountTokens, cache: TokenCache, stats: TokenCacheStats = { hits: 0, misses: 0 }): CountTokens {
+  return async (contents, signal) => {
     const counts = new Array<number>(contents.length);
     const missing: number[] = [];
     const keys: Uint8Array[] = [];
@@ -48,7 +45,7 @@ export function withTokenCache(
     stats.hits += contents.length - missing.length;
     stats.misses += missing.length;
     if (missing.length > 0) {
-      const fresh = await count(missing.map((i) => contents[i] as Uint8Array));
+      const fresh = await count(missing.map((i) => contents[i] as Uint8Array), signal);
       for (let m = 0; m < missing.length; m++) {
         const tokens = fresh[m] as number;
         counts[missing[m] as number] = tokens;

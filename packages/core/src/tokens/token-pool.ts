@@ -15,15 +15,23 @@ export interface TokenPoolOptions {
   exitOnTextForTest?: string;
 }
 
+/**
+ * Exact token counts of a batch of UTF-8 contents, in input order. Once `signal` aborts, the
+ * batch rejects with its reason and no thread spends more time on it.
+ */
+export type CountTokens = (contents: Uint8Array[], signal?: AbortSignal) => Promise<number[]> | number[];
+
 export interface TokenPool {
   readonly encoding: TokenEncodingName;
   readonly threads: number;
   /**
    * Exact token counts of a batch of UTF-8 contents (aim for ~50 files or ~1 MB), in input order.
    * Contents in a SharedArrayBuffer reach the worker without a copy. Rejects with an Error if the
-   * worker running the batch dies; later batches run on a replacement.
+   * worker running the batch dies; later batches run on a replacement. Once `signal` aborts, the
+   * call rejects with its reason at once: a waiting batch is dropped, and a running one gets
+   * ABORT_GRACE_MS to finish before its thread is ended (and replaced).
    */
-  count(contents: readonly Uint8Array[]): Promise<number[]>;
+  count(contents: readonly Uint8Array[], signal?: AbortSignal): Promise<number[]>;
   /** Starts every worker and resolves once each has loaded its BPE tables. */
   warm(): Promise<void>;
   /** Stops the workers; pending and later batches reject. */
@@ -49,6 +57,12 @@ interface Slot {
 type WorkerReply = { ready: true } | { counts: number[] } | { error: string };
 
 const WORKER_URL = new URL('./count-tokens.worker.js', import.meta.url);
+
+/**
+ * How long a running batch of an aborted scan may go on before its thread is ended. A batch
+ * normally takes milliseconds; ending a thread costs a replacement's start-up.
+ */
+export const ABORT_GRACE_MS = 300;
 
 /**
  * Contents larger than this are cut into parts of PART_BYTES counted side by side: a 9 MB file
@@ -100,7 +114,9 @@ export function createTokenPool(options: TokenPoolOptions): TokenPool {
       slot.failure = error;
     });
     worker.on('exit', (code) => {
-      slots.splice(slots.indexOf(slot), 1);
+      const index = slots.indexOf(slot);
+      if (index < 0) return; // retired: its batch was already rejected
+      slots.splice(index, 1);
       if (closed) return;
       const error = new Error(`Token worker exited with code ${code}`, { cause: slot.failure ?? undefined });
       slot.job?.reject(error);
@@ -133,24 +149,59 @@ export function createTokenPool(options: TokenPoolOptions): TokenPool {
     }
   }
 
-  function submit(contents: readonly Uint8Array[]): Promise<number[]> {
+  /** Ends the slot's thread under a batch whose caller has gone; a replacement starts on demand. */
+  function retire(slot: Slot): void {
+    const index = slots.indexOf(slot);
+    if (index < 0) return;
+    slots.splice(index, 1);
+    slot.job = null;
+    void slot.worker.terminate();
+    dispatch();
+  }
+
+  function submit(contents: readonly Uint8Array[], signal?: AbortSignal): Promise<number[]> {
+    if (signal?.aborted) return Promise.reject(signal.reason as Error);
     return new Promise<number[]>((resolve, reject) => {
-      queue.push({ contents, resolve, reject });
+      const job: Job = { contents, resolve, reject };
+      if (signal !== undefined) {
+        const onAbort = (): void => {
+          const waiting = queue.indexOf(job);
+          if (waiting >= 0) queue.splice(waiting, 1);
+          else {
+            // Running: its caller hears at once; the thread gets a moment to finish before it is ended.
+            setTimeout(() => {
+              const slot = slots.find((s) => s.job === job);
+              if (slot) retire(slot);
+            }, ABORT_GRACE_MS);
+          }
+          reject(signal.reason as Error);
+        };
+        job.resolve = (counts) => {
+          signal.removeEventListener('abort', onAbort);
+          resolve(counts);
+        };
+        job.reject = (error) => {
+          signal.removeEventListener('abort', onAbort);
+          reject(error);
+        };
+        signal.addEventListener('abort', onAbort, { once: true });
+      }
+      queue.push(job);
       dispatch();
     });
   }
 
   /** The small contents as one batch, each part of a big one as a batch of its own; totals put back in order. */
-  async function countSplit(contents: readonly Uint8Array[]): Promise<number[]> {
+  async function countSplit(contents: readonly Uint8Array[], signal?: AbortSignal): Promise<number[]> {
     const small: number[] = [];
     const jobs: Array<{ owner: number; counts: Promise<number[]> }> = [];
     contents.forEach((content, i) => {
       if (content.length <= SPLIT_ABOVE) small.push(i);
-      else for (const part of splitUtf8(content, PART_BYTES)) jobs.push({ owner: i, counts: submit([part]) });
+      else for (const part of splitUtf8(content, PART_BYTES)) jobs.push({ owner: i, counts: submit([part], signal) });
     });
     const totals = new Array<number>(contents.length).fill(0);
     const [smallCounts, partCounts] = await Promise.all([
-      small.length > 0 ? submit(small.map((i) => contents[i] as Uint8Array)) : Promise.resolve([]),
+      small.length > 0 ? submit(small.map((i) => contents[i] as Uint8Array), signal) : Promise.resolve([]),
       Promise.all(jobs.map((job) => job.counts)),
     ]);
     small.forEach((owner, k) => (totals[owner] = smallCounts[k] ?? 0));
@@ -161,7 +212,7 @@ export function createTokenPool(options: TokenPoolOptions): TokenPool {
   return {
     encoding,
     threads,
-    count(contents) {
+    count(contents, signal) {
       if (closed) return Promise.reject(new Error('TokenPool is closed'));
       if (contents.length === 0) return Promise.resolve([]);
       if (threads === 0) {
@@ -173,8 +224,8 @@ export function createTokenPool(options: TokenPoolOptions): TokenPool {
           return Promise.reject(error instanceof Error ? error : new Error(String(error)));
         }
       }
-      if (threads > 1 && contents.some((content) => content.length > SPLIT_ABOVE)) return countSplit(contents);
-      return submit(contents);
+      if (threads > 1 && contents.some((content) => content.length > SPLIT_ABOVE)) return countSplit(contents, signal);
+      return submit(contents, signal);
     },
     async warm() {
       if (closed) throw new Error('TokenPool is closed');

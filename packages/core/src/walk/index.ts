@@ -1,4 +1,4 @@
-export { walkTree, walkTreeInto, type WalkInput, type WalkSink } from './walk-tree.js';
+export { walkTree, walkTreeInto, WalkTimeoutError, type WalkInput, type WalkSink } from './walk-tree.js';
 export type { WalkDeps, WalkDirent, WalkStats } from './walk-deps.js';
 export { nodeWalkFs } from './node-walk-fs.js';
 export { DEFAULT_EXCLUDED_DIRS, VIRTUALENV_MARKER } from './default-excludes.js';

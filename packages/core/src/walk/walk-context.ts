@@ -17,6 +17,8 @@ export interface WalkContext {
   /** Ignore files larger than this are not applied: the engine's per-file limit. */
   readonly maxIgnoreFileBytes: number;
   readonly maxDepth: number;
+  /** performance.now() past which the walk gives up (checked per folder). */
+  readonly deadline: number;
   /** Set once the file limit is reached: listings not yet started are abandoned. */
   stopped: boolean;
 }

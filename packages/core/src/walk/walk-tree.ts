@@ -73,6 +73,16 @@ const FIRST_CHUNK_FILES = 32;
 /** Receives the kept files in output order, a chunk at a time, while the walk goes on. */
 export type WalkSink = (files: WalkedFile[]) => void;
 
+/** The walk ran past `limits.walkTimeoutMs` and was stopped: nothing was scanned. */
+export class WalkTimeoutError extends Error {
+  override readonly name = 'WalkTimeoutError';
+  readonly code = 'WALK_TIMEOUT';
+
+  constructor(timeoutMs: number) {
+    super(`listing the repository took longer than ${Math.round(timeoutMs / 1000)} s`);
+  }
+}
+
 function comparePaths(a: SkippedPath, b: SkippedPath): number {
   if (a.path === b.path) return 0;
   return a.path < b.path ? -1 : 1;
@@ -104,6 +114,7 @@ export async function walkTreeInto(input: WalkInput, sink: WalkSink, deps: Parti
     maxFileBytes: Math.min(options.sizeLimit ?? Infinity, limits.maxFileBytes),
     maxIgnoreFileBytes: limits.maxFileBytes,
     maxDepth: limits.maxDepth,
+    deadline: performance.now() + limits.walkTimeoutMs,
     stopped: false,
   };
   const scanRoot = await openScanRoot(ctx, input.root, input.subdir);
@@ -137,6 +148,7 @@ export async function walkTreeInto(input: WalkInput, sink: WalkSink, deps: Parti
   // Depth-first, sub-folders before files. Once a file is over the limit, the folders that
   // follow are not listed but recorded once each, and the files that follow one by one.
   const emit = async (listed: PendingListed): Promise<void> => {
+    if (performance.now() > ctx.deadline) throw new WalkTimeoutError(limits.walkTimeoutMs);
     for (const entry of listed.skipped) skipped.push(entry);
     prefetch(listed.subfolders);
     for (const subfolder of listed.subfolders) {

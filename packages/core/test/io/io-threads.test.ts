@@ -6,7 +6,7 @@ import { KEEP_WALK_THREAD_UP_TO, prepareWalkThread, readFilesInThread, walkInThr
 import { createTokenPool } from '../../src/tokens/index.js';
 import { DEFAULT_ENGINE_LIMITS, DEFAULT_SCAN_OPTIONS } from '../../src/types.js';
 import type { WalkedFile, WalkResult } from '../../src/types.js';
-import { walkTree } from '../../src/walk/index.js';
+import { walkTree, WalkTimeoutError } from '../../src/walk/index.js';
 import type { WalkInput } from '../../src/walk/index.js';
 import { ScanRootError } from '../../src/walk/scan-root.js';
 import { useTempTrees } from '../walk/walk-fixture.js';
@@ -148,5 +148,43 @@ describe('the walk thread', () => {
     expect(await steady()).toBe(one);
     prepareWalkThread();
     expect(await steady()).toBe(one);
+  });
+
+  const manyFiles = async (count: number): Promise<string> => {
+    const spec: Record<string, string> = {};
+    for (let i = 0; i < count; i++) spec[`d${i % 40}/e${i % 7}/f${i}.ts`] = '';
+    return tree(spec);
+  };
+
+  it('stops when its signal aborts: the walk rejects with the reason and hands on nothing more', async () => {
+    const root = await manyFiles(6000);
+    const controller = new AbortController();
+    const reason = new Error('cancelled by the test');
+    let received = 0;
+    let afterAbort = 0;
+    const walking = walkInThread(input(root), (chunk) => {
+      if (controller.signal.aborted) afterAbort += chunk.length;
+      received += chunk.length;
+      controller.abort(reason);
+    }, controller.signal);
+    await expect(walking).rejects.toBe(reason);
+    expect(received).toBeGreaterThan(0);
+    expect(received).toBeLessThan(6000);
+    // What the thread had already sent before it was ended is dropped, not handed on.
+    expect(afterAbort).toBe(0);
+    // A walk after it runs as usual.
+    const files: WalkedFile[] = [];
+    await walkInThread(input(root), (chunk) => files.push(...chunk));
+    expect(files).toHaveLength(6000);
+    await expect(walkInThread(input(root), () => {}, AbortSignal.abort(reason))).rejects.toBe(reason);
+  });
+
+  it('stops at its deadline with a WalkTimeoutError, the same on the calling thread', async () => {
+    const root = await manyFiles(3000);
+    const limits = { ...DEFAULT_ENGINE_LIMITS, walkTimeoutMs: 1 };
+    await expect(walkInThread(input(root, { limits }), () => {})).rejects.toBeInstanceOf(WalkTimeoutError);
+    const error = await walkTree(input(root, { limits })).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(WalkTimeoutError);
+    expect(error).toMatchObject({ code: 'WALK_TIMEOUT', message: expect.stringMatching(/took longer than 0 s/) });
   });
 });

@@ -115,4 +115,28 @@ describe('createTokenPool', () => {
     await expect(tokens.count([utf8('x')])).rejects.toThrow('TokenPool is closed');
     await expect.poll(osThreads, { timeout: 5_000 }).toBeLessThanOrEqual(before);
   });
+
+  it('drops a waiting batch whose signal aborts, and ends the thread under a running one that does not finish in time', async () => {
+    const counter = createTokenCounter('o200k_base');
+    const tokens = pool({ encoding: 'o200k_base', threads: 1 });
+    await tokens.warm();
+    // Long enough that one thread is still counting it well after the grace period.
+    const big = sharedUtf8(texts.join('\n').repeat(Math.ceil(40_000_000 / texts.join('\n').length)));
+    const reason = new Error('scan cancelled');
+
+    const running = new AbortController();
+    const first = tokens.count([big], running.signal);
+    const waiting = new AbortController();
+    const second = tokens.count([contents[0] as Uint8Array], waiting.signal);
+    const third = tokens.count([contents[1] as Uint8Array]);
+    waiting.abort(reason);
+    await expect(second).rejects.toBe(reason);
+    running.abort(reason);
+    await expect(first).rejects.toBe(reason);
+    // The batch queued behind them runs on a replacement thread, with the right count.
+    expect(await third).toEqual([counter.count(texts[1] as string)]);
+    await expect(tokens.count([utf8('after')], AbortSignal.abort(reason))).rejects.toBe(reason);
+    expect(await tokens.count([utf8('hello world')])).toEqual([counter.count('hello world')]);
+  });
 });
+

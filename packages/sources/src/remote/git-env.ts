@@ -29,7 +29,15 @@ export interface GitEnvOptions {
   pinnedAddresses: readonly string[];
   /** Where the service-owned git home is created; default `os.tmpdir()`. */
   homeRoot?: string;
+  /**
+   * Seconds a transfer may stay under 1 kB/s (a server that accepts and never answers included)
+   * before git gives up; default 30.
+   */
+  stallSeconds?: number;
 }
+
+const LOW_SPEED_BYTES_PER_SECOND = 1024;
+const DEFAULT_STALL_SECONDS = 30;
 
 /** The environment, config and wrapper for git commands against `spec`. */
 export async function createGitEnv(spec: RemoteSpec, options: GitEnvOptions): Promise<GitEnv> {
@@ -54,6 +62,8 @@ export async function createGitEnv(spec: RemoteSpec, options: GitEnvOptions): Pr
       GIT_PROTOCOL_FROM_USER: '0',
       GIT_ALLOW_PROTOCOL: protocols,
       GIT_LITERAL_PATHSPECS: '1', // a folder from a URL is a path, never pathspec magic
+      GIT_HTTP_LOW_SPEED_LIMIT: String(LOW_SPEED_BYTES_PER_SECOND),
+      GIT_HTTP_LOW_SPEED_TIME: String(options.stallSeconds ?? DEFAULT_STALL_SECONDS),
     },
     // libcurl connects to the pinned addresses whatever DNS answers by then (rebinding).
     config: net.isIP(spec.host) === 0 ? [`http.curloptResolve=${spec.host}:${spec.port}:${options.pinnedAddresses.join(',')}`] : [],
@@ -185,8 +195,6 @@ function hardenedGitConfig(allowHttp: boolean): string {
     '\tsymlinks = false',
     '[http]',
     '\tfollowRedirects = false',
-    '\tlowSpeedLimit = 1024',
-    '\tlowSpeedTime = 30',
     '[submodule]',
     '\trecurse = false',
     '[transfer]',

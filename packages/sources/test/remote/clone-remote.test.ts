@@ -260,6 +260,31 @@ describe('deadlines, size limit and cancellation kill the whole git process grou
     expect(existsSync(destDir)).toBe(false);
   });
 
+  it('a server that accepts and never answers, or stops sending, is given up on after the stall time, without a retry', async () => {
+    const marker = `hole-${randomUUID()}`;
+    const hole = await prepare(`${blackHole.origin}/${marker}/repo`);
+    const stalling = { ...hole.gitEnv, env: { ...hole.gitEnv.env } };
+    const quick = await createGitEnv(hole.spec, { allowHttp: true, pinnedAddresses: ['127.0.0.1'], homeRoot: work, stallSeconds: 1 });
+    expect(quick.env).toMatchObject({ GIT_HTTP_LOW_SPEED_LIMIT: '1024', GIT_HTTP_LOW_SPEED_TIME: '1' });
+    expect(stalling.env.GIT_HTTP_LOW_SPEED_TIME).toBe('30');
+    // The wall-clock deadlines are far away: only the stall can end these.
+    const silent = await failure(resolveRef(hole.spec, null, quick, { timeoutMs: 60_000 }));
+    expect(silent).toMatchObject({ code: 'CLONE_TIMEOUT', retryable: false, message: expect.stringMatching(/stopped sending data/) });
+    expect(processesMentioning(marker)).toEqual([]);
+
+    const trickle = await startGitHttpServer(fixtures.projectRoot, { bytesPerSecond: 200 });
+    try {
+      const slowly = await prepare(`${trickle.origin}/acme/big.git`);
+      const env = await createGitEnv(slowly.spec, { allowHttp: true, pinnedAddresses: ['127.0.0.1'], homeRoot: work, stallSeconds: 1 });
+      const destDir = destination();
+      const stalled = await failure(cloneRemote({ spec: slowly.spec, branch: 'main', destDir, deadlineMs: 60_000, maxBytes: GIB, gitEnv: env }));
+      expect(stalled).toMatchObject({ code: 'CLONE_TIMEOUT', retryable: false });
+      expect(existsSync(destDir)).toBe(false);
+    } finally {
+      await trickle.close();
+    }
+  });
+
   it("the caller's signal cancels a clone the same way", async () => {
     const marker = `hole-${randomUUID()}`;
     const { spec, gitEnv } = await prepare(`${blackHole.origin}/${marker}/repo`);
