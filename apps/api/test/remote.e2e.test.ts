@@ -4,7 +4,7 @@
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createFixtures } from '../../../packages/sources/test/remote/helpers/fixture-repos.js';
+import { commitFiles, createFixtures, EXACT_LINKS } from '../../../packages/sources/test/remote/helpers/fixture-repos.js';
 import type { Fixtures } from '../../../packages/sources/test/remote/helpers/fixture-repos.js';
 import { startBlackHoleServer, startGitHttpServer } from '../../../packages/sources/test/remote/helpers/git-http-server.js';
 import type { BlackHoleServer, GitHttpServer } from '../../../packages/sources/test/remote/helpers/git-http-server.js';
@@ -93,14 +93,85 @@ describe('remote repositories through the API (loopback git server)', () => {
     expect(summary.data.repository.subdir).toBe('docs/guide');
   });
 
-  it('lists a symlink to /etc/passwd as a file holding its target text, never the target itself', async () => {
+  it('skips a symlink to /etc/passwd as symlink and a submodule as submodule, reading neither', async () => {
     const { body } = await scan({ repo_path: `${server.origin}/acme/widgets` });
     const txt = await (await fetch(`${api.baseUrl}/v1/download/${String(body.data.scan_id)}?format=txt`)).text();
-    expect(txt).toContain('FILE: leak');
+    expect(txt).not.toContain('FILE: leak');
+    expect(txt).not.toContain('/etc/passwd');
     expect(txt).not.toContain(await readFile('/etc/passwd', 'utf8'));
+    const summary = (await (await fetch(`${api.baseUrl}/v1/summary/${String(body.data.scan_id)}`)).json()) as {
+      data: { assets: { path: string; size_bytes: number }[]; skipped: { path: string; reason: string }[] };
+    };
+    expect(summary.data.skipped).toEqual([
+      { path: '.git/', reason: 'excluded_dir' },
+      { path: 'leak', reason: 'symlink' },
+      { path: 'vendor/lib/', reason: 'submodule' },
+    ]);
     // An LFS pointer stays a pointer: the object it names (12 345 bytes) is never fetched.
-    const summary = (await (await fetch(`${api.baseUrl}/v1/summary/${String(body.data.scan_id)}`)).json()) as { data: { assets: { path: string; size_bytes: number }[] } };
     expect(summary.data.assets.find((a) => a.path === 'model.bin')?.size_bytes).toBeLessThan(200);
+  });
+
+  describe("files are the commit's blobs, links and submodules are skipped (acme/exact)", () => {
+    const skippedInExact = [
+      { path: '.git/', reason: 'excluded_dir' },
+      { path: 'abs', reason: 'symlink' },
+      { path: 'docs/.gitignore', reason: 'symlink' },
+      { path: 'docs/vendored/', reason: 'submodule' },
+      { path: 'leak', reason: 'symlink' },
+      { path: 'loop', reason: 'symlink' },
+      { path: 'sub/', reason: 'submodule' },
+      { path: 'up', reason: 'symlink' },
+    ];
+
+    it('scans every file with its blob\'s bytes and size, whatever .gitattributes asks for', async () => {
+      const { status, body } = await scan({ repo_path: `${server.origin}/acme/exact` });
+      expect(status).toBe(201);
+      const scanId = String(body.data.scan_id);
+      const blobs = commitFiles(fixtures.exact.bare, fixtures.exact.commit);
+      const json = JSON.parse(await (await fetch(`${api.baseUrl}/v1/download/${scanId}?format=json`)).text()) as {
+        files: { path: string; size_bytes: number; content: string }[];
+        assets: unknown[];
+      };
+      expect(json.assets).toEqual([]);
+      expect(json.files.map((f) => f.path).sort()).toEqual([...blobs.keys()].sort());
+      for (const file of json.files) {
+        const blob = blobs.get(file.path);
+        expect({ path: file.path, size: file.size_bytes, bytes: Buffer.from(file.content, 'utf8') }).toEqual({ path: file.path, size: blob?.length, bytes: blob });
+      }
+      const summary = (await (await fetch(`${api.baseUrl}/v1/summary/${scanId}`)).json()) as { data: { files: { path: string; size_bytes: number }[]; skipped: unknown[] } };
+      expect(summary.data.skipped).toEqual(skippedInExact);
+      for (const file of summary.data.files) expect({ path: file.path, size: file.size_bytes }).toEqual({ path: file.path, size: blobs.get(file.path)?.length });
+    });
+
+    it('never lets a link target into an artifact', async () => {
+      const { body } = await scan({ repo_path: `${server.origin}/acme/exact` });
+      for (const format of ['txt', 'md', 'json']) {
+        const artifact = await (await fetch(`${api.baseUrl}/v1/download/${String(body.data.scan_id)}?format=${format}`)).text();
+        for (const target of Object.values(EXACT_LINKS)) expect({ format, target, found: artifact.includes(target) }).toEqual({ format, target, found: false });
+      }
+    });
+
+    it('skips them in a folder scan too', async () => {
+      const { status, body } = await scan({ repo_path: `${server.origin}/acme/exact/tree/main/docs` });
+      expect(status).toBe(201);
+      const summary = (await (await fetch(`${api.baseUrl}/v1/summary/${String(body.data.scan_id)}`)).json()) as { data: { files: { path: string; size_bytes: number }[]; skipped: unknown[] } };
+      expect(summary.data.files.map((f) => [f.path, f.size_bytes])).toEqual([['docs/guide.md', 8]]);
+      expect(summary.data.skipped).toEqual(skippedInExact.filter((entry) => entry.path.startsWith('docs/')));
+    });
+
+    it('inspect previews the same files, sizes and skipped paths', async () => {
+      const response = await fetch(`${api.baseUrl}/v1/inspect`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ repo_path: `${server.origin}/acme/exact` }),
+      });
+      expect(response.status).toBe(200);
+      const data = ((await response.json()) as Envelope).data as { files: { path: string; size_bytes: number }[]; skipped_count: number; repository: { tree_summary: string } };
+      const blobs = commitFiles(fixtures.exact.bare, fixtures.exact.commit);
+      expect(Object.fromEntries(data.files.map((f) => [f.path, f.size_bytes]))).toEqual(Object.fromEntries([...blobs].map(([path, bytes]) => [path, bytes.length])));
+      expect(data.skipped_count).toBe(skippedInExact.length);
+      for (const target of Object.values(EXACT_LINKS)) expect(data.repository.tree_summary).not.toContain(target);
+    });
   });
 
   it('leaves a blob over MAX_FILE_BYTES on the server and lists it as too_large', async () => {

@@ -1,7 +1,7 @@
 import { basename, join } from 'node:path';
 import { ScanError } from '@reposcan/contracts';
 import type { ScanRequestRecord } from '@reposcan/contracts';
-import type { SourceInfo } from '@reposcan/core';
+import type { SkipReason, SourceInfo } from '@reposcan/core';
 import type { ZipLimits } from '@reposcan/sources';
 import { buildWebSource, checkRemotePolicy, cloneRemote, createGitEnv, extractZip, parseRepoPath, resolveLocalRoot, resolveRef } from '@reposcan/sources';
 
@@ -24,6 +24,8 @@ export interface PreparedSource {
   root: string;
   repoName: string;
   source: SourceInfo;
+  /** For the engine's walk: a remote clone's links and submodules, which it skips unread. */
+  sourceSkips?: ReadonlyMap<string, SkipReason>;
 }
 
 export interface PrepareContext {
@@ -80,7 +82,7 @@ export async function prepareSource(source: ScanRequestRecord['source'], ctx: Pr
         signal: ctx.signal,
       });
       // The engine walks from the repository root so paths and ignore files match the repository.
-      return { root: destDir, repoName: spec.repo, source: buildWebSource(spec, cloned.branch, cloned.commit, cloned.subdir) };
+      return { root: destDir, repoName: spec.repo, source: buildWebSource(spec, cloned.branch, cloned.commit, cloned.subdir), sourceSkips: cloned.skips };
     }
   }
 }

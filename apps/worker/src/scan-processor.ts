@@ -161,6 +161,7 @@ export function createScanProcessor(deps: ScanProcessorDeps): ScanProcessor {
           root: prepared.root,
           repoName: prepared.repoName,
           source: prepared.source,
+          sourceSkips: prepared.sourceSkips,
           options: toEngineOptions(request.options),
           limits: deps.limits,
           encoding: request.encoding,

@@ -113,7 +113,12 @@ export const TextFileEntry = z.object({
 export const AssetEntry = z.object({ path: z.string(), subcategory: ASSET_SUBCATEGORY, size_bytes: z.int(), url: z.string() });
 export const SkippedEntry = z.object({
   path: z.string().meta({ description: 'A pruned folder is listed once, with a trailing `/`.' }),
-  reason: z.enum(['excluded_dir', 'ignored', 'pattern', 'too_large', 'symlink', 'unreadable', 'limit']),
+  reason: z.enum(['excluded_dir', 'ignored', 'pattern', 'too_large', 'symlink', 'unreadable', 'limit', 'submodule']).meta({
+    description:
+      'Why it was left out: `excluded_dir` (a default or requested excluded folder), `ignored` (a `.gitignore` or `.gittxtignore` rule), ' +
+      '`pattern` (include/exclude patterns, `docs_only`), `too_large` (over the per-file limit), `symlink` (a link, never followed nor read), ' +
+      '`unreadable`, `limit` (past the file or depth limit), `submodule` (a git submodule of a remote repository, never fetched).',
+  }),
 });
 
 export const SummaryRecord = z

@@ -15,6 +15,7 @@ export const SKIP_REASONS = [
   'symlink',
   'unreadable',
   'limit',
+  'submodule',
 ] as const;
 export type SkipReason = (typeof SKIP_REASONS)[number];
 

@@ -32,6 +32,7 @@ async function run(job: InspectJob, signal: AbortSignal): Promise<InspectOutcome
     root: prepared.root,
     repoName: prepared.repoName,
     source: prepared.source,
+    sourceSkips: prepared.sourceSkips,
     options: { ...toEngineOptions({ ...job.options, lite: false, create_zip: false }) },
     limits: job.limits,
     signal,

@@ -619,8 +619,11 @@ export interface components {
             skipped: {
                 /** @description A pruned folder is listed once, with a trailing `/`. */
                 path: string;
-                /** @enum {string} */
-                reason: "excluded_dir" | "ignored" | "pattern" | "too_large" | "symlink" | "unreadable" | "limit";
+                /**
+                 * @description Why it was left out: `excluded_dir` (a default or requested excluded folder), `ignored` (a `.gitignore` or `.gittxtignore` rule), `pattern` (include/exclude patterns, `docs_only`), `too_large` (over the per-file limit), `symlink` (a link, never followed nor read), `unreadable`, `limit` (past the file or depth limit), `submodule` (a git submodule of a remote repository, never fetched).
+                 * @enum {string}
+                 */
+                reason: "excluded_dir" | "ignored" | "pattern" | "too_large" | "symlink" | "unreadable" | "limit" | "submodule";
             }[];
             artifacts: components["schemas"]["Artifacts"];
             /** @description Milliseconds per phase. */

@@ -10,6 +10,7 @@ import type {
   ProgressCallback,
   ScanOptions,
   SkippedPath,
+  SkipReason,
   SourceInfo,
   TextFileRecord,
 } from '../types.js';
@@ -20,6 +21,8 @@ export interface CollectInput {
   options: ScanOptions;
   limits: EngineLimits;
   signal?: AbortSignal;
+  /** Paths the walk skips for what the source says they are (WalkInput.sourceSkips). */
+  sourceSkips?: ReadonlyMap<string, SkipReason>;
 }
 
 export interface Collected {
@@ -58,7 +61,7 @@ export async function collectFiles(
   let walkMs: number | null = null;
   const walkSkipped: SkippedPath[] = [];
   const walking = deps
-    .walk({ root: input.root, subdir: source.subdir, options, limits, docsOnly: options.docsOnly }, (chunk) => {
+    .walk({ root: input.root, subdir: source.subdir, options, limits, docsOnly: options.docsOnly, sourceSkips: input.sourceSkips }, (chunk) => {
       for (const file of chunk) walkedPaths.push(file.path);
       feed.push(chunk);
     }, input.signal)

@@ -9,6 +9,7 @@ import type {
   ProgressCallback,
   ScanOptions,
   SkippedPath,
+  SkipReason,
   SourceInfo,
   SummaryTotals,
   TextFileRecord,
@@ -21,6 +22,8 @@ export interface InspectInput {
   options: ScanOptions;
   limits: EngineLimits;
   signal?: AbortSignal;
+  /** Paths the walk skips for what the source says they are: a remote clone's links and submodules. */
+  sourceSkips?: ReadonlyMap<string, SkipReason>;
 }
 
 export interface InspectReport {

@@ -24,6 +24,7 @@ import type {
   ProgressCallback,
   ScanOptions,
   SkippedPath,
+  SkipReason,
   SourceInfo,
   SummaryTotals,
   TextFileRecord,
@@ -43,6 +44,8 @@ export interface ScanInput {
   signal?: AbortSignal;
   /** Extra top-level fields for the bundle's summary.json (scan_id, created_at …). */
   summaryExtras?: Record<string, unknown>;
+  /** Paths the walk skips for what the source says they are: a remote clone's links and submodules. */
+  sourceSkips?: ReadonlyMap<string, SkipReason>;
 }
 
 export interface ScanTimings {

@@ -15,6 +15,8 @@ export function folderSkipReason(
   if (ctx.isExcludedDir(relPath, name)) return 'excluded_dir';
   if (isIgnored(ignores, name, true)) return 'ignored';
   if (ctx.patterns.excludesFolder(relPath)) return 'pattern';
+  const known = ctx.sourceSkips?.get(relPath);
+  if (known !== undefined) return known;
   if (depth > ctx.maxDepth) return 'limit';
   return null;
 }
@@ -29,6 +31,8 @@ export function fileSkipReason(
   if (isIgnored(ignores, entry.name, false)) return 'ignored';
   if (!ctx.patterns.keepsFile(relPath)) return 'pattern';
   if (ctx.acceptFile !== undefined && !ctx.acceptFile(relPath)) return 'pattern';
+  const known = ctx.sourceSkips?.get(relPath);
+  if (known !== undefined) return known;
   if (entry.isSymbolicLink()) return 'symlink';
   // FIFOs, sockets and devices: reading them could block or never end.
   if (!entry.isFile()) return 'unreadable';

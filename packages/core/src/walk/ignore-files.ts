@@ -41,7 +41,7 @@ function countRules(text: string): number {
  * MAX_IGNORE_RULES_IN_FORCE is recorded and left out: the walk goes on with the other rules.
  */
 export async function loadFolderRules(
-  ctx: Pick<WalkContext, 'fs' | 'pool' | 'maxIgnoreFileBytes'>,
+  ctx: Pick<WalkContext, 'fs' | 'pool' | 'maxIgnoreFileBytes' | 'sourceSkips'>,
   folderAbs: string,
   folderRel: string,
   present: readonly string[],
@@ -53,6 +53,8 @@ export async function loadFolderRules(
   for (const name of IGNORE_FILE_NAMES) {
     if (!present.includes(name)) continue;
     const path = joinRel(folderRel, name);
+    // A link the source wrote as a plain file (its text is the target) is no ignore file.
+    if (ctx.sourceSkips?.has(path)) continue;
     let text: string;
     try {
       const bytes = await ctx.pool.run(() => ctx.fs.readFile(join(folderAbs, name), ctx.maxIgnoreFileBytes + 1));

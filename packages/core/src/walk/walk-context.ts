@@ -1,4 +1,5 @@
 // Settings and services shared by every folder listing of one walk.
+import type { SkipReason } from '../types.js';
 import type { DirExcluder } from './dir-excludes.js';
 import type { IgnoreStack } from './ignore-stack.js';
 import type { IoPool } from './io-pool.js';
@@ -11,6 +12,8 @@ export interface WalkContext {
   readonly isExcludedDir: DirExcluder;
   readonly patterns: PathPatterns;
   readonly acceptFile: ((relPath: string) => boolean) | undefined;
+  /** Entries skipped for what the source says they are (WalkInput.sourceSkips). */
+  readonly sourceSkips: ReadonlyMap<string, SkipReason> | undefined;
   readonly syncIgnore: boolean;
   /** Files larger than this are skipped `too_large`: min(size_limit, the engine's per-file limit). */
   readonly maxFileBytes: number;

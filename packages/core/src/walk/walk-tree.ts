@@ -2,7 +2,7 @@
 // other path was left out. Folders are listed concurrently, ahead of need; the output is then
 // assembled depth-first in a fixed order, so the result never depends on timing.
 import { isDocsPath } from '../classify/classify-by-name.js';
-import type { EngineLimits, ScanOptions, SkippedPath, WalkedFile, WalkResult } from '../types.js';
+import type { EngineLimits, ScanOptions, SkippedPath, SkipReason, WalkedFile, WalkResult } from '../types.js';
 import { compileDirExcludes } from './dir-excludes.js';
 import { IoPool } from './io-pool.js';
 import { listFolder, type ListedFolder, type SkippedFolder } from './list-folder.js';
@@ -23,6 +23,13 @@ export interface WalkInput {
   docsOnly?: boolean;
   /** Extra per-file filter; files it rejects are skipped with reason 'pattern'. Cannot cross to an io thread. */
   acceptFile?: (relPath: string) => boolean;
+  /**
+   * What the source knows that the file system does not show, by root-relative POSIX path: a
+   * remote clone's links and submodules, which git wrote as small text files and empty folders.
+   * The walk skips each entry with its reason after the user's own filters, as it does a link
+   * it finds itself, and never reads it as an ignore file.
+   */
+  sourceSkips?: ReadonlyMap<string, SkipReason>;
 }
 
 /** File-system calls in flight at once (libuv runs them on its thread pool). */
@@ -110,6 +117,7 @@ export async function walkTreeInto(input: WalkInput, sink: WalkSink, deps: Parti
     isExcludedDir: compileDirExcludes(options.excludeDirs),
     patterns: compilePathPatterns(options.includePatterns, options.excludePatterns),
     acceptFile: input.acceptFile ?? (input.docsOnly ? isDocsPath : undefined),
+    sourceSkips: input.sourceSkips,
     syncIgnore: options.syncIgnore,
     maxFileBytes: Math.min(options.sizeLimit ?? Infinity, limits.maxFileBytes),
     maxIgnoreFileBytes: limits.maxFileBytes,

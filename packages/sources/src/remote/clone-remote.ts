@@ -1,4 +1,4 @@
-import { mkdir, open, readdir, realpath, rm } from 'node:fs/promises';
+import { mkdir, open, readdir, realpath, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ScanError } from '@reposcan/contracts';
 import { withDeadline } from './deadline.js';
@@ -41,11 +41,25 @@ export interface ClonedRemote {
   subdir: string | null;
   /** Absolute folder to scan: `destDir`, or the subdir inside it. */
   root: string;
+  /**
+   * Paths (POSIX, from the repository root) that git records as a symbolic link or a submodule.
+   * The checkout holds a link as a small file with the target as its text (core.symlinks=false)
+   * and a submodule as an empty folder; the scan skips each with this reason, never reading it.
+   */
+  skips: ReadonlyMap<string, 'symlink' | 'submodule'>;
 }
 
 /**
+ * Written to `$GIT_DIR/info/attributes`, which outranks every `.gitattributes` in the tree: no
+ * line-ending conversion, clean/smudge filter, `$Id$` expansion or re-encoding on checkout, so
+ * each file holds exactly its blob's bytes.
+ */
+const NO_CHECKOUT_CONVERSIONS = '* -text -eol -filter -ident -working-tree-encoding\n';
+
+/**
  * A shallow, single-branch, hook-free, symlink-free clone without submodules or LFS objects,
- * under a wall-clock deadline and an on-disk size limit; both kill git's whole process group.
+ * whose files are the commit's blobs byte for byte, under a wall-clock deadline and an on-disk
+ * size limit; both kill git's whole process group.
  */
 export async function cloneRemote(options: CloneRemoteOptions): Promise<ClonedRemote> {
   const { spec, branch, destDir, gitEnv, maxBytes } = options;
@@ -78,26 +92,34 @@ export async function cloneRemote(options: CloneRemoteOptions): Promise<ClonedRe
         '--no-tags',
         '--branch', branch,
         '--config', 'core.symlinks=false',
+        // Checked out below, once the attributes that would convert files are switched off.
+        '--no-checkout',
         // A folder scan fetches only the blobs under that folder, when the server supports filters;
         // a whole-repository scan leaves out blobs it would skip as too large anyway.
-        ...(subdir ? ['--filter=blob:none', '--sparse'] : omitLarge ? [`--filter=blob:limit=${(options.maxBlobBytes ?? 0) + 1}`, '--no-checkout'] : []),
+        ...(subdir ? ['--filter=blob:none', '--sparse'] : omitLarge ? [`--filter=blob:limit=${(options.maxBlobBytes ?? 0) + 1}`] : []),
         '--',
         spec.cloneUrl,
         destDir,
       ],
       path.dirname(destDir),
     );
+    await mkdir(path.join(destDir, '.git', 'info'), { recursive: true });
+    await writeFile(path.join(destDir, '.git', 'info', 'attributes'), NO_CHECKOUT_CONVERSIONS);
     let folder: string | null = null;
     if (omitLarge) await checkOutPresentBlobs(destDir, options.maxBlobBytes ?? 0, (args) => git(args, destDir), offline);
-    if (subdir) {
-      // Read from the tree objects, so no blob is fetched to find out.
-      const entry = await git(['ls-tree', '-z', 'HEAD', '--', subdir], destDir);
-      folder = folderToScan(entry, subdir, spec, branch);
-      await git(folder === null ? ['sparse-checkout', 'disable'] : ['sparse-checkout', 'set', '--', folder], destDir);
+    else {
+      if (subdir) {
+        // Read from the tree objects, so no blob is fetched to find out.
+        const entry = await git(['ls-tree', '-z', 'HEAD', '--', subdir], destDir);
+        folder = folderToScan(entry, subdir, spec, branch);
+        await git(folder === null ? ['sparse-checkout', 'disable'] : ['sparse-checkout', 'set', '--', folder], destDir);
+      }
+      await git(['checkout', '-q', 'HEAD', '--'], destDir);
     }
     const commit = (await git(['rev-parse', '--verify', 'HEAD'], destDir)).trim();
+    const skips = linksAndSubmodules(await offline(['ls-tree', '-r', '-z', '--full-tree', commit]));
     if ((await directorySize(destDir)) > maxBytes) throw tooLarge();
-    return { branch, commit, subdir: folder, root: await insideClone(destDir, folder) };
+    return { branch, commit, subdir: folder, root: await insideClone(destDir, folder), skips };
   } catch (error) {
     await rm(destDir, { recursive: true, force: true });
     throw error instanceof GitCommandError ? classifyGitFailure(error, spec, branch) : error;
@@ -140,6 +162,16 @@ async function checkOutPresentBlobs(destDir: string, maxBlobBytes: number, onlin
   }
   await (omitted.length > 0 ? offline : online)(['checkout-index', '-a', '-f']);
   for (const relPath of omitted) await writePlaceholder(destDir, relPath, maxBlobBytes + 1);
+}
+
+/** Mode 120000 (symbolic link) and 160000 (gitlink, a submodule) entries of `ls-tree -r -z`. */
+function linksAndSubmodules(lsTree: string): Map<string, 'symlink' | 'submodule'> {
+  const skips = new Map<string, 'symlink' | 'submodule'>();
+  for (const record of lsTree.split('\0')) {
+    const match = /^(120000|160000) \w+ [0-9a-f]+\t(.+)$/s.exec(record);
+    if (match) skips.set(match[2] as string, match[1] === '120000' ? 'symlink' : 'submodule');
+  }
+  return skips;
 }
 
 /** A sparse file (no blocks on disk) that stands for a blob left on the server. */

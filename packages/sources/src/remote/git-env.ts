@@ -180,7 +180,7 @@ function wrapperScript(gitPath: string, setsidPath: string): string {
   ].join('\n');
 }
 
-/** Reference §4: no hooks, no symlinks, no redirects, no submodules, https only, fsck on. */
+/** Reference §4: no hooks, no symlinks, no redirects, no submodules, no line-ending conversion, https only, fsck on. */
 function hardenedGitConfig(allowHttp: boolean): string {
   return [
     '# Written by reposcan; every git command it runs against a remote reads this and nothing else.',
@@ -193,6 +193,9 @@ function hardenedGitConfig(allowHttp: boolean): string {
     '\tfsmonitor = false',
     '\thooksPath = /nonexistent-reposcan-hooks',
     '\tsymlinks = false',
+    // Files keep their blobs' bytes (clone-remote.ts also switches off every attribute that converts).
+    '\tautocrlf = false',
+    '\teol = lf',
     '[http]',
     '\tfollowRedirects = false',
     '[submodule]',

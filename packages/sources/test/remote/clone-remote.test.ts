@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ScanError } from '@reposcan/contracts';
 import { buildWebSource, checkRemotePolicy, cloneRemote, createGitEnv, parseRepoPath, resolveRef } from '../../src/remote/index.js';
 import type { GitEnv, RemotePolicy, RemoteSpec, ResolvedRef } from '../../src/remote/index.js';
-import { createFixtures, git, LFS_POINTER } from './helpers/fixture-repos.js';
+import { commitFiles, createFixtures, EXACT_LINKS, EXACT_SUBMODULES, git, LFS_POINTER } from './helpers/fixture-repos.js';
 import type { Fixtures } from './helpers/fixture-repos.js';
 import { startBlackHoleServer, startGitHttpServer } from './helpers/git-http-server.js';
 import type { BlackHoleServer, GitHttpServer } from './helpers/git-http-server.js';
@@ -80,7 +80,7 @@ async function failure(promise: Promise<unknown>): Promise<ScanError> {
 describe('resolveRef + cloneRemote against a loopback git server', () => {
   it("clones the remote's default branch (trunk) and reports branch and commit", async () => {
     const { spec, destDir, cloned } = await resolveAndClone(`${server.origin}/acme/widgets.git`);
-    expect(cloned).toEqual({ branch: 'trunk', commit: fixtures.commits.trunk, subdir: null, root: destDir });
+    expect(cloned).toEqual({ branch: 'trunk', commit: fixtures.commits.trunk, subdir: null, root: destDir, skips: new Map([['leak', 'symlink'], ['vendor/lib', 'submodule']]) });
     expect(readFileSync(path.join(destDir, 'src/app.ts'), 'utf8')).toBe('export const app = 1;\n');
     expect(buildWebSource(spec, cloned.branch, cloned.commit, cloned.subdir)).toEqual({
       type: 'remote',
@@ -107,7 +107,7 @@ describe('resolveRef + cloneRemote against a loopback git server', () => {
   it('resolves /tree/feature/x/docs/guide by the longest ref and checks out only that folder', async () => {
     const { ref, destDir, cloned } = await resolveAndClone(`${server.origin}/acme/widgets/tree/feature/x/docs/guide`);
     expect(ref).toEqual({ branch: 'feature/x', commit: fixtures.commits['feature/x'], subdir: 'docs/guide' });
-    expect(cloned).toEqual({ branch: 'feature/x', commit: fixtures.commits['feature/x'], subdir: 'docs/guide', root: path.join(destDir, 'docs/guide') });
+    expect(cloned).toEqual({ branch: 'feature/x', commit: fixtures.commits['feature/x'], subdir: 'docs/guide', root: path.join(destDir, 'docs/guide'), skips: new Map([['leak', 'symlink'], ['vendor/lib', 'submodule']]) });
     expect(readFileSync(path.join(cloned.root, 'a.md'), 'utf8')).toBe('# guide\n');
     expect(existsSync(path.join(destDir, 'docs/other/b.md'))).toBe(false);
     expect(existsSync(path.join(destDir, 'packages/app/index.ts'))).toBe(false);
@@ -161,7 +161,9 @@ describe('resolveRef + cloneRemote against a loopback git server', () => {
   });
 
   it('checks out symlinks as small files, leaves submodules and LFS objects unfetched, installs no hooks', async () => {
-    const { destDir } = await resolveAndClone(`${server.origin}/acme/widgets`);
+    const { destDir, cloned } = await resolveAndClone(`${server.origin}/acme/widgets`);
+    // Named, so the scan skips them: the walk cannot tell these from files and folders.
+    expect(cloned.skips).toEqual(new Map([['leak', 'symlink'], ['vendor/lib', 'submodule']]));
     const leak = lstatSync(path.join(destDir, 'leak'));
     expect(leak.isSymbolicLink()).toBe(false);
     expect(leak.isFile()).toBe(true);
@@ -225,6 +227,31 @@ describe('whole-repository clones leave blobs over maxBlobBytes on the server', 
     const blob = lstatSync(path.join(destDir, 'blob.dat'));
     expect(blob.size).toBe(2 * MiB);
     expect(blob.blocks * 512).toBeGreaterThanOrEqual(2 * MiB);
+  });
+});
+
+describe("a clone's files are the commit's blobs, byte for byte", () => {
+  const expectedSkips = new Map<string, string>([
+    ...Object.keys(EXACT_LINKS).map((link): [string, string] => [link, 'symlink']),
+    ...EXACT_SUBMODULES.map((sub): [string, string] => [sub, 'submodule']),
+  ]);
+
+  // The three ways a clone is checked out: all blobs, blobs under a size limit, one folder.
+  it.each([
+    ['a plain clone', '', undefined],
+    ['a clone that leaves large blobs on the server', '', 1024 * 1024],
+    ['a folder clone', '/tree/main/docs', undefined],
+  ])('%s, whatever .gitattributes asks for, and names the links and submodules', async (_name, folder, maxBlobBytes) => {
+    const { spec, gitEnv } = await prepare(`${server.origin}/acme/exact${folder}`);
+    const ref = await resolveRef(spec, null, gitEnv);
+    const destDir = destination();
+    const cloned = await cloneRemote({ spec, branch: ref.branch, subdir: ref.subdir, destDir, deadlineMs: 30_000, maxBytes: GIB, gitEnv, ...(maxBlobBytes ? { maxBlobBytes } : {}) });
+    expect(cloned.commit).toBe(fixtures.exact.commit);
+    const blobs = commitFiles(fixtures.exact.bare, fixtures.exact.commit);
+    const checkedOut = [...blobs.keys()].filter((file) => cloned.subdir === null || file.startsWith(`${cloned.subdir}/`));
+    expect(checkedOut.length).toBeGreaterThan(0);
+    for (const file of checkedOut) expect({ file, bytes: readFileSync(path.join(destDir, file)) }).toEqual({ file, bytes: blobs.get(file) });
+    expect(cloned.skips).toEqual(expectedSkips);
   });
 });
 

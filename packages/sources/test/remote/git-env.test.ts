@@ -28,7 +28,7 @@ describe('createGitEnv', () => {
     const gitEnv = await createGitEnv(spec('https://github.com/a/b'), { allowHttp: false, pinnedAddresses: ['140.82.112.3'], homeRoot });
     const home = gitEnv.env.HOME ?? '';
     const config = readFileSync(path.join(home, '.gitconfig'), 'utf8');
-    for (const line of ['allow = never', 'followRedirects = false', 'symlinks = false', 'hooksPath = /nonexistent-reposcan-hooks', 'fsmonitor = false', 'recurse = false', 'fsckObjects = true', 'templateDir =']) {
+    for (const line of ['allow = never', 'followRedirects = false', 'symlinks = false', 'autocrlf = false', 'eol = lf', 'hooksPath = /nonexistent-reposcan-hooks', 'fsmonitor = false', 'recurse = false', 'fsckObjects = true', 'templateDir =']) {
       expect(config).toContain(line);
     }
     expect(config).not.toContain('[protocol "http"]');

@@ -31,8 +31,22 @@ export interface Fixtures {
   projectRoot: string;
   /** Commit of each branch of `acme/widgets`. */
   commits: Record<'trunk' | 'dev' | 'feature/x', string>;
+  /** `acme/exact`: its bare repository and the commit of `main`. */
+  exact: { bare: string; commit: string };
   cleanup(): void;
 }
+
+/** Targets of the links in `acme/exact`, by link path. */
+export const EXACT_LINKS: Readonly<Record<string, string>> = {
+  leak: '/etc/passwd',
+  abs: '/abs/path/reposcan-link-target',
+  up: '../..',
+  loop: 'loop',
+  'docs/.gitignore': '*.md', // read as rules, this would ignore docs/guide.md
+};
+/** Submodule (gitlink) paths in `acme/exact`. */
+export const EXACT_SUBMODULES: readonly string[] = ['sub', 'docs/vendored'];
+
 
 /**
  * `acme/widgets.git`: default branch `trunk` (a symlink `leak -> /etc/passwd`, a submodule at
@@ -79,6 +93,8 @@ export function createFixtures(): Fixtures {
   git(widgets, 'symbolic-ref', 'HEAD', 'refs/heads/trunk');
   serveWithFilters(widgets);
 
+  const exact = createExact(base, projectRoot);
+
   const bigWork = path.join(base, 'big-work');
   mkdirSync(bigWork);
   git(bigWork, 'init', '-q', '-b', 'main');
@@ -92,8 +108,52 @@ export function createFixtures(): Fixtures {
   return {
     projectRoot,
     commits: { trunk, dev, 'feature/x': featureX },
+    exact,
     cleanup: () => rmSync(base, { recursive: true, force: true }),
   };
+}
+
+/**
+ * `acme/exact.git`, default branch `main`: files whose checkout git would change (a
+ * `.gitattributes` asking for CRLF on every text file, `ident`, a `filter=` with no driver, a
+ * UTF-16LE working-tree encoding), files committed with CRLF as they are, the links of
+ * EXACT_LINKS and the gitlinks of EXACT_SUBMODULES.
+ */
+function createExact(base: string, projectRoot: string): { bare: string; commit: string } {
+  const work = path.join(base, 'exact-work');
+  mkdirSync(work);
+  git(work, 'init', '-q', '-b', 'main');
+  write(work, 'README.md', '# exact\nLF only\n');
+  write(work, 'notes.txt', 'line one\nline 2\n');
+  write(work, 'windows.txt', 'committed\r\nwith CRLF\r\n');
+  write(work, 'mixed.md', 'crlf\r\nlf\nno newline');
+  write(work, 'src/id.ts', '// $Id$\nexport const id = 1;\n');
+  write(work, 'settings.ini', '[secret]\nvalue = 42\n');
+  write(work, 'wide.txt', 'héllo wörld\n');
+  write(work, 'docs/guide.md', '# guide\n');
+  for (const [link, target] of Object.entries(EXACT_LINKS)) symlinkSync(target, path.join(work, link));
+  git(work, 'add', '-A');
+  for (const [i, sub] of EXACT_SUBMODULES.entries()) git(work, 'update-index', '--add', '--cacheinfo', `160000,${String(i + 1).repeat(40)},${sub}`);
+  // Added last, so the files above went in as written.
+  write(work, '.gitattributes', '* text eol=crlf\n*.txt eol=crlf\n*.ts ident\nsettings.ini filter=secret\nwide.txt working-tree-encoding=UTF-16LE\n');
+  git(work, 'add', '.gitattributes');
+  git(work, 'commit', '-q', '-m', 'exact');
+  const bare = path.join(projectRoot, 'acme', 'exact.git');
+  git(base, 'clone', '-q', '--bare', work, bare);
+  serveWithFilters(bare);
+  return { bare, commit: git(bare, 'rev-parse', 'main') };
+}
+
+/** Every regular file of `commit` (mode 100644/100755) with its blob's bytes, as `git cat-file` gives them. */
+export function commitFiles(bare: string, commit: string): Map<string, Buffer> {
+  const files = new Map<string, Buffer>();
+  for (const record of git(bare, 'ls-tree', '-r', '-z', '--full-tree', commit).split('\0')) {
+    const match = /^(100644|100755) blob [0-9a-f]+\t(.+)$/s.exec(record);
+    if (!match) continue;
+    const file = match[2] as string;
+    files.set(file, execFileSync('git', ['cat-file', 'blob', `${commit}:${file}`], { cwd: bare, env: { ...FIXTURE_ENV, HOME: bare } }));
+  }
+  return files;
 }
 
 /** As GitHub does: partial clone (`--filter`) and fetching missing blobs by id. */
