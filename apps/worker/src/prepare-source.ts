@@ -1,3 +1,4 @@
+import { realpath } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { ScanError } from '@reposcan/contracts';
 import type { ScanRequestRecord } from '@reposcan/contracts';
@@ -69,7 +70,8 @@ export async function prepareSource(source: ScanRequestRecord['source'], ctx: Pr
       const gitEnv = await createGitEnv(spec, { allowHttp: settings.allowHttp, pinnedAddresses, stallSeconds: settings.cloneStallSeconds });
       ctx.onPhase('clone');
       const ref = await resolveRef(spec, source.branch, gitEnv, { timeoutMs: settings.cloneTimeoutMs, signal: ctx.signal });
-      const destDir = join(ctx.workDir, 'repo');
+      // The engine walks from a real path (it proves every open against it); our own folder, resolved once.
+      const destDir = join(await realpath(ctx.workDir), 'repo');
       const cloned = await cloneRemote({
         spec,
         branch: ref.branch,

@@ -5,6 +5,7 @@ import { Transform } from 'node:stream';
 import type { Readable } from 'node:stream';
 import type * as Archiver from 'archiver';
 import { finished } from 'node:stream/promises';
+import { isAt } from '../io/proven-path.js';
 
 // archiver and the CommonJS modules under it cost 0.1-0.15 s of CPU to import (Node's lexer reads
 // each one for its exports), paid by every process and thread that imports the engine: most never
@@ -15,6 +16,8 @@ export interface ZipSourceFile {
   /** Entry name inside the archive (POSIX). */
   name: string;
   absPath: string;
+  /** A file of the scanned tree, `absPath` its real path: not read unless the file opened is there. */
+  fromTree?: boolean;
 }
 
 export interface ZipBundleInput {
@@ -55,9 +58,14 @@ function hashing(entry: ManifestEntry): Transform {
   });
 }
 
-async function openNoFollow(absPath: string): Promise<Readable> {
-  // O_NOFOLLOW: a path swapped for a symlink after the walk must not be read through.
-  const handle = await open(absPath, constants.O_RDONLY | constants.O_NOFOLLOW);
+async function openNoFollow(file: ZipSourceFile): Promise<Readable> {
+  // O_NOFOLLOW: a path swapped for a symlink after the walk must not be read through; nor may a
+  // folder on the way (proven-path.ts).
+  const handle = await open(file.absPath, constants.O_RDONLY | constants.O_NOFOLLOW);
+  if (file.fromTree === true && !(await isAt(handle.fd, file.absPath))) {
+    await handle.close();
+    throw Object.assign(new Error(`${file.name} is no longer where the scan found it`), { code: 'EMOVED' });
+  }
   return handle.createReadStream();
 }
 
@@ -98,7 +106,7 @@ export async function writeZipBundle(input: ZipBundleInput): Promise<ZipBundleRe
       manifest.push(entry);
       archive.append(bytes, { name: doc.name, date });
     }
-    for (const file of input.files) await add(file.name, await openNoFollow(file.absPath));
+    for (const file of input.files) await add(file.name, await openNoFollow(file));
     manifest.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
     archive.append(`${JSON.stringify({ files: manifest }, null, 2)}\n`, { name: 'manifest.json', date });
     await Promise.race([archive.finalize(), failed]);

@@ -1,5 +1,5 @@
 import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { ARTIFACT_FILE_NAMES } from '../artifacts/artifact-names.js';
 import type { WrittenArtifact } from '../artifacts/artifact-names.js';
 import { TextArtifactWriter } from '../artifacts/write-text-artifacts.js';
@@ -32,7 +32,7 @@ import type {
 } from '../types.js';
 
 export interface ScanInput {
-  /** Absolute path of the repository root (the subdir, if any, is in `source.subdir`). */
+  /** Real path of the repository root, no link on the way (the subdir, if any, is in `source.subdir`). */
   root: string;
   repoName: string;
   source: SourceInfo;
@@ -147,7 +147,7 @@ export async function runScan(
         outPath: join(input.outDir, ARTIFACT_FILE_NAMES.zip),
         files: [
           ...artifacts.map((a) => ({ name: a.file, absPath: join(input.outDir, a.file) })),
-          ...collected.assets.map((a) => ({ name: `assets/${a.path}`, absPath: join(input.root, a.path) })),
+          ...collected.assets.map((a) => ({ name: `assets/${a.path}`, absPath: join(resolve(input.root), a.path), fromTree: true })),
         ],
         documents: [
           { name: 'summary.json', content: `${JSON.stringify({ ...input.summaryExtras, ...report }, null, 2)}\n` },

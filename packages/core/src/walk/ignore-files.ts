@@ -1,10 +1,10 @@
 // Reading a folder's `.gitignore` and `.gittxtignore` into one rule set.
-import { join } from 'node:path';
 import type { Ignore } from 'ignore';
 import type { SkippedPath } from '../types.js';
 import { compileIgnoreRules } from './ignore-stack.js';
 import type { WalkContext } from './walk-context.js';
 import { joinRel } from './walk-context.js';
+import type { WalkFolder } from './walk-deps.js';
 
 /** In the order they are applied: `.gittxtignore` lines come last, so they win. */
 export const IGNORE_FILE_NAMES: readonly string[] = ['.gitignore', '.gittxtignore'];
@@ -36,13 +36,13 @@ function countRules(text: string): number {
 }
 
 /**
- * Reads the ignore files `present` (names of regular files in the folder, in any order). A file
+ * Reads the ignore files `present` (names of regular files in the open folder, in any order). A file
  * that cannot be read, exceeds the per-file limit or would take the rules in force past
  * MAX_IGNORE_RULES_IN_FORCE is recorded and left out: the walk goes on with the other rules.
  */
 export async function loadFolderRules(
   ctx: Pick<WalkContext, 'fs' | 'pool' | 'maxIgnoreFileBytes' | 'sourceSkips'>,
-  folderAbs: string,
+  folder: WalkFolder,
   folderRel: string,
   present: readonly string[],
   rulesInForce: number,
@@ -57,7 +57,7 @@ export async function loadFolderRules(
     if (ctx.sourceSkips?.has(path)) continue;
     let text: string;
     try {
-      const bytes = await ctx.pool.run(() => ctx.fs.readFile(join(folderAbs, name), ctx.maxIgnoreFileBytes + 1));
+      const bytes = await ctx.pool.run(() => ctx.fs.readFile(folder, name, ctx.maxIgnoreFileBytes + 1));
       if (bytes.length > ctx.maxIgnoreFileBytes) {
         problems.push({ path, reason: 'too_large' });
         continue;

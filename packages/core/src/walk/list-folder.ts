@@ -8,7 +8,7 @@ import { enterFolder, withFolderRules } from './ignore-stack.js';
 import { sortByName } from './name-order.js';
 import type { Folder, WalkContext } from './walk-context.js';
 import { joinRel } from './walk-context.js';
-import type { WalkDirent } from './walk-deps.js';
+import type { WalkDirent, WalkFolder } from './walk-deps.js';
 
 export interface ListedFolder {
   kind: 'listed';
@@ -29,28 +29,31 @@ export interface SkippedFolder {
 export type FolderListing = ListedFolder | SkippedFolder;
 
 interface Candidate {
+  name: string;
   rel: string;
   abs: string;
 }
 
-async function readEntries(ctx: WalkContext, folder: Folder): Promise<readonly WalkDirent[] | SkipReason> {
+/** Why a folder could not be opened as the folder the listing of its parent saw. */
+function openFailure(error: unknown): SkipReason {
+  // ENOTDIR and EMOVED (it changed, or a folder on the way did, since its parent was listed) are
+  // `unreadable`: telling a link from a file would take another look up a path that is no longer proven.
+  return (error as { code?: unknown }).code === 'ELOOP' ? 'symlink' : 'unreadable';
+}
+
+async function readEntries(ctx: WalkContext, handle: WalkFolder): Promise<readonly WalkDirent[] | SkipReason> {
   try {
-    // readdir follows a link; checking the folder itself first narrows the window in which it
-    // could have been swapped for one since its parent was listed.
-    const stats = await ctx.pool.run(() => ctx.fs.lstat(folder.abs));
-    if (stats.isSymbolicLink()) return 'symlink';
-    if (!stats.isDirectory()) return 'unreadable';
-    return await ctx.pool.run(() => ctx.fs.readdir(folder.abs));
+    return await ctx.pool.run(() => ctx.fs.readdir(handle));
   } catch {
     return 'unreadable';
   }
 }
 
-async function measureFile(ctx: WalkContext, file: Candidate): Promise<WalkedFile | SkippedPath> {
+async function measureFile(ctx: WalkContext, handle: WalkFolder, file: Candidate): Promise<WalkedFile | SkippedPath> {
   if (ctx.stopped) return { path: file.rel, reason: 'limit' };
   try {
     // Sizes come from lstat, and the type is checked again in case the entry changed since.
-    const stats = await ctx.fs.lstat(file.abs);
+    const stats = await ctx.fs.lstat(handle, file.name);
     if (stats.isSymbolicLink()) return { path: file.rel, reason: 'symlink' };
     if (!stats.isFile()) return { path: file.rel, reason: 'unreadable' };
     if (stats.size > ctx.maxFileBytes) return { path: file.rel, reason: 'too_large' };
@@ -62,7 +65,22 @@ async function measureFile(ctx: WalkContext, file: Candidate): Promise<WalkedFil
 
 export async function listFolder(ctx: WalkContext, folder: Folder): Promise<FolderListing> {
   if (ctx.stopped) return { kind: 'skipped', reason: 'limit' };
-  const entries = await readEntries(ctx, folder);
+  let handle: WalkFolder;
+  try {
+    handle = await ctx.pool.run(() => ctx.fs.openFolder(folder.abs));
+  } catch (error) {
+    return { kind: 'skipped', reason: openFailure(error) };
+  }
+  try {
+    return await listOpenFolder(ctx, folder, handle);
+  } finally {
+    // Every call into the folder has settled by now: its descriptor cannot be reused under one.
+    await ctx.fs.closeFolder(handle).catch(() => undefined);
+  }
+}
+
+async function listOpenFolder(ctx: WalkContext, folder: Folder, handle: WalkFolder): Promise<FolderListing> {
+  const entries = await readEntries(ctx, handle);
   if (typeof entries === 'string') return { kind: 'skipped', reason: entries };
   if (folder.depth > 0 && entries.some((e) => e.name === VIRTUALENV_MARKER && !e.isDirectory())) {
     return { kind: 'skipped', reason: 'excluded_dir' };
@@ -74,7 +92,7 @@ export async function listFolder(ctx: WalkContext, folder: Folder): Promise<Fold
   if (ctx.syncIgnore) {
     const present = entries.filter((e) => e.isFile() && IGNORE_FILE_NAMES.includes(e.name)).map((e) => e.name);
     if (present.length > 0) {
-      const loaded = await loadFolderRules(ctx, folder.abs, folder.rel, present, ignores.ruleCount);
+      const loaded = await loadFolderRules(ctx, handle, folder.rel, present, ignores.ruleCount);
       ignores = withFolderRules(ignores, loaded.rules, loaded.ruleCount);
       for (const problem of loaded.problems) {
         skipped.push(problem);
@@ -96,12 +114,12 @@ export async function listFolder(ctx: WalkContext, folder: Folder): Promise<Fold
       else skipped.push({ path: `${rel}/`, reason });
     } else {
       const reason = fileSkipReason(ctx, ignores, entry, rel);
-      if (reason === null) candidates.push({ rel, abs });
+      if (reason === null) candidates.push({ name: entry.name, rel, abs });
       else skipped.push({ path: rel, reason });
     }
   }
 
-  const measured = await Promise.all(candidates.map((c) => ctx.pool.run(() => measureFile(ctx, c))));
+  const measured = await Promise.all(candidates.map((c) => ctx.pool.run(() => measureFile(ctx, handle, c))));
   const files: WalkedFile[] = [];
   for (const result of measured) {
     if ('reason' in result) skipped.push(result);

@@ -1,20 +1,84 @@
 // The real file system behind the walk: with async calls for an event loop that serves something
 // else, and with blocking calls for a thread of its own (the io threads, the inspect thread), where
 // they are several times faster (no promise or libuv round trip per entry).
+//
+// A folder is opened by its real path and then proven to be there (proven-path.ts); everything
+// in it is reached through the open folder, so a folder on the way swapped for a link to outside
+// the tree, before or after the open, is never followed.
 import { closeSync, constants, lstatSync, openSync, readdirSync, readSync } from 'node:fs';
 import { lstat, open, readdir } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { asPromise } from '../io/as-promise.js';
-import type { WalkDeps } from './walk-deps.js';
+import { fdPath, isAt, isAtSync, movedError, PROVES_PATHS } from '../io/proven-path.js';
+import type { WalkDeps, WalkFolder, WalkStats } from './walk-deps.js';
 
 // O_NOFOLLOW: a file swapped for a link after the listing is refused, not followed.
 // O_NONBLOCK: a file swapped for a FIFO cannot block the open. Both are absent on Windows.
 const READ_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
+// O_DIRECTORY: a folder that became a link, a FIFO or a device is refused (ENOTDIR), never opened.
+const FOLDER_FLAGS = READ_FLAGS | (constants.O_DIRECTORY ?? 0);
 const CHUNK_BYTES = 64 * 1024;
+
+function errorWithCode(code: string, message: string): Error {
+  return Object.assign(new Error(message), { code });
+}
+
+/** Where folders cannot be proven: the checks of the folder's own path only, as far as lstat can tell. */
+function checkFolderStats(stats: WalkStats): void {
+  if (stats.isSymbolicLink()) throw errorWithCode('ELOOP', 'the folder is a symbolic link');
+  if (!stats.isDirectory()) throw errorWithCode('ENOTDIR', 'not a folder');
+}
+
+class AsyncFolder implements WalkFolder {
+  readonly via: string;
+  constructor(
+    readonly abs: string,
+    readonly handle: FileHandle,
+  ) {
+    this.via = fdPath(handle.fd);
+  }
+}
+
+class SyncFolder implements WalkFolder {
+  readonly via: string;
+  constructor(
+    readonly abs: string,
+    readonly fd: number,
+  ) {
+    this.via = fdPath(fd);
+  }
+}
+
+async function openFolder(abs: string): Promise<WalkFolder> {
+  if (!PROVES_PATHS) {
+    checkFolderStats(await lstat(abs));
+    return { abs, via: abs };
+  }
+  const handle = await open(abs, FOLDER_FLAGS);
+  if (!(await isAt(handle.fd, abs))) {
+    await handle.close();
+    throw movedError();
+  }
+  return new AsyncFolder(abs, handle);
+}
+
+function openFolderSync(abs: string): WalkFolder {
+  if (!PROVES_PATHS) {
+    checkFolderStats(lstatSync(abs));
+    return { abs, via: abs };
+  }
+  const fd = openSync(abs, FOLDER_FLAGS);
+  if (!isAtSync(fd, abs)) {
+    closeSync(fd);
+    throw movedError();
+  }
+  return new SyncFolder(abs, fd);
+}
 
 // Both readers read in chunks up to the cap: the size lstat reports is not trusted to bound the read.
 
-async function readFileCapped(absPath: string, maxBytes: number): Promise<Uint8Array> {
-  const handle = await open(absPath, READ_FLAGS);
+async function readFileCapped(path: string, maxBytes: number): Promise<Uint8Array> {
+  const handle = await open(path, READ_FLAGS);
   try {
     const chunks: Buffer[] = [];
     let total = 0;
@@ -31,8 +95,8 @@ async function readFileCapped(absPath: string, maxBytes: number): Promise<Uint8A
   }
 }
 
-function readFileCappedSync(absPath: string, maxBytes: number): Uint8Array {
-  const fd = openSync(absPath, READ_FLAGS);
+function readFileCappedSync(path: string, maxBytes: number): Uint8Array {
+  const fd = openSync(path, READ_FLAGS);
   try {
     const chunks: Buffer[] = [];
     let total = 0;
@@ -50,15 +114,22 @@ function readFileCappedSync(absPath: string, maxBytes: number): Uint8Array {
 }
 
 export const nodeWalkFs: WalkDeps = {
-  readdir: (absPath) => readdir(absPath, { withFileTypes: true }),
-  lstat: (absPath) => lstat(absPath),
-  readFile: readFileCapped,
+  openFolder,
+  closeFolder: async (folder) => {
+    if (folder instanceof AsyncFolder) await folder.handle.close();
+    else if (folder instanceof SyncFolder) closeSync(folder.fd);
+  },
+  readdir: (folder) => readdir(folder.via, { withFileTypes: true }),
+  lstat: (folder, name) => lstat(`${folder.via}/${name}`),
+  readFile: (folder, name, maxBytes) => readFileCapped(`${folder.via}/${name}`, maxBytes),
 };
 
 /** The same with blocking calls behind the async signatures the walk awaits. Never on an event loop that serves anything. */
 export const syncWalkFs: WalkDeps = {
-  readdir: (absPath) => asPromise(() => readdirSync(absPath, { withFileTypes: true })),
-  lstat: (absPath) => asPromise(() => lstatSync(absPath)),
-  readFile: (absPath, maxBytes) => asPromise(() => readFileCappedSync(absPath, maxBytes)),
+  openFolder: (abs) => asPromise(() => openFolderSync(abs)),
+  closeFolder: nodeWalkFs.closeFolder,
+  readdir: (folder) => asPromise(() => readdirSync(folder.via, { withFileTypes: true })),
+  lstat: (folder, name) => asPromise(() => lstatSync(`${folder.via}/${name}`)),
+  readFile: (folder, name, maxBytes) => asPromise(() => readFileCappedSync(`${folder.via}/${name}`, maxBytes)),
   blocking: true,
 };

@@ -1,13 +1,14 @@
 // The folder the walk starts from: the repository root, or a subdir of it reached without
 // following links, carrying the ignore rules of the root and of every folder on the way.
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { SkippedPath } from '../types.js';
 import { IGNORE_FILE_NAMES, loadFolderRules } from './ignore-files.js';
 import { EMPTY_IGNORE_STACK, enterFolder, withFolderRules } from './ignore-stack.js';
 import type { Folder, WalkContext } from './walk-context.js';
 import { joinRel } from './walk-context.js';
+import type { WalkFolder } from './walk-deps.js';
 
-export type ScanRootErrorCode = 'ROOT_NOT_A_DIRECTORY' | 'ROOT_UNREADABLE' | 'SUBDIR_INVALID' | 'SUBDIR_NOT_FOUND';
+export type ScanRootErrorCode = 'ROOT_NOT_A_DIRECTORY' | 'ROOT_MOVED' | 'ROOT_UNREADABLE' | 'SUBDIR_INVALID' | 'SUBDIR_NOT_FOUND';
 
 /** The walk cannot start: nothing was scanned. Messages hold no absolute path. */
 export class ScanRootError extends Error {
@@ -35,46 +36,65 @@ function subdirSegments(subdir: string | null): string[] {
   return segments;
 }
 
-async function isRealFolder(ctx: WalkContext, abs: string): Promise<boolean> {
-  try {
-    return (await ctx.fs.lstat(abs)).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
-async function applicableIgnoreFiles(ctx: WalkContext, folderAbs: string): Promise<string[]> {
+async function applicableIgnoreFiles(ctx: WalkContext, folder: WalkFolder): Promise<string[]> {
   const present: string[] = [];
   for (const name of IGNORE_FILE_NAMES) {
     // A linked ignore file is not read, as git does not read one either.
-    const stats = await ctx.fs.lstat(join(folderAbs, name)).catch(() => null);
+    const stats = await ctx.fs.lstat(folder, name).catch(() => null);
     if (stats?.isFile()) present.push(name);
   }
   return present;
 }
 
+async function openRoot(ctx: WalkContext, root: string): Promise<WalkFolder> {
+  try {
+    return await ctx.fs.openFolder(root);
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (code === 'EMOVED') {
+      throw new ScanRootError('ROOT_MOVED', 'the repository root is not at its real path: a folder on the way is a link, or it moved');
+    }
+    if (code === 'ENOTDIR' || code === 'ENOENT' || code === 'ELOOP') {
+      throw new ScanRootError('ROOT_NOT_A_DIRECTORY', 'the repository root is not a directory');
+    }
+    throw new ScanRootError('ROOT_UNREADABLE', 'the scan root cannot be listed');
+  }
+}
+
+/**
+ * Opens the root (which must be given by its real path: every folder and file of the walk is
+ * proven to lie at the root's real path joined with its relative path) and goes down to the
+ * subdir one proven folder at a time, reading the ignore files on the way.
+ */
 export async function openScanRoot(ctx: WalkContext, root: string, subdir: string | null): Promise<ScanRoot> {
   const segments = subdirSegments(subdir);
-  if (!(await isRealFolder(ctx, root))) {
-    throw new ScanRootError('ROOT_NOT_A_DIRECTORY', 'the repository root is not a directory');
-  }
+  let abs = resolve(root);
+  let folder = await openRoot(ctx, abs);
   let rel = '';
-  let abs = root;
   let ignores = EMPTY_IGNORE_STACK;
   const problems: SkippedPath[] = [];
-  for (const segment of segments) {
-    if (ctx.syncIgnore) {
-      const present = await applicableIgnoreFiles(ctx, abs);
-      const loaded = await loadFolderRules(ctx, abs, rel, present, ignores.ruleCount);
-      ignores = withFolderRules(ignores, loaded.rules, loaded.ruleCount);
-      problems.push(...loaded.problems);
+  try {
+    for (const segment of segments) {
+      if (ctx.syncIgnore) {
+        const present = await applicableIgnoreFiles(ctx, folder);
+        const loaded = await loadFolderRules(ctx, folder, rel, present, ignores.ruleCount);
+        ignores = withFolderRules(ignores, loaded.rules, loaded.ruleCount);
+        problems.push(...loaded.problems);
+      }
+      rel = joinRel(rel, segment);
+      abs = join(abs, segment);
+      const next = await ctx.fs.openFolder(abs).catch(() => null);
+      if (next === null) {
+        throw new ScanRootError('SUBDIR_NOT_FOUND', `subdir ${JSON.stringify(rel)} is not a folder of the repository`);
+      }
+      const above = folder;
+      folder = next;
+      await ctx.fs.closeFolder(above).catch(() => undefined);
+      ignores = enterFolder(ignores, segment);
     }
-    rel = joinRel(rel, segment);
-    abs = join(abs, segment);
-    if (!(await isRealFolder(ctx, abs))) {
-      throw new ScanRootError('SUBDIR_NOT_FOUND', `subdir ${JSON.stringify(rel)} is not a folder of the repository`);
-    }
-    ignores = enterFolder(ignores, segment);
+  } finally {
+    await ctx.fs.closeFolder(folder).catch(() => undefined);
   }
+  // The folder is opened and proven again when it is listed.
   return { folder: { rel, abs, depth: 0, ignores }, problems };
 }

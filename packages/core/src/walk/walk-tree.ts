@@ -13,7 +13,10 @@ import type { Folder, WalkContext } from './walk-context.js';
 import type { WalkDeps } from './walk-deps.js';
 
 export interface WalkInput {
-  /** Absolute path of the repository root. Paths in results are POSIX and relative to this. */
+  /**
+   * Real path of the repository root (absolute, no link on the way: the walk refuses anything else
+   * with ROOT_MOVED). Paths in results are POSIX and relative to this.
+   */
   root: string;
   /** Optional subfolder of root to scan (POSIX, no leading/trailing slash). Results keep the `subdir/` prefix. Ignore files in root and in the folders between root and subdir still apply. */
   subdir: string | null;

@@ -13,8 +13,9 @@ function jittered(seed: number): Partial<WalkDeps> {
     return new Promise<void>((resolve) => setTimeout(resolve, state % 5));
   };
   return {
-    readdir: async (absPath) => (await delay(), nodeWalkFs.readdir(absPath)),
-    lstat: async (absPath) => (await delay(), nodeWalkFs.lstat(absPath)),
+    openFolder: async (abs) => (await delay(), nodeWalkFs.openFolder(abs)),
+    readdir: async (folder) => (await delay(), nodeWalkFs.readdir(folder)),
+    lstat: async (folder, name) => (await delay(), nodeWalkFs.lstat(folder, name)),
   };
 }
 

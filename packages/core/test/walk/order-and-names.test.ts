@@ -88,7 +88,7 @@ describe('streaming', () => {
   ])('with %s, hands on the first files early, in small chunks, in the same order', async (_label, fs, maxListedFirst) => {
     const root = await tree(spec);
     let listed = 0;
-    const counting: WalkDeps = { ...fs, readdir: (absPath) => (listed++, fs.readdir(absPath)) };
+    const counting: WalkDeps = { ...fs, readdir: (folder) => (listed++, fs.readdir(folder)) };
     const chunks: Array<{ size: number; listed: number }> = [];
     const paths: string[] = [];
     await walkTreeInto({ root, subdir: null, options: defaultOptions(), limits: DEFAULT_ENGINE_LIMITS }, (chunk) => {

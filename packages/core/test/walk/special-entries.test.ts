@@ -3,6 +3,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { WalkDirent } from '../../src/walk/index.js';
+import { PROVES_PATHS } from '../../src/io/proven-path.js';
 import { nodeWalkFs } from '../../src/walk/index.js';
 import { onWindows, useTempTrees, walk } from './walk-fixture.js';
 
@@ -62,12 +63,13 @@ describe.skipIf(onWindows)('symbolic links are never followed', () => {
   it('records a folder swapped for a link after its parent was listed', async () => {
     const outside = await tree({ 'secret.txt': 'x' });
     const root = await tree({ 'dir/a.txt': 'x', 'link': { link: outside } });
-    // The listing of the root saw a folder; by the time it is entered, lstat sees a link.
+    // The listing of the root saw a folder; by the time it is opened, it is a link.
     const result = await walk(root, {
-      deps: { lstat: (absPath) => nodeWalkFs.lstat(absPath === join(root, 'dir') ? join(root, 'link') : absPath) },
+      deps: { openFolder: (abs) => nodeWalkFs.openFolder(abs === join(root, 'dir') ? join(root, 'link') : abs) },
     });
     expect(result.paths).toEqual([]);
-    expect(result.reasons).toEqual({ 'dir/': 'symlink', link: 'symlink' });
+    // Opened as a folder, a link is refused without a second look that could tell it from a file.
+    expect(result.reasons).toEqual({ 'dir/': PROVES_PATHS ? 'unreadable' : 'symlink', link: 'symlink' });
   });
 });
 
@@ -85,7 +87,7 @@ describe('special files', () => {
     const device: WalkDirent = { name: 'dev0', isFile: () => false, isDirectory: () => false, isSymbolicLink: () => false };
     const result = await walk(root, {
       deps: {
-        readdir: async (absPath) => (absPath === root ? [...(await nodeWalkFs.readdir(absPath)), device] : nodeWalkFs.readdir(absPath)),
+        readdir: async (folder) => (folder.abs === root ? [...(await nodeWalkFs.readdir(folder)), device] : nodeWalkFs.readdir(folder)),
       },
     });
     expect(result.paths).toEqual(['a.txt']);
@@ -98,8 +100,8 @@ describe('unreadable entries do not stop the walk', () => {
     const root = await tree({ 'locked/a.txt': 'x', 'open/b.txt': 'x', 'c.txt': 'x' });
     const result = await walk(root, {
       deps: {
-        readdir: (absPath) =>
-          absPath === join(root, 'locked') ? Promise.reject(new Error('EACCES')) : nodeWalkFs.readdir(absPath),
+        readdir: (folder) =>
+          folder.abs === join(root, 'locked') ? Promise.reject(new Error('EACCES')) : nodeWalkFs.readdir(folder),
       },
     });
     expect(result.paths).toEqual(['open/b.txt', 'c.txt']);
@@ -112,10 +114,10 @@ describe('unreadable entries do not stop the walk', () => {
     await writeFile(join(root, 'now-a-dir.txt'), 'x');
     const result = await walk(root, {
       deps: {
-        lstat: (absPath) => {
-          if (absPath.endsWith('gone.txt')) return Promise.reject(new Error('ENOENT'));
-          if (absPath.endsWith('now-a-dir.txt')) return nodeWalkFs.lstat(join(root, 'now-a-dir'));
-          return nodeWalkFs.lstat(absPath);
+        lstat: (folder, name) => {
+          if (name === 'gone.txt') return Promise.reject(new Error('ENOENT'));
+          if (name === 'now-a-dir.txt') return nodeWalkFs.lstat(folder, 'now-a-dir');
+          return nodeWalkFs.lstat(folder, name);
         },
       },
     });

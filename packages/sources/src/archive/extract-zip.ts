@@ -1,4 +1,4 @@
-import { readdir } from 'node:fs/promises';
+import { readdir, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { emptyDirectory } from './empty-directory.js';
 import { inspectCentralDirectory } from './inspect-central-directory.js';
@@ -16,7 +16,7 @@ export interface ExtractZipOptions {
 }
 
 export interface ExtractZipResult {
-  /** `destDir`, or the single top-level folder inside it. */
+  /** The real path of `destDir`, or of the single top-level folder inside it: what the engine walks from. */
   root: string;
   /** That folder's name as archived (no suffix stripped), or null: use the upload's file name. */
   name: string | null;
@@ -44,13 +44,15 @@ export async function extractZip(options: ExtractZipOptions): Promise<ExtractZip
     throw new Error(`extractZip needs an empty destination folder: ${destDir}`);
   }
   signal?.throwIfAborted();
+  // Our own folder, resolved once: every folder written is then proven to be where it belongs below it.
+  const realDest = await realpath(destDir);
   const zip = await openZipReader(zipPath);
   try {
     const planned = await inspectCentralDirectory(zip, limits, signal);
-    const bytes = await writeEntries(zip, planned, destDir, limits.maxUncompressedBytes, signal);
+    const bytes = await writeEntries(zip, planned, realDest, limits.maxUncompressedBytes, signal);
     const top = singleTopLevelFolder(planned);
     return {
-      root: top === null ? destDir : path.join(destDir, top),
+      root: top === null ? realDest : path.join(realDest, top),
       name: top,
       entries: planned.length,
       bytes,

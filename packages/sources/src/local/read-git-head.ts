@@ -1,6 +1,7 @@
 import { constants } from 'node:fs';
 import { lstat, open } from 'node:fs/promises';
 import path from 'node:path';
+import { isAt } from './proven-path.js';
 
 // A real HEAD is one short line; anything larger is not a HEAD file we trust.
 const HEAD_BYTE_CAP = 512;
@@ -14,8 +15,10 @@ const SAFE_BRANCH = /^(?!.*\.\.)(?!.*\/\/)(?!\/)(?!.*\/$)[^\x00-\x20\x7f~^:?*[\\
  *
  * Reads the file itself and never runs git: a user's `.git/config` can make git execute
  * commands (`core.fsmonitor`, hooks, aliases). Neither `.git` nor `HEAD` may be a symbolic
- * link, so the read cannot be pointed outside the root; `O_NONBLOCK` keeps a FIFO named HEAD
- * from hanging the open. Every failure means "no branch" — the branch is information only.
+ * link, and the file opened must really be `<root>/.git/HEAD` (`root` is a real path), so the read
+ * cannot be pointed outside the root, not even by `.git` swapped for a link after the check;
+ * `O_NONBLOCK` keeps a FIFO named HEAD from hanging the open. Every failure means "no branch" —
+ * the branch is information only.
  */
 export async function readGitHead(root: string): Promise<string | null> {
   const gitDir = path.join(root, '.git');
@@ -25,16 +28,15 @@ export async function readGitHead(root: string): Promise<string | null> {
   } catch {
     return null;
   }
+  const headPath = path.join(gitDir, 'HEAD');
   let handle;
   try {
-    handle = await open(
-      path.join(gitDir, 'HEAD'),
-      constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK,
-    );
+    handle = await open(headPath, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch {
     return null;
   }
   try {
+    if (!(await isAt(handle.fd, headPath))) return null;
     if (!(await handle.stat()).isFile()) return null;
     const buffer = Buffer.alloc(HEAD_BYTE_CAP + 1);
     const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);

@@ -2,6 +2,7 @@ import { lstat, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { ScanError } from '@reposcan/contracts';
 import { isWithin } from './is-within.js';
+import { PROVES_PATHS } from './proven-path.js';
 import { readGitHead } from './read-git-head.js';
 
 export interface LocalRoot {
@@ -20,7 +21,8 @@ const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
 /**
  * Resolves a server-local path that a scan request names, or refuses it.
  *
- * Order matters: disabled → malformed → outside the allowed roots → missing → not a folder.
+ * Order matters: disabled (or no /proc to prove the engine's opens with, see README) → malformed →
+ * outside the allowed roots → missing → not a folder.
  * Containment is decided on real paths (input and roots through `realpath`), so symlinks,
  * `/proc/self/root/…` and `/proc/<pid>/cwd` count where they really lead. A missing path is
  * judged by its deepest existing ancestor, so a path outside the roots is refused the same
@@ -34,6 +36,12 @@ export async function resolveLocalRoot(
     throw new ScanError(
       'LOCAL_PATHS_DISABLED',
       'Scanning server-local paths is disabled on this server; give a remote repository URL or upload a ZIP instead.',
+    );
+  }
+  if (!PROVES_PATHS) {
+    throw new ScanError(
+      'LOCAL_PATHS_DISABLED',
+      'Scanning server-local paths needs a Linux server with /proc, which proves every file read is inside the folder; give a remote repository URL or upload a ZIP instead.',
     );
   }
   assertWellFormed(input);

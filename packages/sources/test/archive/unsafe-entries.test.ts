@@ -1,10 +1,14 @@
 // Archives with one unsafe entry: the whole archive is refused with UNSAFE_ARCHIVE and nothing
 // is written, neither in destDir nor anywhere else (contract §9).
 import { existsSync } from 'node:fs';
-import { readFile, readdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rename, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { extractZip } from '../../src/archive/index.js';
+import { inspectCentralDirectory } from '../../src/archive/inspect-central-directory.js';
+import { writeEntries } from '../../src/archive/write-entries.js';
+import { openZipReader, type ZipReader } from '../../src/archive/yauzl-reader.js';
+import { PROVES_PATHS } from '../../src/local/proven-path.js';
 import { type CraftSpec, LIMITS, Scratch, expectScanError } from './zip-fixtures.js';
 
 const scratch = new Scratch();
@@ -178,5 +182,46 @@ describe('encryption', () => {
 
   it('refuses an entry with the encryption flag (stored)', async () => {
     await expectUnsafe({ entries: [{ name: 'secret.txt', data: 'secret' }], patches: [{ op: 'encrypt', index: 0 }] });
+  });
+});
+
+describe.skipIf(!PROVES_PATHS)('folders swapped for a link while entries are written', () => {
+  /** Writes the archive, swapping `swapped` (below dest) for a link to outside as `trigger` is read. */
+  async function writeSwapping(entries: { name: string; data?: string; directory?: boolean }[], trigger: string, swapped: string, outside: string) {
+    const zipPath = await scratch.archive('swap.zip', entries);
+    const dest = await scratch.dest();
+    const zip = await openZipReader(zipPath);
+    try {
+      const planned = await inspectCentralDirectory(zip, LIMITS);
+      const swapping: ZipReader = {
+        ...zip,
+        openEntry: async (entry) => {
+          if (entry.fileName === trigger) {
+            await rename(path.join(dest, swapped), path.join(dest, 'moved-away'));
+            await symlink(outside, path.join(dest, swapped));
+          }
+          return zip.openEntry(entry);
+        },
+      };
+      return await expectScanError(writeEntries(swapping, planned, dest, LIMITS.maxUncompressedBytes), 'UNSAFE_ARCHIVE');
+    } finally {
+      zip.close();
+    }
+  }
+
+  it('makes no folder and writes no file through a swapped folder, at any depth', async () => {
+    const outside = await scratch.outside();
+    await mkdir(path.join(outside, 'deep'));
+    const entries = [
+      { name: 'src/deep/', directory: true },
+      { name: 'other.txt', data: 'x' },
+      { name: 'src/deep/a.txt', data: 'through the link' },
+      { name: 'src/new/b.txt', data: 'through the link' },
+    ];
+    expect(await writeSwapping(entries, 'other.txt', 'src', outside)).toMatch(/"src\/deep\/a.txt" is not where the archive puts it/);
+    expect(await readdir(outside, { recursive: true })).toEqual(['deep']);
+    // A folder not made yet below the swapped one is refused as well: its parent is checked first.
+    expect(await writeSwapping(entries.filter((e) => e.name !== 'src/deep/a.txt'), 'other.txt', 'src', outside)).toMatch(/"src\/new\/b.txt"/);
+    expect(await readdir(outside, { recursive: true })).toEqual(['deep']);
   });
 });

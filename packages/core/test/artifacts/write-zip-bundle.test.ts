@@ -1,0 +1,30 @@
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { writeZipBundle } from '../../src/artifacts/write-zip-bundle.js';
+import { PROVES_PATHS } from '../../src/io/proven-path.js';
+import { readZip } from '../scan/read-zip.js';
+
+let base = '';
+beforeEach(async () => {
+  base = await mkdtemp(join(tmpdir(), 'reposcan-bundle-'));
+});
+afterEach(() => rm(base, { recursive: true, force: true }));
+
+describe.skipIf(!PROVES_PATHS)('assets in the bundle', () => {
+  it('are read only from where the scan found them, never through a folder since swapped for a link', async () => {
+    await mkdir(join(base, 'tree', 'img'), { recursive: true });
+    await mkdir(join(base, 'outside'));
+    await writeFile(join(base, 'tree', 'img', 'logo.png'), 'inside');
+    await writeFile(join(base, 'outside', 'logo.png'), 'OUTSIDE');
+    // `pics` was a folder of the tree when it was walked; it is now a link to outside.
+    await symlink(join(base, 'outside'), join(base, 'tree', 'pics'));
+    const bundle = (absPath: string, outPath: string) =>
+      writeZipBundle({ outPath, files: [{ name: 'assets/logo.png', absPath, fromTree: true }], documents: [], date: new Date(0) });
+
+    await expect(bundle(join(base, 'tree', 'pics', 'logo.png'), join(base, 'swapped.zip'))).rejects.toMatchObject({ code: 'EMOVED' });
+    await bundle(join(base, 'tree', 'img', 'logo.png'), join(base, 'kept.zip'));
+    expect((await readZip(join(base, 'kept.zip'))).get('assets/logo.png')?.toString()).toBe('inside');
+  });
+});
