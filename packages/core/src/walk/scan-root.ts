@@ -67,7 +67,7 @@ export async function openScanRoot(ctx: WalkContext, root: string, subdir: strin
       const present = await applicableIgnoreFiles(ctx, abs);
       const loaded = await loadFolderRules(ctx, abs, rel, present, ignores.ruleCount);
       ignores = withFolderRules(ignores, loaded.rules, loaded.ruleCount);
-      problems.push(...loaded.problems);
+      for (const problem of loaded.problems) problems.push(problem);
     }
     rel = joinRel(rel, segment);
     abs = join(abs, segment);
