@@ -1,9 +1,12 @@
-import { mkdir, readFile } from 'node:fs/promises';
+import { appendFileSync, truncateSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inspectTree } from '../../src/scan/inspect-tree.js';
 import { runScan } from '../../src/scan/run-scan.js';
 import type { ScanInput } from '../../src/scan/run-scan.js';
+import { defaultScanDeps } from '../../src/scan/scan-deps.js';
 import { DEFAULT_ENGINE_LIMITS, DEFAULT_SCAN_OPTIONS } from '../../src/types.js';
 import type { EngineLimits, ScanOptions, SourceInfo } from '../../src/types.js';
 import { makeManySkippedTree } from './many-skipped-tree.js';
@@ -50,5 +53,60 @@ describe('a tree with more skipped paths than arguments fit on the stack', () =>
     const report = await inspectTree({ root: tree.root, repoName: 'tree', source: LOCAL, options: { ...DEFAULT_SCAN_OPTIONS, excludePatterns: ['*.skip'] }, limits: { ...DEFAULT_ENGINE_LIMITS, maxFiles: KEPT } });
     expect(report.files).toHaveLength(KEPT);
     expect(report.skipped).toHaveLength(tree.excluded + tree.kept - KEPT);
+  });
+});
+
+describe('a file that changes between the walk and its read', () => {
+  let base: string;
+  beforeAll(async () => {
+    base = await mkdtemp(join(tmpdir(), 'reposcan-changing-'));
+  });
+  afterAll(() => rm(base, { recursive: true, force: true }));
+  /** A fresh tree for each test: the walk below changes it. */
+  const fresh = async (name: string): Promise<{ root: string; outDir: string }> => {
+    const root = join(base, name, 'root');
+    const outDir = join(base, name, 'out');
+    await mkdir(root, { recursive: true });
+    await mkdir(outDir);
+    await writeFile(join(root, 'grows.txt'), 'written before the walk\n');
+    await writeFile(join(root, 'shrinks.txt'), 'written before the walk, cut short after it\n');
+    await writeFile(join(root, 'steady.txt'), 'never touched\n');
+    return { root, outDir };
+  };
+
+  // Changed as the walk hands the files on: after it measured them, before any is read.
+  const walk: typeof defaultScanDeps.walk = (walkInput, sink) =>
+    defaultScanDeps.walk(walkInput, (chunk) => {
+      for (const file of chunk) {
+        if (file.path === 'grows.txt') appendFileSync(file.absPath, 'APPENDED AFTER THE WALK\n');
+        if (file.path === 'shrinks.txt') truncateSync(file.absPath, 10);
+      }
+      sink(chunk);
+    });
+  const CHANGED = [
+    { path: 'grows.txt', reason: 'unreadable' },
+    { path: 'shrinks.txt', reason: 'unreadable' },
+  ];
+
+  it('is drawn in the tree and listed as unreadable, none of its bytes in an artifact', async () => {
+    const { root, outDir } = await fresh('scan');
+    const report = await runScan(input(root, outDir), { countTokens: (c) => Promise.resolve(byteCounts(c)), walk });
+    expect(report.files.map((f) => [f.path, f.size_bytes])).toEqual([['steady.txt', 14]]);
+    expect(report.skipped).toEqual(CHANGED);
+    expect(report.tree).toContain('grows.txt');
+    expect(report.summary.total_size).toBe(14);
+    for (const format of ['txt', 'md', 'json']) {
+      const text = await readFile(join(outDir, `output.${format}`), 'utf8');
+      expect(text).not.toContain('APPENDED');
+      expect(text).not.toContain('written before the walk');
+    }
+  });
+
+  it('is left out of a preview the same way', async () => {
+    const { root } = await fresh('preview');
+    const report = await inspectTree({ root, repoName: 'tree', source: LOCAL, options: DEFAULT_SCAN_OPTIONS, limits: DEFAULT_ENGINE_LIMITS }, { walk });
+    expect(report.files.map((f) => f.path)).toEqual(['steady.txt']);
+    expect(report.skipped).toEqual(CHANGED);
+    expect(report.summary.total_size).toBe(14);
   });
 });
