@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { rename, rm } from 'node:fs/promises';
 import { Router } from 'express';
-import type { RequestHandler } from 'express';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import multer from 'multer';
 import { ScanError, UploadQuery } from '@reposcan/contracts';
 import { checkZip } from '@reposcan/sources';
@@ -47,10 +47,11 @@ export function uploadRoutes(deps: UploadRouteDeps): Router {
     }
     next();
   };
+  const receiveFile = receiveMultipart(upload.single('file'));
 
   router
     .route('/v1/upload')
-    .post(deps.limiter, declaredSize, upload.single('file'), async (req, res) => {
+    .post(deps.limiter, declaredSize, receiveFile, async (req, res) => {
       const part = req.file?.path;
       try {
         const { wait, ...options } = parseOrThrow(UploadQuery, req.query, 'query');
@@ -68,3 +69,29 @@ export function uploadRoutes(deps: UploadRouteDeps): Router {
     .all(methodNotAllowed(['POST']));
   return router;
 }
+
+/**
+ * Multer, with the multipart parser's own complaints turned into 400 INVALID_MULTIPART. busboy
+ * reports a missing boundary, a body that ends before its closing boundary or a malformed part
+ * header as plain errors, which would otherwise be answered as our own failure (500). Multer's
+ * limit errors keep their codes; an errno once the whole body has arrived (the disk under
+ * `incoming/`) is ours, one from a client that went away mid-body (ECONNRESET) is not. Multer
+ * has removed what it wrote of the part before it hands an error on.
+ */
+function receiveMultipart(parse: RequestHandler): RequestHandler {
+  return (req: Request, res: Response, next: NextFunction) => {
+    void parse(req, res, (error?: unknown) => {
+      if (error === undefined || error === null) return next();
+      const e = error as { name?: unknown; code?: unknown };
+      if (e.name === 'MulterError' || (typeof e.code === 'string' && req.complete)) return next(error);
+      next(
+        new ScanError(
+          'INVALID_MULTIPART',
+          'The multipart/form-data body could not be read: it needs a boundary in its Content-Type, part headers without control characters, and the closing boundary at its end. Send the archive as a form upload, e.g. curl -F file=@repo.zip.',
+          { cause: error },
+        ),
+      );
+    });
+  };
+}
+

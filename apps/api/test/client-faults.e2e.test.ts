@@ -1,0 +1,94 @@
+// What a client can get wrong, over raw HTTP: a multipart body the parser cannot read. It is not
+// a failure of ours: it gets a 4xx and no error in the log.
+import { connect } from 'node:net';
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApi } from './support/test-runtime.js';
+import type { TestApi } from './support/test-runtime.js';
+import { buildZip } from './support/zips.js';
+
+interface LogLine {
+  level: number;
+  msg: string;
+  path?: string;
+}
+
+interface RawResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** A logger at info that keeps every line, for the test to read. */
+function capturingLogger(): { log: pino.Logger; lines: LogLine[] } {
+  const lines: LogLine[] = [];
+  return { log: pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line) as LogLine) }), lines };
+}
+
+function parseResponse(text: string): RawResponse {
+  const end = text.indexOf('\r\n\r\n');
+  const [statusLine = '', ...headerLines] = text.slice(0, end).split('\r\n');
+  const headers = Object.fromEntries(headerLines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+  return { status: Number(statusLine.split(' ')[1]), headers, body: text.slice(end + 4) };
+}
+
+/** One request written to a socket exactly as given; the answer is whatever comes back before the server closes. */
+function rawRequest(api: TestApi, head: string, body: Buffer): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(new URL(api.baseUrl).port), '127.0.0.1', () => socket.write(Buffer.concat([Buffer.from(head, 'latin1'), body])));
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('error', reject);
+    socket.on('close', () => resolve(parseResponse(Buffer.concat(chunks).toString('utf8'))));
+  });
+}
+
+function uploadHead(contentType: string, length: number): string {
+  return `POST /v1/upload HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: ${contentType}\r\nContent-Length: ${length}\r\nConnection: close\r\n\r\n`;
+}
+
+/** A multipart body with one file part; `contentDisposition` as sent (bytes, UTF-8). */
+function filePart(contentDisposition: string, content: Buffer, closing = true): Buffer {
+  return Buffer.concat([
+    Buffer.from(`--XYZ\r\nContent-Disposition: ${contentDisposition}\r\nContent-Type: application/zip\r\n\r\n`, 'utf8'),
+    content,
+    Buffer.from(closing ? '\r\n--XYZ--\r\n' : ''),
+  ]);
+}
+
+describe('uploads', () => {
+  let api: TestApi;
+  let zip: Buffer;
+  const logs = capturingLogger();
+  beforeAll(async () => {
+    api = await startTestApi({ LOG_LEVEL: 'info' }, { log: logs.log });
+    zip = await buildZip(join(api.dataDir, '..', 'named.zip'), { 'a.txt': 'hello\n', 'docs/b.md': '# b\n' });
+  });
+  afterAll(() => api?.close());
+
+  describe('a multipart body the parser cannot read is 400 INVALID_MULTIPART, never a 500', () => {
+    it.each([
+      ['has no boundary in its Content-Type', 'multipart/form-data', () => filePart('form-data; name="file"; filename="repo.zip"', zip)],
+      ['is empty', 'multipart/form-data; boundary=XYZ', () => Buffer.alloc(0)],
+      // Large enough that the part is being written under incoming/ when the body ends.
+      ['ends before its closing boundary', 'multipart/form-data; boundary=XYZ', () => filePart('form-data; name="file"; filename="repo.zip"', Buffer.concat([zip, Buffer.alloc(256 * 1024, 7)]), false)],
+      ['has a raw control character in a part header', 'multipart/form-data; boundary=XYZ', () => filePart('form-data; name="file"; filename="evil\u001b[31m.zip"', zip)],
+    ])('a body that %s', async (_case, contentType, body) => {
+      const scansBefore = await readdir(join(api.dataDir, 'scans'));
+      const errorsBefore = logs.lines.filter((l) => l.level >= 50).length;
+      const bytes = body();
+      const response = await rawRequest(api, uploadHead(contentType, bytes.length), bytes);
+      const envelope = JSON.parse(response.body) as { status: string; code: string; detail: string; request_id: string };
+      expect({ status: response.status, code: envelope.code }).toEqual({ status: 400, code: 'INVALID_MULTIPART' });
+      expect(response.headers['content-type']).toMatch(/^application\/json/);
+      expect(envelope.detail).toMatch(/boundary.*curl -F file=@repo\.zip/);
+      expect(envelope.request_id).toBe(response.headers['x-request-id']);
+      // Nothing received is kept, no scan exists, and the log holds no error.
+      expect(await readdir(join(api.dataDir, 'incoming'))).toEqual([]);
+      expect(await readdir(join(api.dataDir, 'scans'))).toEqual(scansBefore);
+      expect(logs.lines.filter((l) => l.level >= 50).slice(errorsBefore)).toEqual([]);
+    });
+  });
+});
