@@ -1,5 +1,6 @@
-// What a client can get wrong, over raw HTTP: a multipart body the parser cannot read. It is not
-// a failure of ours: it gets a 4xx and no error in the log.
+// What a client can get wrong, over raw HTTP: a multipart body the parser cannot read, a file
+// name full of control characters. Neither is a failure of ours: the first gets a 4xx and no
+// error in the log, the second a clean name.
 import { connect } from 'node:net';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -58,12 +59,13 @@ function filePart(contentDisposition: string, content: Buffer, closing = true): 
   ]);
 }
 
-describe('uploads', () => {
+describe('uploads and their names', () => {
   let api: TestApi;
   let zip: Buffer;
   const logs = capturingLogger();
   beforeAll(async () => {
     api = await startTestApi({ LOG_LEVEL: 'info' }, { log: logs.log });
+    // Files at the top: the upload's own name names the repository.
     zip = await buildZip(join(api.dataDir, '..', 'named.zip'), { 'a.txt': 'hello\n', 'docs/b.md': '# b\n' });
   });
   afterAll(() => api?.close());
@@ -89,6 +91,40 @@ describe('uploads', () => {
       expect(await readdir(join(api.dataDir, 'incoming'))).toEqual([]);
       expect(await readdir(join(api.dataDir, 'scans'))).toEqual(scansBefore);
       expect(logs.lines.filter((l) => l.level >= 50).slice(errorsBefore)).toEqual([]);
+    });
+  });
+
+  describe('an upload name with control characters or a folder part names the repository cleanly', () => {
+    const scanned = async (bytes: Buffer): Promise<{ repoName: string; disposition: string }> => {
+      const response = await rawRequest(api, uploadHead('multipart/form-data; boundary=XYZ', bytes.length), bytes);
+      const envelope = JSON.parse(response.body) as { code?: string; data: { scan_id: string; repo_name: string } };
+      expect({ status: response.status, code: envelope.code }).toEqual({ status: 201, code: undefined });
+      const download = await fetch(`${api.baseUrl}/v1/download/${envelope.data.scan_id}?format=md`);
+      expect(download.status).toBe(200);
+      await download.arrayBuffer();
+      return { repoName: envelope.data.repo_name, disposition: download.headers.get('content-disposition') ?? '' };
+    };
+
+    it.each([
+      // RFC 5987 lets a name carry any byte: ESC [31m would colour a terminal that prints it.
+      ['an escape sequence (filename*)', `form-data; name="file"; filename*=UTF-8''evil%1B%5B31m.zip`, 'evil_[31m'],
+      ['NUL, a line feed and a right-to-left override', `form-data; name="file"; filename*=UTF-8''a%00b%0Ac%E2%80%AEd.zip`, 'a_b_c_d'],
+      ['a Windows path and a right-to-left override, in UTF-8', 'form-data; name="file"; filename="C:\\Users\\me\\caf\u00e9\u202egnp.zip"', 'caf\u00e9_gnp'],
+    ])('%s', async (_case, contentDisposition, repoName) => {
+      const result = await scanned(filePart(contentDisposition, zip));
+      expect(result.repoName).toBe(repoName);
+      // The download is named after it too, with nothing for a terminal or a header to obey.
+      expect(result.disposition).not.toMatch(/\p{Cc}/u);
+      expect(decodeURIComponent(result.disposition)).toContain(`${repoName}.md`);
+    });
+
+    it('a line feed a browser escaped as %0A (FormData, as fetch sends it)', async () => {
+      const form = new FormData();
+      form.append('file', new Blob([new Uint8Array(zip)]), 'line\nbreak.zip');
+      const response = await fetch(`${api.baseUrl}/v1/upload`, { method: 'POST', body: form });
+      const envelope = (await response.json()) as { data: { repo_name: string } };
+      expect(response.status).toBe(201);
+      expect(envelope.data.repo_name).toBe('line_break');
     });
   });
 });

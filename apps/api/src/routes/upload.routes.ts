@@ -30,6 +30,9 @@ export function uploadRoutes(deps: UploadRouteDeps): Router {
       filename: (_req, _file, cb) => cb(null, `${randomUUID()}.zip.part`),
     }),
     limits: { fileSize: deps.maxUploadBytes, files: 1, fields: 0, parts: 1, headerPairs: 20 },
+    // Browsers and curl send a file name's bytes as UTF-8; read as latin1 (multer's default),
+    // `café.zip` became `cafÃ©`.
+    defParamCharset: 'utf8',
     // Synchronous on purpose: async filters interplay badly with the size limit (multer advisories).
     fileFilter: (_req, file, cb) => {
       if (file.fieldname !== 'file') cb(new multer.MulterError('LIMIT_UNEXPECTED_FILE', file.fieldname));
@@ -58,7 +61,7 @@ export function uploadRoutes(deps: UploadRouteDeps): Router {
         if (!req.file || !part) throw new ScanError('INVALID_REQUEST', 'Send the .zip archive in the multipart form field `file`.');
         await checkZip(part, deps.archiveLimits);
         await deps.scans.assertDiskRoom();
-        const fileName = req.file.originalname;
+        const fileName = cleanUploadName(req.file.originalname);
         const state = await deps.scans.submit({ type: 'upload', file_name: fileName }, options, undefined, (scanId) => rename(part, deps.store.uploadPath(scanId)));
         await respondToSubmission(req, res, deps.scans, state.scan_id, wantsToWait(req, wait), deps.waitMs);
       } finally {
@@ -95,3 +98,14 @@ function receiveMultipart(parse: RequestHandler): RequestHandler {
   };
 }
 
+/**
+ * The upload's name as the scan reports it (`repo_name` when the archive has no single top-level
+ * folder, and the download's file name): the client chose it, so it loses any folder part and
+ * every control, line-separator and bidirectional-override character (a terminal or a log would
+ * obey them). Each run of them becomes one `_`.
+ */
+function cleanUploadName(original: string): string {
+  const base = original.slice(Math.max(original.lastIndexOf('/'), original.lastIndexOf('\\')) + 1);
+  const clean = base.replace(/[\p{Cc}\p{Zl}\p{Zp}\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]+/gu, '_').trim();
+  return clean === '.' || clean === '..' ? '' : clean;
+}
