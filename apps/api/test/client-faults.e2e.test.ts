@@ -1,11 +1,14 @@
-// What a client can get wrong, over raw HTTP: a multipart body the parser cannot read, a file
-// name full of control characters. Neither is a failure of ours: the first gets a 4xx and no
-// error in the log, the second a clean name.
+// What a client can get wrong or give up on, over raw HTTP: a multipart body the parser cannot
+// read, a file name full of control characters, a preview it abandons. None of them is a failure
+// of ours: each gets a 4xx, a clean name, or nothing once the client is gone, and no error in
+// the log.
 import { connect } from 'node:net';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startBlackHoleServer } from '../../../packages/sources/test/remote/helpers/git-http-server.js';
+import { processesMentioning } from '../../../packages/sources/test/remote/helpers/processes.js';
 import { startTestApi } from './support/test-runtime.js';
 import type { TestApi } from './support/test-runtime.js';
 import { buildZip } from './support/zips.js';
@@ -126,5 +129,33 @@ describe('uploads and their names', () => {
       expect(response.status).toBe(201);
       expect(envelope.data.repo_name).toBe('line_break');
     });
+  });
+});
+
+describe('a preview abandoned by its client', () => {
+  it('is logged as the request it was, at info, never as an error', async () => {
+    const blackHole = await startBlackHoleServer();
+    const logs = capturingLogger();
+    const api = await startTestApi({ GIT_ALLOW_HTTP: 'true', GIT_ALLOW_PRIVATE_HOSTS: 'true', GIT_ALLOWED_HOSTS: '127.0.0.1', CLONE_TIMEOUT_SECONDS: '60', INSPECT_TIMEOUT_SECONDS: '60' }, { log: logs.log });
+    try {
+      const client = new AbortController();
+      const request = fetch(`${api.baseUrl}/v1/inspect`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ repo_path: `${blackHole.origin}/acme/widgets` }),
+        signal: client.signal,
+      }).catch(() => 'aborted');
+      // The preview is under way (its git waits on a server that never answers) when the client leaves.
+      await expect.poll(() => processesMentioning(blackHole.origin).length, { timeout: 20_000, interval: 50 }).toBeGreaterThan(0);
+      client.abort();
+      expect(await request).toBe('aborted');
+      const abandoned = (): LogLine[] => logs.lines.filter((l) => l.msg === 'preview abandoned: the client went away');
+      await expect.poll(() => abandoned().length, { timeout: 15_000, interval: 50 }).toBe(1);
+      expect(abandoned()[0]).toMatchObject({ level: 30, path: '/v1/inspect' });
+      expect(logs.lines.filter((l) => l.level >= 40)).toEqual([]);
+    } finally {
+      await api.close();
+      await blackHole.close();
+    }
   });
 });
