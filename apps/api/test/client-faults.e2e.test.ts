@@ -1,7 +1,7 @@
 // What a client can get wrong or give up on, over raw HTTP: a multipart body the parser cannot
-// read, a file name full of control characters, a preview it abandons. None of them is a failure
-// of ours: each gets a 4xx, a clean name, or nothing once the client is gone, and no error in
-// the log.
+// read, a file name full of control characters, a preview it abandons, headers sent too slowly.
+// None of them is a failure of ours: each gets a 4xx, a clean name, a 408 when its time is up,
+// or nothing once it is gone, and no error in the log.
 import { connect } from 'node:net';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -156,6 +156,41 @@ describe('a preview abandoned by its client', () => {
     } finally {
       await api.close();
       await blackHole.close();
+    }
+  });
+});
+
+describe('a client that sends its headers slowly', () => {
+  // README: slow clients are cut off by the header timeout, 30 s. Node enforces it when it checks
+  // its connections; at its default (every 30 s) the cut came after 30 to 60 s, on a fresh server
+  // after 60. This test takes about 30 s: the promise is about time, so time is what it measures.
+  it('is answered 408 and cut off 30 s after it connected, give or take the one-second check', async () => {
+    const api = await startTestApi();
+    try {
+      const outcome = await new Promise<{ response: string; seconds: number }>((resolve, reject) => {
+        const started = performance.now();
+        const socket = connect(Number(new URL(api.baseUrl).port), '127.0.0.1');
+        let response = '';
+        let sent = 0;
+        // One header line a second, for at most 45 s: the request never completes on its own.
+        const drip = setInterval(() => {
+          if (++sent > 45) socket.destroy();
+          else socket.write(`X-Slow-${sent}: still coming\r\n`);
+        }, 1000);
+        socket.on('connect', () => socket.write('POST /v1/scan HTTP/1.1\r\nHost: 127.0.0.1\r\n'));
+        socket.on('data', (chunk: Buffer) => (response += chunk.toString('latin1')));
+        socket.on('error', () => {}); // a write after the server hung up
+        socket.on('close', () => {
+          clearInterval(drip);
+          resolve({ response, seconds: (performance.now() - started) / 1000 });
+        });
+        setTimeout(() => reject(new Error('still connected after 50 s')), 50_000).unref();
+      });
+      expect(outcome.response.split('\r\n')[0]).toBe('HTTP/1.1 408 Request Timeout');
+      expect(outcome.seconds).toBeGreaterThanOrEqual(29.9);
+      expect(outcome.seconds).toBeLessThan(35);
+    } finally {
+      await api.close();
     }
   });
 });
