@@ -40,6 +40,14 @@ export interface RuntimeOptions {
   statePollMs?: number;
 }
 
+/**
+ * Slow clients must not hold sockets forever (slowloris); uploads get the longest budget. Node
+ * enforces the header and request timeouts only when it checks its connections, every 30 s by
+ * default, so a client sending headers slowly was cut off after 30 to 60 s. Checked every second,
+ * the cut-off comes 30 to 31 s after the connection's request began, as README says.
+ */
+const SERVER_TIMEOUTS = { headersTimeout: 30_000, requestTimeout: 300_000, keepAliveTimeout: 5_000, connectionsCheckingInterval: 1_000 } as const;
+
 export async function createRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
   const log = options.log ?? createLogger(config.logLevel, 'reposcan-api');
   const queueLog: QueueLog = (level, message, meta) => log[level]({ ...meta }, message);
@@ -97,7 +105,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     listen: () =>
       new Promise((resolve, reject) => {
         // The liveness probe is answered before Express sees the request.
-        const s = createServer((req, res) => {
+        const s = createServer(SERVER_TIMEOUTS, (req, res) => {
           if (!liveness(req, res)) app(req, res);
         });
         s.once('error', reject);
@@ -105,10 +113,6 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
           s.off('error', reject);
           resolve(s);
         });
-        // Slow clients must not hold sockets forever (slowloris); uploads get the longest budget.
-        s.headersTimeout = 30_000;
-        s.requestTimeout = 300_000;
-        s.keepAliveTimeout = 5_000;
         server = s;
       }),
     async close() {

@@ -7,7 +7,9 @@ import type { InspectResult } from '@reposcan/client';
 export function renderInspectTable(preview: InspectResult, withTree: boolean): string {
   const header = ['PATH', 'TYPE', 'BYTES', 'TOKENS'];
   const rows = preview.files.map((f) => [f.path, f.subcategory, String(f.size_bytes), String(f.tokens_estimate)]);
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  // A loop, not Math.max(...column): a preview lists up to MAX_SCAN_FILES rows, and spreading
+  // that many arguments overflows the stack.
+  const widths = header.map((h, i) => rows.reduce((widest, r) => Math.max(widest, r[i]!.length), h.length));
   const line = (cells: string[]): string =>
     cells
       .map((cell, i) => (i >= 2 ? cell.padStart(widths[i]!) : i === cells.length - 1 ? cell : cell.padEnd(widths[i]!)))
@@ -20,6 +22,8 @@ export function renderInspectTable(preview: InspectResult, withTree: boolean): s
     `, ${preview.skipped_count} skipped · ${repo.name}${repo.branch ? ` @ ${repo.branch}` : ''}${repo.commit ? ` (${repo.commit.slice(0, 12)})` : ''}`;
   const parts = [];
   if (withTree && repo.tree_summary) parts.push(repo.tree_summary.trimEnd(), '');
-  parts.push(line(header), ...rows.map(line), '', totals);
+  parts.push(line(header));
+  for (const row of rows) parts.push(line(row));
+  parts.push('', totals);
   return `${parts.join('\n')}\n`;
 }

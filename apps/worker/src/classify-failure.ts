@@ -1,5 +1,6 @@
 import { isScanError } from '@reposcan/contracts';
 import type { FailureInfo } from '@reposcan/contracts';
+import { isTransientError } from '@reposcan/queue';
 
 export interface Failure extends FailureInfo {
   retryable: boolean;
@@ -13,11 +14,11 @@ function errnoCode(error: unknown): string | undefined {
   return undefined;
 }
 
-/** Sort a failure into what the user is told and whether another attempt could help. */
+/** Sort a failure into what the user is told and whether another attempt could help: only a transient one can. */
 export function classifyFailure(error: unknown): Failure {
   if (isScanError(error)) return { code: error.code, message: error.message, retryable: error.retryable };
   // The engine's own refusal of a scan root (core knows no HTTP codes).
-  if ((error as { name?: unknown }).name === 'ScanRootError') {
+  if ((error as { name?: unknown } | null | undefined)?.name === 'ScanRootError') {
     const code = String((error as { code?: unknown }).code);
     if (code.startsWith('SUBDIR_')) {
       return { code: 'SUBDIR_NOT_FOUND', message: 'The folder named in the URL does not exist at that ref. Check the path after /tree/<ref>/ and the branch.', retryable: false };
@@ -35,9 +36,13 @@ export function classifyFailure(error: unknown): Failure {
   if (errno === 'ENOSPC' || errno === 'EDQUOT') {
     return { code: 'DISK_FULL', message: 'The data volume ran out of space while writing this scan. Free space or retry later.', retryable: false };
   }
+  if (isTransientError(error)) {
+    return { code: 'INTERNAL_ERROR', message: 'The scan failed on a temporary fault (network, queue or a busy server) at every attempt. Try again in a few minutes.', retryable: true };
+  }
+  // Anything else is a bug: another attempt would fail the same way, only later.
   return {
     code: 'INTERNAL_ERROR',
-    message: 'The scan failed because of an internal error; it has been logged. Try again, and report it if it keeps happening.',
-    retryable: true,
+    message: 'The scan failed because of an internal error; it has been logged and was not retried, as it would fail the same way. Report it with the scan id.',
+    retryable: false,
   };
 }

@@ -7,6 +7,7 @@ export const ERROR_STATUS: Record<ErrorCode, { status: number; title: string }> 
   INVALID_SCAN_ID: { status: 400, title: 'Invalid scan id' },
   INVALID_REPO_PATH: { status: 400, title: 'Invalid repository path' },
   INVALID_BRANCH: { status: 400, title: 'Invalid branch name' },
+  INVALID_MULTIPART: { status: 400, title: 'Malformed multipart body' },
   LOCAL_PATHS_DISABLED: { status: 403, title: 'Local paths disabled' },
   OUTSIDE_ALLOWED_ROOTS: { status: 403, title: 'Path outside allowed roots' },
   SCHEME_NOT_ALLOWED: { status: 403, title: 'URL scheme not allowed' },

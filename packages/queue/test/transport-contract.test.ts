@@ -10,6 +10,8 @@ import { REDIS_URL, countKeys, uniquePrefix } from './support/redis.js';
 // promise the Redis mode makes (except surviving a restart).
 
 const quiet = (): void => {};
+/** What a socket's peer hanging up looks like to Node: a transient failure. */
+const connectionReset = (): Error => Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET', syscall: 'read' });
 const base: TransportOptions = { maxWaiting: 100, attempts: 3, backoffMs: 20, log: quiet };
 
 const opened: { transport: QueueTransport; prefix?: string }[] = [];
@@ -106,7 +108,7 @@ describe.each(['memory', 'bullmq'] as const)('%s transport', (kind) => {
       processor: async ({ attempt }) => {
         attempts.push(attempt);
         await sleep(5);
-        if (attempt === 1) throw new Error('connection reset');
+        if (attempt === 1) throw connectionReset();
         if (attempt === 2) throw new ScanError('CLONE_FAILED', 'remote hung up', { retryable: true });
       },
     });
@@ -168,6 +170,30 @@ describe.each(['memory', 'bullmq'] as const)('%s transport', (kind) => {
     expect(reports).toHaveLength(1);
   });
 
+  it('fails an unexpected error (a bug) at once and reports FAILED: it would fail the same way again', async () => {
+    const t = open();
+    let runs = 0;
+    const reports: FinalFailure[] = [];
+    t.startWorker({
+      concurrency: 1,
+      onFinalFailure: resolving((_scanId, reason) => reports.push(reason)),
+      processor: async () => {
+        runs++;
+        await sleep(5);
+        const missing = undefined as unknown as { count(): number };
+        missing.count();
+      },
+    });
+    const scanId = id();
+    await t.queue.enqueue(scanId);
+    await waitFor('final failure report', () => reports.length === 1);
+    expect(reports[0]?.code).toBe('FAILED');
+    expect(reports[0]?.message).toMatch(/Cannot read properties of undefined/);
+    expect(await t.queue.jobState(scanId)).toBe('failed');
+    await sleep(100);
+    expect(runs).toBe(1);
+  });
+
   it('reports FAILED once when retries run out', async () => {
     const t = open({ attempts: 2 });
     const attempts: number[] = [];
@@ -179,7 +205,7 @@ describe.each(['memory', 'bullmq'] as const)('%s transport', (kind) => {
         attempts.push(attempt);
         expect(maxAttempts).toBe(2);
         await sleep(5);
-        throw new Error(`flaky ${attempt}`);
+        throw Object.assign(new Error(`flaky ${attempt}`), { code: 'EAGAIN' });
       },
     });
     const scanId = id();
@@ -306,7 +332,7 @@ describe.each(['memory', 'bullmq'] as const)('%s transport', (kind) => {
       concurrency: 1,
       processor: async ({ attempt }) => {
         await gates[attempt - 1]!.promise;
-        if (attempt === 1) throw new Error('transient');
+        if (attempt === 1) throw connectionReset();
       },
     });
     await reaches(t, scanId, 'active');

@@ -1,6 +1,7 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { isScanError } from '@reposcan/contracts';
 import type { Logger } from '@reposcan/worker';
+import { ClientGoneError } from './client-gone.js';
 import { sendError } from './envelope.js';
 
 const MULTER_MESSAGES: Record<string, string> = {
@@ -21,6 +22,10 @@ export const notFound: RequestHandler = (req, res) => {
 /** Turns every thrown error into the error envelope; unknown errors are logged and answered as a generic 500. */
 export function errorHandler(log: Logger): ErrorRequestHandler {
   return (err: unknown, req, res, _next) => {
+    if (err instanceof ClientGoneError) {
+      log.info({ requestId: String(res.locals.requestId ?? ''), method: req.method, path: req.path }, err.message);
+      return;
+    }
     if (res.headersSent) {
       req.socket.destroy();
       return;

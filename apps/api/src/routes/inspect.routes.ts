@@ -3,6 +3,7 @@ import type { RequestHandler } from 'express';
 import { InspectRequest } from '@reposcan/contracts';
 import type { EngineLimits } from '@reposcan/core';
 import type { SourceSettings } from '@reposcan/worker';
+import { whenClientGoes } from '../http/client-gone.js';
 import { sendSuccess } from '../http/envelope.js';
 import { requireJson } from '../http/require-json.js';
 import { parseOrThrow } from '../http/validate.js';
@@ -18,11 +19,8 @@ export function inspectRoutes(deps: { inspect: InspectService; settings: SourceS
       const { repo_path, branch, ...options } = parseOrThrow(InspectRequest, req.body, 'body');
       const source = await toRequestSource(repo_path, branch, deps.settings);
       // A client that gives up (a live preview typing on) must not keep a slot, a thread and a clone busy.
-      const abandoned = new AbortController();
-      res.once('close', () => {
-        if (!res.writableFinished) abandoned.abort();
-      });
-      const data = await deps.inspect.inspect({ source, options: { ...options, lite: false, create_zip: false }, settings: deps.settings, limits: deps.limits }, abandoned.signal);
+      const abandoned = whenClientGoes(res, 'preview');
+      const data = await deps.inspect.inspect({ source, options: { ...options, lite: false, create_zip: false }, settings: deps.settings, limits: deps.limits }, abandoned);
       sendSuccess(res, 200, `Preview completed: ${data.summary.total_files} files, about ${data.summary.formatted.estimated_tokens} tokens.`, data);
     })
     .all(methodNotAllowed(['POST']));

@@ -123,7 +123,8 @@ export class InspectService {
         setTimeout(() => void worker.terminate(), 2000).unref();
         settle(() => reject(reason));
       };
-      const onAbort = (): void => stop(new Error('inspect abandoned: the client went away'));
+      // The signal's own reason: whoever aborts says why (a client that went away is no failure).
+      const onAbort = (): void => stop(signal?.reason instanceof Error ? signal.reason : new Error('inspect abandoned'));
       const onMessage = (outcome: InspectOutcome): void => {
         settle(() => (outcome.ok ? resolve(outcome.data) : reject(rebuildError(outcome.error))));
         if (outcome.ok) this.keepWaiting(worker);

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '@reposcan/config';
 import { createLogger } from '@reposcan/worker';
+import type { Logger } from '@reposcan/worker';
 import { createRuntime } from '../../src/create-runtime.js';
 import type { Runtime } from '../../src/create-runtime.js';
 
@@ -22,9 +23,9 @@ export interface TestApi {
 
 /**
  * A real API on a free loopback port over a fresh DATA_DIR. `env` overrides configuration
- * exactly as environment variables would.
+ * exactly as environment variables would; `options.log` replaces the (silent) logger.
  */
-export async function startTestApi(env: Record<string, string> = {}, options: { statePollMs?: number } = {}): Promise<TestApi> {
+export async function startTestApi(env: Record<string, string> = {}, options: { statePollMs?: number; log?: Logger } = {}): Promise<TestApi> {
   const base = await mkdtemp(join(tmpdir(), 'reposcan-api-'));
   const dataDir = join(base, 'data');
   const localRoot = join(base, 'repos');

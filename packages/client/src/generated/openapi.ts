@@ -224,7 +224,7 @@ export interface components {
              */
             error: string;
             /** @enum {string} */
-            code: "INVALID_JSON" | "INVALID_REQUEST" | "INVALID_SCAN_ID" | "INVALID_REPO_PATH" | "INVALID_BRANCH" | "LOCAL_PATHS_DISABLED" | "OUTSIDE_ALLOWED_ROOTS" | "SCHEME_NOT_ALLOWED" | "HOST_NOT_ALLOWED" | "CREDENTIALS_IN_URL" | "PRIVATE_ADDRESS" | "CLONE_REDIRECT_BLOCKED" | "ROUTE_NOT_FOUND" | "SCAN_NOT_FOUND" | "FORMAT_NOT_PRODUCED" | "METHOD_NOT_ALLOWED" | "RANGE_NOT_SATISFIABLE" | "SCAN_NOT_READY" | "SCAN_FAILED" | "SCAN_CANCELLED" | "BODY_TOO_LARGE" | "UPLOAD_TOO_LARGE" | "ARCHIVE_TOO_LARGE" | "TOO_MANY_ENTRIES" | "REPO_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "NOT_A_ZIP" | "LOCAL_PATH_NOT_FOUND" | "REPO_NOT_FOUND" | "BRANCH_NOT_FOUND" | "SUBDIR_NOT_FOUND" | "UNSAFE_ARCHIVE" | "RATE_LIMITED" | "INSPECT_BUSY" | "INTERNAL_ERROR" | "WORKER_CRASHED" | "CLONE_FAILED" | "QUEUE_FULL" | "QUEUE_UNAVAILABLE" | "CLONE_TIMEOUT" | "SCAN_TIMEOUT" | "WALK_TIMEOUT" | "DISK_FULL";
+            code: "INVALID_JSON" | "INVALID_REQUEST" | "INVALID_SCAN_ID" | "INVALID_REPO_PATH" | "INVALID_BRANCH" | "INVALID_MULTIPART" | "LOCAL_PATHS_DISABLED" | "OUTSIDE_ALLOWED_ROOTS" | "SCHEME_NOT_ALLOWED" | "HOST_NOT_ALLOWED" | "CREDENTIALS_IN_URL" | "PRIVATE_ADDRESS" | "CLONE_REDIRECT_BLOCKED" | "ROUTE_NOT_FOUND" | "SCAN_NOT_FOUND" | "FORMAT_NOT_PRODUCED" | "METHOD_NOT_ALLOWED" | "RANGE_NOT_SATISFIABLE" | "SCAN_NOT_READY" | "SCAN_FAILED" | "SCAN_CANCELLED" | "BODY_TOO_LARGE" | "UPLOAD_TOO_LARGE" | "ARCHIVE_TOO_LARGE" | "TOO_MANY_ENTRIES" | "REPO_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "NOT_A_ZIP" | "LOCAL_PATH_NOT_FOUND" | "REPO_NOT_FOUND" | "BRANCH_NOT_FOUND" | "SUBDIR_NOT_FOUND" | "UNSAFE_ARCHIVE" | "RATE_LIMITED" | "INSPECT_BUSY" | "INTERNAL_ERROR" | "WORKER_CRASHED" | "CLONE_FAILED" | "QUEUE_FULL" | "QUEUE_UNAVAILABLE" | "CLONE_TIMEOUT" | "SCAN_TIMEOUT" | "WALK_TIMEOUT" | "DISK_FULL";
             /** @description What happened and what to do about it. */
             detail: string;
             request_id: string;
@@ -361,7 +361,7 @@ export interface components {
         };
         ScanFailure: {
             /** @enum {string} */
-            code: "INVALID_JSON" | "INVALID_REQUEST" | "INVALID_SCAN_ID" | "INVALID_REPO_PATH" | "INVALID_BRANCH" | "LOCAL_PATHS_DISABLED" | "OUTSIDE_ALLOWED_ROOTS" | "SCHEME_NOT_ALLOWED" | "HOST_NOT_ALLOWED" | "CREDENTIALS_IN_URL" | "PRIVATE_ADDRESS" | "CLONE_REDIRECT_BLOCKED" | "ROUTE_NOT_FOUND" | "SCAN_NOT_FOUND" | "FORMAT_NOT_PRODUCED" | "METHOD_NOT_ALLOWED" | "RANGE_NOT_SATISFIABLE" | "SCAN_NOT_READY" | "SCAN_FAILED" | "SCAN_CANCELLED" | "BODY_TOO_LARGE" | "UPLOAD_TOO_LARGE" | "ARCHIVE_TOO_LARGE" | "TOO_MANY_ENTRIES" | "REPO_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "NOT_A_ZIP" | "LOCAL_PATH_NOT_FOUND" | "REPO_NOT_FOUND" | "BRANCH_NOT_FOUND" | "SUBDIR_NOT_FOUND" | "UNSAFE_ARCHIVE" | "RATE_LIMITED" | "INSPECT_BUSY" | "INTERNAL_ERROR" | "WORKER_CRASHED" | "CLONE_FAILED" | "QUEUE_FULL" | "QUEUE_UNAVAILABLE" | "CLONE_TIMEOUT" | "SCAN_TIMEOUT" | "WALK_TIMEOUT" | "DISK_FULL";
+            code: "INVALID_JSON" | "INVALID_REQUEST" | "INVALID_SCAN_ID" | "INVALID_REPO_PATH" | "INVALID_BRANCH" | "INVALID_MULTIPART" | "LOCAL_PATHS_DISABLED" | "OUTSIDE_ALLOWED_ROOTS" | "SCHEME_NOT_ALLOWED" | "HOST_NOT_ALLOWED" | "CREDENTIALS_IN_URL" | "PRIVATE_ADDRESS" | "CLONE_REDIRECT_BLOCKED" | "ROUTE_NOT_FOUND" | "SCAN_NOT_FOUND" | "FORMAT_NOT_PRODUCED" | "METHOD_NOT_ALLOWED" | "RANGE_NOT_SATISFIABLE" | "SCAN_NOT_READY" | "SCAN_FAILED" | "SCAN_CANCELLED" | "BODY_TOO_LARGE" | "UPLOAD_TOO_LARGE" | "ARCHIVE_TOO_LARGE" | "TOO_MANY_ENTRIES" | "REPO_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "NOT_A_ZIP" | "LOCAL_PATH_NOT_FOUND" | "REPO_NOT_FOUND" | "BRANCH_NOT_FOUND" | "SUBDIR_NOT_FOUND" | "UNSAFE_ARCHIVE" | "RATE_LIMITED" | "INSPECT_BUSY" | "INTERNAL_ERROR" | "WORKER_CRASHED" | "CLONE_FAILED" | "QUEUE_FULL" | "QUEUE_UNAVAILABLE" | "CLONE_TIMEOUT" | "SCAN_TIMEOUT" | "WALK_TIMEOUT" | "DISK_FULL";
             message: string;
         };
         ScanOptions: {
@@ -710,7 +710,7 @@ export interface operations {
                     "application/json": components["schemas"]["ScanAcceptedResponse"];
                 };
             };
-            /** @description Error envelope. Codes: `INVALID_JSON`, `INVALID_REQUEST`, `INVALID_SCAN_ID`, `INVALID_REPO_PATH`, `INVALID_BRANCH`. */
+            /** @description Error envelope. Codes: `INVALID_JSON`, `INVALID_REQUEST`, `INVALID_SCAN_ID`, `INVALID_REPO_PATH`, `INVALID_BRANCH`, `INVALID_MULTIPART`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -876,7 +876,7 @@ export interface operations {
                     "application/json": components["schemas"]["ScanAcceptedResponse"];
                 };
             };
-            /** @description Error envelope. Codes: `INVALID_JSON`, `INVALID_REQUEST`, `INVALID_SCAN_ID`, `INVALID_REPO_PATH`, `INVALID_BRANCH`. */
+            /** @description Error envelope. Codes: `INVALID_JSON`, `INVALID_REQUEST`, `INVALID_SCAN_ID`, `INVALID_REPO_PATH`, `INVALID_BRANCH`, `INVALID_MULTIPART`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -981,7 +981,7 @@ export interface operations {
                     "application/json": components["schemas"]["InspectResponse"];
                 };
             };
-            /** @description Error envelope. Codes: `INVALID_JSON`, `INVALID_REQUEST`, `INVALID_SCAN_ID`, `INVALID_REPO_PATH`, `INVALID_BRANCH`. */
+            /** @description Error envelope. Codes: `INVALID_JSON`, `INVALID_REQUEST`, `INVALID_SCAN_ID`, `INVALID_REPO_PATH`, `INVALID_BRANCH`, `INVALID_MULTIPART`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1085,7 +1085,7 @@ export interface operations {
                     "application/json": components["schemas"]["ScanStatusResponse"];
                 };
             };
-            /** @description Error envelope. Codes: `INVALID_JSON`, `INVALID_REQUEST`, `INVALID_SCAN_ID`, `INVALID_REPO_PATH`, `INVALID_BRANCH`. */
+            /** @description Error envelope. Codes: `INVALID_JSON`, `INVALID_REQUEST`, `INVALID_SCAN_ID`, `INVALID_REPO_PATH`, `INVALID_BRANCH`, `INVALID_MULTIPART`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1126,7 +1126,7 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
-            /** @description Error envelope. Codes: `INVALID_JSON`, `INVALID_REQUEST`, `INVALID_SCAN_ID`, `INVALID_REPO_PATH`, `INVALID_BRANCH`. */
+            /** @description Error envelope. Codes: `INVALID_JSON`, `INVALID_REQUEST`, `INVALID_SCAN_ID`, `INVALID_REPO_PATH`, `INVALID_BRANCH`, `INVALID_MULTIPART`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1191,7 +1191,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Error envelope. Codes: `INVALID_JSON`, `INVALID_REQUEST`, `INVALID_SCAN_ID`, `INVALID_REPO_PATH`, `INVALID_BRANCH`. */
+            /** @description Error envelope. Codes: `INVALID_JSON`, `INVALID_REQUEST`, `INVALID_SCAN_ID`, `INVALID_REPO_PATH`, `INVALID_BRANCH`, `INVALID_MULTIPART`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1250,7 +1250,7 @@ export interface operations {
                     "application/json": components["schemas"]["SummaryResponse"];
                 };
             };
-            /** @description Error envelope. Codes: `INVALID_JSON`, `INVALID_REQUEST`, `INVALID_SCAN_ID`, `INVALID_REPO_PATH`, `INVALID_BRANCH`. */
+            /** @description Error envelope. Codes: `INVALID_JSON`, `INVALID_REQUEST`, `INVALID_SCAN_ID`, `INVALID_REPO_PATH`, `INVALID_BRANCH`, `INVALID_MULTIPART`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1300,7 +1300,7 @@ export interface operations {
                     "application/json": components["schemas"]["CleanupResponse"];
                 };
             };
-            /** @description Error envelope. Codes: `INVALID_JSON`, `INVALID_REQUEST`, `INVALID_SCAN_ID`, `INVALID_REPO_PATH`, `INVALID_BRANCH`. */
+            /** @description Error envelope. Codes: `INVALID_JSON`, `INVALID_REQUEST`, `INVALID_SCAN_ID`, `INVALID_REPO_PATH`, `INVALID_BRANCH`, `INVALID_MULTIPART`. */
             400: {
                 headers: {
                     [name: string]: unknown;

@@ -96,6 +96,9 @@ async function processBatch(batch: Batch, region: RingRegion | null, ring: ReadR
     if (byName.kind === 'asset') return { kind: 'asset', file, subcategory: byName.subcategory };
     const read = reads[nextRead++] as ReadOutcome;
     if (!read.ok) return { kind: 'skipped', file, reason: read.reason };
+    // Changed between the walk and its read (appended to, rewritten, truncated): the walk's size,
+    // the tree and what was read no longer describe one file, so it is listed as unreadable.
+    if (read.bytes.length !== file.size) return { kind: 'skipped', file, reason: 'unreadable' };
     const content = deps.classifyContent(file.path, read.bytes);
     if (!content.textual) return { kind: 'asset', file, subcategory: content.subcategory };
     return { kind: 'pending', file, subcategory: content.subcategory, content: content.content, encoding: content.encoding };

@@ -79,7 +79,7 @@ export async function openScanRoot(ctx: WalkContext, root: string, subdir: strin
         const present = await applicableIgnoreFiles(ctx, folder);
         const loaded = await loadFolderRules(ctx, folder, rel, present, ignores.ruleCount);
         ignores = withFolderRules(ignores, loaded.rules, loaded.ruleCount);
-        problems.push(...loaded.problems);
+        for (const problem of loaded.problems) problems.push(problem);
       }
       rel = joinRel(rel, segment);
       abs = join(abs, segment);
