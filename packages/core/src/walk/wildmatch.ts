@@ -44,6 +44,8 @@ export interface Glob {
   readonly starFlags: Uint8Array;
   /** Per star run: the literal byte that must follow what the star matches, or -1. */
   readonly starLiteral: Int32Array;
+  /** Bytes every matching text starts with (those before anything else), a cheap first test. */
+  readonly prefix: Int32Array;
   /** Bytes every matching text ends with (those after the last star), a cheap first test. */
   readonly suffix: Int32Array;
   /** No shorter text matches: a pattern longer than any path is turned down at once. */
@@ -252,6 +254,8 @@ export function compileGlob(pat: Uint8Array, pathname: boolean): Glob {
     starLiteral[s] = nextKind === T_BYTE && raw[next] === 1 ? (values[next] as number) : -1;
   }
 
+  let prefixTo = 0;
+  while (kinds[prefixTo] === T_BYTE) prefixTo += 1;
   // The bytes after the last star run are matched one for one against the end of the text (a
   // `**/` that matches no folder skips its `/`).
   let suffixFrom = tokens - 1;
@@ -268,6 +272,7 @@ export function compileGlob(pat: Uint8Array, pathname: boolean): Glob {
     starNext,
     starFlags,
     starLiteral,
+    prefix: values.slice(0, prefixTo),
     suffix: values.slice(suffixFrom, tokens - 1),
     // Every token but a star takes one byte, bar the `/` a `**/` matching no folder skips.
     minLength: tokens - 1 - starCount - zeroFolderRuns,
@@ -279,65 +284,62 @@ const OVER_BUDGET = 4;
 /** Steps of the memo-free attempt per (token, position) pair before it starts over with the memo. */
 const BUDGET_PER_STATE = 4;
 
-// State of the match in progress. Matching is synchronous and never re-entered, so one set
-// serves; hot functions copy what they use into locals.
-let kinds: Uint8Array = new Uint8Array(0);
-let values: Int32Array = new Int32Array(0);
-let classes: Int32Array = new Int32Array(0);
-let pathname = false;
-let starNext: Int32Array = new Int32Array(0);
-let starFlags: Uint8Array = new Uint8Array(0);
-let starLiteral: Int32Array = new Int32Array(0);
-let text: Uint8Array = new Uint8Array(0);
-let start = 0;
-let end = 0;
-/** Steps (tokens, star entries, star loop turns) left before the memo-free attempt gives up. */
-let budget = 0;
-let memoOn = false;
-let deep = false;
-/** More than one star run: `/` positions come from `slashes`. */
-let slashTable = false;
-/** Memo entries are `gen << 3 | code + 1`: a new match invalidates them all without clearing. */
-let memo: Int32Array = new Int32Array(0);
-let gen = 0;
-let stride = 0;
-/** Where the next `/` is, from each position: looked up rather than searched for again. */
-let slashes: Int32Array = new Int32Array(0);
-let slashesReady = false;
+// The match in progress. Matching is synchronous and never re-entered, so one serves; hot
+// functions copy what they use into locals.
+class MatchState {
+  glob: Glob = compileGlob(new Uint8Array(0), false);
+  text: Uint8Array = new Uint8Array(0);
+  start = 0;
+  end = 0;
+  /** Steps (tokens, star entries, star loop turns) left before the memo-free attempt gives up. */
+  budget = 0;
+  memoOn = false;
+  deep = false;
+  /** More than one star run: `/` positions come from `slashes`. */
+  slashTable = false;
+  /** Memo entries are `gen << 3 | code + 1`: a new match invalidates them all without clearing. */
+  memo: Int32Array = new Int32Array(0);
+  gen = 0;
+  stride = 0;
+  /** Where the next `/` is, from each position: looked up rather than searched for again. */
+  slashes: Int32Array = new Int32Array(0);
+  slashesReady = false;
+}
+
+const m = new MatchState();
 
 function nextSlash(t: number): number {
-  const bytes = text;
-  const to = end;
-  if (!slashTable) {
+  const bytes = m.text;
+  const to = m.end;
+  if (!m.slashTable) {
     for (let i = t; i < to; i += 1) if (bytes[i] === SLASH) return i;
     return -1;
   }
-  if (!slashesReady) {
+  if (!m.slashesReady) {
     let next = -1;
-    for (let i = to - 1; i >= start; i -= 1) {
+    for (let i = to - 1; i >= m.start; i -= 1) {
       if (bytes[i] === SLASH) next = i;
-      slashes[i - start] = next;
+      m.slashes[i - m.start] = next;
     }
-    slashesReady = true;
+    m.slashesReady = true;
   }
-  return t < to ? (slashes[t - start] as number) : -1;
+  return t < to ? (m.slashes[t - m.start] as number) : -1;
 }
 
 /** Memo row of the star run's result at each position (`E`), then of its loop (`L`). */
 function entryRow(s: number): number {
-  return deep ? (s & 1) * stride : 2 * s * stride;
+  return m.deep ? (s & 1) * m.stride : 2 * s * m.stride;
 }
 
 function loopRow(s: number): number {
-  return deep ? 2 * stride : (2 * s + 1) * stride;
+  return m.deep ? 2 * m.stride : (2 * s + 1) * m.stride;
 }
 
 /** Matches tokens from `from` against text from `t`, up to the next star run or the end. */
 function matchFrom(from: number, t: number): number {
-  const tokens = kinds;
-  const vals = values;
-  const bytes = text;
-  const to = end;
+  const { kinds: tokens, values: vals, classes, pathname } = m.glob;
+  const bytes = m.text;
+  const to = m.end;
   let k = from;
   let result: number;
   for (;;) {
@@ -352,7 +354,7 @@ function matchFrom(from: number, t: number): number {
         break;
       }
     } else if (kind === T_STAR) {
-      budget -= k - from;
+      m.budget -= k - from;
       return matchStar(vals[k] as number, t);
     } else if (kind === T_END) {
       result = t === to ? MATCH : NOMATCH;
@@ -378,23 +380,23 @@ function matchFrom(from: number, t: number): number {
     k += 1;
     t += 1;
   }
-  budget -= k - from;
+  m.budget -= k - from;
   return result;
 }
 
 function matchStar(s: number, t: number): number {
-  if (!memoOn) return --budget < 0 ? OVER_BUDGET : starUncached(s, t);
-  const index = entryRow(s) + t - start;
-  const known = memo[index] as number;
-  if (known >>> 3 === gen) return (known & 7) - 1;
+  if (!m.memoOn) return --m.budget < 0 ? OVER_BUDGET : starUncached(s, t);
+  const index = entryRow(s) + t - m.start;
+  const known = m.memo[index] as number;
+  if (known >>> 3 === m.gen) return (known & 7) - 1;
   const result = starUncached(s, t);
-  memo[index] = (gen << 3) | (result + 1);
+  m.memo[index] = (m.gen << 3) | (result + 1);
   return result;
 }
 
 function starUncached(s: number, t: number): number {
-  const flags = starFlags[s] as number;
-  const next = starNext[s] as number;
+  const flags = m.glob.starFlags[s] as number;
+  const next = m.glob.starNext[s] as number;
   if (flags & S_ZERO_FOLDERS) {
     const none = matchFrom(next + 1, t);
     if (none === MATCH || none === OVER_BUDGET) return none;
@@ -412,15 +414,16 @@ function starUncached(s: number, t: number): number {
  * has the loop's final result (each step either moves on or decides), so all are remembered.
  */
 function starLoop(s: number, from: number): number {
+  const { starNext, starFlags, starLiteral } = m.glob;
   const next = starNext[s] as number;
   const matchSlash = ((starFlags[s] as number) & S_MATCH_SLASH) !== 0;
   const literal = starLiteral[s] as number;
-  const bytes = text;
-  const to = end;
-  const remember = memoOn;
-  const table = memo;
-  const stamp = gen;
-  const row = remember ? loopRow(s) - start : 0;
+  const bytes = m.text;
+  const to = m.end;
+  const remember = m.memoOn;
+  const table = m.memo;
+  const stamp = m.gen;
+  const row = remember ? loopRow(s) - m.start : 0;
   let t = from;
   let result: number;
   for (;;) {
@@ -434,7 +437,7 @@ function starLoop(s: number, from: number): number {
         result = (known & 7) - 1;
         break;
       }
-    } else if (--budget < 0) {
+    } else if (--m.budget < 0) {
       return OVER_BUDGET;
     }
     const c = bytes[t] as number;
@@ -475,40 +478,40 @@ const MEMO = 1;
 const BOTTOM_UP = 2;
 
 function resultCode(glob: Glob, bytes: Uint8Array, from: number, to: number, mode: number): number {
-  ({ kinds, values, classes, pathname, starNext, starFlags, starLiteral } = glob);
-  text = bytes;
-  start = from;
-  end = to;
-  const starCount = starNext.length;
-  deep = mode === BOTTOM_UP || starCount > MAX_NESTED_STARS;
-  stride = to - from + 1;
-  slashTable = starCount > 1;
-  slashesReady = false;
-  if (slashTable && slashes.length < stride) slashes = new Int32Array(Math.max(stride, slashes.length * 2));
-  if (starCount <= 1 || (mode === AUTO && !deep)) {
+  m.glob = glob;
+  m.text = bytes;
+  m.start = from;
+  m.end = to;
+  const starCount = m.glob.starNext.length;
+  m.deep = mode === BOTTOM_UP || starCount > MAX_NESTED_STARS;
+  m.stride = to - from + 1;
+  m.slashTable = starCount > 1;
+  m.slashesReady = false;
+  if (m.slashTable && m.slashes.length < m.stride) m.slashes = new Int32Array(Math.max(m.stride, m.slashes.length * 2));
+  if (starCount <= 1 || (mode === AUTO && !m.deep)) {
     // Git's search as it is, which is quick for all but contrived patterns; if it takes more
     // steps than the memo would need, it starts over with the memo. A single star run cannot
     // meet the same (star, position) twice, so it never needs one.
-    memoOn = false;
-    budget = starCount <= 1 ? Infinity : BUDGET_PER_STATE * kinds.length * stride;
+    m.memoOn = false;
+    m.budget = starCount <= 1 ? Infinity : BUDGET_PER_STATE * m.glob.kinds.length * m.stride;
     const result = matchFrom(0, from);
     if (result !== OVER_BUDGET) return result;
   }
-  memoOn = true;
-  budget = Infinity;
-  const size = (deep ? 3 : 2 * starCount) * stride;
-  if (memo.length < size) memo = new Int32Array(Math.max(size, memo.length * 2));
-  gen += 1;
-  if (gen >= 1 << 28) {
-    memo.fill(0);
-    gen = 1;
+  m.memoOn = true;
+  m.budget = Infinity;
+  const size = (m.deep ? 3 : 2 * starCount) * m.stride;
+  if (m.memo.length < size) m.memo = new Int32Array(Math.max(size, m.memo.length * 2));
+  m.gen += 1;
+  if (m.gen >= 1 << 28) {
+    m.memo.fill(0);
+    m.gen = 1;
   }
-  if (deep) {
+  if (m.deep) {
     // Last star first, every position: each star then only looks up the next one's results,
     // however many there are, without a call per star on the stack.
     for (let s = starCount - 1; s >= 0; s -= 1) {
-      memo.fill(0, entryRow(s), entryRow(s) + stride);
-      memo.fill(0, loopRow(s), loopRow(s) + stride);
+      m.memo.fill(0, entryRow(s), entryRow(s) + m.stride);
+      m.memo.fill(0, loopRow(s), loopRow(s) + m.stride);
       for (let t = to; t >= from; t -= 1) matchStar(s, t);
     }
   }
@@ -517,8 +520,9 @@ function resultCode(glob: Glob, bytes: Uint8Array, from: number, to: number, mod
 
 /** Whether the glob matches bytes `from`..`to` of `bytes`. */
 export function globMatches(glob: Glob, bytes: Uint8Array, from: number, to: number): boolean {
-  const { suffix } = glob;
+  const { prefix, suffix } = glob;
   if (glob.minLength > to - from) return false;
+  for (let i = 0; i < prefix.length; i += 1) if (bytes[from + i] !== prefix[i]) return false;
   for (let i = suffix.length - 1, t = to - 1; i >= 0; i -= 1, t -= 1) if (bytes[t] !== suffix[i]) return false;
   return resultCode(glob, bytes, from, to, AUTO) === MATCH;
 }
