@@ -1,7 +1,6 @@
 // Reading a folder's `.gitignore` and `.gittxtignore` into one rule set.
-import type { Ignore } from 'ignore';
 import type { SkippedPath } from '../types.js';
-import { compileIgnoreRules } from './ignore-stack.js';
+import { indexIgnoreRules, rulesOfFile, type IgnoreRule, type IgnoreRules } from './ignore-rules.js';
 import type { WalkContext } from './walk-context.js';
 import { joinRel } from './walk-context.js';
 import type { WalkFolder } from './walk-deps.js';
@@ -18,21 +17,10 @@ export const MAX_IGNORE_RULES_IN_FORCE = 5_000;
 
 export interface FolderRules {
   /** null when the folder has no applicable ignore file. */
-  rules: Ignore | null;
+  rules: IgnoreRules | null;
   ruleCount: number;
   /** Ignore files that could not be applied (`unreadable`, `too_large`); not to be listed again. */
   problems: SkippedPath[];
-}
-
-const decoder = new TextDecoder('utf-8'); // strips a UTF-8 BOM, as git does
-
-function countRules(text: string): number {
-  let count = 0;
-  for (const line of text.split('\n')) {
-    const trimmed = line.trim();
-    if (trimmed !== '' && !trimmed.startsWith('#')) count += 1;
-  }
-  return count;
 }
 
 /**
@@ -47,7 +35,7 @@ export async function loadFolderRules(
   present: readonly string[],
   rulesInForce: number,
 ): Promise<FolderRules> {
-  const texts: string[] = [];
+  const rules: IgnoreRule[] = [];
   let ruleCount = 0;
   const problems: SkippedPath[] = [];
   for (const name of IGNORE_FILE_NAMES) {
@@ -55,25 +43,24 @@ export async function loadFolderRules(
     const path = joinRel(folderRel, name);
     // A link the source wrote as a plain file (its text is the target) is no ignore file.
     if (ctx.sourceSkips?.has(path)) continue;
-    let text: string;
+    let bytes: Uint8Array;
     try {
-      const bytes = await ctx.pool.run(() => ctx.fs.readFile(folder, name, ctx.maxIgnoreFileBytes + 1));
-      if (bytes.length > ctx.maxIgnoreFileBytes) {
-        problems.push({ path, reason: 'too_large' });
-        continue;
-      }
-      text = decoder.decode(bytes);
+      bytes = await ctx.pool.run(() => ctx.fs.readFile(folder, name, ctx.maxIgnoreFileBytes + 1));
     } catch {
       problems.push({ path, reason: 'unreadable' });
       continue;
     }
-    const count = countRules(text);
-    if (rulesInForce + ruleCount + count > MAX_IGNORE_RULES_IN_FORCE) {
+    if (bytes.length > ctx.maxIgnoreFileBytes) {
       problems.push({ path, reason: 'too_large' });
       continue;
     }
-    texts.push(text);
-    ruleCount += count;
+    const own = rulesOfFile(bytes);
+    if (rulesInForce + ruleCount + own.length > MAX_IGNORE_RULES_IN_FORCE) {
+      problems.push({ path, reason: 'too_large' });
+      continue;
+    }
+    for (const rule of own) rules.push(rule);
+    ruleCount += own.length;
   }
-  return { rules: texts.length > 0 ? compileIgnoreRules(texts) : null, ruleCount, problems };
+  return { rules: rules.length > 0 ? indexIgnoreRules(rules) : null, ruleCount, problems };
 }
