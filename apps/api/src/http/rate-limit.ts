@@ -1,10 +1,15 @@
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import { ScanError } from '@reposcan/contracts';
 
 /**
- * Fixed one-minute window per client over scan, upload and inspect. The client is Express's
- * `req.ip`, which honours X-Forwarded-For only when TRUST_PROXY says a proxy sets it.
+ * The client a limit counts against: Express's `req.ip`, which honours X-Forwarded-For only when
+ * TRUST_PROXY says a proxy sets it.
  */
+export function clientOf(req: Request): string {
+  return req.ip ?? 'unknown';
+}
+
+/** Fixed one-minute window per client (`clientOf`) over scan, upload and inspect. */
 export function rateLimit(perMinute: number, now: () => number = Date.now): RequestHandler {
   const windows = new Map<string, { start: number; count: number }>();
   let lastSweep = now();
@@ -15,7 +20,7 @@ export function rateLimit(perMinute: number, now: () => number = Date.now): Requ
       for (const [key, w] of windows) if (t - w.start >= 60_000) windows.delete(key);
       lastSweep = t;
     }
-    const key = req.ip ?? 'unknown';
+    const key = clientOf(req);
     let w = windows.get(key);
     if (!w || t - w.start >= 60_000) {
       w = { start: t, count: 0 };
