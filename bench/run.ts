@@ -5,7 +5,7 @@
 //
 //   npm run bench                 full run: 5 repetitions, the 71 MB / 50 000-file corpora, 30 s wrk runs
 //   npm run bench -- --quick      1 repetition, 14 MB / 5 000-file corpora, 5 s wrk runs (harness development)
-//   options: --reps N, --sections real,real2x,synthetic,load,micro, --no-build
+//   options: --reps N, --sections real,real2x,synthetic,load,streams,micro, --no-build
 import { execFile, execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -18,6 +18,8 @@ import { BENCH_DIR, prepareCorpora, REPO_ROOT } from './lib/corpora.js';
 import type { Corpora, Corpus } from './lib/corpora.js';
 import { healthUnderScans, summaryLoad } from './lib/load.js';
 import { preflight } from './lib/preflight.js';
+import { idleStreams } from './lib/streams.js';
+import type { IdleStreams } from './lib/streams.js';
 import { Progress } from './lib/progress.js';
 import { buildRows, buildTargets, consistencyChecks, noiseSummary, Recorder, renderMarkdown, RESCANS_IN_A_ROW } from './lib/report.js';
 import type { LoadResults, MicroResult } from './lib/report.js';
@@ -25,7 +27,7 @@ import { apiScanRuns, engineRuns, inspectRun, readFloor, repomixRun, scanFloor, 
 import type { Sample } from './lib/scan-runs.js';
 
 const run = promisify(execFile);
-const SECTIONS = ['real', 'real2x', 'synthetic', 'load', 'micro'] as const;
+const SECTIONS = ['real', 'real2x', 'synthetic', 'load', 'streams', 'micro'] as const;
 type Section = (typeof SECTIONS)[number];
 
 interface Args {
@@ -55,6 +57,12 @@ interface Unit {
   reps: number;
   run: () => Promise<string>;
 }
+
+/** Idle event streams: many on one scan (one watcher for all), and one per scan (a watcher each). */
+const STREAM_RUNS = [
+  { streams: 2000, scans: 1 },
+  { streams: 2000, scans: 2000 },
+] as const;
 
 const describe = (s: Sample): string => `${(s.wallMs / 1000).toFixed(2)} s${s.peakRssMb === null ? '' : `, ${s.peakRssMb.toFixed(0)} MB`}`;
 
@@ -135,29 +143,37 @@ async function main(): Promise<void> {
   const loadBefore = loadavg();
 
   await preflight({ load: args.sections.has('load'), micro: args.sections.has('micro') });
-  const deps = await ensureBenchDeps(log);
+  // The streams section needs no corpus, repomix or git server: run alone, it starts at once.
+  const needsCorpora = [...args.sections].some((s) => s !== 'streams');
+  const deps = needsCorpora ? await ensureBenchDeps(log) : null;
   if (args.build) {
     log('npm run build');
     await run('npm', ['run', '-s', 'build'], { cwd: REPO_ROOT, maxBuffer: 1 << 24 });
   }
-  log(args.quick ? 'preparing the --quick corpora' : 'preparing the corpora (first run: downloads about 25 MB of npm tarballs)');
-  const corpora: Corpora = await prepareCorpora(args.quick, log);
-  await writeWarmupTree();
+  let corpora: Corpora | null = null;
+  if (needsCorpora) {
+    log(args.quick ? 'preparing the --quick corpora' : 'preparing the corpora (first run: downloads about 25 MB of npm tarballs)');
+    corpora = await prepareCorpora(args.quick, log);
+    await writeWarmupTree();
+  }
 
   const recorder = new Recorder();
   const repomixHome = await mkdtemp(join(tmpdir(), 'reposcan-bench-repomix-'));
-  const git = await startGitHttpServer(corpora.gitProjectRoot);
-  const ctx = { deps, recorder, repomixHome, gitUrl: `${git.origin}/${corpora.gitRepoName}` };
+  const git = corpora ? await startGitHttpServer(corpora.gitProjectRoot) : null;
 
   const blocks: Array<{ corpus: Corpus; units: Unit[] }> = [];
-  if (args.sections.has('real')) blocks.push({ corpus: corpora.real, units: unitsFor(corpora.real, 'real', ctx) });
-  if (args.sections.has('real2x')) blocks.push({ corpus: corpora.real2x, units: unitsFor(corpora.real2x, 'real2x', ctx) });
-  if (args.sections.has('synthetic')) blocks.push({ corpus: corpora.synthetic, units: unitsFor(corpora.synthetic, 'synthetic', ctx) });
-  const extra = (args.sections.has('load') ? 3 : 0) + (args.sections.has('micro') ? 1 : 0);
+  if (corpora && deps && git) {
+    const ctx = { deps, recorder, repomixHome, gitUrl: `${git.origin}/${corpora.gitRepoName}` };
+    if (args.sections.has('real')) blocks.push({ corpus: corpora.real, units: unitsFor(corpora.real, 'real', ctx) });
+    if (args.sections.has('real2x')) blocks.push({ corpus: corpora.real2x, units: unitsFor(corpora.real2x, 'real2x', ctx) });
+    if (args.sections.has('synthetic')) blocks.push({ corpus: corpora.synthetic, units: unitsFor(corpora.synthetic, 'synthetic', ctx) });
+  }
+  const extra = (args.sections.has('load') ? 3 : 0) + (args.sections.has('streams') ? STREAM_RUNS.length : 0) + (args.sections.has('micro') ? 1 : 0);
   const progress = new Progress(blocks.reduce((sum, b) => sum + b.units.reduce((n, u) => n + Math.min(u.reps, args.reps), 0), 0) + extra);
 
   let load: LoadResults | null = null;
   let micro: MicroResult[] | null = null;
+  let streams: IdleStreams[] | null = null;
   try {
     for (const block of blocks) {
       // Tools alternate within each repetition; the starting tool rotates, so slow drift in the
@@ -172,7 +188,7 @@ async function main(): Promise<void> {
       }
     }
 
-    if (args.sections.has('load')) {
+    if (args.sections.has('load') && corpora) {
       const seconds = args.quick ? 5 : 30;
       load = { summary: [], health: null };
       // A small real package (the main figure) and a 1 000-file one: the summary lists every file.
@@ -187,7 +203,18 @@ async function main(): Promise<void> {
       progress.end(`${load.health.wrk.requests_per_sec.toFixed(0)} req/s, p99 ${load.health.wrk.latency_ms.p99.toFixed(1)} ms`);
     }
 
-    if (args.sections.has('micro')) {
+    if (args.sections.has('streams')) {
+      const seconds = args.quick ? 5 : 10;
+      streams = [];
+      for (const { streams: count, scans } of STREAM_RUNS) {
+        progress.begin(`${count} idle event streams on ${scans === 1 ? 'one queued scan' : `${scans} queued scans`}: API CPU over ${seconds} s`);
+        const s = await idleStreams(count, scans, seconds);
+        streams.push(s);
+        progress.end(`${s.cpu_percent.toFixed(1)} % of a core (${s.baseline_cpu_percent.toFixed(1)} % with none open), ${s.cpu_percent_per_1000.toFixed(2)} % per 1 000 streams, +${s.rss_added_mb.toFixed(0)} MB`);
+      }
+    }
+
+    if (args.sections.has('micro') && corpora) {
       progress.begin('micro-benchmarks: estimator, pathological inputs');
       const scratch = await mkdtemp(join(tmpdir(), 'reposcan-bench-micro-'));
       try {
@@ -202,13 +229,13 @@ async function main(): Promise<void> {
       progress.end(`${micro.length} measurements`);
     }
   } finally {
-    await git.close();
+    await git?.close();
     await rm(repomixHome, { recursive: true, force: true });
   }
 
   const corpusList = blocks.map((b) => b.corpus);
   const rows = buildRows(recorder, corpusList);
-  const targets = buildTargets(rows, { real: corpora.real.id, real2x: corpora.real2x.id, synthetic: corpora.synthetic.id }, load, micro);
+  const targets = buildTargets(rows, { real: corpora?.real.id ?? '', real2x: corpora?.real2x.id ?? '', synthetic: corpora?.synthetic.id ?? '' }, load, micro, streams);
   const checks = consistencyChecks(rows);
   const loadAfter = loadavg();
   const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: REPO_ROOT, encoding: 'utf8' }).trim();
@@ -216,7 +243,7 @@ async function main(): Promise<void> {
   const cpu = cpus();
   const environment = [
     `${startedAt.toISOString()}, reposcan ${commit}${dirty ? ' (with uncommitted changes in packages/ or apps/)' : ''}, ${args.quick ? '**--quick** (small corpora, indicative only)' : 'full run'}, ${args.reps} repetition(s)`,
-    `${cpu.length} × ${cpu[0]?.model.trim() ?? 'unknown CPU'}, Node ${process.version} (reposcan), Node ${deps.node22Version} (repomix ${deps.repomixVersion}, \`--no-security-check\` unless stated)`,
+    `${cpu.length} × ${cpu[0]?.model.trim() ?? 'unknown CPU'}, Node ${process.version} (reposcan)${deps ? `, Node ${deps.node22Version} (repomix ${deps.repomixVersion}, \`--no-security-check\` unless stated)` : ''}`,
     `load average ${loadBefore.map((l) => l.toFixed(1)).join(' ')} at the start, ${loadAfter.map((l) => l.toFixed(1)).join(' ')} at the end; ${noiseSummary(rows)}`,
   ];
   const warmCold = (corpus: string, base: string) => {
@@ -228,15 +255,15 @@ async function main(): Promise<void> {
     'Wall time: a waiting `POST /v1/scan` to its 201 with the result for API rows (a long-lived worker, its tokenizer threads already loaded); process start to exit for the engine and repomix; the work alone for the floors. MB/s = corpus bytes ÷ median. Peak RSS: the highest of the runs (worker VmHWM for API scans, API process for inspect, GNU time otherwise).',
     'Cold: token cache empty (repomix: `$TMPDIR/repomix/cache` deleted). Warm: the same run again right after, same cache location. Ratios compare cold with cold and warm with warm.',
   ];
-  const engineWarm = warmCold(corpora.real.id, 'engine');
-  const apiWarm = warmCold(corpora.real.id, 'api-scan');
-  if (engineWarm !== null || apiWarm !== null) {
+  const engineWarm = corpora ? warmCold(corpora.real.id, 'engine') : null;
+  const apiWarm = corpora ? warmCold(corpora.real.id, 'api-scan') : null;
+  if (corpora && (engineWarm !== null || apiWarm !== null)) {
     const show = (v: number | null) => (v === null ? 'not measured' : v.toFixed(2));
     notes.push(`reposcan warm ÷ cold on ${corpora.real.id}: engine ${show(engineWarm)}, API ${show(apiWarm)}. Near 1 means no token cache took effect and warm is a plain repeat run.`);
   }
 
   const title = `reposcan benchmark${args.quick ? ' (--quick)' : ''}`;
-  const markdown = renderMarkdown({ title, environment, corpora: corpusList, rows, targets, load, micro, checks, notes });
+  const markdown = renderMarkdown({ title, environment, corpora: corpusList, rows, targets, load, streams, micro, checks, notes });
   process.stdout.write(`\n${markdown}`);
 
   const resultsDir = join(BENCH_DIR, 'results');
@@ -251,16 +278,17 @@ async function main(): Promise<void> {
       cpus: cpu.length,
       cpu_model: cpu[0]?.model.trim(),
       node: process.version,
-      repomix: deps.repomixVersion,
-      repomix_node: deps.node22Version,
+      repomix: deps?.repomixVersion ?? null,
+      repomix_node: deps?.node22Version ?? null,
       load_before: loadBefore,
       load_after: loadAfter,
     },
     corpora: corpusList,
-    packages: corpora.packages,
+    packages: corpora?.packages ?? null,
     rows,
     targets,
     load,
+    streams,
     micro,
     checks,
     notes,

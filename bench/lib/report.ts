@@ -3,6 +3,7 @@
 import type { Corpus } from './corpora.js';
 import type { HealthLoad, SummaryLoad } from './load.js';
 import type { Sample } from './scan-runs.js';
+import type { IdleStreams } from './streams.js';
 import { relativeRange, spread } from './stats.js';
 import type { Spread } from './stats.js';
 
@@ -125,7 +126,16 @@ export interface LoadResults {
   health: HealthLoad | null;
 }
 
-export function buildTargets(rows: Row[], ids: { real: string; real2x: string; synthetic: string }, load: LoadResults | null, micro: MicroResult[] | null): Target[] {
+/** Idle event streams may cost the API at most this share of one core per 1 000 open. */
+export const IDLE_STREAMS_CPU_PER_1000 = 2;
+
+export function buildTargets(
+  rows: Row[],
+  ids: { real: string; real2x: string; synthetic: string },
+  load: LoadResults | null,
+  micro: MicroResult[] | null,
+  streams: IdleStreams[] | null = null,
+): Target[] {
   const row = (corpus: string, key: string) => rows.find((r) => r.corpus === corpus && r.key === key);
   const ratioTarget = (target: string, corpus: string, key: string, against: string, limit: number, strict = false): Target => {
     const a = row(corpus, key);
@@ -204,6 +214,18 @@ export function buildTargets(rows: Row[], ids: { real: string; real2x: string; s
       });
     }
   }
+  for (const s of streams ?? []) {
+    const perCore = s.cpu_percent_per_1000 > 0 ? (100 / s.cpu_percent_per_1000) * 1000 : null;
+    targets.push({
+      target: `${s.streams} idle event streams on ${s.scans === 1 ? 'one queued scan' : s.scans === s.streams ? 'as many queued scans (one each)' : `${s.scans} queued scans`}: API CPU per 1 000 streams`,
+      measured:
+        `${s.cpu_percent_per_1000.toFixed(2)} % of a core (${s.cpu_percent.toFixed(1)} % over ${s.seconds} s, ${s.baseline_cpu_percent.toFixed(1)} % with none open` +
+        `${perCore === null ? '' : `; about ${fmt(perCore)} streams per core`}; +${s.rss_added_mb.toFixed(0)} MB RSS)`,
+      value: s.cpu_percent_per_1000,
+      limit: `≤ ${IDLE_STREAMS_CPU_PER_1000} %`,
+      met: s.cpu_percent_per_1000 <= IDLE_STREAMS_CPU_PER_1000,
+    });
+  }
   for (const m of micro ?? []) {
     if (m.limit === null) continue;
     targets.push({
@@ -260,23 +282,29 @@ export function renderMarkdown(options: {
   rows: Row[];
   targets: Target[];
   load: LoadResults | null;
+  streams?: IdleStreams[] | null;
   micro: MicroResult[] | null;
   checks: string[];
   notes: string[];
 }): string {
   const out: string[] = [`## ${options.title}`, '', ...options.environment.map((e) => `- ${e}`), ''];
-  out.push('| corpus | files | MB | what |', '|---|---:|---:|---|');
-  for (const c of options.corpora) out.push(`| ${c.id} | ${c.files} | ${(c.bytes / 1e6).toFixed(1)} | ${c.description} |`);
-  out.push('');
-  out.push('| run | corpus | n | median s (min–max) | MB/s | peak RSS MB | files | tokens | ÷ repomix plain | ÷ repomix json | ÷ token floor | ÷ read floor |');
-  out.push('|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|');
+  // A run of sections that use no corpus (streams) has neither table.
+  if (options.corpora.length > 0) {
+    out.push('| corpus | files | MB | what |', '|---|---:|---:|---|');
+    for (const c of options.corpora) out.push(`| ${c.id} | ${c.files} | ${(c.bytes / 1e6).toFixed(1)} | ${c.description} |`);
+    out.push('');
+  }
+  if (options.rows.length > 0) {
+    out.push('| run | corpus | n | median s (min–max) | MB/s | peak RSS MB | files | tokens | ÷ repomix plain | ÷ repomix json | ÷ token floor | ÷ read floor |');
+    out.push('|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|');
+  }
   for (const r of options.rows) {
     const w = r.wall_s;
     out.push(
       `| ${r.label} | ${r.corpus} | ${w.n} | ${w.median.toFixed(2)} (${w.min.toFixed(2)}–${w.max.toFixed(2)}) | ${r.mb_per_s.toFixed(1)} | ${r.peak_rss_mb === null ? '' : r.peak_rss_mb.toFixed(0)} | ${r.files ?? ''} | ${r.tokens ?? ''} | ${ratio(r.ratios.repomix_plain)} | ${ratio(r.ratios.repomix_json)} | ${ratio(r.ratios.token_floor)} | ${ratio(r.ratios.read_floor)} |`,
     );
   }
-  out.push('');
+  if (options.rows.length > 0) out.push('');
   out.push('| target | measured | limit | |', '|---|---|---|---|');
   for (const t of options.targets) out.push(`| ${t.target} | ${t.measured} | ${t.limit} | ${t.met === null ? '' : t.met ? 'met' : '**missed**'} |`);
   out.push('');
@@ -295,6 +323,11 @@ export function renderMarkdown(options: {
       out.push(line(`GET /health while ${h.workers} workers scan (${h.scans_completed} scans finished meanwhile), ${h.wrk.seconds} s, ${h.wrk.connections} connections`, h.wrk));
     }
     out.push('');
+  }
+  if (options.streams && options.streams.length > 0) {
+    out.push(
+      `- Idle event streams: the built API alone on Redis (no worker, so every scan stays queued); one client opens every stream and reads its first event, then the API's user + system CPU is read from \`/proc/<pid>/stat\` over ${options.streams[0]?.seconds ?? 0} s (and over the same window before any stream opened). Per 1 000 streams: that CPU, the idle process's own share included, ÷ streams × 1 000.`,
+    );
   }
   for (const n of options.notes) out.push(`- ${n}`);
   for (const c of options.checks) out.push(`- **check failed:** ${c}`);

@@ -6,6 +6,7 @@ import type { ScanStore } from '@reposcan/storage';
 import type { Logger, SourceSettings } from '@reposcan/worker';
 import { errorHandler, notFound } from './http/error-handler.js';
 import type { CorsPolicy } from './http/cors-policy.js';
+import type { EventStreams } from './http/event-streams.js';
 import type { LivenessProbe } from './http/liveness-probe.js';
 import type { ApiMetrics } from './http/metrics.js';
 import { QUEUE_DASHBOARD_PATH } from './http/queue-dashboard.js';
@@ -30,6 +31,8 @@ export interface AppDeps {
   /** The queue only when Redis backs it (for /ready); null in the embedded mode. */
   redisQueue: ScanQueue | null;
   scans: ScanService;
+  /** The open event streams of this process and their caps. */
+  eventStreams: EventStreams;
   inspect: InspectService;
   metrics: ApiMetrics;
   /** ENABLE_QUEUE_DASHBOARD with Redis: bull-board, mounted at /admin/queues. */
@@ -44,8 +47,6 @@ export interface AppDeps {
   maxJsonBodyBytes: number;
   maxUploadBytes: number;
   scanWaitSeconds: number;
-  /** Test seam: how often an event stream reads a scan's state when no signal came (default 250 ms). */
-  statePollMs?: number;
   rateLimitPerMinute: number;
   minFreeDiskRatio: number;
 }
@@ -85,7 +86,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(scanRoutes({ scans: deps.scans, settings: deps.settings, waitMs, limiter }));
   app.use(uploadRoutes({ scans: deps.scans, store: deps.store, maxUploadBytes: deps.maxUploadBytes, archiveLimits: deps.settings.archive, waitMs, limiter }));
   app.use(inspectRoutes({ inspect: deps.inspect, settings: deps.settings, limits: deps.limits, limiter }));
-  app.use(scansRoutes({ scans: deps.scans, ...(deps.statePollMs === undefined ? {} : { pollMs: deps.statePollMs }) }));
+  app.use(scansRoutes({ scans: deps.scans, streams: deps.eventStreams }));
   app.use(artifactRoutes({ artifacts, scans: deps.scans }));
   if (deps.queueDashboard) app.use(QUEUE_DASHBOARD_PATH, deps.queueDashboard);
   app.use(webPage());

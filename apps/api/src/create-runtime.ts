@@ -10,6 +10,7 @@ import { closeWithinGrace, createLogger, engineLimitsFromConfig, FaultInjector, 
 import type { Logger, RunningJanitor, RunningWorker } from '@reposcan/worker';
 import { createApp } from './app.js';
 import { corsPolicy } from './http/cors-policy.js';
+import { EventStreams } from './http/event-streams.js';
 import { livenessProbe } from './http/liveness-probe.js';
 import { createMetrics } from './http/metrics.js';
 import { queueDashboard } from './http/queue-dashboard.js';
@@ -36,7 +37,7 @@ export interface Runtime {
  */
 export interface RuntimeOptions {
   log?: Logger;
-  /** Test seam: how often waiting requests and event streams read a scan's state when no signal came. */
+  /** Test seam: how long a watched scan goes unread at most when no signal came (waiting requests and event streams). */
   statePollMs?: number;
 }
 
@@ -61,8 +62,20 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   // Every API process sweeps too: a scan accepted here whose enqueue was lost is found again.
   const janitor = startJanitor({ store, queue: transport.queue, log, ...janitorSettings(config, config.role === 'all') });
   const inspect = new InspectService({ concurrency: config.inspectConcurrency, timeoutMs: config.inspectTimeoutSeconds * 1000 });
-  const metrics = createMetrics(transport.queue, () => inspect.inFlight);
-  const scans = new ScanService({ store, queue: transport.queue, signals: transport.stateSignals, ...(options.statePollMs === undefined ? {} : { pollMs: options.statePollMs }), encoding: config.tokenEncoding, minFreeDiskRatio: config.minFreeDiskRatio, faults: new FaultInjector(config.faultInjection), onAccepted: (source) => metrics.scansAccepted.inc({ source }) });
+  const eventStreams = new EventStreams({ perClient: config.maxEventStreamsPerClient, total: config.maxEventStreams });
+  // `scans` is made just below; the gauges read it only when scraped.
+  const metrics = createMetrics(transport.queue, () => inspect.inFlight, { eventStreamsOpen: () => eventStreams.size, stateWatchers: () => scans.watchers.size });
+  const scans: ScanService = new ScanService({
+    store,
+    queue: transport.queue,
+    signals: transport.stateSignals,
+    ...(options.statePollMs === undefined ? {} : { pollMs: options.statePollMs }),
+    onStateRead: () => metrics.stateReads.inc(),
+    encoding: config.tokenEncoding,
+    minFreeDiskRatio: config.minFreeDiskRatio,
+    faults: new FaultInjector(config.faultInjection),
+    onAccepted: (source) => metrics.scansAccepted.inc({ source }),
+  });
   // ROLE=all: the worker reports on the API's registry, so one /metrics covers the process.
   const worker = config.role === 'all' ? startScanWorker({ config, transport, store, log, registry: metrics.registry }) : null;
   const dashboard = config.enableQueueDashboard && config.redisUrl ? queueDashboard({ redisUrl: config.redisUrl, prefix: config.queuePrefix, log: queueLog }) : null;
@@ -76,6 +89,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     queue: transport.queue,
     redisQueue: config.redisUrl ? transport.queue : null,
     scans,
+    eventStreams,
     inspect,
     metrics,
     queueDashboard: dashboard?.router ?? null,
@@ -88,7 +102,6 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     maxJsonBodyBytes: config.maxJsonBodyBytes,
     maxUploadBytes: config.maxUploadBytes,
     scanWaitSeconds: config.scanWaitSeconds,
-    ...(options.statePollMs === undefined ? {} : { statePollMs: options.statePollMs }),
     rateLimitPerMinute: config.rateLimitPerMinute,
     minFreeDiskRatio: config.minFreeDiskRatio,
   });
@@ -118,7 +131,10 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     async close() {
       if (server) {
         const s = server;
-        await new Promise<void>((resolve) => s.close(() => resolve()));
+        const closed = new Promise<void>((resolve) => s.close(() => resolve()));
+        // Open event streams would hold the server open until their scans end.
+        eventStreams.endAll();
+        await closed;
         s.closeAllConnections();
       }
       await janitor.stop();

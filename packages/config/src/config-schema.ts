@@ -82,6 +82,8 @@ export const CONFIG_VARIABLES = {
   WALK_TIMEOUT_SECONDS: variable('120', 'Wall-clock limit of listing one tree (a scan\'s or a preview\'s walk); past it the walk is stopped and the scan fails with WALK_TIMEOUT.', wholeNumber(1, DAY_SECONDS, 'seconds')),
   INSPECT_TIMEOUT_SECONDS: variable('30', 'Wall-clock limit of POST /v1/inspect.', wholeNumber(1, 3600, 'seconds')),
   INSPECT_CONCURRENCY: variable('4', 'Inspections at once per API process; more are refused with 429.', wholeNumber(1, 256)),
+  MAX_EVENT_STREAMS_PER_CLIENT: variable('20', 'Event streams (GET /v1/scans/{id}/events) one client may hold open at once, the client address as for RATE_LIMIT_PER_MINUTE; more are refused with 429. Enough for a dashboard following many scans, while no one client takes more than 1 % of MAX_EVENT_STREAMS.', wholeNumber(1, 1_000_000)),
+  MAX_EVENT_STREAMS: variable('2000', 'Event streams one API process holds open at once; more are refused with 503. 2 000 idle streams cost 1–2 % of a core and 40–50 MB (npm run bench, section streams).', wholeNumber(1, 1_000_000)),
   MAX_QUEUED_SCANS: variable('500', 'Most scans waiting in the queue; more are refused with 503.', wholeNumber(1, 1_000_000)),
   MIN_FREE_DISK_RATIO: variable('0.05', 'New work is refused with 507 when the data volume has less free space than this share; 0 turns the check off.', fraction),
   JOB_ATTEMPTS: variable('3', 'Attempts per scan job for transient failures (network, Redis), with exponential backoff.', wholeNumber(1, 100)),

@@ -48,9 +48,11 @@ export function buildOpenApiDocument(version: string): Json {
     content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
   });
   schema(ErrorEnvelope, 'output');
-  const byStatus = (statuses: number[]): Record<string, Json> => {
+  // Refusals of the events endpoint alone: the other endpoints' answers do not list them.
+  const streamCodes: readonly ErrorCode[] = ['TOO_MANY_EVENT_STREAMS', 'EVENT_STREAMS_FULL'];
+  const byStatus = (statuses: number[], codes: readonly ErrorCode[] = ERROR_CODES.filter((c) => !streamCodes.includes(c))): Record<string, Json> => {
     const out: Record<string, Json> = {};
-    for (const status of statuses) out[String(status)] = errorResponse(ERROR_CODES.filter((c) => ERROR_STATUS[c].status === status));
+    for (const status of statuses) out[String(status)] = errorResponse(codes.filter((c) => ERROR_STATUS[c].status === status));
     return out;
   };
   const ok = (description: string, zod: z.ZodType, name: string): Json => ({
@@ -131,8 +133,15 @@ export function buildOpenApiDocument(version: string): Json {
       get: {
         operationId: 'scanEvents',
         summary: 'Server-sent events: `state` and `progress`, each with the scan status as data; closes after a terminal state',
+        description:
+          'A `state` event with the scan status at once, then one per state change and a `progress` event per progress change; a comment line every 15 s keeps idle connections open. ' +
+          'Each client may hold MAX_EVENT_STREAMS_PER_CLIENT streams open (then 429 `TOO_MANY_EVENT_STREAMS`) and each API process MAX_EVENT_STREAMS (then 503 `EVENT_STREAMS_FULL`), both with `Retry-After`.',
         parameters: [scanIdParam],
-        responses: { '200': { description: 'Event stream.', content: { 'text/event-stream': { schema: { type: 'string' } } } }, ...byStatus([400, 404]) },
+        responses: {
+          '200': { description: 'Event stream.', content: { 'text/event-stream': { schema: { type: 'string' } } } },
+          ...byStatus([400, 404]),
+          ...byStatus([429, 503], streamCodes),
+        },
       },
     },
     '/v1/download/{scan_id}': {

@@ -139,6 +139,21 @@ export class ScanStore {
     return text === null ? null : parseRecord(id, text);
   }
 
+  /**
+   * A token that changes whenever state.json is rewritten (every write renames a new file over
+   * it: inode, size and times), or null when there is none. One stat, a seventh of a read and
+   * parse: a watcher that only needs to know whether anything changed asks this first.
+   */
+  async stateStamp(id: string): Promise<string | null> {
+    try {
+      const s = await lstat(join(this.scanDir(id), STATE_FILE), { bigint: true });
+      return `${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`;
+    } catch (error) {
+      if (hasCode(error, 'ENOENT') || hasCode(error, 'ENOTDIR')) return null;
+      throw error;
+    }
+  }
+
   async readRequest(id: string): Promise<unknown> {
     const dir = await this.requireScanDir(id);
     const text = await readIfExists(join(dir, REQUEST_FILE));

@@ -42,6 +42,21 @@ describe('scan state on disk', () => {
     expect(await errorCode(() => t.store.updateState(id, (s) => s))).toBe('SCAN_NOT_FOUND');
   });
 
+  it('the state stamp moves with every state write, even one of the same size, and is null once the scan is gone', async () => {
+    const id = await createdScan(t.store);
+    const stamps = [await t.store.stateStamp(id)];
+    for (const done of [1, 2, 3]) {
+      await t.store.updateState(id, (s) => ({ ...s, state: 'running', progress: { phase: 'read', files_done: done, files_total: 3 } }));
+      stamps.push(await t.store.stateStamp(id));
+    }
+    expect(new Set(stamps).size).toBe(4);
+    // Unchanged state, unchanged stamp.
+    expect(await t.store.stateStamp(id)).toBe(stamps.at(-1));
+    await t.store.remove(id);
+    expect(await t.store.stateStamp(id)).toBeNull();
+    expect(await t.store.stateStamp(randomUUID())).toBeNull();
+  });
+
   it('a folder without state.json (a crash during accept) counts as unknown', async () => {
     const id = randomUUID();
     await mkdir(join(t.dataDir, 'scans', id));

@@ -6,10 +6,17 @@ export interface ApiMetrics {
   registry: Registry;
   observe: RequestHandler;
   scansAccepted: Counter;
+  stateReads: Counter;
+}
+
+/** What the event stream gauges read at scrape time. */
+export interface StreamGauges {
+  eventStreamsOpen: () => number;
+  stateWatchers: () => number;
 }
 
 /** Prometheus metrics of this API process; the queue's counts are read at scrape time (-1: Redis unreachable). */
-export function createMetrics(queue: Pick<ScanQueue, 'waitingCount' | 'activeCount'>, inspectInFlight: () => number): ApiMetrics {
+export function createMetrics(queue: Pick<ScanQueue, 'waitingCount' | 'activeCount'>, inspectInFlight: () => number, streams: StreamGauges): ApiMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'reposcan_' });
   const duration = new Histogram({
@@ -44,6 +51,23 @@ export function createMetrics(queue: Pick<ScanQueue, 'waitingCount' | 'activeCou
       this.set(inspectInFlight());
     },
   });
+  new Gauge({
+    name: 'reposcan_event_streams_open',
+    help: 'Event streams (GET /v1/scans/{id}/events) open on this API process',
+    registers: [registry],
+    collect() {
+      this.set(streams.eventStreamsOpen());
+    },
+  });
+  new Gauge({
+    name: 'reposcan_state_watchers',
+    help: 'Scans this API process watches for event streams and waiting requests: one each, however many wait on it',
+    registers: [registry],
+    collect() {
+      this.set(streams.stateWatchers());
+    },
+  });
+  const stateReads = new Counter({ name: 'reposcan_state_reads_total', help: 'Reads of a watched scan\'s state.json: one per state signal or fallback tick per scan, shared by all its waiters', registers: [registry] });
   const observe: RequestHandler = (req, res, next) => {
     const end = duration.startTimer();
     res.on('finish', () => {
@@ -52,5 +76,5 @@ export function createMetrics(queue: Pick<ScanQueue, 'waitingCount' | 'activeCou
     });
     next();
   };
-  return { registry, observe, scansAccepted };
+  return { registry, observe, scansAccepted, stateReads };
 }

@@ -1,15 +1,15 @@
 import type { Request, RequestHandler } from 'express';
 import { ScanError } from '@reposcan/contracts';
 
-/** Who a request comes from, for rate limits and fair shares of the workers. */
+/**
+ * Who a request comes from, for rate limits, stream caps and fair shares of the workers: Express's
+ * `req.ip`, which honours X-Forwarded-For only when TRUST_PROXY says a proxy sets it.
+ */
 export function clientOf(req: Request): string {
   return req.ip ?? 'unknown';
 }
 
-/**
- * Fixed one-minute window per client over scan, upload and inspect. The client is Express's
- * `req.ip`, which honours X-Forwarded-For only when TRUST_PROXY says a proxy sets it.
- */
+/** Fixed one-minute window per client (`clientOf`) over scan, upload and inspect. */
 export function rateLimit(perMinute: number, now: () => number = Date.now): RequestHandler {
   const windows = new Map<string, { start: number; count: number }>();
   let lastSweep = now();

@@ -1,18 +1,16 @@
 import { Router } from 'express';
-import type { Request, Response } from 'express';
+import type { Response } from 'express';
 import type { ScanStateRecord } from '@reposcan/contracts';
 import { sendSuccess } from '../http/envelope.js';
+import type { EventStreams, EventStreamSlot } from '../http/event-streams.js';
+import { clientOf } from '../http/rate-limit.js';
 import { scanIdParam } from '../http/scan-id-param.js';
 import type { ScanService } from '../services/scan-service.js';
-import { isTerminal, toStatus } from '../services/scan-service.js';
-import type { StateWatch } from '../services/state-watch.js';
+import { isTerminal, notFound, toStatus } from '../services/scan-service.js';
 import { methodNotAllowed } from './method-not-allowed.js';
 
-const HEARTBEAT_MS = 15_000;
-
-export function scansRoutes(deps: { scans: ScanService; pollMs?: number }): Router {
+export function scansRoutes(deps: { scans: ScanService; streams: EventStreams }): Router {
   const router = Router();
-  const pollMs = deps.pollMs ?? 250;
 
   router
     .route('/v1/scans/:scan_id')
@@ -28,53 +26,79 @@ export function scansRoutes(deps: { scans: ScanService; pollMs?: number }): Rout
     .route('/v1/scans/:scan_id/events')
     .get(async (req, res) => {
       const scanId = scanIdParam(req);
-      // Watching before the first read: a change in between still wakes the loop.
-      const watch = deps.scans.watch(scanId);
+      const slot = deps.streams.open(clientOf(req));
       try {
-        await streamEvents(req, res, deps.scans, scanId, watch, pollMs);
+        await streamEvents(res, deps.scans, scanId, slot);
       } finally {
-        watch.close();
+        slot.release();
       }
     })
     .all(methodNotAllowed(['GET']));
   return router;
 }
 
-/** The event stream of one scan: its state now, then every change until a terminal state or the client leaves. */
-async function streamEvents(req: Request, res: Response, scans: ScanService, scanId: string, watch: StateWatch, pollMs: number): Promise<void> {
-  let last = await scans.get(scanId);
-  res.status(200);
-  res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
-  res.setHeader('Cache-Control', 'no-cache, no-transform');
-  res.setHeader('Connection', 'keep-alive');
-  res.setHeader('X-Accel-Buffering', 'no');
-  res.flushHeaders();
-  const send = (event: 'state' | 'progress', record: ScanStateRecord): void => {
-    res.write(`event: ${event}\ndata: ${JSON.stringify(toStatus(record))}\n\n`);
-  };
-  send('state', last);
-  if (isTerminal(last)) return void res.end();
+/** A reading's status as event data and its progress as a key, computed once for all the streams that share it. */
+const rendered = new WeakMap<ScanStateRecord, { data: string; progress: string }>();
+function render(record: ScanStateRecord): { data: string; progress: string } {
+  let r = rendered.get(record);
+  if (!r) rendered.set(record, (r = { data: JSON.stringify(toStatus(record)), progress: JSON.stringify(record.progress) }));
+  return r;
+}
 
-  const gone = new AbortController();
-  req.on('close', () => gone.abort());
-  let lastBeat = Date.now();
-  while (!gone.signal.aborted) {
-    await watch.next(pollMs, gone.signal);
-    if (gone.signal.aborted) break;
-    const record = await scans.get(scanId).catch(() => null);
-    if (!record) {
-      // Deleted while being watched: say so with a terminal state and stop.
-      res.write(`event: state\ndata: ${JSON.stringify({ ...toStatus(last), state: 'cancelled' })}\n\n`);
-      break;
-    }
-    if (record.state !== last.state) send('state', record);
-    else if (JSON.stringify(record.progress) !== JSON.stringify(last.progress)) send('progress', record);
-    else if (Date.now() - lastBeat > HEARTBEAT_MS) {
-      res.write(': keep-alive\n\n');
-      lastBeat = Date.now();
-    }
-    last = record;
-    if (isTerminal(record)) break;
-  }
-  res.end();
+/**
+ * The event stream of one scan: its state now, then every change until a terminal state or the
+ * client leaves. It reads nothing itself: the scan's shared watcher hands it every reading.
+ * Rejects (before any header is sent) when the scan does not exist.
+ */
+function streamEvents(res: Response, scans: ScanService, scanId: string, slot: EventStreamSlot): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let last: ScanStateRecord | null = null;
+    let closed = false;
+    const close = (): void => {
+      if (closed) return;
+      closed = true;
+      stop();
+      if (!res.writableEnded) res.end();
+      resolve();
+    };
+    const send = (event: 'state' | 'progress', record: ScanStateRecord): void => {
+      res.write(`event: ${event}\ndata: ${render(record).data}\n\n`);
+    };
+    const stop = scans.watch(
+      scanId,
+      (record, error) => {
+        if (closed) return;
+        if (last === null) {
+          // The first reading is the state now, or why there is no stream.
+          if (error !== undefined || record === null) {
+            closed = true;
+            stop();
+            reject(error ?? notFound(scanId));
+            return;
+          }
+          res.status(200);
+          res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
+          res.setHeader('Cache-Control', 'no-cache, no-transform');
+          res.setHeader('Connection', 'keep-alive');
+          res.setHeader('X-Accel-Buffering', 'no');
+          res.flushHeaders();
+          slot.live(res);
+          send('state', record);
+        } else if (error !== undefined) {
+          // A failed read ends nothing: the next signal or fallback tick reads again.
+          return;
+        } else if (record === null) {
+          // Deleted while being watched: say so with a terminal state and stop.
+          res.write(`event: state\ndata: ${JSON.stringify({ ...toStatus(last), state: 'cancelled' })}\n\n`);
+          return close();
+        } else if (record.state !== last.state) send('state', record);
+        else if (render(record).progress !== render(last).progress) send('progress', record);
+        last = record;
+        if (isTerminal(record)) close();
+      },
+      true,
+    );
+    // The client left (or the stream ended): stop watching.
+    res.on('close', close);
+  });
 }

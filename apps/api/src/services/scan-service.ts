@@ -5,7 +5,8 @@ import type { ScanOptions, ScanRequestRecord, ScanStateRecord, ScanStatus, Token
 import type { ScanQueue, StateSignals } from '@reposcan/queue';
 import type { DiskStatus, ScanStore } from '@reposcan/storage';
 import type { FaultInjector } from '@reposcan/worker';
-import { StateWatch } from './state-watch.js';
+import { StateWatchers } from './state-watch.js';
+import type { StateListener } from './state-watch.js';
 
 export interface ScanServiceDeps {
   store: ScanStore;
@@ -14,10 +15,12 @@ export interface ScanServiceDeps {
   minFreeDiskRatio: number;
   /** How long DELETE waits for a running job to stop before removing its folder anyway. */
   cancelGraceMs?: number;
-  /** Word that a scan's state changed: a waiter reads it again at once instead of at its next poll. */
+  /** Word that a scan's state changed: its watcher reads it again at once. */
   signals?: StateSignals;
-  /** How often a waiter reads the state anyway (a signal can be lost, or there are none). */
+  /** The period of the fallback sweep over watched scans (a signal can be lost, or there are none). */
   pollMs?: number;
+  /** Told of every read of a watched scan's state (metrics). */
+  onStateRead?: () => void;
   /** Test seam (FAULT_INJECTION): the 'accept' point, between recording a scan and enqueueing it. */
   faults?: FaultInjector;
   /** Told of every scan accepted and queued (metrics). */
@@ -41,19 +44,40 @@ export function isTerminal(record: ScanStateRecord): boolean {
   return TERMINAL_STATES.includes(record.state);
 }
 
+export function notFound(scanId: string): ScanError {
+  return new ScanError('SCAN_NOT_FOUND', `No scan ${scanId} exists (it may have expired or been deleted).`);
+}
+
 /** How long one look at the volume (free space, a probe write) serves the requests that follow. */
 const DISK_CHECK_MS = 1_000;
 /** After the queue said it is full, new scans are refused without touching the volume for this long. */
 const QUEUE_FULL_MEMORY_MS = 500;
+/**
+ * The period of the fallback sweep over watched scans. Every state write is announced, so this only
+ * matters when an announcement is lost (a Redis blip): then an event or a waiting POST's answer
+ * comes one to two periods later. A sweep stats each idle watched scan once (and reads it only if
+ * it changed): 2 000 watched scans cost 400 stats a second, where every stream reading state.json
+ * on its own every 250 ms cost 8 000 reads.
+ */
+const STATE_FALLBACK_MS = 5_000;
+/** Between attempts to remove a cancelled scan's job that is still active. */
+const FORGET_RETRY_MS = 150;
 
 /** Accepting, following and deleting scans; state lives on the volume, the queue only dispatches. */
 export class ScanService {
-  private readonly pollMs: number;
+  /** Who waits on which scan: one watcher per scan, shared by its event streams and waiting POSTs. */
+  readonly watchers: StateWatchers;
   private disk: { checkedAt: number; status: Promise<DiskStatus> } | null = null;
   private queueFull: { until: number; error: ScanError } | null = null;
 
   constructor(private readonly deps: ScanServiceDeps) {
-    this.pollMs = deps.pollMs ?? 150;
+    this.watchers = new StateWatchers({
+      signals: deps.signals,
+      read: (scanId) => deps.store.readState(scanId),
+      stamp: (scanId) => deps.store.stateStamp(scanId),
+      fallbackMs: deps.pollMs ?? STATE_FALLBACK_MS,
+      ...(deps.onStateRead ? { onRead: deps.onStateRead } : {}),
+    });
   }
 
   /**
@@ -115,28 +139,49 @@ export class ScanService {
 
   async get(scanId: string): Promise<ScanStateRecord> {
     const record = await this.deps.store.readState(scanId);
-    if (!record) throw new ScanError('SCAN_NOT_FOUND', `No scan ${scanId} exists (it may have expired or been deleted).`);
+    if (!record) throw notFound(scanId);
     return record;
   }
 
-  /** Follows the scan's state changes; close it when done. Open it before the first `get`. */
-  watch(scanId: string): StateWatch {
-    return new StateWatch(this.deps.signals, scanId);
+  /** Every reading of the scan's state from now on (`readNow`: starting with one at once), until the returned function is called. */
+  watch(scanId: string, listener: StateListener, readNow = false): () => void {
+    return this.watchers.watch(scanId, listener, readNow);
   }
 
-  /** Read the state on every change (and every poll interval) until it is terminal or `timeoutMs` passes; returns the last state seen. */
-  async waitForTerminal(scanId: string, timeoutMs: number, signal?: AbortSignal): Promise<ScanStateRecord> {
-    const deadline = Date.now() + timeoutMs;
-    const watch = this.watch(scanId);
-    try {
-      for (;;) {
-        const record = await this.get(scanId);
-        if (isTerminal(record) || Date.now() >= deadline || signal?.aborted) return record;
-        await watch.next(Math.min(this.pollMs, Math.max(1, deadline - Date.now())), signal);
-      }
-    } finally {
-      watch.close();
-    }
+  /** The state now, then every change, until it is terminal, `timeoutMs` passes or `signal` aborts; returns the last state seen. */
+  waitForTerminal(scanId: string, timeoutMs: number, signal?: AbortSignal): Promise<ScanStateRecord> {
+    const started = Date.now();
+    return new Promise((resolve, reject) => {
+      let last: ScanStateRecord | null = null;
+      let timer: NodeJS.Timeout | undefined;
+      const settle = (outcome: () => void): void => {
+        stop();
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        outcome();
+      };
+      // Only once the first reading has come: before it there is no state to answer with.
+      const onAbort = (): void => {
+        if (last) settle(() => resolve(last as ScanStateRecord));
+      };
+      const stop = this.watch(
+        scanId,
+        (record, error) => {
+          if (error !== undefined) return settle(() => reject(error));
+          if (!record) return settle(() => reject(notFound(scanId)));
+          const first = last === null;
+          last = record;
+          if (isTerminal(record) || signal?.aborted) return settle(() => resolve(record));
+          if (first) {
+            const left = timeoutMs - (Date.now() - started);
+            if (left <= 0) return settle(() => resolve(record));
+            timer = setTimeout(() => settle(() => resolve(last as ScanStateRecord)), left);
+          }
+        },
+        true,
+      );
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
   }
 
   /** Cancel a queued or running scan, then remove everything of it from the volume and the queue. */
@@ -157,6 +202,6 @@ export class ScanService {
    * this retries in the background until the job can go, within the deadline.
    */
   private async forgetJob(scanId: string, deadline: number): Promise<void> {
-    while ((await this.deps.queue.remove(scanId).catch(() => 'absent')) === 'active' && Date.now() < deadline) await sleep(this.pollMs);
+    while ((await this.deps.queue.remove(scanId).catch(() => 'absent')) === 'active' && Date.now() < deadline) await sleep(FORGET_RETRY_MS);
   }
 }
