@@ -201,9 +201,10 @@ describe.runIf(hasRedisServer)('operators: worker probes and metrics, queue gaug
     expect(page.headers.get('content-type')).toContain('text/html');
     // No worker runs: the scan waits, and the board shows it.
     await accept(api, { repo_path: api.repoDir });
-    const board = (await (await fetch(`${api.baseUrl}/admin/queues/api/queues`)).json()) as { queues: Array<{ displayName: string; readOnlyMode: boolean; counts: { waiting: number } }> };
+    const board = (await (await fetch(`${api.baseUrl}/admin/queues/api/queues`)).json()) as { queues: Array<{ displayName: string; readOnlyMode: boolean; counts: { waiting: number; prioritized: number } }> };
     expect(board.queues).toHaveLength(1);
-    expect(board.queues[0]).toMatchObject({ displayName: 'scans', readOnlyMode: true, counts: { waiting: 1 } });
+    // A client's scan carries its fair-share priority: the board lists it as prioritized.
+    expect(board.queues[0]).toMatchObject({ displayName: 'scans', readOnlyMode: true, counts: { waiting: 0, prioritized: 1 } });
   });
 
   it('without the flag, or without Redis, there is no dashboard', async () => {
