@@ -275,19 +275,61 @@ function rekey(part: i32, rank: i32): void {
   siftDown(load<i32>(placeOf(part)));
 }
 
-/** The same merge order with a linked list of parts and an indexed min-heap keyed (rank, position). */
+/**
+ * The same merge order for longer pieces, over a linked list of parts: first in passes, each merging
+ * every pair of the lowest rank r along the list (bpe-engine.js's mergeLong says why that is
+ * tiktoken's order; a pass stops where a merge makes a pair of rank r or lower), which take a run of
+ * one character in a few sweeps; then, once passes no longer pay or one stopped, an indexed min-heap
+ * keyed (rank, position) for the rest.
+ */
 function mergeLarge(p: usize, n: i32): i32 {
-  heapSize = 0;
+  let low = NO_RANK;
   for (let i = 0; i < n; i++) {
     store<i32>(nextOf(i), i + 1);
     store<i32>(prevOf(i), i - 1);
     store<i32>(placeOf(i), -1);
     const r = i < n - 1 ? load<i32>(pairRank + (<usize>((<u32>load<u8>(p + i) << 8) | load<u8>(p + i + 1)) << 2)) : NO_RANK;
     store<i32>(rankAt(i), r);
-    if (r != NO_RANK) place(i, heapSize++);
+    if (r < low) low = r;
+  }
+  let parts = n;
+  // Each pass costs a step a part and earns 16 a merge, from a start of 4n.
+  let budget = 4 * n;
+  let stopped = false;
+  while (low != NO_RANK && !stopped && budget >= parts) {
+    budget -= parts;
+    const r = low;
+    low = NO_RANK;
+    for (let part = 0; part < n; part = load<i32>(nextOf(part))) {
+      let rank = load<i32>(rankAt(part));
+      if (rank == r) {
+        const after = load<i32>(nextOf(load<i32>(nextOf(part))));
+        store<i32>(nextOf(part), after);
+        if (after < n) store<i32>(prevOf(after), part);
+        parts--;
+        budget += 16;
+        rank = after < n ? rankOf(p + part, load<i32>(nextOf(after)) - part) : NO_RANK;
+        store<i32>(rankAt(part), rank);
+        if (part > 0) {
+          const before = load<i32>(prevOf(part));
+          const left = rankOf(p + before, after - before);
+          store<i32>(rankAt(before), left);
+          if (left < low) low = left;
+          if (left <= r) stopped = true;
+        }
+        if (rank <= r) stopped = true;
+        if (stopped) break;
+      }
+      if (rank < low) low = rank;
+    }
+  }
+  if (low == NO_RANK && !stopped) return parts;
+
+  heapSize = 0;
+  for (let part = 0; part < n; part = load<i32>(nextOf(part))) {
+    if (load<i32>(rankAt(part)) != NO_RANK) place(part, heapSize++);
   }
   for (let i = (heapSize >> 1) - 1; i >= 0; i--) siftDown(i);
-  let parts = n;
   while (heapSize > 0) {
     const part = load<i32>(heapAt(0));
     const q = load<i32>(nextOf(part));
