@@ -326,7 +326,8 @@ function shortLookup(table, tableMask, lo, hi, n, h) {
  * @param {import('./bpe-engine.js').BpeTables} tables
  * @param {number} [smallPieceBytes] longest piece merged by the linear scan (changed by tests to
  *   compare the ways of merging)
- * @param {boolean} [passes] whether longer pieces start with passes (false: the heap alone, for tests)
+ * @param {boolean} [passes] whether merging takes a whole rank at once where it can (false: tiktoken's
+ *   loop and the heap alone, for tests)
  * @returns {(text: string) => number}
  */
 export function createBpeCount(tables, smallPieceBytes = SMALL_PIECE_BYTES, passes = true) {
@@ -457,7 +458,10 @@ export function createBpeCounter(tables, smallPieceBytes = SMALL_PIECE_BYTES, ca
     return parts;
   }
 
-  /** Parts left after merging buf[0, n): tiktoken's loop, on fixed scratch arrays. */
+  /**
+   * Parts left after merging buf[0, n): tiktoken's loop, on fixed scratch arrays. Where the lowest
+   * rank r comes more than once (a run), one sweep merges every pair of rank r at once.
+   */
   function mergeSmall(buf, n) {
     for (let i = 0; i <= n; i++) bounds[i] = i;
     for (let i = 0; i < n - 1; i++) ranks[i] = pairRank[(buf[i] << 8) | buf[i + 1]];
@@ -465,20 +469,66 @@ export function createBpeCounter(tables, smallPieceBytes = SMALL_PIECE_BYTES, ca
     for (;;) {
       let min = NO_RANK;
       let at = -1;
+      let again = false;
       for (let i = 0; i < parts - 1; i++) {
         const r = ranks[i];
         if (r < min) {
           min = r;
           at = i;
-        }
+          again = false;
+        } else if (r === min) again = true;
       }
       if (at < 0) return parts;
+      if (again && passes) {
+        parts = sweep(buf, parts, at, min);
+        continue;
+      }
       bounds.copyWithin(at + 1, at + 2, parts + 1);
       ranks.copyWithin(at, at + 1, parts - 1);
       parts--;
       if (at < parts - 1) ranks[at] = rankOf(buf, bounds[at], bounds[at + 2]);
       if (at > 0) ranks[at - 1] = rankOf(buf, bounds[at - 1], bounds[at + 1]);
     }
+  }
+
+  /**
+   * mergeSmall's sweep: every pair of rank r from pair `at` on, left to right, compacting the parts
+   * in place, as mergeLong's passes do (and it stops where they stop). Returns the parts left.
+   */
+  function sweep(buf, parts, at, r) {
+    // Parts w and on are written over parts i and on; `last` is part w - 1's index before the
+    // sweep, or -1 when the sweep made it.
+    let w = at;
+    let last = at - 1;
+    let i = at;
+    let stopped = false;
+    while (i < parts) {
+      const from = bounds[i];
+      const made = i < parts - 1 && ranks[i] === r;
+      const old = made ? -1 : i;
+      i += made ? 2 : 1;
+      if (w > 0) {
+        const rank = made || last < 0 ? rankOf(buf, bounds[w - 1], bounds[i]) : ranks[last];
+        ranks[w - 1] = rank;
+        if (rank <= r) stopped = true;
+      }
+      bounds[w] = from;
+      last = old;
+      w++;
+      // Before the next part merges in turn, the pair it breaks, which tiktoken would merge first
+      // if it ranked below r.
+      if (made && !stopped && i < parts - 1 && ranks[i] === r && rankOf(buf, from, bounds[i + 1]) <= r) stopped = true;
+      if (stopped) break;
+    }
+    if (i < parts) {
+      // Stopped: the pair from the last part written, then the rest as they were.
+      ranks[w - 1] = last < 0 ? rankOf(buf, bounds[w - 1], bounds[i + 1]) : ranks[last];
+      bounds.copyWithin(w, i, parts + 1);
+      ranks.copyWithin(w, i, parts - 1);
+      return w + parts - i;
+    }
+    bounds[w] = bounds[parts];
+    return w;
   }
 
   /** Rank of token a followed by token b, their bytes buf[from, to), through the join cache. */

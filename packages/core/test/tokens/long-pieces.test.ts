@@ -1,7 +1,8 @@
 // Long pre-tokenizer pieces: a run of one character is one piece however long it is. Pieces over
-// 256 bytes merge in passes, then a heap (bpe-engine.js's mergeLong; the compiled counter hands
-// them over). js-tiktoken is the reference where it is fast enough (it is quadratic); beyond that
-// the other two ways this engine merges are: the linear scan, tiktoken's own loop, and the heap alone.
+// 256 bytes merge in passes, then a heap (mergeLong, and mergeLarge in the compiled counter up to
+// 4 kB); shorter ones in a linear scan that sweeps a run's rank at once. js-tiktoken is the
+// reference where it is fast enough (it is quadratic); beyond that, the two ways this engine merges
+// without passes or sweeps: tiktoken's own loop, and the heap alone.
 import { Buffer } from 'node:buffer';
 import { Tiktoken } from 'js-tiktoken/lite';
 import cl100kRanks from 'js-tiktoken/ranks/cl100k_base';
@@ -40,11 +41,11 @@ describe.each(['o200k_base', 'cl100k_base'] as const)('long pieces (%s)', (encod
   const reference = (text: string): number => tiktoken.encode(text, [], []).length;
   const counter = createTokenCounter(encoding);
   const compiled = (text: string): number => counter.countUtf8(Buffer.from(text, 'utf8'));
-  const scanOnly = createBpeCount(tables, 1 << 20);
+  const scanOnly = createBpeCount(tables, 1 << 20, false);
   const heapOnly = createBpeCount(tables, undefined, false);
 
-  it.each(adversarial(1))('%s of 300 B and 1 kB: like js-tiktoken', (_kind, piece) => {
-    for (const bytes of [300, 1000]) {
+  it.each(adversarial(1))('%s of 100 B, 300 B and 1 kB: like js-tiktoken', (_kind, piece) => {
+    for (const bytes of [100, 300, 1000]) {
       const text = piece(bytes);
       const expected = reference(text);
       expect(counter.count(text)).toBe(expected);
@@ -52,7 +53,7 @@ describe.each(['o200k_base', 'cl100k_base'] as const)('long pieces (%s)', (encod
     }
   });
 
-  it.each(adversarial(2))('%s of 6 kB: like the linear scan (tiktoken\'s loop)', (_kind, piece) => {
+  it.each(adversarial(2))("%s of 6 kB: like tiktoken's loop", (_kind, piece) => {
     const text = piece(6000);
     expect(counter.count(text)).toBe(scanOnly(text));
     expect(compiled(text)).toBe(scanOnly(text));
@@ -102,17 +103,20 @@ describe.each([1, 2, 3, 4, 5, 6, 7, 8])('long pieces of made-up vocabulary %i, w
   const ways = {
     passes: createBpeCount(tables),
     'heap alone': createBpeCount(tables, undefined, false),
-    'linear scan': createBpeCount(tables, 1 << 20),
+    'linear scan': createBpeCount(tables, 1 << 20, false),
+    'linear scan with sweeps': createBpeCount(tables, 1 << 20),
     compiled: (text: string) => (compiled as NonNullable<typeof compiled>).countUtf8(Buffer.from(text, 'latin1')),
   };
 
-  it("merges in tiktoken's order, 30 pieces of 257 to 800 letters", () => {
+  it("merges in tiktoken's order, 60 pieces of 2 to 800 letters", () => {
     expect(compiled).not.toBeNull();
     const mismatches: string[] = [];
-    for (let n = 0; n < 30; n++) {
-      // Random letters, or runs of one letter with others between (passes that go on before one stops).
+    for (let n = 0; n < 60; n++) {
+      // Random letters, or runs of one letter with others between (passes that go on before one
+      // stops); short pieces (sweeps in the linear scan) and long ones (passes, then the heap).
       const letters = ['abc', 'ab', 'aaaaaaaaab'][n % 3] as string;
-      const text = Array.from({ length: 257 + Math.floor(random() * 544) }, () => letters[Math.floor(random() * letters.length)]).join('');
+      const length = n % 2 === 0 ? 2 + Math.floor(random() * 255) : 257 + Math.floor(random() * 544);
+      const text = Array.from({ length }, () => letters[Math.floor(random() * letters.length)]).join('');
       const expected = tiktoken.encode(text, [], []).length;
       for (const [way, count] of Object.entries(ways)) if (count(text) !== expected) mismatches.push(`${way}: ${text.slice(0, 40)}…`);
     }

@@ -92,7 +92,7 @@ describe.each(['o200k_base', 'cl100k_base'] as const)('createTokenCounter(%s)', 
     const tables = loadBpeTables(encoding);
     const passes = createBpeCount(tables, 1);
     const heapOnly = createBpeCount(tables, 1, false);
-    const scanOnly = createBpeCount(tables, 16_384);
+    const scanOnly = createBpeCount(tables, 16_384, false);
     const pieces = ['😀😁😂🤣😃😄😅😆😉😊😋😎'.repeat(250), '日本語のテキスト'.repeat(600), ' '.repeat(15_000), 'Zz'.repeat(6000), '-='.repeat(6000)];
     for (const text of pieces) {
       expect(passes(text)).toBe(scanOnly(text));
