@@ -1,6 +1,6 @@
 // Micro-benchmarks that used to be timing assertions in unit tests (the tests keep what the code
 // returns; how fast it is is measured here): the token estimator against exact counting, and the
-// inputs that make content classifiers or archive extractors slow. Built code, one process:
+// inputs that make token counters, content classifiers or archive extractors slow. Built code, one process:
 //   node --import tsx bench/children/micro.ts <corpus root> <scratch dir>
 // Prints one JSON line: a list of measurements, each with the limit the old test asserted.
 import { execFileSync } from 'node:child_process';
@@ -83,6 +83,27 @@ function sourceSample(budget: number): string[] {
     { key: 'exact-mbps', label: 'exact o200k count of the same bytes, one thread', value: mb / (count / 1000), unit: 'MB/s', limit: null },
     { key: 'estimator-speedup', label: 'estimator ÷ exact throughput', value: count / estimate, unit: '×', limit: null },
   );
+}
+
+// ---- a long run of one character -------------------------------------------------------------------
+// A file of one character repeated is a single pre-tokenizer piece, so merging must not be
+// quadratic in a piece's length. Two files of the largest size a scan reads (MAX_FILE_BYTES),
+// counted as a scan counts them (the compiled counter, JavaScript for pieces over 4 kB).
+{
+  const counter = createTokenCounter('o200k_base');
+  const speeds = ['x', '.'].map((char) => {
+    const bytes = Buffer.alloc(10 * MiB, char);
+    return { char, mbps: bytes.length / 1e6 / (measure(() => counter.countUtf8(bytes), 3).median / 1000) };
+  });
+  results.push({
+    key: 'count-runs-mbps',
+    label: 'no file counts slower than 10 MB/s: two 10 MiB files, a run of `x` and a run of `.` (exact o200k, one thread; the slower file)',
+    value: Math.min(...speeds.map((s) => s.mbps)),
+    unit: 'MB/s',
+    limit: 10,
+    atLeast: true,
+    note: speeds.map((s) => `\`${s.char}\` ${s.mbps.toFixed(1)} MB/s`).join(', '),
+  });
 }
 
 // ---- content classification --------------------------------------------------------------------

@@ -171,7 +171,10 @@ function rankOf(p: usize, n: i32): i32 {
 
 // ---- Merging (tiktoken's rule: merge the adjacent pair of lowest rank, leftmost first) --------
 
-/** Parts left after merging the n <= SMALL_PIECE_BYTES bytes at p, with a linear scan. */
+/**
+ * Parts left after merging the n <= SMALL_PIECE_BYTES bytes at p, with a linear scan. Where the
+ * lowest rank r comes more than once (a run), one sweep merges every pair of rank r at once.
+ */
 function mergeSmall(p: usize, n: i32): i32 {
   const bounds = region + BOUNDS_AT;
   const ranks = region + RANKS_AT;
@@ -181,14 +184,20 @@ function mergeSmall(p: usize, n: i32): i32 {
   while (true) {
     let min = NO_RANK;
     let at = -1;
+    let again = false;
     for (let i = 0; i < parts - 1; i++) {
       const r = load<i32>(ranks + (<usize>i << 2));
       if (r < min) {
         min = r;
         at = i;
-      }
+        again = false;
+      } else if (r == min) again = true;
     }
     if (at < 0) return parts;
+    if (again) {
+      parts = sweep(p, bounds, ranks, parts, at, min);
+      continue;
+    }
     memory.copy(bounds + (<usize>(at + 1) << 2), bounds + (<usize>(at + 2) << 2), <usize>(parts - at - 1) << 2);
     memory.copy(ranks + (<usize>at << 2), ranks + (<usize>(at + 1) << 2), <usize>(parts - at - 2) << 2);
     parts--;
@@ -201,6 +210,51 @@ function mergeSmall(p: usize, n: i32): i32 {
       store<i32>(ranks + (<usize>(at - 1) << 2), rankOf(p + from, load<i32>(bounds + (<usize>(at + 1) << 2)) - from));
     }
   }
+}
+
+/**
+ * mergeSmall's sweep: every pair of rank r from pair `at` on, left to right, compacting the parts
+ * in place, as bpe-engine.js's mergeLong passes do (and it stops where they stop). Returns the
+ * parts left.
+ */
+function sweep(p: usize, bounds: usize, ranks: usize, parts: i32, at: i32, r: i32): i32 {
+  // Parts w and on are written over parts i and on; `last` is part w - 1's index before the sweep,
+  // or -1 when the sweep made it.
+  let w = at;
+  let last = at - 1;
+  let i = at;
+  let stopped = false;
+  while (i < parts) {
+    const from = load<i32>(bounds + (<usize>i << 2));
+    const made = i < parts - 1 && load<i32>(ranks + (<usize>i << 2)) == r;
+    const old = made ? -1 : i;
+    i += made ? 2 : 1;
+    if (w > 0) {
+      const start = load<i32>(bounds + (<usize>(w - 1) << 2));
+      const rank = made || last < 0 ? rankOf(p + start, load<i32>(bounds + (<usize>i << 2)) - start) : load<i32>(ranks + (<usize>last << 2));
+      store<i32>(ranks + (<usize>(w - 1) << 2), rank);
+      if (rank <= r) stopped = true;
+    }
+    store<i32>(bounds + (<usize>w << 2), from);
+    last = old;
+    w++;
+    // Before the next part merges in turn, the pair it breaks, which tiktoken would merge first
+    // if it ranked below r.
+    if (made && !stopped && i < parts - 1 && load<i32>(ranks + (<usize>i << 2)) == r) {
+      if (rankOf(p + from, load<i32>(bounds + (<usize>(i + 1) << 2)) - from) <= r) stopped = true;
+    }
+    if (stopped) break;
+  }
+  if (i < parts) {
+    // Stopped: the pair from the last part written, then the rest as they were.
+    const start = load<i32>(bounds + (<usize>(w - 1) << 2));
+    store<i32>(ranks + (<usize>(w - 1) << 2), last < 0 ? rankOf(p + start, load<i32>(bounds + (<usize>(i + 1) << 2)) - start) : load<i32>(ranks + (<usize>last << 2)));
+    memory.copy(bounds + (<usize>w << 2), bounds + (<usize>i << 2), <usize>(parts - i + 1) << 2);
+    memory.copy(ranks + (<usize>w << 2), ranks + (<usize>i << 2), <usize>(parts - 1 - i) << 2);
+    return w + parts - i;
+  }
+  store<i32>(bounds + (<usize>w << 2), load<i32>(bounds + (<usize>parts << 2)));
+  return w;
 }
 
 // mergeLarge's arrays, each MAX_PIECE i32s: next part, previous part, rank of the pair a part
@@ -275,19 +329,61 @@ function rekey(part: i32, rank: i32): void {
   siftDown(load<i32>(placeOf(part)));
 }
 
-/** The same merge order with a linked list of parts and an indexed min-heap keyed (rank, position). */
+/**
+ * The same merge order for longer pieces, over a linked list of parts: first in passes, each merging
+ * every pair of the lowest rank r along the list (bpe-engine.js's mergeLong says why that is
+ * tiktoken's order; a pass stops where a merge makes a pair of rank r or lower), which take a run of
+ * one character in a few sweeps; then, once passes no longer pay or one stopped, an indexed min-heap
+ * keyed (rank, position) for the rest.
+ */
 function mergeLarge(p: usize, n: i32): i32 {
-  heapSize = 0;
+  let low = NO_RANK;
   for (let i = 0; i < n; i++) {
     store<i32>(nextOf(i), i + 1);
     store<i32>(prevOf(i), i - 1);
     store<i32>(placeOf(i), -1);
     const r = i < n - 1 ? load<i32>(pairRank + (<usize>((<u32>load<u8>(p + i) << 8) | load<u8>(p + i + 1)) << 2)) : NO_RANK;
     store<i32>(rankAt(i), r);
-    if (r != NO_RANK) place(i, heapSize++);
+    if (r < low) low = r;
+  }
+  let parts = n;
+  // Each pass costs a step a part and earns 16 a merge, from a start of 4n.
+  let budget = 4 * n;
+  let stopped = false;
+  while (low != NO_RANK && !stopped && budget >= parts) {
+    budget -= parts;
+    const r = low;
+    low = NO_RANK;
+    for (let part = 0; part < n; part = load<i32>(nextOf(part))) {
+      let rank = load<i32>(rankAt(part));
+      if (rank == r) {
+        const after = load<i32>(nextOf(load<i32>(nextOf(part))));
+        store<i32>(nextOf(part), after);
+        if (after < n) store<i32>(prevOf(after), part);
+        parts--;
+        budget += 16;
+        rank = after < n ? rankOf(p + part, load<i32>(nextOf(after)) - part) : NO_RANK;
+        store<i32>(rankAt(part), rank);
+        if (part > 0) {
+          const before = load<i32>(prevOf(part));
+          const left = rankOf(p + before, after - before);
+          store<i32>(rankAt(before), left);
+          if (left < low) low = left;
+          if (left <= r) stopped = true;
+        }
+        if (rank <= r) stopped = true;
+        if (stopped) break;
+      }
+      if (rank < low) low = rank;
+    }
+  }
+  if (low == NO_RANK && !stopped) return parts;
+
+  heapSize = 0;
+  for (let part = 0; part < n; part = load<i32>(nextOf(part))) {
+    if (load<i32>(rankAt(part)) != NO_RANK) place(part, heapSize++);
   }
   for (let i = (heapSize >> 1) - 1; i >= 0; i--) siftDown(i);
-  let parts = n;
   while (heapSize > 0) {
     const part = load<i32>(heapAt(0));
     const q = load<i32>(nextOf(part));

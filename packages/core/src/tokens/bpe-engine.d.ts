@@ -46,7 +46,15 @@ export function patternFlavour(pattern: string): number;
 
 export function loadBpeTables(encoding: TokenEncodingName): BpeTables;
 
-export function createBpeCount(tables: BpeTables, smallPieceBytes?: number): (text: string) => number;
+/** Tables of any vocabulary in js-tiktoken's format (`pat_str`, `bpe_ranks`); loadBpeTables keeps the two encodings'. */
+export function buildBpeTables(pattern: string, bpeRanks: string): BpeTables;
+
+/**
+ * `count` of createBpeCounter. `smallPieceBytes` (the longest piece the linear scan merges) and
+ * `passes` (false: no pass or sweep that merges a whole rank at once, only tiktoken's loop and the
+ * heap) let tests compare the ways of merging.
+ */
+export function createBpeCount(tables: BpeTables, smallPieceBytes?: number, passes?: boolean): (text: string) => number;
 
 /**
  * `count` of a string, and `countUtf8` of UTF-8 bytes (equal to `countUtf8(count, bytes)`, with ASCII
@@ -59,6 +67,7 @@ export function createBpeCounter(
   smallPieceBytes?: number,
   /** Merge cache entries, a power of two (about 100 bytes each; 32 768 unless given). */
   cacheEntries?: number,
+  passes?: boolean,
 ): {
   count: (text: string) => number;
   countUtf8: (bytes: Uint8Array) => number;

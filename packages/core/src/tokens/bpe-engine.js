@@ -24,7 +24,7 @@ const RANK_MODULES = {
 };
 
 /** Pieces up to this many UTF-8 bytes merge in fixed scratch arrays with a linear min-scan; longer ones
- * use a heap, so a megabyte of one character class costs O(n log n) instead of O(n²). */
+ * in passes and a heap (mergeLong), so a megabyte of one character costs O(n) to O(n log n), not O(n²). */
 const SMALL_PIECE_BYTES = 256;
 /** UTF-8 buffer reused for pieces up to a third of this many chars; longer pieces get their own. */
 const SCRATCH_BYTES = 1 << 16;
@@ -42,6 +42,8 @@ const SHORT_BYTES = 8;
  * own cache, where source code spends most of its pieces on a few thousand kinds. */
 const HOT_SLOTS = 1 << 12;
 const NO_RANK = 0x7fffffff;
+/** Slots of mergeLong's cache of the rank of two tokens side by side. */
+const JOIN_SLOTS = 1 << 10;
 const FNV_OFFSET = 0x811c9dc5;
 const FNV_PRIME = 0x01000193;
 
@@ -110,7 +112,7 @@ function allocateTables(layout) {
  * @param {string} bpeRanks
  * @returns {import('./bpe-engine.js').BpeTables}
  */
-function buildBpeTables(pattern, bpeRanks) {
+export function buildBpeTables(pattern, bpeRanks) {
   /** @type {Array<{ first: number, from: number, to: number }>} token runs: first rank, base64 span */
   const runs = [];
   let rankCount = 0;
@@ -322,12 +324,14 @@ function shortLookup(table, tableMask, lo, hi, n, h) {
  * A counting function over one encoding's tables. Not re-entrant (it owns scratch buffers), so one per
  * thread or per counter.
  * @param {import('./bpe-engine.js').BpeTables} tables
- * @param {number} [smallPieceBytes] longest piece merged by the linear scan (lowered by tests to
- *   exercise the heap path)
+ * @param {number} [smallPieceBytes] longest piece merged by the linear scan (changed by tests to
+ *   compare the ways of merging)
+ * @param {boolean} [passes] whether merging takes a whole rank at once where it can (false: tiktoken's
+ *   loop and the heap alone, for tests)
  * @returns {(text: string) => number}
  */
-export function createBpeCount(tables, smallPieceBytes = SMALL_PIECE_BYTES) {
-  return createBpeCounter(tables, smallPieceBytes).count;
+export function createBpeCount(tables, smallPieceBytes = SMALL_PIECE_BYTES, passes = true) {
+  return createBpeCounter(tables, smallPieceBytes, CACHE_ENTRIES, passes).count;
 }
 
 /**
@@ -338,9 +342,10 @@ export function createBpeCount(tables, smallPieceBytes = SMALL_PIECE_BYTES) {
  * @param {import('./bpe-engine.js').BpeTables} tables
  * @param {number} [smallPieceBytes]
  * @param {number} [cacheEntries] merge cache entries, a power of two (each about 100 bytes)
+ * @param {boolean} [passes]
  * @returns {ReturnType<typeof import('./bpe-engine.js').createBpeCounter>} (see bpe-engine.d.ts)
  */
-export function createBpeCounter(tables, smallPieceBytes = SMALL_PIECE_BYTES, cacheEntries = CACHE_ENTRIES) {
+export function createBpeCounter(tables, smallPieceBytes = SMALL_PIECE_BYTES, cacheEntries = CACHE_ENTRIES, passes = true) {
   const { bytes, start, length, slots, mask, pairRank, maxTokenBytes, shortSlots, shortMask } = tables;
   const sticky = new RegExp(tables.pattern, 'uy');
   const global = new RegExp(tables.pattern, 'ug');
@@ -351,13 +356,21 @@ export function createBpeCounter(tables, smallPieceBytes = SMALL_PIECE_BYTES, ca
   const cacheSlots = new Int32Array(cacheEntries * 2);
   const cacheMask = cacheSlots.length - 1;
   let cacheUsed = 0;
-  const bounds = new Int32Array(smallPieceBytes + 2);
-  const ranks = new Int32Array(smallPieceBytes + 2);
+  // Short pieces outside the caches merge here whatever smallPieceBytes is.
+  const bounds = new Int32Array(Math.max(smallPieceBytes, SHORT_BYTES) + 2);
+  const ranks = new Int32Array(bounds.length);
   // Counts of short pieces outside the vocabulary (the merge cache's short keys), emptied when full.
   const shortCache = new Int32Array(cacheEntries * 2 * 4);
   const shortCacheMask = cacheEntries * 2 - 1;
   let shortCacheUsed = 0;
   const hot = new Int32Array(HOT_SLOTS * 4);
+  // mergeLong's parts are tokens: the rank of each byte, and a cache of the rank of two tokens side
+  // by side, by their ranks (a run joins the same few tokens over and over; no bytes to hash).
+  const byteRank = new Int32Array(256);
+  for (let b = 0; b < 256; b++) byteRank[b] = rankOf(Uint8Array.of(b), 0, 1);
+  const joinLeft = new Int32Array(JOIN_SLOTS).fill(-1);
+  const joinRight = new Int32Array(JOIN_SLOTS);
+  const joinRank = new Int32Array(JOIN_SLOTS);
 
   /** Tokens in buf[from, from + n), 2 <= n <= SHORT_BYTES, one piece. */
   function countShort(buf, from, n) {
@@ -431,7 +444,7 @@ export function createBpeCounter(tables, smallPieceBytes = SMALL_PIECE_BYTES, ca
       }
       slot = (slot + 1) & cacheMask;
     }
-    const parts = n <= smallPieceBytes ? mergeSmall(buf, n) : mergeLarge(buf, n);
+    const parts = n <= smallPieceBytes ? mergeSmall(buf, n) : mergeLong(buf, n);
     if (cacheUsed === cacheEntries) {
       cacheSlots.fill(0);
       cacheUsed = 0;
@@ -445,7 +458,10 @@ export function createBpeCounter(tables, smallPieceBytes = SMALL_PIECE_BYTES, ca
     return parts;
   }
 
-  /** Parts left after merging buf[0, n): tiktoken's loop, on fixed scratch arrays. */
+  /**
+   * Parts left after merging buf[0, n): tiktoken's loop, on fixed scratch arrays. Where the lowest
+   * rank r comes more than once (a run), one sweep merges every pair of rank r at once.
+   */
   function mergeSmall(buf, n) {
     for (let i = 0; i <= n; i++) bounds[i] = i;
     for (let i = 0; i < n - 1; i++) ranks[i] = pairRank[(buf[i] << 8) | buf[i + 1]];
@@ -453,14 +469,20 @@ export function createBpeCounter(tables, smallPieceBytes = SMALL_PIECE_BYTES, ca
     for (;;) {
       let min = NO_RANK;
       let at = -1;
+      let again = false;
       for (let i = 0; i < parts - 1; i++) {
         const r = ranks[i];
         if (r < min) {
           min = r;
           at = i;
-        }
+          again = false;
+        } else if (r === min) again = true;
       }
       if (at < 0) return parts;
+      if (again && passes) {
+        parts = sweep(buf, parts, at, min);
+        continue;
+      }
       bounds.copyWithin(at + 1, at + 2, parts + 1);
       ranks.copyWithin(at, at + 1, parts - 1);
       parts--;
@@ -469,13 +491,142 @@ export function createBpeCounter(tables, smallPieceBytes = SMALL_PIECE_BYTES, ca
     }
   }
 
-  /** The same merge order with a linked list of parts and an indexed min-heap keyed (rank, position). */
-  function mergeLarge(buf, n) {
-    const next = new Int32Array(n);
-    const prev = new Int32Array(n);
-    const rankAt = new Int32Array(n);
-    const heap = new Int32Array(n);
-    const slot = new Int32Array(n).fill(-1);
+  /**
+   * mergeSmall's sweep: every pair of rank r from pair `at` on, left to right, compacting the parts
+   * in place, as mergeLong's passes do (and it stops where they stop). Returns the parts left.
+   */
+  function sweep(buf, parts, at, r) {
+    // Parts w and on are written over parts i and on; `last` is part w - 1's index before the
+    // sweep, or -1 when the sweep made it.
+    let w = at;
+    let last = at - 1;
+    let i = at;
+    let stopped = false;
+    while (i < parts) {
+      const from = bounds[i];
+      const made = i < parts - 1 && ranks[i] === r;
+      const old = made ? -1 : i;
+      i += made ? 2 : 1;
+      if (w > 0) {
+        const rank = made || last < 0 ? rankOf(buf, bounds[w - 1], bounds[i]) : ranks[last];
+        ranks[w - 1] = rank;
+        if (rank <= r) stopped = true;
+      }
+      bounds[w] = from;
+      last = old;
+      w++;
+      // Before the next part merges in turn, the pair it breaks, which tiktoken would merge first
+      // if it ranked below r.
+      if (made && !stopped && i < parts - 1 && ranks[i] === r && rankOf(buf, from, bounds[i + 1]) <= r) stopped = true;
+      if (stopped) break;
+    }
+    if (i < parts) {
+      // Stopped: the pair from the last part written, then the rest as they were.
+      ranks[w - 1] = last < 0 ? rankOf(buf, bounds[w - 1], bounds[i + 1]) : ranks[last];
+      bounds.copyWithin(w, i, parts + 1);
+      ranks.copyWithin(w, i, parts - 1);
+      return w + parts - i;
+    }
+    bounds[w] = bounds[parts];
+    return w;
+  }
+
+  /** Rank of token a followed by token b, their bytes buf[from, to), through the join cache. */
+  function join(a, b, buf, from, to) {
+    // A byte outside the vocabulary (none in o200k or cl100k) has no rank to key on.
+    if (a === NO_RANK || b === NO_RANK) return rankOf(buf, from, to);
+    const slot = (Math.imul(a, 0x9e3779b1) ^ b) & (JOIN_SLOTS - 1);
+    if (joinLeft[slot] === a && joinRight[slot] === b) return joinRank[slot];
+    const rank = rankOf(buf, from, to);
+    joinLeft[slot] = a;
+    joinRight[slot] = b;
+    joinRank[slot] = rank;
+    return rank;
+  }
+
+  /**
+   * Parts left after merging buf[0, n), a piece longer than the linear scan takes, in tiktoken's
+   * order (the pair of lowest rank first, the leftmost of equals).
+   *
+   * First in passes: a pass merges every pair of the lowest rank r from left to right and compacts
+   * the parts in place. That is tiktoken's order while no merge makes a pair of rank r or lower. A
+   * merge makes pairs longer than token r, so of other ranks, and of a lower one only where the
+   * vocabulary holds a token that its own merges would build another way; a pass stops at such a
+   * pair. A run of one character takes a few passes over ever fewer parts, where a heap pays a
+   * logarithm and cache misses for every merge.
+   *
+   * Then, once passes no longer pay (text that is not a run merges few pairs a pass) or one stopped,
+   * an indexed min-heap of the pairs keyed (rank, position) over a linked list of the parts, in
+   * O(m log m).
+   */
+  function mergeLong(buf, n) {
+    // Part i: the rank of its token, where its bytes start (offset[m] = n), the rank of the pair it begins.
+    const token = new Int32Array(n);
+    const offset = new Int32Array(n + 1);
+    const pair = new Int32Array(n);
+    let low = NO_RANK;
+    for (let i = 0; i < n; i++) {
+      const r = i < n - 1 ? pairRank[(buf[i] << 8) | buf[i + 1]] : NO_RANK;
+      token[i] = byteRank[buf[i]];
+      offset[i] = i;
+      pair[i] = r;
+      if (r < low) low = r;
+    }
+    offset[n] = n;
+    let m = n;
+    let stopped = false;
+    // Passes go on while their merges pay for them: each costs m steps and earns 16 a merge, from a
+    // start of 4n (20n steps at most in all).
+    let budget = passes ? 4 * n : 0;
+    while (low !== NO_RANK && !stopped && budget >= m) {
+      budget -= m;
+      const r = low;
+      low = NO_RANK;
+      // Parts w and on are written over parts i and on (w <= i); `last` is part w - 1's index
+      // before the pass, or -1 when this pass made it.
+      let w = 0;
+      let last = -1;
+      let i = 0;
+      while (i < m) {
+        const from = offset[i];
+        const made = pair[i] === r;
+        const tok = made ? r : token[i];
+        const old = made ? -1 : i;
+        i += made ? 2 : 1;
+        if (w > 0) {
+          const rank = made || last < 0 ? join(token[w - 1], tok, buf, offset[w - 1], offset[i]) : pair[last];
+          pair[w - 1] = rank;
+          if (rank < low) low = rank;
+          if (rank <= r) stopped = true;
+        }
+        token[w] = tok;
+        offset[w] = from;
+        last = old;
+        w++;
+        // Before the next part merges in turn, the pair it breaks: tiktoken would merge that one
+        // first if it ranked below r.
+        if (made && !stopped && i < m && pair[i] === r && join(r, token[i], buf, from, offset[i + 1]) <= r) stopped = true;
+        if (stopped) break;
+      }
+      if (i < m) {
+        // Stopped: the pair from the last part made, then the rest as they were.
+        pair[w - 1] = last < 0 ? join(token[w - 1], token[i], buf, offset[w - 1], offset[i + 1]) : pair[last];
+        token.copyWithin(w, i, m);
+        offset.copyWithin(w, i, m);
+        pair.copyWithin(w, i, m);
+        w += m - i;
+      } else pair[w - 1] = NO_RANK;
+      offset[w] = n;
+      budget += 16 * (m - w);
+      m = w;
+    }
+    if (low === NO_RANK && !stopped) return m;
+
+    const next = new Int32Array(m);
+    const prev = new Int32Array(m);
+    const rankAt = pair;
+    const heap = token;
+    const slot = new Int32Array(m).fill(-1);
     let size = 0;
     const less = (a, b) => {
       const ra = rankAt[a];
@@ -536,28 +687,26 @@ export function createBpeCounter(tables, smallPieceBytes = SMALL_PIECE_BYTES, ca
       siftDown(slot[p]);
     };
 
-    for (let i = 0; i < n; i++) {
-      next[i] = i + 1;
-      prev[i] = i - 1;
-      const r = i < n - 1 ? pairRank[(buf[i] << 8) | buf[i + 1]] : NO_RANK;
-      rankAt[i] = r;
-      if (r !== NO_RANK) place(i, size++);
+    for (let p = 0; p < m; p++) {
+      next[p] = p + 1;
+      prev[p] = p - 1;
+      if (rankAt[p] !== NO_RANK) place(p, size++);
     }
     for (let i = (size >> 1) - 1; i >= 0; i--) siftDown(i);
 
-    let parts = n;
+    let parts = m;
     while (size > 0) {
       const p = heap[0];
       const q = next[p];
       const after = next[q];
       remove(q);
       next[p] = after;
-      if (after < n) prev[after] = p;
+      if (after < m) prev[after] = p;
       parts--;
-      rekey(p, after < n ? rankOf(buf, p, next[after]) : NO_RANK);
+      rekey(p, after < m ? rankOf(buf, offset[p], offset[next[after]]) : NO_RANK);
       if (p > 0) {
         const before = prev[p];
-        rekey(before, rankOf(buf, before, after));
+        rekey(before, rankOf(buf, offset[before], offset[after]));
       }
     }
     return parts;
@@ -621,7 +770,7 @@ export function createBpeCounter(tables, smallPieceBytes = SMALL_PIECE_BYTES, ca
     }
     const buf = src.subarray(from, to);
     if (rankOf(buf, 0, n) !== NO_RANK) return 1;
-    return n <= smallPieceBytes ? mergeSmall(buf, n) : mergeLarge(buf, n);
+    return n <= smallPieceBytes ? mergeSmall(buf, n) : mergeLong(buf, n);
   }
 
   /** @param {string} text */

@@ -9,7 +9,7 @@ import { Tiktoken } from 'js-tiktoken/lite';
 import cl100kRanks from 'js-tiktoken/ranks/cl100k_base';
 import o200kRanks from 'js-tiktoken/ranks/o200k_base';
 import { describe, expect, it } from 'vitest';
-import { createBpeCounter, loadBpeTables } from '../../src/tokens/bpe-engine.js';
+import { createBpeCount, createBpeCounter, loadBpeTables } from '../../src/tokens/bpe-engine.js';
 import { wasmCounter } from '../../src/tokens/bpe-wasm.js';
 import { GROUPS, sampleGroup } from './corpus.js';
 import { mulberry32 } from './seeded-random.js';
@@ -99,6 +99,19 @@ describe.each(['o200k_base', 'cl100k_base'] as const)('wasmCounter (%s)', (encod
     expect(fast(Buffer.from(big, 'utf8'))).toBe(js.countUtf8(Buffer.from(big, 'utf8')));
     const onePiece = 'q'.repeat(1_500_000);
     expect(fast(Buffer.from(onePiece, 'utf8'))).toBe(js.countUtf8(Buffer.from(onePiece, 'utf8')));
+  });
+
+  // Up to 256 bytes a linear scan merges; up to 4 kB passes and a heap; longer pieces JavaScript.
+  it('merges runs on both sides of its two limits like js-tiktoken and the linear scan', () => {
+    const scanOnly = createBpeCount(tables, 1 << 20, false);
+    for (const bytes of [256, 257, 4096, 4097]) {
+      // One piece of `bytes` bytes each (the spaces before ` x`).
+      const texts = ['x'.repeat(bytes), '.'.repeat(bytes), `${' '.repeat(bytes + 1)}x`, `${'x'.repeat(bytes % 2)}${'é'.repeat(bytes / 2)}`, `${'x'.repeat(bytes % 3)}${'日'.repeat(bytes / 3)}`, `${'a'.repeat(bytes % 2)}${'ab'.repeat(bytes / 2)}`];
+      for (const text of texts) {
+        const expected = bytes < 1000 ? reference(text) : scanOnly(text);
+        expect(fast(Buffer.from(text, 'utf8')), `${text.slice(0, 3)}… (${bytes})`).toBe(expected);
+      }
+    }
   });
 
   it('resumes when one input lists more exceptions than it holds', () => {

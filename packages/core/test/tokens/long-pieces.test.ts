@@ -1,0 +1,125 @@
+// Long pre-tokenizer pieces: a run of one character is one piece however long it is. Pieces over
+// 256 bytes merge in passes, then a heap (mergeLong, and mergeLarge in the compiled counter up to
+// 4 kB); shorter ones in a linear scan that sweeps a run's rank at once. js-tiktoken is the
+// reference where it is fast enough (it is quadratic); beyond that, the two ways this engine merges
+// without passes or sweeps: tiktoken's own loop, and the heap alone.
+import { Buffer } from 'node:buffer';
+import { Tiktoken } from 'js-tiktoken/lite';
+import cl100kRanks from 'js-tiktoken/ranks/cl100k_base';
+import o200kRanks from 'js-tiktoken/ranks/o200k_base';
+import { describe, expect, it } from 'vitest';
+import { buildBpeTables, createBpeCount, loadBpeTables } from '../../src/tokens/bpe-engine.js';
+import { wasmCounter } from '../../src/tokens/bpe-wasm.js';
+import { createTokenCounter } from '../../src/tokens/index.js';
+import { mulberry32 } from './seeded-random.js';
+
+const RANKS = { o200k_base: o200kRanks, cl100k_base: cl100kRanks } as const;
+const MiB = 1024 * 1024;
+
+/** A piece of about `bytes` UTF-8 bytes, of each kind that makes merging slow or tricky. */
+function adversarial(seed: number): Array<[string, (bytes: number) => string]> {
+  const random = mulberry32(seed);
+  const randomOf = (chars: string, length: number): string => Array.from({ length }, () => chars[Math.floor(random() * chars.length)]).join('');
+  return [
+    ['a run of x', (n) => 'x'.repeat(n)],
+    ['a run of .', (n) => '.'.repeat(n)],
+    ['a run of spaces', (n) => `${' '.repeat(n)}x`],
+    ['a run of digits', (n) => '7'.repeat(n)],
+    ['a run of é', (n) => 'é'.repeat(n / 2)],
+    ['a run of 日', (n) => '日'.repeat(n / 3)],
+    ['alternating letters', (n) => 'ox'.repeat(n / 2)],
+    ['alternating symbols', (n) => '-='.repeat(n / 2)],
+    ['a run with a break every 97 bytes', (n) => `${'x'.repeat(96)}y`.repeat(n / 97)],
+    ['a random word', (n) => randomOf('abcdefghijklmnopqrstuvwxyz', n)],
+    ['random symbols', (n) => randomOf('.,;:=-+*/!?#%&|~^', n)],
+  ];
+}
+
+describe.each(['o200k_base', 'cl100k_base'] as const)('long pieces (%s)', (encoding) => {
+  const tables = loadBpeTables(encoding);
+  const tiktoken = new Tiktoken(RANKS[encoding]);
+  const reference = (text: string): number => tiktoken.encode(text, [], []).length;
+  const counter = createTokenCounter(encoding);
+  const compiled = (text: string): number => counter.countUtf8(Buffer.from(text, 'utf8'));
+  const scanOnly = createBpeCount(tables, 1 << 20, false);
+  const heapOnly = createBpeCount(tables, undefined, false);
+
+  it.each(adversarial(1))('%s of 100 B, 300 B and 1 kB: like js-tiktoken', (_kind, piece) => {
+    for (const bytes of [100, 300, 1000]) {
+      const text = piece(bytes);
+      const expected = reference(text);
+      expect(counter.count(text)).toBe(expected);
+      expect(compiled(text)).toBe(expected);
+    }
+  });
+
+  it.each(adversarial(2))("%s of 6 kB: like tiktoken's loop", (_kind, piece) => {
+    const text = piece(6000);
+    expect(counter.count(text)).toBe(scanOnly(text));
+    expect(compiled(text)).toBe(scanOnly(text));
+  });
+
+  it.each(adversarial(3).filter(([kind]) => kind.startsWith('a run') || kind.startsWith('alternating')))('%s of 200 kB: like the heap alone', (_kind, piece) => {
+    const text = piece(200_000);
+    expect(compiled(text)).toBe(heapOnly(text));
+  });
+
+  it.each(adversarial(4).filter(([kind]) => kind.startsWith('random')))('%s of 50 kB: like the heap alone', (_kind, piece) => {
+    const text = piece(50_000);
+    expect(compiled(text)).toBe(heapOnly(text));
+  });
+
+  // A 10 MiB file (the largest a scan reads) of one run is one piece of 10 MiB: it is counted, by
+  // the compiled counter from the bytes and by the pattern from the string, alike.
+  it.each(['x', '.'])('counts a 10 MiB run of %s', (char) => {
+    const text = char.repeat(10 * MiB);
+    const tokens = compiled(text);
+    expect(tokens).toBeGreaterThan(0);
+    expect(tokens).toBeLessThan(text.length / 2);
+    expect(counter.count(text)).toBe(tokens);
+  });
+});
+
+// In o200k and cl100k a merge has never been seen to make a pair that ranks below the merge itself,
+// but a vocabulary may hold such tokens, and then a pass must stop where tiktoken would merge that
+// pair first. Made-up vocabularies of random tokens over three letters, with random ranks, have
+// them everywhere. With o200k's pattern, the compiled counter runs over them too.
+describe.each([1, 2, 3, 4, 5, 6, 7, 8])('long pieces of made-up vocabulary %i, whose merges make pairs of lower rank', (seed) => {
+  const random = mulberry32(seed);
+  const base64 = (text: string): string => Buffer.from(text, 'latin1').toString('base64');
+  const lines = [`! 0 ${Array.from({ length: 256 }, (_, byte) => base64(String.fromCharCode(byte))).join(' ')}`];
+  const tokens = new Set<string>();
+  while (tokens.size < 60) tokens.add(Array.from({ length: 2 + Math.floor(random() * 5) }, () => 'abc'[Math.floor(random() * 3)]).join(''));
+  const ranks = [...tokens].map((_, i) => 256 + i);
+  for (let i = ranks.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [ranks[i], ranks[j]] = [ranks[j] as number, ranks[i] as number];
+  }
+  [...tokens].forEach((token, i) => lines.push(`! ${ranks[i]} ${base64(token)}`));
+  const vocabulary = { pat_str: o200kRanks.pat_str, special_tokens: {}, bpe_ranks: lines.join('\n') };
+  const tiktoken = new Tiktoken(vocabulary);
+  const tables = buildBpeTables(vocabulary.pat_str, vocabulary.bpe_ranks);
+  const compiled = wasmCounter(tables);
+  const ways = {
+    passes: createBpeCount(tables),
+    'heap alone': createBpeCount(tables, undefined, false),
+    'linear scan': createBpeCount(tables, 1 << 20, false),
+    'linear scan with sweeps': createBpeCount(tables, 1 << 20),
+    compiled: (text: string) => (compiled as NonNullable<typeof compiled>).countUtf8(Buffer.from(text, 'latin1')),
+  };
+
+  it("merges in tiktoken's order, 60 pieces of 2 to 800 letters", () => {
+    expect(compiled).not.toBeNull();
+    const mismatches: string[] = [];
+    for (let n = 0; n < 60; n++) {
+      // Random letters, or runs of one letter with others between (passes that go on before one
+      // stops); short pieces (sweeps in the linear scan) and long ones (passes, then the heap).
+      const letters = ['abc', 'ab', 'aaaaaaaaab'][n % 3] as string;
+      const length = n % 2 === 0 ? 2 + Math.floor(random() * 255) : 257 + Math.floor(random() * 544);
+      const text = Array.from({ length }, () => letters[Math.floor(random() * letters.length)]).join('');
+      const expected = tiktoken.encode(text, [], []).length;
+      for (const [way, count] of Object.entries(ways)) if (count(text) !== expected) mismatches.push(`${way}: ${text.slice(0, 40)}…`);
+    }
+    expect(mismatches.slice(0, 10)).toEqual([]);
+  });
+});
