@@ -293,11 +293,11 @@ async function main(): Promise<void> {
     checks,
     notes,
   };
-  const stamp = startedAt.toISOString().replace(/:\d\d\.\d+Z$/, 'Z').replace(':', '');
-  // Only a full run of every section replaces latest.md; quick and partial runs have files of their own (gitignored).
-  const scratchName = args.quick ? 'quick-latest' : args.sections.size < SECTIONS.length ? 'partial-latest' : null;
-  const jsonName = `${scratchName ?? stamp}.json`;
-  const mdName = `${scratchName ?? 'latest'}.md`;
+  // Only a full run of every section replaces latest.*; quick and partial runs have files of their
+  // own (gitignored). Earlier results are in git history, each with its start time inside.
+  const name = args.quick ? 'quick-latest' : args.sections.size < SECTIONS.length ? 'partial-latest' : 'latest';
+  const jsonName = `${name}.json`;
+  const mdName = `${name}.md`;
   await writeFile(join(resultsDir, jsonName), `${JSON.stringify(json, null, 2)}\n`);
   await writeFile(join(resultsDir, mdName), markdown);
   log(`\nwrote bench/results/${jsonName} and bench/results/${mdName}`);

@@ -1,4 +1,4 @@
-// Turns samples into the results table, the targets of issue 6 with met/missed, and consistency
+// Turns samples into the results table, the targets with met/missed, and consistency
 // checks (every reposcan path must count the same files and tokens as the tokenizer floor).
 import type { Corpus } from './corpora.js';
 import type { HealthLoad, SummaryLoad } from './load.js';
