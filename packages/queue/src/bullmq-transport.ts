@@ -19,15 +19,6 @@ export interface BullMqTransportOptions extends TransportOptions {
   prefix: string;
 }
 
-/**
- * BullMQ 6 does not fail a job that stalled too often inside the stall check: it stores this
- * text as the job's deferred failure and moves it back to wait. The next worker to fetch it
- * fails it with an UnrecoverableError carrying this message, without calling the processor, and
- * emits `failed` there (moveStalledJobsToWait-9.lua, Worker#processJob). So a surviving worker
- * process sees the crash of another one through its own `failed` event.
- */
-const STALLED_LIMIT_MESSAGE = 'job stalled more than allowable limit';
-
 /** Upper bound on one producer call, whatever it waits for: the first connect or a slow Redis. */
 const CALL_DEADLINE_MS = 1_500;
 /** How long a closing worker waits for jobs Redis already made active to reach processJob. */
@@ -153,6 +144,22 @@ function createBullMqQueue(o: BullMqTransportOptions, report: (source: string, e
       return closing;
     },
   };
+}
+
+/**
+ * What a job that failed for good tells its owner. BullMQ's stall check counts each stall on the
+ * job itself (`stc`, read back as `stalledCounter`), and once the count passes `maxStalledCount`
+ * it does not fail the job there: it stores a deferred failure and moves the job back to wait.
+ * The next worker to fetch it fails it without calling the processor and emits `failed` there
+ * (moveStalledJobsToWait, Worker#processJob), with the counter it fetched. So a surviving worker
+ * process sees the crash of another one through its own `failed` event, and the counter, not the
+ * failure's text, says it was a crash. Any other failure leaves the counter within the limit: a
+ * job past it never reaches the processor again.
+ */
+export function finalFailureOf(job: Pick<Job, 'stalledCounter'>, error: Error, maxStalledCount: number): FinalFailure {
+  return job.stalledCounter > maxStalledCount
+    ? { code: 'WORKER_CRASHED', message: `The scan stopped its worker ${job.stalledCounter} times (killed or out of memory) and was not run again.` }
+    : { code: 'FAILED', message: error.message };
 }
 
 function toScanJobState(state: JobState | 'unknown'): ScanJobState {
@@ -302,10 +309,7 @@ function startBullMqWorker(
   worker.on('failed', (job, error) => {
     // finishedOn is set only when the job moved to failed for good; otherwise a retry is scheduled.
     if (job?.id === undefined || job.finishedOn === undefined || !options.onFinalFailure) return;
-    const reason: FinalFailure =
-      error.message === STALLED_LIMIT_MESSAGE
-        ? { code: 'WORKER_CRASHED', message: `The scan stopped its worker ${maxStalledCount + 1} times (killed or out of memory) and was not run again.` }
-        : { code: 'FAILED', message: error.message };
+    const reason = finalFailureOf(job, error, maxStalledCount);
     const scanId = job.id;
     const callback = options
       .onFinalFailure(scanId, reason)
