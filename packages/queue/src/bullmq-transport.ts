@@ -189,7 +189,7 @@ interface RunningJob {
  * back after close began, but if close did not wait for it the job would stay active, locked
  * and counted as running, until its lock expired and the stall check returned it as a stall.
  */
-class TrackedWorker extends Worker<ScanJobPayload> {
+export class TrackedWorker extends Worker<ScanJobPayload> {
   readonly processing = new Set<Promise<unknown>>();
   readonly fetching = new Set<Promise<unknown>>();
   /** Fetched jobs waiting for processJob, by id: each resolver ends its fetch. */
@@ -200,26 +200,18 @@ class TrackedWorker extends Worker<ScanJobPayload> {
     work.finally(() => set.delete(work)).catch(() => {});
   }
 
+  // BullMQ announces every job it hands to processJob as 'active' first, whether a fetch brought
+  // it or it came back with a finished job's outcome; from then on it counts as a fetch under way.
+  // Subscribed in a field, not a constructor, so the class keeps Worker's constructor overloads.
+  private readonly announcementsTracked = this.on('active', (job) => {
+    const id = job.id;
+    if (id === undefined) return;
+    TrackedWorker.track(this.fetching, new Promise<void>((resolve) => this.awaitingStart.set(id, [...(this.awaitingStart.get(id) ?? []), resolve])));
+  });
+
   protected override moveToActive(...args: Parameters<Worker<ScanJobPayload>['moveToActive']>): ReturnType<Worker<ScanJobPayload>['moveToActive']> {
     const fetched = super.moveToActive(...args);
     TrackedWorker.track(this.fetching, fetched);
-    return fetched;
-  }
-
-  // Every path that receives an active job's data from Redis (a fetch, or the next job handed
-  // over with a finished one's outcome) goes through here.
-  protected override nextJobFromJobData(
-    ...args: Parameters<Worker<ScanJobPayload>['nextJobFromJobData']>
-  ): ReturnType<Worker<ScanJobPayload>['nextJobFromJobData']> {
-    const fetched = super.nextJobFromJobData(...args);
-    TrackedWorker.track(
-      this.fetching,
-      fetched.then((job) => {
-        const id = job?.id;
-        if (id === undefined) return undefined;
-        return new Promise<void>((resolve) => this.awaitingStart.set(id, [...(this.awaitingStart.get(id) ?? []), resolve]));
-      }),
-    );
     return fetched;
   }
 
