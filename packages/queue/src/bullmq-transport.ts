@@ -19,15 +19,6 @@ export interface BullMqTransportOptions extends TransportOptions {
   prefix: string;
 }
 
-/**
- * BullMQ 6 does not fail a job that stalled too often inside the stall check: it stores this
- * text as the job's deferred failure and moves it back to wait. The next worker to fetch it
- * fails it with an UnrecoverableError carrying this message, without calling the processor, and
- * emits `failed` there (moveStalledJobsToWait-9.lua, Worker#processJob). So a surviving worker
- * process sees the crash of another one through its own `failed` event.
- */
-const STALLED_LIMIT_MESSAGE = 'job stalled more than allowable limit';
-
 /** Upper bound on one producer call, whatever it waits for: the first connect or a slow Redis. */
 const CALL_DEADLINE_MS = 1_500;
 /** How long a closing worker waits for jobs Redis already made active to reach processJob. */
@@ -155,6 +146,22 @@ function createBullMqQueue(o: BullMqTransportOptions, report: (source: string, e
   };
 }
 
+/**
+ * What a job that failed for good tells its owner. BullMQ's stall check counts each stall on the
+ * job itself (`stc`, read back as `stalledCounter`), and once the count passes `maxStalledCount`
+ * it does not fail the job there: it stores a deferred failure and moves the job back to wait.
+ * The next worker to fetch it fails it without calling the processor and emits `failed` there
+ * (moveStalledJobsToWait, Worker#processJob), with the counter it fetched. So a surviving worker
+ * process sees the crash of another one through its own `failed` event, and the counter, not the
+ * failure's text, says it was a crash. Any other failure leaves the counter within the limit: a
+ * job past it never reaches the processor again.
+ */
+export function finalFailureOf(job: Pick<Job, 'stalledCounter'>, error: Error, maxStalledCount: number): FinalFailure {
+  return job.stalledCounter > maxStalledCount
+    ? { code: 'WORKER_CRASHED', message: `The scan stopped its worker ${job.stalledCounter} times (killed or out of memory) and was not run again.` }
+    : { code: 'FAILED', message: error.message };
+}
+
 function toScanJobState(state: JobState | 'unknown'): ScanJobState {
   switch (state) {
     case 'active':
@@ -182,7 +189,7 @@ interface RunningJob {
  * back after close began, but if close did not wait for it the job would stay active, locked
  * and counted as running, until its lock expired and the stall check returned it as a stall.
  */
-class TrackedWorker extends Worker<ScanJobPayload> {
+export class TrackedWorker extends Worker<ScanJobPayload> {
   readonly processing = new Set<Promise<unknown>>();
   readonly fetching = new Set<Promise<unknown>>();
   /** Fetched jobs waiting for processJob, by id: each resolver ends its fetch. */
@@ -193,26 +200,18 @@ class TrackedWorker extends Worker<ScanJobPayload> {
     work.finally(() => set.delete(work)).catch(() => {});
   }
 
+  // BullMQ announces every job it hands to processJob as 'active' first, whether a fetch brought
+  // it or it came back with a finished job's outcome; from then on it counts as a fetch under way.
+  // Subscribed in a field, not a constructor, so the class keeps Worker's constructor overloads.
+  private readonly announcementsTracked = this.on('active', (job) => {
+    const id = job.id;
+    if (id === undefined) return;
+    TrackedWorker.track(this.fetching, new Promise<void>((resolve) => this.awaitingStart.set(id, [...(this.awaitingStart.get(id) ?? []), resolve])));
+  });
+
   protected override moveToActive(...args: Parameters<Worker<ScanJobPayload>['moveToActive']>): ReturnType<Worker<ScanJobPayload>['moveToActive']> {
     const fetched = super.moveToActive(...args);
     TrackedWorker.track(this.fetching, fetched);
-    return fetched;
-  }
-
-  // Every path that receives an active job's data from Redis (a fetch, or the next job handed
-  // over with a finished one's outcome) goes through here.
-  protected override nextJobFromJobData(
-    ...args: Parameters<Worker<ScanJobPayload>['nextJobFromJobData']>
-  ): ReturnType<Worker<ScanJobPayload>['nextJobFromJobData']> {
-    const fetched = super.nextJobFromJobData(...args);
-    TrackedWorker.track(
-      this.fetching,
-      fetched.then((job) => {
-        const id = job?.id;
-        if (id === undefined) return undefined;
-        return new Promise<void>((resolve) => this.awaitingStart.set(id, [...(this.awaitingStart.get(id) ?? []), resolve]));
-      }),
-    );
     return fetched;
   }
 
@@ -302,10 +301,7 @@ function startBullMqWorker(
   worker.on('failed', (job, error) => {
     // finishedOn is set only when the job moved to failed for good; otherwise a retry is scheduled.
     if (job?.id === undefined || job.finishedOn === undefined || !options.onFinalFailure) return;
-    const reason: FinalFailure =
-      error.message === STALLED_LIMIT_MESSAGE
-        ? { code: 'WORKER_CRASHED', message: `The scan stopped its worker ${maxStalledCount + 1} times (killed or out of memory) and was not run again.` }
-        : { code: 'FAILED', message: error.message };
+    const reason = finalFailureOf(job, error, maxStalledCount);
     const scanId = job.id;
     const callback = options
       .onFinalFailure(scanId, reason)

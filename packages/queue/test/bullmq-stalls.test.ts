@@ -109,7 +109,8 @@ describe('bullmq transport when a worker process dies mid-job', () => {
     expect(processed).toEqual([]);
     expect(await transport.queue.jobState(scanId)).toBe('failed');
     const job = await inspect.getJob(scanId);
-    expect(job?.failedReason).toBe('job stalled more than allowable limit');
+    expect(job?.stalledCounter).toBe(2); // what the report is read from
+    expect(job?.attemptsStarted).toBe(3); // two crashed runs and the fetch that failed it
   });
 
   it('aborts the signal when the job loses its lock, and the job runs again', async () => {
