@@ -57,7 +57,7 @@ function optionFlags(names: readonly ScanOptionName[]): ParseArgsConfig['options
   );
 }
 
-/** `--docs-only` -> `docs-only`, the key parseArgs reports it under. */
+/** The key parseArgs reports an option's flag under: the flag without its leading `--`. */
 function flagKey(name: ScanOptionName): string {
   return SCAN_OPTION_FLAGS[name].flag.slice(2);
 }
