@@ -4,7 +4,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', '**/node_modules/**', 'data/**', 'bench/corpora/**', '**/*.d.ts', '**/fixtures/**', 'packages/core/assembly/**'] },
+  { ignores: ['**/dist/**', '**/node_modules/**', 'data/**', 'bench/corpora/**', '**/*.d.ts', '**/fixtures/**', 'packages/core/assembly/**', 'apps/api/public/core-format.js'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -1,7 +1,10 @@
 // @ts-check
 // The reposcan page: a live preview from POST /v1/inspect, a scan with progress from the scan's
 // server-sent events, then the artifacts to download. Plain DOM, same origin, no dependencies;
-// type-checked by `tsc -p apps/api/public` (checkJs) as part of `npm test`.
+// type-checked by `tsc -p apps/api/public` (checkJs) as part of `npm test`. Sizes, token counts,
+// names and trees are formatted by the engine's own code (core-format.js, generated from it), so
+// the page shows them exactly as the artifacts do.
+import { compareNames, displayPath, formatSize, formatTokens, renderTree } from './core-format.js';
 
 const PREVIEW_DEBOUNCE_MS = 300;
 // A huge repository would make a table of every file slow to draw; the totals still count all.
@@ -203,52 +206,6 @@ function uploadQuery() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Human formats, the same as the API's (contract §6): `37 Bytes`, `28.1 kB`; `999`, `3.0k`, `1.2M`.
-
-const SIZE_UNITS = ['kB', 'MB', 'GB', 'TB', 'PB'];
-
-/** @param {number} bytes */
-function formatSize(bytes) {
-  if (bytes < 1000) return `${bytes} Bytes`;
-  let value = bytes / 1000;
-  let unit = 0;
-  while (value >= 999.95 && unit < SIZE_UNITS.length - 1) {
-    value /= 1000;
-    unit += 1;
-  }
-  return `${value.toFixed(1)} ${SIZE_UNITS[unit]}`;
-}
-
-/** @param {number} tokens */
-function formatTokens(tokens) {
-  if (tokens < 1000) return String(tokens);
-  if (tokens < 999_950) return `${(tokens / 1000).toFixed(1)}k`;
-  if (tokens < 999_950_000) return `${(tokens / 1_000_000).toFixed(1)}M`;
-  return `${(tokens / 1_000_000_000).toFixed(1)}B`;
-}
-
-// Names may hold control or bidi characters; show them escaped, as the API's text formats do,
-// so a file name can never reorder or forge what is around it.
-// eslint-disable-next-line no-control-regex
-const UNSAFE_CHARS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
-
-/** @param {string} path */
-function displayPath(path) {
-  return path.replace(UNSAFE_CHARS, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
-}
-
-/**
- * Case-insensitive, ties by code units: the API's order for trees and artifacts.
- * @param {string} a @param {string} b
- */
-function compareNames(a, b) {
-  const la = a.toLowerCase();
-  const lb = b.toLowerCase();
-  if (la !== lb) return la < lb ? -1 : 1;
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
-// ---------------------------------------------------------------------------------------------
 // The preview model, from an inspect answer or from a finished scan's summary record.
 
 /** @param {ApiTotals} summary @returns {Totals} */
@@ -298,59 +255,9 @@ function previewFromSummary(data) {
     totals: toTotals(data.summary),
     files,
     // As inspect does: the tree follows tree_depth and is drawn even when the outputs skip it.
-    tree: drawTree(data.repository.name, files.map((f) => f.path), data.options.tree_depth),
+    tree: renderTree(data.repository.name, files.map((f) => f.path), data.options.tree_depth),
     exact: true,
   };
-}
-
-/**
- * The directory tree as the API draws it: folders first, then files, names case-insensitive.
- * @param {string} rootName @param {string[]} paths @param {number | null} maxDepth
- */
-function drawTree(rootName, paths, maxDepth) {
-  /** @typedef {{ folders: Map<string, Folder>, files: string[] }} Folder */
-  /** @returns {Folder} */
-  const newFolder = () => ({ folders: new Map(), files: [] });
-  const root = newFolder();
-  for (const path of paths) {
-    const parts = path.split('/');
-    const name = parts.pop();
-    if (!name) continue;
-    let folder = root;
-    for (const part of parts) {
-      let next = folder.folders.get(part);
-      if (!next) {
-        next = newFolder();
-        folder.folders.set(part, next);
-      }
-      folder = next;
-    }
-    folder.files.push(name);
-  }
-  const out = [`${displayPath(rootName)}/`];
-  /** @param {Folder} folder @param {string} prefix @param {number} level */
-  const draw = (folder, prefix, level) => {
-    const folderNames = [...folder.folders.keys()].sort(compareNames);
-    const fileNames = [...folder.files].sort(compareNames);
-    const count = folderNames.length + fileNames.length;
-    if (count === 0) return;
-    if (maxDepth !== null && level > maxDepth) {
-      out.push(`${prefix}└── ...`);
-      return;
-    }
-    let index = 0;
-    for (const name of folderNames) {
-      const last = ++index === count;
-      out.push(`${prefix}${last ? '└── ' : '├── '}${displayPath(name)}/`);
-      draw(folder.folders.get(name) ?? newFolder(), prefix + (last ? '    ' : '│   '), level + 1);
-    }
-    for (const name of fileNames) {
-      const last = ++index === count;
-      out.push(`${prefix}${last ? '└── ' : '├── '}${displayPath(name)}`);
-    }
-  };
-  draw(root, '', 1);
-  return out.join('\n');
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,7 +1,5 @@
 import type { ArtifactFormat } from '@reposcan/client';
-
-/** Output order: the digests first, the bundle last. */
-export const FORMAT_ORDER: readonly ArtifactFormat[] = ['txt', 'md', 'json', 'zip'];
+import { ARTIFACT_FORMATS } from '@reposcan/contracts/vocabulary';
 
 /**
  * `<repo>.<format>`, the name the API's Content-Disposition gives too, reduced to characters
@@ -15,5 +13,5 @@ export function artifactFileName(repoName: string, format: ArtifactFormat): stri
 
 /** The formats to write: the ones asked for, or every one the scan produced, in output order. */
 export function selectFormats(produced: readonly ArtifactFormat[], asked: readonly ArtifactFormat[] | null): ArtifactFormat[] {
-  return FORMAT_ORDER.filter((f) => produced.includes(f) && (asked === null || asked.includes(f)));
+  return ARTIFACT_FORMATS.filter((f) => produced.includes(f) && (asked === null || asked.includes(f)));
 }

@@ -1,25 +1,11 @@
 import { parseArgs } from 'node:util';
 import type { ParseArgsConfig } from 'node:util';
-import type { ArtifactFormat } from '@reposcan/client';
+import { ARTIFACT_FORMATS, DEFAULT_TOKEN_ENCODING, PREVIEW_OPTION_NAMES, SCAN_OPTION_FLAGS, SCAN_OPTION_NAMES, SCAN_OPTIONS, TOKEN_ENCODINGS } from '@reposcan/contracts/vocabulary';
+import type { ArtifactFormatName, PreviewScanOptions, ScanOptionName, TokenEncodingName, WireScanOptions } from '@reposcan/contracts/vocabulary';
 import { UsageError } from './exit-codes.js';
 
 export const DEFAULT_SERVER = 'http://127.0.0.1:8000';
-const FORMATS: readonly ArtifactFormat[] = ['txt', 'md', 'json', 'zip'];
-const ENCODINGS = ['o200k_base', 'cl100k_base'] as const;
-export type TokenEncoding = (typeof ENCODINGS)[number];
-
-/** What a scan or an inspection keeps: the API's selection options. */
-export interface Selection {
-  branch: string | undefined;
-  includePatterns: string[];
-  excludePatterns: string[];
-  excludeDirs: string[];
-  treeDepth: number | null;
-  docsOnly: boolean;
-  syncIgnore: boolean;
-  skipTree: boolean;
-  sizeLimit: number | null;
-}
+export type TokenEncoding = TokenEncodingName;
 
 interface Common {
   target: string;
@@ -28,37 +14,32 @@ interface Common {
   server: string;
   json: boolean;
   quiet: boolean;
-  selection: Selection;
+  /** Branch or tag of a remote repository. */
+  branch: string | undefined;
 }
 
 export interface ScanArgs extends Common {
   command: 'scan';
+  /** Every scan option, as the API names them (defaults where no flag was given). */
+  options: WireScanOptions;
   output: string;
   /** Formats to download; null = every format the scan produced. */
-  formats: ArtifactFormat[] | null;
-  lite: boolean;
-  createZip: boolean;
+  formats: ArtifactFormatName[] | null;
   encoding: TokenEncoding;
   cleanup: boolean;
 }
 
 export interface InspectArgs extends Common {
   command: 'inspect';
+  /** The options that select files: what a preview takes. */
+  options: PreviewScanOptions;
   tree: boolean;
 }
 
 export type CliArgs = ScanArgs | InspectArgs | { command: 'help'; topic: 'scan' | 'inspect' | null } | { command: 'version' };
 
-const selectionOptions = {
+const commonOptions = {
   branch: { type: 'string' },
-  include: { type: 'string', multiple: true },
-  exclude: { type: 'string', multiple: true },
-  'exclude-dir': { type: 'string', multiple: true },
-  'tree-depth': { type: 'string' },
-  'docs-only': { type: 'boolean' },
-  'no-sync-ignore': { type: 'boolean' },
-  'skip-tree': { type: 'boolean' },
-  'size-limit': { type: 'string' },
   local: { type: 'boolean' },
   server: { type: 'string' },
   json: { type: 'boolean' },
@@ -66,18 +47,33 @@ const selectionOptions = {
   help: { type: 'boolean', short: 'h' },
 } as const satisfies ParseArgsConfig['options'];
 
+/** parseArgs options of the scan options' flags: a switch takes no value, a list may repeat. */
+function optionFlags(names: readonly ScanOptionName[]): ParseArgsConfig['options'] {
+  return Object.fromEntries(
+    names.map((name) => {
+      const kind = SCAN_OPTIONS[name].kind;
+      return [flagKey(name), kind === 'switch' ? { type: 'boolean' } : { type: 'string', multiple: kind === 'list' }];
+    }),
+  );
+}
+
+/** The key parseArgs reports an option's flag under: the flag without its leading `--`. */
+function flagKey(name: ScanOptionName): string {
+  return SCAN_OPTION_FLAGS[name].flag.slice(2);
+}
+
 const scanOptions = {
-  ...selectionOptions,
+  ...commonOptions,
+  ...optionFlags(SCAN_OPTION_NAMES),
   output: { type: 'string', short: 'o' },
   format: { type: 'string', multiple: true },
-  lite: { type: 'boolean' },
-  zip: { type: 'boolean' },
   encoding: { type: 'string' },
   cleanup: { type: 'boolean' },
 } as const satisfies ParseArgsConfig['options'];
 
 const inspectOptions = {
-  ...selectionOptions,
+  ...commonOptions,
+  ...optionFlags(PREVIEW_OPTION_NAMES),
   tree: { type: 'boolean' },
 } as const satisfies ParseArgsConfig['options'];
 
@@ -101,20 +97,21 @@ function parseScan(argv: string[], env: NodeJS.ProcessEnv): CliArgs {
   const { values, positionals } = parse(argv, scanOptions);
   if (values.help) return { command: 'help', topic: 'scan' };
   const common = commonArgs('scan', values, positionals, env);
-  const formats = values.format ? listOf(values.format).map((f) => oneOf('--format', f, FORMATS)) : null;
-  if (formats?.length === 0) throw new UsageError('--format needs at least one of txt, md, json, zip.');
-  const encoding = values.encoding === undefined ? 'o200k_base' : oneOf('--encoding', values.encoding, ENCODINGS);
+  const options: WireScanOptions = optionValues(SCAN_OPTION_NAMES, values);
+  const formats = values.format ? listOf(values.format).map((f) => oneOf('--format', f, ARTIFACT_FORMATS)) : null;
+  if (formats?.length === 0) throw new UsageError(`--format needs at least one of ${ARTIFACT_FORMATS.join(', ')}.`);
+  const encoding = values.encoding === undefined ? DEFAULT_TOKEN_ENCODING : oneOf('--encoding', values.encoding, TOKEN_ENCODINGS);
   if (values.encoding !== undefined && !common.local) throw new UsageError('--encoding applies to --local scans; a server counts tokens in its own TOKEN_ENCODING.');
   if (values.cleanup && common.local) throw new UsageError('--cleanup deletes the scan from the server; a --local scan has nothing to delete.');
   if (values.output === '') throw new UsageError('-o/--output needs a folder.');
+  // Asking for the zip asks the scan to build it.
+  if (formats?.includes('zip')) options.create_zip = true;
   return {
     ...common,
     command: 'scan',
+    options,
     output: values.output ?? '.',
     formats: formats ? [...new Set(formats)] : null,
-    lite: values.lite ?? false,
-    // Asking for the zip asks the scan to build it.
-    createZip: (values.zip ?? false) || (formats?.includes('zip') ?? false),
     encoding,
     cleanup: values.cleanup ?? false,
   };
@@ -123,14 +120,14 @@ function parseScan(argv: string[], env: NodeJS.ProcessEnv): CliArgs {
 function parseInspect(argv: string[], env: NodeJS.ProcessEnv): CliArgs {
   const { values, positionals } = parse(argv, inspectOptions);
   if (values.help) return { command: 'help', topic: 'inspect' };
-  return { ...commonArgs('inspect', values, positionals, env), command: 'inspect', tree: values.tree ?? false };
+  const common = commonArgs('inspect', values, positionals, env);
+  return { ...common, command: 'inspect', options: optionValues(PREVIEW_OPTION_NAMES, values), tree: values.tree ?? false };
 }
 
-type SelectionValues = {
-  [K in keyof typeof selectionOptions]?: (typeof selectionOptions)[K] extends { multiple: true } ? string[] : (typeof selectionOptions)[K]['type'] extends 'string' ? string : boolean;
-};
+type CommonValues = { [K in keyof typeof commonOptions]?: (typeof commonOptions)[K]['type'] extends 'string' ? string : boolean };
+type FlagValues = Record<string, string | boolean | Array<string | boolean> | undefined>;
 
-function commonArgs(command: 'scan' | 'inspect', values: SelectionValues, positionals: string[], env: NodeJS.ProcessEnv): Common {
+function commonArgs(command: 'scan' | 'inspect', values: CommonValues, positionals: string[], env: NodeJS.ProcessEnv): Common {
   if (positionals.length === 0) throw new UsageError(`reposcan ${command} needs a target: a repository URL, a folder${command === 'scan' ? ' or a .zip file' : ''}.`);
   if (positionals.length > 1) throw new UsageError(`reposcan ${command} takes one target; got ${positionals.length}: ${positionals.join(' ')}.`);
   const local = values.local ?? false;
@@ -144,18 +141,31 @@ function commonArgs(command: 'scan' | 'inspect', values: SelectionValues, positi
     server,
     json: values.json ?? false,
     quiet: values.quiet ?? false,
-    selection: {
-      branch: values.branch,
-      includePatterns: listOf(values.include),
-      excludePatterns: listOf(values.exclude),
-      excludeDirs: listOf(values['exclude-dir']),
-      treeDepth: values['tree-depth'] === undefined ? null : integer('--tree-depth', values['tree-depth'], 0, 100),
-      docsOnly: values['docs-only'] ?? false,
-      syncIgnore: !(values['no-sync-ignore'] ?? false),
-      skipTree: values['skip-tree'] ?? false,
-      sizeLimit: values['size-limit'] === undefined ? null : integer('--size-limit', values['size-limit'], 1, Number.MAX_SAFE_INTEGER),
-    },
+    branch: values.branch,
   };
+}
+
+/** The named options from their flags, in the API's spelling; an absent flag leaves the default. */
+function optionValues<K extends ScanOptionName>(names: readonly K[], values: FlagValues): Pick<WireScanOptions, K> {
+  const options: Record<string, unknown> = {};
+  for (const name of names) {
+    const row = SCAN_OPTIONS[name];
+    const { flag } = SCAN_OPTION_FLAGS[name];
+    const given = values[flagKey(name)];
+    switch (row.kind) {
+      case 'switch':
+        // A switch's flag turns the option from its default (so an option that is on by default has a `--no-…` flag).
+        options[name] = given === true ? !row.default : row.default;
+        break;
+      case 'list':
+        options[name] = listOf(given as string[] | undefined);
+        break;
+      case 'count':
+        options[name] = given === undefined ? null : integer(flag, given as string, row.min, 'max' in row ? row.max : Number.MAX_SAFE_INTEGER);
+        break;
+    }
+  }
+  return options as Pick<WireScanOptions, K>;
 }
 
 function parse<O extends ParseArgsConfig['options']>(argv: string[], options: O) {

@@ -1,4 +1,24 @@
+import { ARTIFACT_FORMATS, DEFAULT_TOKEN_ENCODING, isOutputOption, orList, SCAN_OPTION_FLAGS, TOKEN_ENCODINGS } from '@reposcan/contracts/vocabulary';
+import type { ScanOptionName } from '@reposcan/contracts/vocabulary';
 import { DEFAULT_SERVER } from './cli-args.js';
+
+/** One line of an option list: the flag, then its explanation from column 27. */
+function line(flag: string, text: string): string {
+  return `  ${flag.padEnd(23)}  ${text}`;
+}
+
+/** The scan options' lines, in the order the flag table lists them. */
+function optionLines(output: boolean): string {
+  return (Object.keys(SCAN_OPTION_FLAGS) as ScanOptionName[])
+    .filter((name) => isOutputOption(name) === output)
+    .map((name) => {
+      const f: { flag: string; arg?: string; help: string } = SCAN_OPTION_FLAGS[name];
+      return line(f.arg === undefined ? f.flag : `${f.flag} ${f.arg}`, f.help);
+    })
+    .join('\n');
+}
+
+const ENCODING_CHOICES = orList(TOKEN_ENCODINGS.map((e) => (e === DEFAULT_TOKEN_ENCODING ? `${e} (default)` : e)));
 
 const EXIT_CODES = `Exit codes:
   0  success: the scan or inspection finished and every requested file was written
@@ -11,14 +31,7 @@ const EXIT_CODES = `Exit codes:
 
 const SELECTION = `Selection (as the API's options):
   --branch <name>          branch or tag of a remote repository
-  --include <glob>         keep only matching files (gitignore-style; repeat or comma-separate)
-  --exclude <glob>         drop matching files and folders (wins over --include)
-  --exclude-dir <dir>      skip folders by name or root-relative path (on top of the defaults)
-  --docs-only              keep only documentation files
-  --no-sync-ignore         ignore the repository's .gitignore/.gittxtignore files
-  --tree-depth <n>         draw n levels of the directory tree (0-100)
-  --skip-tree              leave the tree out
-  --size-limit <bytes>     skip files larger than this`;
+${optionLines(false)}`;
 
 const COMMON = `Common options:
   --server <url>           the reposcan API (default: $REPOSCAN_SERVER or ${DEFAULT_SERVER})
@@ -54,12 +67,11 @@ writes them as <output>/<repo>.<format>. stdout: one written path per line.
 
 Output:
   -o, --output <dir>       folder for the artifacts (default: the current folder; created if missing)
-  --format <list>          formats to download: txt, md, json, zip (default: all produced;
-                           asking for zip implies --zip)
-  --lite                   lite outputs: tree and contents without summary and metadata
-  --zip                    also build the ZIP bundle
+  --format <list>          formats to download: ${ARTIFACT_FORMATS.join(', ')} (default: all produced;
+                           asking for zip implies ${SCAN_OPTION_FLAGS.create_zip.flag})
+${optionLines(true)}
   --cleanup                delete the scan from the server after downloading
-  --encoding <name>        with --local: o200k_base (default) or cl100k_base
+  --encoding <name>        with --local: ${ENCODING_CHOICES}
 
 ${SELECTION}
 

@@ -2,7 +2,6 @@ export { createLogger } from './create-logger.js';
 export type { Logger } from './create-logger.js';
 export { prepareSource } from './prepare-source.js';
 export type { PreparedSource, SourceSettings } from './prepare-source.js';
-export { toEngineOptions } from './to-engine-options.js';
 export { createScanProcessor } from './scan-processor.js';
 export { startScanWorker } from './start-scan-worker.js';
 export type { RunningWorker } from './start-scan-worker.js';

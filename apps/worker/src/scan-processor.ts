@@ -13,7 +13,7 @@ import type { Logger } from './create-logger.js';
 import type { FaultInjector } from './fault-injection.js';
 import { prepareSource } from './prepare-source.js';
 import type { SourceSettings } from './prepare-source.js';
-import { toEngineOptions } from './to-engine-options.js';
+import { toEngineOptions } from '@reposcan/contracts/vocabulary';
 import type { TokenCaches } from './token-caches.js';
 import type { TokenPools } from './token-pools.js';
 import type { ScanMetrics } from './worker-metrics.js';

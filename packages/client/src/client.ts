@@ -222,20 +222,17 @@ function waitQuery(wait: boolean | undefined): string {
   return wait === true ? '' : '?wait=false';
 }
 
-/** Scan options as the upload's query parameters: booleans as `true`/`false`, arrays repeated. */
+/** Scan options as the upload's query parameters: booleans as `true`/`false`, numbers in digits, arrays repeated; unset and empty left out. */
 function uploadQuery(options: UploadOptions): UploadQuery {
-  const query: UploadQuery = {};
-  const flag = (value: boolean | undefined): 'true' | 'false' | undefined => (value === undefined ? undefined : value ? 'true' : 'false');
-  query.lite = flag(options.lite);
-  query.create_zip = flag(options.create_zip);
-  query.docs_only = flag(options.docs_only);
-  query.sync_ignore = flag(options.sync_ignore);
-  query.skip_tree = flag(options.skip_tree);
-  if (options.tree_depth !== undefined && options.tree_depth !== null) query.tree_depth = String(options.tree_depth);
-  if (options.size_limit !== undefined && options.size_limit !== null) query.size_limit = String(options.size_limit);
-  if (options.exclude_dirs?.length) query.exclude_dirs = options.exclude_dirs;
-  if (options.include_patterns?.length) query.include_patterns = options.include_patterns;
-  if (options.exclude_patterns?.length) query.exclude_patterns = options.exclude_patterns;
+  const query: UploadQuery & Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(options) as Array<[string, UploadOptions[keyof UploadOptions]]>) {
+    if (value === undefined || value === null) continue;
+    if (Array.isArray(value)) {
+      if (value.length > 0) query[name] = value;
+    } else {
+      query[name] = String(value);
+    }
+  }
   return query;
 }
 

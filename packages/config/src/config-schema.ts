@@ -1,5 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
+import { DEFAULT_TOKEN_ENCODING, orList, TOKEN_ENCODINGS } from '@reposcan/contracts/vocabulary';
+import type { TokenEncodingName } from '@reposcan/contracts/vocabulary';
 import {
   absolutePath,
   corsOrigins,
@@ -24,8 +26,8 @@ export const ROLES = ['api', 'worker', 'all'] as const;
 export type Role = (typeof ROLES)[number];
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
-export const TOKEN_ENCODINGS = ['o200k_base', 'cl100k_base'] as const;
-export type TokenEncoding = (typeof TOKEN_ENCODINGS)[number];
+export { TOKEN_ENCODINGS };
+export type TokenEncoding = TokenEncodingName;
 
 const GiB = 1024 ** 3;
 const TiB = 1024 ** 4;
@@ -61,7 +63,7 @@ export const CONFIG_VARIABLES = {
   CORS_ORIGINS: variable('*', 'Origins allowed by CORS, comma-separated; "*" allows all.', corsOrigins),
   SCAN_WAIT_SECONDS: variable('60', 'How long POST /v1/scan and /v1/upload wait for the result before answering 202.', wholeNumber(0, 3600, 'seconds')),
   SCAN_TTL_HOURS: variable('24', 'Finished scans older than this are deleted by the janitor; 0 keeps them.', wholeNumber(0, 87_600, 'hours')),
-  TOKEN_ENCODING: variable('o200k_base', 'BPE encoding for token counts: o200k_base or cl100k_base.', oneOf(TOKEN_ENCODINGS)),
+  TOKEN_ENCODING: variable(DEFAULT_TOKEN_ENCODING, `BPE encoding for token counts: ${orList(TOKEN_ENCODINGS)}.`, oneOf(TOKEN_ENCODINGS)),
   TOKEN_CACHE_MAX_ENTRIES: variable('1000000', 'Token counts kept by content hash on the volume, shared by every worker, so a rescan counts only changed files; about 40 B each in a worker\'s memory and 20 B on disk; 0 turns the cache off.', wholeNumber(0, 100_000_000)),
   QUEUE_PREFIX: variable('reposcan', 'BullMQ key prefix (and of the state-change channel), so several deployments or test runs can share one Redis.', queuePrefix),
   RATE_LIMIT_PER_MINUTE: variable('60', 'Requests per client per minute over scan, upload and inspect; 0 turns the limit off.', wholeNumber(0, 1_000_000)),

@@ -1,4 +1,5 @@
 export * from './error-codes.js';
+export * from './vocabulary.js';
 export * from './scan-options.js';
 export * from './scan-records.js';
 export * from './envelope.js';

@@ -5,6 +5,7 @@ import { ERROR_STATUS } from './error-status.js';
 import { ErrorEnvelope, HealthResponse, ReadyResponse, successEnvelope } from './envelope.js';
 import { InspectRequest, ScanRequest, UploadQuery } from './scan-options.js';
 import { InspectResult, ScanAccepted, ScanResult, ScanStatus, SummaryRecord } from './scan-records.js';
+import { ARTIFACT_FORMATS, SCAN_OPTIONS } from './vocabulary.js';
 
 type Json = Record<string, unknown>;
 
@@ -88,7 +89,8 @@ export function buildOpenApiDocument(version: string): Json {
     required: false,
     ...(typeof s.description === 'string' ? { description: s.description } : {}),
     schema: s,
-    ...(s.type === 'array' || name.endsWith('_dirs') || name.endsWith('_patterns') ? { style: 'form', explode: true } : {}),
+    // A list may be repeated (`?exclude_dirs=a&exclude_dirs=b`) as well as comma-separated.
+    ...(name in SCAN_OPTIONS && SCAN_OPTIONS[name as keyof typeof SCAN_OPTIONS].kind === 'list' ? { style: 'form', explode: true } : {}),
   }));
 
   const paths: Record<string, Json> = {
@@ -154,7 +156,7 @@ export function buildOpenApiDocument(version: string): Json {
           '`json`: one object with `repository`, `encoding`, `tree`, `files`, then `summary`, `assets` and `skipped_count`. ' +
           'The tree draws every file the walk found: one that vanished before it was read is drawn and listed in `skipped` as `unreadable`. ' +
           'Lite outputs keep only the tree and the files. `zip`: the three outputs, the non-textual files under `assets/`, `manifest.json`, `summary.json` and a README.',
-        parameters: [scanIdParam, { name: 'format', in: 'query', required: true, schema: { type: 'string', enum: ['txt', 'json', 'md', 'zip'] } }],
+        parameters: [scanIdParam, { name: 'format', in: 'query', required: true, schema: { type: 'string', enum: [...ARTIFACT_FORMATS] } }],
         responses: {
           '200': { description: 'The artifact, with ETag and Content-Disposition: attachment; Range requests are honoured (206).', content: artifactContent },
           // A byte range of the same artifact: its media type, but not a whole document.

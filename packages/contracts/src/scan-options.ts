@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { PREVIEW_OPTION_NAMES, SCAN_OPTION_NAMES, SCAN_OPTIONS } from './scan-option-table.js';
+import type { PreviewOptionName, ScanOptionName, ScanOptionSpec } from './scan-option-table.js';
 
 // Limits on user-supplied globs and names (contract §8): caps keep pattern matching cheap and
 // make pathological patterns (T16) a 400 rather than a slow scan.
@@ -23,30 +25,30 @@ export const BranchName = z
   .regex(/^(?!-)(?!.*\.\.)(?!.*\/\/)(?!.*\/$)(?!.*\.lock$)[A-Za-z0-9._+/-]+$/, 'must be a plain git branch or tag name')
   .meta({ description: 'Branch or tag to scan. Wins over a ref in the URL; without either, the remote default branch is used.', example: 'main' });
 
-const DESCRIPTIONS = {
-  exclude_dirs: 'Folder names (any depth) or repository-root-relative folder paths to skip, on top of the defaults (VCS, dependency, cache and editor folders).',
-  include_patterns: 'gitignore-style globs on root-relative POSIX paths; when given, only matching files are kept. A pattern without `/` matches a name at any depth; `**` spans folders.',
-  exclude_patterns: 'gitignore-style globs; matching files and folders are dropped. Exclude wins over include.',
-  lite: 'Lite outputs: only the tree and file contents, without the summary, per-file metadata and asset list.',
-  create_zip: 'Also build the ZIP bundle (outputs, assets/, manifest.json, summary.json, README.md).',
-  tree_depth: 'Levels of the directory tree to draw; deeper levels collapse to `└── ...`. null draws all.',
-  docs_only: 'Keep only files whose subcategory is `docs`.',
-  sync_ignore: 'Apply the repository\'s `.gitignore` files (every level) and `.gittxtignore`.',
-  skip_tree: 'Leave the directory tree out of every output.',
-  size_limit: 'Skip files larger than this many bytes (reason `too_large`); the server per-file limit applies in any case.',
-} as const;
+type Row<K extends ScanOptionName> = (typeof SCAN_OPTIONS)[K];
 
-export const ScanOptionFields = {
-  exclude_dirs: patternList.default([]).meta({ description: DESCRIPTIONS.exclude_dirs, example: ['dist', 'test/fixtures'] }),
-  include_patterns: patternList.default([]).meta({ description: DESCRIPTIONS.include_patterns, example: ['*.ts', 'docs/**'] }),
-  exclude_patterns: patternList.default([]).meta({ description: DESCRIPTIONS.exclude_patterns, example: ['*.test.ts'] }),
-  lite: z.boolean().default(false).meta({ description: DESCRIPTIONS.lite }),
-  create_zip: z.boolean().default(false).meta({ description: DESCRIPTIONS.create_zip }),
-  tree_depth: z.int().min(0).max(100).nullable().default(null).meta({ description: DESCRIPTIONS.tree_depth }),
-  docs_only: z.boolean().default(false).meta({ description: DESCRIPTIONS.docs_only }),
-  sync_ignore: z.boolean().default(true).meta({ description: DESCRIPTIONS.sync_ignore }),
-  skip_tree: z.boolean().default(false).meta({ description: DESCRIPTIONS.skip_tree }),
-  size_limit: z.int().min(1).nullable().default(null).meta({ description: DESCRIPTIONS.size_limit }),
+/** An option's schema in a JSON body. */
+function bodyField(row: ScanOptionSpec): z.ZodType {
+  switch (row.kind) {
+    case 'switch':
+      return z.boolean().default(row.default).meta({ description: row.description });
+    case 'list':
+      return patternList.default([]).meta({ description: row.description, example: [...row.example] });
+    case 'count': {
+      const whole = row.max === undefined ? z.int().min(row.min) : z.int().min(row.min).max(row.max);
+      return whole.nullable().default(null).meta({ description: row.description });
+    }
+  }
+}
+
+type BodyField<S> = S extends { kind: 'switch' }
+  ? z.ZodDefault<z.ZodBoolean>
+  : S extends { kind: 'list' }
+    ? z.ZodDefault<typeof patternList>
+    : z.ZodDefault<z.ZodNullable<z.ZodInt>>;
+
+export const ScanOptionFields = Object.fromEntries(SCAN_OPTION_NAMES.map((name) => [name, bodyField(SCAN_OPTIONS[name])])) as {
+  [K in ScanOptionName]: BodyField<Row<K>>;
 };
 
 export const ScanOptions = z.strictObject(ScanOptionFields).meta({ id: 'ScanOptions' });
@@ -66,7 +68,7 @@ export const ScanRequest = z
   .meta({ id: 'ScanRequest', description: 'Body of POST /v1/scan. Unknown fields are rejected.' });
 export type ScanRequest = z.output<typeof ScanRequest>;
 
-const { lite: _lite, create_zip: _createZip, ...previewFields } = ScanOptionFields;
+const previewFields = Object.fromEntries(PREVIEW_OPTION_NAMES.map((name) => [name, ScanOptionFields[name]])) as Pick<typeof ScanOptionFields, PreviewOptionName>;
 export const InspectRequest = z
   .strictObject({ repo_path: RepoPath, branch: BranchName.optional(), ...previewFields })
   .meta({ id: 'InspectRequest', description: 'Body of POST /v1/inspect: the selection options of a scan; nothing is written.' });
@@ -82,20 +84,32 @@ const queryList = z
   .pipe(patternList);
 const queryInt = (min: number, max: number) => z.string().regex(/^\d+$/, 'must be a whole number').transform(Number).pipe(z.int().min(min).max(max));
 
-export const UploadQuery = z
-  .strictObject({
-    lite: queryBool.default(false).meta({ description: DESCRIPTIONS.lite }),
-    create_zip: queryBool.default(false).meta({ description: DESCRIPTIONS.create_zip }),
-    docs_only: queryBool.default(false).meta({ description: DESCRIPTIONS.docs_only }),
-    sync_ignore: queryBool.default(true).meta({ description: DESCRIPTIONS.sync_ignore }),
-    skip_tree: queryBool.default(false).meta({ description: DESCRIPTIONS.skip_tree }),
-    tree_depth: queryInt(0, 100).nullable().default(null).meta({ description: DESCRIPTIONS.tree_depth }),
-    size_limit: queryInt(1, Number.MAX_SAFE_INTEGER).nullable().default(null).meta({ description: DESCRIPTIONS.size_limit }),
-    exclude_dirs: queryList.default([]).meta({ description: DESCRIPTIONS.exclude_dirs }),
-    include_patterns: queryList.default([]).meta({ description: DESCRIPTIONS.include_patterns }),
-    exclude_patterns: queryList.default([]).meta({ description: DESCRIPTIONS.exclude_patterns }),
-    wait: queryBool.default(true).meta({ description: 'false answers 202 at once instead of waiting up to SCAN_WAIT_SECONDS.' }),
-  });
+/** An option's schema as an upload query parameter. */
+function queryField(row: ScanOptionSpec): z.ZodType {
+  switch (row.kind) {
+    case 'switch':
+      return queryBool.default(row.default).meta({ description: row.description });
+    case 'list':
+      return queryList.default([]).meta({ description: row.description });
+    case 'count':
+      return queryInt(row.min, row.max ?? Number.MAX_SAFE_INTEGER).nullable().default(null).meta({ description: row.description });
+  }
+}
+
+type QueryField<S> = S extends { kind: 'switch' }
+  ? z.ZodDefault<typeof queryBool>
+  : S extends { kind: 'list' }
+    ? z.ZodDefault<typeof queryList>
+    : z.ZodDefault<z.ZodNullable<ReturnType<typeof queryInt>>>;
+
+// Switches first, then numbers, then lists: the short parameters lead in the API docs.
+const QUERY_ORDER: readonly ScanOptionSpec['kind'][] = ['switch', 'count', 'list'];
+const queryNames = QUERY_ORDER.flatMap((kind) => SCAN_OPTION_NAMES.filter((name) => SCAN_OPTIONS[name].kind === kind));
+
+export const UploadQuery = z.strictObject({
+  ...(Object.fromEntries(queryNames.map((name) => [name, queryField(SCAN_OPTIONS[name])])) as { [K in ScanOptionName]: QueryField<Row<K>> }),
+  wait: queryBool.default(true).meta({ description: 'false answers 202 at once instead of waiting up to SCAN_WAIT_SECONDS.' }),
+});
 export type UploadQuery = z.output<typeof UploadQuery>;
 
 export const WaitQuery = z.strictObject({ wait: queryBool.default(true) });

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ERROR_CODES } from './error-codes.js';
 import { ScanOptions } from './scan-options.js';
+import { ARTIFACT_FORMATS, ASSET_SUBCATEGORIES, SKIP_REASON_MEANINGS, SKIP_REASONS, TEXT_SUBCATEGORIES, TOKEN_ENCODINGS } from './vocabulary.js';
 
 export const SCAN_ID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 export const ScanId = z.string().regex(SCAN_ID_PATTERN).meta({ description: 'Server-made lowercase UUID v4.', example: '3f0c2a51-8d7e-4b1a-9c3e-2f6d5b4a1e90' });
@@ -9,7 +10,7 @@ export function isScanId(value: unknown): value is string {
   return typeof value === 'string' && SCAN_ID_PATTERN.test(value);
 }
 
-export const TokenEncoding = z.enum(['o200k_base', 'cl100k_base']);
+export const TokenEncoding = z.enum(TOKEN_ENCODINGS);
 export type TokenEncoding = z.output<typeof TokenEncoding>;
 
 export const SCAN_STATES = ['queued', 'running', 'completed', 'failed', 'cancelled'] as const;
@@ -35,8 +36,8 @@ export type SourceType = z.output<typeof SourceType>;
 export const FailureInfo = z.object({ code: z.enum(ERROR_CODES), message: z.string() }).meta({ id: 'ScanFailure' });
 export type FailureInfo = z.output<typeof FailureInfo>;
 
-const TEXT_SUBCATEGORY = z.enum(['code', 'docs', 'config', 'data', 'other']);
-const ASSET_SUBCATEGORY = z.enum(['image', 'audio', 'video', 'pdf', 'binary']);
+const TEXT_SUBCATEGORY = z.enum(TEXT_SUBCATEGORIES);
+const ASSET_SUBCATEGORY = z.enum(ASSET_SUBCATEGORIES);
 const SUBCATEGORY = z.union([TEXT_SUBCATEGORY, ASSET_SUBCATEGORY]);
 
 export const SummaryTotals = z
@@ -50,7 +51,7 @@ export const SummaryTotals = z
   })
   .meta({ id: 'SummaryTotals' });
 
-export const ArtifactFormat = z.enum(['txt', 'md', 'json', 'zip']);
+export const ArtifactFormat = z.enum(ARTIFACT_FORMATS);
 export type ArtifactFormat = z.output<typeof ArtifactFormat>;
 export const ArtifactInfo = z.object({ url: z.string().meta({ example: '/v1/download/3f0c2a51-8d7e-4b1a-9c3e-2f6d5b4a1e90?format=md' }), bytes: z.int(), sha256: z.string() });
 export const ArtifactMap = z.partialRecord(ArtifactFormat, ArtifactInfo).meta({ id: 'Artifacts' });
@@ -113,11 +114,8 @@ export const TextFileEntry = z.object({
 export const AssetEntry = z.object({ path: z.string(), subcategory: ASSET_SUBCATEGORY, size_bytes: z.int(), url: z.string() });
 export const SkippedEntry = z.object({
   path: z.string().meta({ description: 'A pruned folder is listed once, with a trailing `/`.' }),
-  reason: z.enum(['excluded_dir', 'ignored', 'pattern', 'too_large', 'symlink', 'unreadable', 'limit', 'submodule']).meta({
-    description:
-      'Why it was left out: `excluded_dir` (a default or requested excluded folder), `ignored` (a `.gitignore` or `.gittxtignore` rule), ' +
-      '`pattern` (include/exclude patterns, `docs_only`), `too_large` (over the per-file limit), `symlink` (a link, never followed nor read), ' +
-      '`unreadable`, `limit` (past the file or depth limit), `submodule` (a git submodule of a remote repository, never fetched).',
+  reason: z.enum(SKIP_REASONS).meta({
+    description: `Why it was left out: ${SKIP_REASONS.map((reason) => (SKIP_REASON_MEANINGS[reason] ? `\`${reason}\` (${SKIP_REASON_MEANINGS[reason]})` : `\`${reason}\``)).join(', ')}.`,
   }),
 });
 

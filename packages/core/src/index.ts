@@ -23,5 +23,4 @@ export { inspectTree } from './scan/inspect-tree.js';
 export { lowerProcessPriority, lowerThreadPriority } from './io/background-priority.js';
 export { prepareFileThreads, prepareWalkThread } from './io/io-threads.js';
 export type { InspectInput, InspectReport } from './scan/inspect-tree.js';
-export { scanOptionsToWire } from './scan/scan-options-wire.js';
-export type { WireScanOptions } from './scan/scan-options-wire.js';
+export type { WireScanOptions } from '@reposcan/contracts/vocabulary';

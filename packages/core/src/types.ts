@@ -1,23 +1,13 @@
 // The engine's vocabulary. Everything here is plain data so it can cross worker-thread and
 // process boundaries and be serialised into summary.json unchanged.
 
-export const TEXT_SUBCATEGORIES = ['code', 'docs', 'config', 'data', 'other'] as const;
-export const ASSET_SUBCATEGORIES = ['image', 'audio', 'video', 'pdf', 'binary'] as const;
-export type TextSubcategory = (typeof TEXT_SUBCATEGORIES)[number];
-export type AssetSubcategory = (typeof ASSET_SUBCATEGORIES)[number];
-export type Subcategory = TextSubcategory | AssetSubcategory;
+import { DEFAULT_ENGINE_SCAN_OPTIONS } from '@reposcan/contracts/vocabulary';
+import type { AssetSubcategory, EngineScanOptions, SkipReason, Subcategory, TextSubcategory } from '@reposcan/contracts/vocabulary';
 
-export const SKIP_REASONS = [
-  'excluded_dir',
-  'ignored',
-  'pattern',
-  'too_large',
-  'symlink',
-  'unreadable',
-  'limit',
-  'submodule',
-] as const;
-export type SkipReason = (typeof SKIP_REASONS)[number];
+// The shared words (subcategories, skip reasons, encodings, the scan options) are defined once
+// in the contracts' vocabulary; the engine speaks them under its own names.
+export { ASSET_SUBCATEGORIES, SKIP_REASONS, TEXT_SUBCATEGORIES } from '@reposcan/contracts/vocabulary';
+export type { AssetSubcategory, SkipReason, Subcategory, TextSubcategory, TokenEncodingName } from '@reposcan/contracts/vocabulary';
 
 export interface SkippedPath {
   /** POSIX path relative to the repository root; a pruned directory is listed once, with a trailing `/`. */
@@ -25,40 +15,10 @@ export interface SkippedPath {
   reason: SkipReason;
 }
 
-export type TokenEncodingName = 'o200k_base' | 'cl100k_base';
+/** The user-facing scan options, as applied (defaults filled in); each is described in the option table. */
+export type ScanOptions = EngineScanOptions;
 
-/** The user-facing scan options, as applied (defaults filled in). */
-export interface ScanOptions {
-  /** Extra directory names (any depth) or root-relative folder paths to prune. */
-  excludeDirs: string[];
-  /** gitignore-style globs; when non-empty, only matching files are kept. */
-  includePatterns: string[];
-  /** gitignore-style globs; matching files and folders are dropped. Exclude wins over include. */
-  excludePatterns: string[];
-  lite: boolean;
-  createZip: boolean;
-  /** Levels of the directory tree to draw; `null` draws everything. */
-  treeDepth: number | null;
-  docsOnly: boolean;
-  /** Apply `.gitignore` / `.gittxtignore` files found in the tree. */
-  syncIgnore: boolean;
-  skipTree: boolean;
-  /** Per-file byte cap chosen by the user; the engine's own `maxFileBytes` applies in any case. */
-  sizeLimit: number | null;
-}
-
-export const DEFAULT_SCAN_OPTIONS: ScanOptions = {
-  excludeDirs: [],
-  includePatterns: [],
-  excludePatterns: [],
-  lite: false,
-  createZip: false,
-  treeDepth: null,
-  docsOnly: false,
-  syncIgnore: true,
-  skipTree: false,
-  sizeLimit: null,
-};
+export const DEFAULT_SCAN_OPTIONS: ScanOptions = DEFAULT_ENGINE_SCAN_OPTIONS;
 
 /** Server-side limits; configurable by the operator, never by the request. */
 export interface EngineLimits {

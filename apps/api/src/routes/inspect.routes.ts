@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import type { RequestHandler } from 'express';
-import { InspectRequest } from '@reposcan/contracts';
+import { InspectRequest, withOutputDefaults } from '@reposcan/contracts';
 import type { EngineLimits } from '@reposcan/core';
 import type { SourceSettings } from '@reposcan/worker';
 import { whenClientGoes } from '../http/client-gone.js';
@@ -20,7 +20,7 @@ export function inspectRoutes(deps: { inspect: InspectService; settings: SourceS
       const source = await toRequestSource(repo_path, branch, deps.settings);
       // A client that gives up (a live preview typing on) must not keep a slot, a thread and a clone busy.
       const abandoned = whenClientGoes(res, 'preview');
-      const data = await deps.inspect.inspect({ source, options: { ...options, lite: false, create_zip: false }, settings: deps.settings, limits: deps.limits }, abandoned);
+      const data = await deps.inspect.inspect({ source, options: withOutputDefaults(options), settings: deps.settings, limits: deps.limits }, abandoned);
       sendSuccess(res, 200, `Preview completed: ${data.summary.total_files} files, about ${data.summary.formatted.estimated_tokens} tokens.`, data);
     })
     .all(methodNotAllowed(['POST']));

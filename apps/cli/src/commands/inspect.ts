@@ -1,11 +1,11 @@
 import { ReposcanClient } from '@reposcan/client';
 import type { InspectResult } from '@reposcan/client';
+import { toEngineOptions, withOutputDefaults } from '@reposcan/contracts/vocabulary';
 import type { InspectArgs } from '../cli-args.js';
 import type { CliIo } from '../cli-io.js';
 import { UsageError } from '../exit-codes.js';
 import { resolveLocalFolder } from '../local-folder.js';
 import { classifyTarget } from '../scan-target.js';
-import { engineOptions } from './engine-options.js';
 
 /** `reposcan inspect <target>`: the API's preview, or with --local the engine's, in the API's shape. */
 export async function inspect(args: InspectArgs, io: CliIo): Promise<InspectResult> {
@@ -15,26 +15,14 @@ export async function inspect(args: InspectArgs, io: CliIo): Promise<InspectResu
 async function inspectOnServer(args: InspectArgs, io: CliIo): Promise<InspectResult> {
   const target = await classifyTarget(args.target, io.cwd);
   if (target.kind === 'zip') throw new UsageError('inspect previews a repository URL or a folder; a .zip can only be scanned (reposcan scan file.zip).');
-  const s = args.selection;
   const client = new ReposcanClient({ baseUrl: args.server });
-  return client.inspect({
-    repo_path: target.kind === 'remote' ? target.repoPath : target.path,
-    branch: s.branch,
-    include_patterns: s.includePatterns,
-    exclude_patterns: s.excludePatterns,
-    exclude_dirs: s.excludeDirs,
-    tree_depth: s.treeDepth,
-    docs_only: s.docsOnly,
-    sync_ignore: s.syncIgnore,
-    skip_tree: s.skipTree,
-    size_limit: s.sizeLimit,
-  });
+  return client.inspect({ repo_path: target.kind === 'remote' ? target.repoPath : target.path, branch: args.branch, ...args.options });
 }
 
 async function inspectLocal(args: InspectArgs, io: CliIo): Promise<InspectResult> {
   const folder = await resolveLocalFolder(args.target, io.cwd);
   const { inspectTree, compareNames, DEFAULT_ENGINE_LIMITS } = await import('@reposcan/core');
-  const report = await inspectTree({ root: folder.root, repoName: folder.name, source: folder.source, options: engineOptions(args.selection), limits: DEFAULT_ENGINE_LIMITS });
+  const report = await inspectTree({ root: folder.root, repoName: folder.name, source: folder.source, options: toEngineOptions(withOutputDefaults(args.options)), limits: DEFAULT_ENGINE_LIMITS });
   // The same listing the API builds: every kept file, non-textual ones with 0 tokens.
   const files = [
     ...report.files.map((f) => ({ path: f.path, subcategory: f.subcategory, size_bytes: f.size_bytes, tokens_estimate: f.tokens_estimate, url: f.url })),

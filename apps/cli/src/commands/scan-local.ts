@@ -1,5 +1,6 @@
 import { mkdtemp, rename, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { toEngineOptions } from '@reposcan/contracts/vocabulary';
 import { artifactFileName, selectFormats } from '../artifact-files.js';
 import type { ScanArgs } from '../cli-args.js';
 import type { CliIo } from '../cli-io.js';
@@ -7,7 +8,6 @@ import { ScanEndedError } from '../exit-codes.js';
 import { resolveLocalFolder } from '../local-folder.js';
 import { createProgressReporter, progressMode } from '../progress-reporter.js';
 import type { ScanOutcome, WrittenFile } from '../scan-outcome.js';
-import { engineOptions } from './engine-options.js';
 import { makeOutputFolder } from './scan-on-server.js';
 
 /**
@@ -31,7 +31,7 @@ export async function scanLocal(args: ScanArgs, io: CliIo): Promise<ScanOutcome>
           root: folder.root,
           repoName: folder.name,
           source: folder.source,
-          options: { ...engineOptions(args.selection), lite: args.lite, createZip: args.createZip },
+          options: toEngineOptions(args.options),
           limits: DEFAULT_ENGINE_LIMITS,
           encoding: args.encoding,
           outDir: staging,

@@ -18,17 +18,17 @@ import type { ScanOutcome, WrittenFile } from '../scan-outcome.js';
  */
 export async function scanOnServer(args: ScanArgs, io: CliIo): Promise<ScanOutcome> {
   const target = await classifyTarget(args.target, io.cwd);
-  if (target.kind === 'zip' && args.selection.branch !== undefined) throw new UsageError('--branch applies to remote repositories; an uploaded .zip has no branches.');
+  if (target.kind === 'zip' && args.branch !== undefined) throw new UsageError('--branch applies to remote repositories; an uploaded .zip has no branches.');
   const output = resolve(io.cwd, args.output);
   await makeOutputFolder(output);
 
   const client = new ReposcanClient({ baseUrl: args.server });
   const progress = createProgressReporter(io.stderr, progressMode(io.stderr, args.quiet, io.env));
-  const options = uploadOptions(args);
+  const options: UploadOptions = args.options;
   const submission: Submission =
     target.kind === 'zip'
       ? await uploadFile(client, target.file, options, { wait: false })
-      : await client.scan({ repo_path: target.kind === 'remote' ? target.repoPath : target.path, branch: args.selection.branch, ...options }, { wait: false });
+      : await client.scan({ repo_path: target.kind === 'remote' ? target.repoPath : target.path, branch: args.branch, ...options }, { wait: false });
 
   const result = submission.kind === 'completed' ? submission.result : await followToEnd(client, submission.accepted, progress);
   const files = await downloadArtifacts(client, result, args, output, progress);
@@ -37,22 +37,6 @@ export async function scanOnServer(args: ScanArgs, io: CliIo): Promise<ScanOutco
     progress.note(`deleted scan ${result.scan_id} from the server`);
   }
   return { scan_id: result.scan_id, state: 'completed', result, files };
-}
-
-function uploadOptions(args: ScanArgs): UploadOptions {
-  const s = args.selection;
-  return {
-    include_patterns: s.includePatterns,
-    exclude_patterns: s.excludePatterns,
-    exclude_dirs: s.excludeDirs,
-    lite: args.lite,
-    create_zip: args.createZip,
-    tree_depth: s.treeDepth,
-    docs_only: s.docsOnly,
-    sync_ignore: s.syncIgnore,
-    skip_tree: s.skipTree,
-    size_limit: s.sizeLimit,
-  };
 }
 
 async function followToEnd(client: ReposcanClient, accepted: ScanAccepted, progress: ProgressReporter): Promise<ScanResult> {

@@ -1170,7 +1170,7 @@ export interface operations {
     download: {
         parameters: {
             query: {
-                format: "txt" | "json" | "md" | "zip";
+                format: "txt" | "md" | "json" | "zip";
             };
             header?: never;
             path: {

@@ -1,6 +1,6 @@
-import type { TextFormat } from '../render/render-context.js';
+import type { ArtifactFormatName } from '@reposcan/contracts/vocabulary';
 
-export type ArtifactFormat = TextFormat | 'zip';
+export type ArtifactFormat = ArtifactFormatName;
 
 /** Fixed file names inside a scan's output folder, so lookup never builds a path from user input. */
 export const ARTIFACT_FILE_NAMES = {

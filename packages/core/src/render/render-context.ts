@@ -1,3 +1,4 @@
+import type { TextFormat } from '@reposcan/contracts/vocabulary';
 import type { AssetRecord, SummaryTotals, TextFileRecord, TokenEncodingName } from '../types.js';
 
 export interface RepositoryBlock {
@@ -28,7 +29,7 @@ export interface RenderContext extends HeadContext {
   skippedCount: number;
 }
 
-export type TextFormat = 'txt' | 'md' | 'json';
+export type { TextFormat };
 
 /** UTF-8 text written as a JSON string literal, quotes included: escaped straight into the output. */
 export interface JsonStringChunk {

@@ -1,5 +1,7 @@
 import { rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { toWireOptions } from '@reposcan/contracts/vocabulary';
+import type { WireScanOptions } from '@reposcan/contracts/vocabulary';
 import { ARTIFACT_FILE_NAMES } from '../artifacts/artifact-names.js';
 import type { WrittenArtifact } from '../artifacts/artifact-names.js';
 import { TextArtifactWriter } from '../artifacts/write-text-artifacts.js';
@@ -15,8 +17,6 @@ import { collectFiles } from './collect-files.js';
 import { renderBundleReadme } from './render-bundle-readme.js';
 import { defaultScanDeps } from './scan-deps.js';
 import type { ScanDeps } from './scan-deps.js';
-import { scanOptionsToWire } from './scan-options-wire.js';
-import type { WireScanOptions } from './scan-options-wire.js';
 import { summarize } from './summarize.js';
 import type {
   AssetRecord,
@@ -128,7 +128,7 @@ export async function runScan(
 
     const report: ScanReport = {
       repository,
-      options: scanOptionsToWire(input.options),
+      options: toWireOptions(input.options),
       encoding: input.encoding,
       summary,
       tree: ctx.tree,

@@ -17,11 +17,10 @@ import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
 
-/** @type {Record<string, string>} */
-const RANK_MODULES = {
-  o200k_base: 'js-tiktoken/ranks/o200k_base',
-  cl100k_base: 'js-tiktoken/ranks/cl100k_base',
-};
+// js-tiktoken ships each encoding's ranks as `js-tiktoken/ranks/<name>`. Which names are offered
+// is decided once, in the contracts' vocabulary (TOKEN_ENCODINGS); this file cannot import it,
+// since token threads load it with no TypeScript loader.
+const RANK_MODULE_PREFIX = 'js-tiktoken/ranks/';
 
 /** Pieces up to this many UTF-8 bytes merge in fixed scratch arrays with a linear min-scan; longer ones
  * in passes and a heap (mergeLong), so a megabyte of one character costs O(n) to O(n log n), not O(n²). */
@@ -60,9 +59,7 @@ const loaded = new Map();
 export function loadBpeTables(encoding) {
   let tables = loaded.get(encoding);
   if (tables === undefined) {
-    const moduleId = RANK_MODULES[encoding];
-    if (moduleId === undefined) throw new Error(`Unknown token encoding: ${encoding}`);
-    const resolved = require.resolve(moduleId);
+    const resolved = resolveRankModule(encoding);
     /** @type {{ pat_str: string, bpe_ranks: string }} */
     const ranks = require(resolved);
     tables = buildBpeTables(ranks.pat_str, ranks.bpe_ranks);
@@ -71,6 +68,19 @@ export function loadBpeTables(encoding) {
     loaded.set(encoding, tables);
   }
   return tables;
+}
+
+/** @param {string} encoding */
+function resolveRankModule(encoding) {
+  // A plain name only: never a path into another package.
+  if (/^[a-z0-9_]+$/.test(encoding)) {
+    try {
+      return require.resolve(RANK_MODULE_PREFIX + encoding);
+    } catch {
+      // not an encoding js-tiktoken has
+    }
+  }
+  throw new Error(`Unknown token encoding: ${encoding}`);
 }
 
 /** Most pages a table memory may grow to: the tables plus every counter's region (bpe-wasm.js). */
