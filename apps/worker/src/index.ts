@@ -1,15 +1,6 @@
-export { createLogger } from './create-logger.js';
-export type { Logger } from './create-logger.js';
-export { prepareSource } from './prepare-source.js';
-export type { PreparedSource, SourceSettings } from './prepare-source.js';
 export { toEngineOptions } from './to-engine-options.js';
 export { createScanProcessor } from './scan-processor.js';
 export { startScanWorker } from './start-scan-worker.js';
 export type { RunningWorker } from './start-scan-worker.js';
 export { runWorkerProcess } from './run-worker-process.js';
-export { engineLimitsFromConfig, sourceSettingsFromConfig } from './settings-from-config.js';
-export { FaultInjector } from './fault-injection.js';
-export { createJanitor, janitorSettings, startJanitor } from './janitor.js';
-export type { Janitor, JanitorOptions, RunningJanitor, SweepReport } from './janitor.js';
 export { closeWithinGrace } from './close-within-grace.js';
-export { openScanStore } from './open-scan-store.js';

@@ -4,9 +4,7 @@ import { lowerProcessPriority } from '@reposcan/core';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { createBullMqTransport } from '@reposcan/queue';
 import { closeWithinGrace } from './close-within-grace.js';
-import { createLogger } from './create-logger.js';
-import { janitorSettings, startJanitor } from './janitor.js';
-import { openScanStore } from './open-scan-store.js';
+import { createLogger, janitorSettings, openScanStore, startJanitor } from '@reposcan/runtime';
 import { serveWorkerHttp } from './serve-worker-http.js';
 import { startScanWorker } from './start-scan-worker.js';
 

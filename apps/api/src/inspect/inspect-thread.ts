@@ -3,7 +3,7 @@
 // inspect-service.ts); it imports only what a preview needs.
 import { parentPort } from 'node:worker_threads';
 import { compareNames, inspectTree, lowerThreadPriority } from '@reposcan/core';
-import { prepareSource } from '@reposcan/worker/prepare-source';
+import { prepareSource } from '@reposcan/sources';
 import { toEngineOptions } from '@reposcan/worker/to-engine-options';
 import type { InspectJob, InspectOutcome, InspectThreadMessage } from './inspect-job.js';
 
