@@ -4,7 +4,7 @@
 import { parentPort } from 'node:worker_threads';
 import { compareNames, inspectTree, lowerThreadPriority } from '@reposcan/core';
 import { prepareSource } from '@reposcan/sources';
-import { toEngineOptions } from '@reposcan/worker/to-engine-options';
+import { toEngineOptions } from '@reposcan/scan-worker/to-engine-options';
 import type { InspectJob, InspectOutcome, InspectThreadMessage } from './inspect-job.js';
 
 // A preview is heavy; the API's event loop must answer everything else first.

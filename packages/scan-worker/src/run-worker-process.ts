@@ -3,8 +3,8 @@ import type { Config } from '@reposcan/config';
 import { lowerProcessPriority } from '@reposcan/core';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { createBullMqTransport } from '@reposcan/queue';
-import { closeWithinGrace } from './close-within-grace.js';
 import { createLogger, janitorSettings, openScanStore, startJanitor } from '@reposcan/runtime';
+import { closeWithinGrace } from './close-within-grace.js';
 import { serveWorkerHttp } from './serve-worker-http.js';
 import { startScanWorker } from './start-scan-worker.js';
 
