@@ -20,6 +20,26 @@ export default tseslint.config(
     },
   },
   {
+    // Apps are entry points: what two of them need lives in a package under packages/, so no
+    // app, package, script or bench file imports an app, by its name or into its sources.
+    // (Tests may still start a real API through apps/api/test/support.)
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { regex: '^@reposcan/(api|worker|cli)(/|$)', message: 'Apps never import apps: move what is shared into a package under packages/.' },
+            { regex: '(^|/)apps/(api|worker|cli)/src(/|$)', message: 'Apps never import apps: move what is shared into a package under packages/.' },
+          ],
+        },
+      ],
+      'no-restricted-syntax': [
+        'error',
+        { selector: 'ImportExpression[source.value=/^@reposcan\\u002F(api|worker|cli)(\\u002F|$)/]', message: 'Apps never import apps: move what is shared into a package under packages/.' },
+      ],
+    },
+  },
+  {
     files: ['**/*.js', '**/*.mjs', '**/*.cjs'],
     ...tseslint.configs.disableTypeChecked,
   },

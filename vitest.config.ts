@@ -1,4 +1,43 @@
-import { defineConfig } from 'vitest/config';
+import { availableParallelism } from 'node:os';
+import { configDefaults, defineConfig } from 'vitest/config';
+
+const ALL = ['packages/*/test/**/*.test.ts', 'apps/*/test/**/*.test.ts', 'bench/test/**/*.test.ts'];
+
+/**
+ * Test files that need more than Node and a temporary folder, or take long: `npm run
+ * test:integration`. Every other file is a unit test (`npm run test:unit`): no Redis, no API or
+ * worker (neither in this process nor as a child), no Chromium, no `script`, no git or HTTP
+ * server, and quick. A unit test that opens a network connection fails (scripts/unit-test-guard.ts).
+ */
+const INTEGRATION = [
+  // A real API (startTestApi, or API and worker processes), most of them on Redis.
+  'apps/api/test/**/*.e2e.test.ts',
+  'apps/api/test/http-contract.test.ts',
+  'packages/client/test/client.test.ts',
+  'packages/client/test/openapi-contract.test.ts',
+  // Chromium drives the web page.
+  'apps/api/test/web-page.browser.test.ts',
+  // The CLI as a child process against a real API; `script` for its terminal.
+  'apps/cli/test/cli.test.ts',
+  // Redis: the BullMQ transport, state signals, queue purge, a private redis-server restarted;
+  // the janitor with a Redis client that finds no server.
+  'packages/queue/test/**/*.test.ts',
+  'packages/runtime/test/janitor-redis-down.test.ts',
+  // git over a loopback HTTP server.
+  'packages/sources/test/remote/clone-remote.test.ts',
+  // Differential runs against another program on random trees, a corpus or a race: git
+  // (walk), js-tiktoken (token counts), python3 swapping folders under scans for 12 s.
+  'packages/core/test/walk/git-differential.test.ts',
+  'packages/core/test/walk/git-fuzz.test.ts',
+  'packages/core/test/tokens/token-counter.test.ts',
+  'packages/core/test/tokens/bpe-wasm.test.ts',
+  'packages/core/test/scan/outside-race.test.ts',
+  // Slow by design, each several CPU-seconds: a tree with more skipped paths than a call has
+  // arguments, racing writers on one state.json, io threads started and stopped again and again.
+  'packages/core/test/scan/unusual-trees.test.ts',
+  'packages/storage/test/state-updates.test.ts',
+  'packages/core/test/io/io-threads.test.ts',
+];
 
 // Tests run from TypeScript sources: the "source" export condition points every
 // @reposcan/* import at src/, so no build step is needed before `vitest run`.
@@ -6,9 +45,25 @@ export default defineConfig({
   resolve: { conditions: ['source'] },
   ssr: { resolve: { conditions: ['source'] } },
   test: {
-    include: ['packages/*/test/**/*.test.ts', 'apps/*/test/**/*.test.ts', 'bench/test/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ALL,
+          exclude: [...configDefaults.exclude, ...INTEGRATION],
+          setupFiles: ['./scripts/unit-test-guard.ts'],
+          // A file per core (vitest's default leaves one free): much of a unit file's time is
+          // waiting on its threads and timers, and nothing else runs beside them.
+          maxWorkers: availableParallelism(),
+          sequence: { groupOrder: 0 },
+        },
+      },
+      // Then the integration files, as many at once as before (vitest's default, cores - 1).
+      { extends: true, test: { name: 'integration', include: INTEGRATION, sequence: { groupOrder: 1 } } },
+    ],
   },
 });

@@ -1,5 +1,6 @@
 import { ConfigError, loadConfig } from '@reposcan/config';
-import { createLogger, runWorkerProcess } from '@reposcan/worker';
+import { createLogger } from '@reposcan/runtime';
+import { runWorkerProcess } from '@reposcan/scan-worker';
 import { createRuntime } from './create-runtime.js';
 
 // One entry for every role: ROLE=worker runs only the job consumer, api/all serve HTTP

@@ -1,5 +1,5 @@
 import { ConfigError } from '@reposcan/config';
-import { runWorkerProcess } from './run-worker-process.js';
+import { runWorkerProcess } from '@reposcan/scan-worker';
 
 runWorkerProcess().catch((error: unknown) => {
   console.error(error instanceof ConfigError ? error.message : error);

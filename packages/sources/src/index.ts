@@ -1,5 +1,9 @@
 // Where a scan's files come from. Each source is its own folder: remote (hardened git),
-// local (allowed roots), archive (safe ZIP extraction).
+// local (allowed roots), archive (safe ZIP extraction); prepareSource turns an accepted
+// request into a tree on disk through whichever one it names.
 export * from './remote/index.js';
 export * from './local/index.js';
 export * from './archive/index.js';
+export { prepareSource } from './prepare-source.js';
+export type { PrepareContext, PreparedSource, PreparedSourceInfo, SourceSettings } from './prepare-source.js';
+export { sourceSettingsFromConfig } from './source-settings-from-config.js';

@@ -1,6 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { isScanError } from '@reposcan/contracts';
-import type { Logger } from '@reposcan/worker';
+import type { Logger } from '@reposcan/runtime';
 import { ClientGoneError } from './client-gone.js';
 import { sendError } from './envelope.js';
 

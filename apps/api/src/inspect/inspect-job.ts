@@ -1,6 +1,6 @@
 import type { InspectResult, ScanRequestRecord, ScanOptions } from '@reposcan/contracts';
 import type { EngineLimits } from '@reposcan/core';
-import type { SourceSettings } from '@reposcan/worker';
+import type { SourceSettings } from '@reposcan/sources';
 
 /** What the API hands an inspect thread: plain data only. */
 export interface InspectJob {

@@ -3,8 +3,8 @@
 // inspect-service.ts); it imports only what a preview needs.
 import { parentPort } from 'node:worker_threads';
 import { compareNames, inspectTree, lowerThreadPriority } from '@reposcan/core';
-import { prepareSource } from '@reposcan/worker/prepare-source';
 import { toEngineOptions } from '@reposcan/contracts/vocabulary';
+import { prepareSource } from '@reposcan/sources';
 import type { InspectJob, InspectOutcome, InspectThreadMessage } from './inspect-job.js';
 
 // A preview is heavy; the API's event loop must answer everything else first.

@@ -2,7 +2,7 @@ import { Router } from 'express';
 import type { RequestHandler } from 'express';
 import { InspectRequest, withOutputDefaults } from '@reposcan/contracts';
 import type { EngineLimits } from '@reposcan/core';
-import type { SourceSettings } from '@reposcan/worker';
+import type { SourceSettings } from '@reposcan/sources';
 import { whenClientGoes } from '../http/client-gone.js';
 import { sendSuccess } from '../http/envelope.js';
 import { requireJson } from '../http/require-json.js';

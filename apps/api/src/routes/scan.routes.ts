@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import type { RequestHandler } from 'express';
 import { ScanRequest, WaitQuery } from '@reposcan/contracts';
-import type { SourceSettings } from '@reposcan/worker';
+import type { SourceSettings } from '@reposcan/sources';
 import { clientOf } from '../http/rate-limit.js';
 import { requireJson } from '../http/require-json.js';
 import { parseOrThrow } from '../http/validate.js';

@@ -4,7 +4,7 @@ import { isScanError, ScanError, TERMINAL_STATES } from '@reposcan/contracts';
 import type { ScanOptions, ScanRequestRecord, ScanStateRecord, ScanStatus, TokenEncoding } from '@reposcan/contracts';
 import type { ScanQueue, StateSignals } from '@reposcan/queue';
 import type { DiskStatus, ScanStore } from '@reposcan/storage';
-import type { FaultInjector } from '@reposcan/worker';
+import type { FaultInjector } from '@reposcan/runtime';
 import { StateWatchers } from './state-watch.js';
 import type { StateListener } from './state-watch.js';
 

@@ -1,7 +1,7 @@
 import { ScanError } from '@reposcan/contracts';
 import type { ScanRequestRecord } from '@reposcan/contracts';
 import { checkRemotePolicy, parseRepoPath, resolveLocalRoot } from '@reposcan/sources';
-import type { SourceSettings } from '@reposcan/worker';
+import type { SourceSettings } from '@reposcan/sources';
 
 /**
  * Refuse what policy refuses before anything is queued, so the caller gets the 400/403/422

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '@reposcan/config';
-import { createLogger } from '@reposcan/worker';
-import type { Logger } from '@reposcan/worker';
+import { createLogger } from '@reposcan/runtime';
+import type { Logger } from '@reposcan/runtime';
 import { createRuntime } from '../../src/create-runtime.js';
 import type { Runtime } from '../../src/create-runtime.js';
 

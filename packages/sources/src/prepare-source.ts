@@ -2,9 +2,11 @@ import { realpath } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { ScanError } from '@reposcan/contracts';
 import type { ScanRequestRecord } from '@reposcan/contracts';
-import type { SkipReason, SourceInfo } from '@reposcan/core';
-import type { ZipLimits } from '@reposcan/sources';
-import { buildWebSource, checkRemotePolicy, cloneRemote, createGitEnv, extractZip, parseRepoPath, resolveLocalRoot, resolveRef } from '@reposcan/sources';
+import { extractZip } from './archive/index.js';
+import type { ZipLimits } from './archive/index.js';
+import { resolveLocalRoot } from './local/index.js';
+import { buildWebSource, checkRemotePolicy, cloneRemote, createGitEnv, parseRepoPath, resolveRef } from './remote/index.js';
+import type { ClonedRemote, RemoteSourceInfo } from './remote/index.js';
 
 export interface SourceSettings {
   allowedLocalRoots: string[] | null;
@@ -20,13 +22,19 @@ export interface SourceSettings {
   archive: ZipLimits;
 }
 
+/**
+ * `SourceInfo` of @reposcan/core, spelled out (as RemoteSourceInfo is) so this package does not
+ * depend on the engine; it is assignable to `SourceInfo`.
+ */
+export type PreparedSourceInfo = RemoteSourceInfo | { type: 'local' | 'upload'; url: null; hostFamily: null; ref: null; branch: string | null; commit: null; subdir: null };
+
 export interface PreparedSource {
   /** Repository root the engine walks (the subdir, if any, is in `source.subdir`). */
   root: string;
   repoName: string;
-  source: SourceInfo;
+  source: PreparedSourceInfo;
   /** For the engine's walk: a remote clone's links and submodules, which it skips unread. */
-  sourceSkips?: ReadonlyMap<string, SkipReason>;
+  sourceSkips?: ClonedRemote['skips'];
 }
 
 export interface PrepareContext {

@@ -1,4 +1,4 @@
-import type { Logger } from './create-logger.js';
+import type { Logger } from '@reposcan/runtime';
 import type { RunningWorker } from './start-scan-worker.js';
 
 /**

@@ -1,5 +1,4 @@
 import type { Config } from '@reposcan/config';
-import type { EngineLimits } from '@reposcan/core';
 import type { SourceSettings } from './prepare-source.js';
 
 export function sourceSettingsFromConfig(c: Config): SourceSettings {
@@ -21,8 +20,4 @@ export function sourceSettingsFromConfig(c: Config): SourceSettings {
       maxComponentBytes: 255,
     },
   };
-}
-
-export function engineLimitsFromConfig(c: Config): EngineLimits {
-  return { maxFiles: c.maxScanFiles, maxDepth: c.maxPathDepth, maxFileBytes: c.maxFileBytes, walkTimeoutMs: c.walkTimeoutSeconds * 1000 };
 }

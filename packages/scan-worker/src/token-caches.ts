@@ -1,7 +1,7 @@
 import type { TokenEncodingName } from '@reposcan/core';
 import { VolumeTokenCache } from '@reposcan/storage';
 import type { ScanStore } from '@reposcan/storage';
-import type { Logger } from './create-logger.js';
+import type { Logger } from '@reposcan/runtime';
 
 /**
  * One token cache per encoding for the whole worker process, on the shared volume, so every

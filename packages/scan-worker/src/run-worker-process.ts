@@ -3,10 +3,8 @@ import type { Config } from '@reposcan/config';
 import { lowerProcessPriority } from '@reposcan/core';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { createBullMqTransport } from '@reposcan/queue';
+import { createLogger, janitorSettings, openScanStore, startJanitor } from '@reposcan/runtime';
 import { closeWithinGrace } from './close-within-grace.js';
-import { createLogger } from './create-logger.js';
-import { janitorSettings, startJanitor } from './janitor.js';
-import { openScanStore } from './open-scan-store.js';
 import { serveWorkerHttp } from './serve-worker-http.js';
 import { startScanWorker } from './start-scan-worker.js';
 
