@@ -82,7 +82,7 @@ const CONFIG_FILENAMES = [
 const CONFIG_FILENAME_LANGUAGES = new Set(['JSON', 'XML']);
 
 const EXTENSION_OVERRIDES = {
-  // The answers the product promises (contract §5), pinned even where Linguist already agrees.
+  // The answers the product promises (docs/api.md, what is scanned), pinned even where Linguist already agrees.
   '.ts': 'code', // TypeScript, never an MPEG transport stream or Qt translation file
   '.h': 'code', '.m': 'code', '.pl': 'code', '.json': 'data', '.md': 'docs', '.txt': 'docs',
   '.yaml': 'config', '.yml': 'config',

@@ -1,4 +1,4 @@
-// Nothing lost under crashes, restarts, overload and full disks (contract §7–§9): real worker and
+// Nothing lost under crashes, restarts, overload and full disks (docs/operations.md): real worker and
 // API processes, real Redis (a private redis-server where a test stops it), real signals, a real
 // full volume where the machine can mount one. FAULT_INJECTION stops a process in a known phase
 // so a kill lands where the test means it to.

@@ -44,7 +44,7 @@ function computed<T>(defaultDoc: string, description: string, parse: (text: stri
 }
 
 /**
- * Every environment variable the service reads (contract §2 and §8), in README order. The
+ * Every environment variable the service reads in README order. The
  * description is the documentation: README, `.env.example` and CONFIG_DOCS come from here.
  */
 export const CONFIG_VARIABLES = {

@@ -1,5 +1,5 @@
 // Machine codes first: every refusal and every failed scan carries one of these. The HTTP
-// status of each lives in one table in the API (apps/api/src/http/status-table.ts).
+// status of each lives in one table beside them (error-status.ts).
 export const ERROR_CODES = [
   // 400
   'INVALID_JSON',

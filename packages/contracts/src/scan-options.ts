@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { PREVIEW_OPTION_NAMES, SCAN_OPTION_NAMES, SCAN_OPTIONS } from './scan-option-table.js';
 import type { PreviewOptionName, ScanOptionName, ScanOptionSpec } from './scan-option-table.js';
 
-// Limits on user-supplied globs and names (contract §8): caps keep pattern matching cheap and
+// Limits on user-supplied globs and names (docs/api.md, limits): caps keep pattern matching cheap and
 // make pathological patterns (T16) a 400 rather than a slow scan.
 export const MAX_PATTERNS = 50;
 export const MAX_PATTERN_LENGTH = 256;

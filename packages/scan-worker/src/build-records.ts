@@ -5,7 +5,7 @@ export function downloadUrl(scanId: string, format: ArtifactFormat): string {
   return `/v1/download/${scanId}?format=${format}`;
 }
 
-/** The summary record of contract §6 (GET /v1/summary): metadata only, never file contents. */
+/** The summary record (GET /v1/summary): metadata only, never file contents. */
 export function buildSummaryRecord(scanId: string, report: ScanReport, createdAt: string, completedAt: string): SummaryRecord {
   const artifacts: SummaryRecord['artifacts'] = {};
   for (const a of report.artifacts) artifacts[a.format] = { url: downloadUrl(scanId, a.format), bytes: a.bytes, sha256: a.sha256 };
@@ -27,7 +27,7 @@ export function buildSummaryRecord(scanId: string, report: ScanReport, createdAt
 }
 
 /**
- * The scan result of contract §3 (the 201 `data`, `result` in the status), derived from the
+ * The scan result (the 201 `data`, `result` in the status), derived from the
  * PUBLISHED summary record, so whichever attempt published, state and artifacts agree.
  */
 export function resultFromSummary(summary: SummaryRecord, artifactDir: string): ScanResult {

@@ -1,6 +1,6 @@
 import type { SourceInfo } from '../types.js';
 
-// Each host family spells "this file at this ref" differently; contract §4.
+// Each host family spells "this file at this ref" differently (docs/api.md, remote repositories).
 const BLOB_SEGMENT = {
   github: 'blob',
   gitea: 'src/commit',

@@ -1,4 +1,4 @@
-// Human-readable numbers, as the contract fixes them: decimal units with one decimal
+// Human-readable numbers, as every output and the page show them: decimal units with one decimal
 // (`28.1 kB`, `3.4 MB`, `37 Bytes`) and abbreviated token counts (`999`, `3.0k`, `1.2M`).
 
 const SIZE_UNITS = ['kB', 'MB', 'GB', 'TB', 'PB'] as const;

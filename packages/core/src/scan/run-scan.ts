@@ -56,7 +56,7 @@ export interface ScanTimings {
   total_ms: number;
 }
 
-/** What a finished scan knows: the core of the summary record (contract §6). */
+/** What a finished scan knows: the core of the summary record (`GET /v1/summary`). */
 export interface ScanReport {
   repository: RepositoryBlock;
   options: WireScanOptions;

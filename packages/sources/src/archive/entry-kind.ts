@@ -11,7 +11,7 @@ const S_IFLNK = 0o120000;
 /**
  * Regular file or folder, from the Unix mode in the high 16 bits of the external attributes
  * (0 when a DOS/Windows tool made the entry; the trailing `/` then marks a folder). Links and
- * every special type (FIFO, device, socket) refuse the whole archive: contract §9.
+ * every special type (FIFO, device, socket) refuse the whole archive (docs/api.md, ZIP uploads).
  */
 export function entryKind(entry: Pick<ZipEntry, 'externalFileAttributes' | 'fileName'>): EntryKind {
   const type = (entry.externalFileAttributes >>> 16) & S_IFMT;

@@ -180,7 +180,7 @@ function wrapperScript(gitPath: string, setsidPath: string): string {
   ].join('\n');
 }
 
-/** Reference §4: no hooks, no symlinks, no redirects, no submodules, no line-ending conversion, https only, fsck on. */
+/** No hooks, no symlinks, no redirects, no submodules, no line-ending conversion, https only, fsck on. */
 function hardenedGitConfig(allowHttp: boolean): string {
   return [
     '# Written by reposcan; every git command it runs against a remote reads this and nothing else.',

@@ -37,7 +37,7 @@ export function hostForUrl(host: string): string {
   return net.isIPv6(host) ? `[${host}]` : host;
 }
 
-/** Which URL grammar (and file-link style) a host uses; unknown hosts get GitHub's (contract §4). */
+/** Which URL grammar (and file-link style) a host uses; unknown hosts get GitHub's. */
 export function hostFamilyOf(host: string): HostFamily {
   if (host === 'github.com') return 'github';
   if (host === 'gitlab.com' || host.includes('gitlab')) return 'gitlab';

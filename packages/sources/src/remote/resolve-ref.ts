@@ -87,7 +87,7 @@ export function parseLsRemote(output: string): AdvertisedRefs {
   return refs;
 }
 
-/** The ref-choosing rules of contract §4, without git. */
+/** Which ref a URL and a `branch` name (docs/api.md, remote repositories), without git. */
 export function pickRef(refs: AdvertisedRefs, spec: Pick<RemoteSpec, 'webUrl' | 'refFromUrl' | 'kindOfRef'>, requestedBranch: string | null): ResolvedRef {
   const fromUrl = spec.refFromUrl ? longestRef(refs, spec.refFromUrl) : null;
   if (requestedBranch !== null) {

@@ -1,5 +1,5 @@
 // Archives with one unsafe entry: the whole archive is refused with UNSAFE_ARCHIVE and nothing
-// is written, neither in destDir nor anywhere else (contract §9).
+// is written, neither in destDir nor anywhere else.
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, readdir, rename, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';

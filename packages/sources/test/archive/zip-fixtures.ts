@@ -17,7 +17,7 @@ import type { ZipLimits } from '../../src/archive/index.js';
 
 export const MiB = 1024 * 1024;
 
-/** The contract's defaults (§8). */
+/** The service's default archive limits (docs/api.md). */
 export const LIMITS: ZipLimits = {
   maxEntries: 10_000,
   maxUncompressedBytes: 500 * MiB,

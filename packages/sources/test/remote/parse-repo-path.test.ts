@@ -3,7 +3,7 @@ import { ScanError } from '@reposcan/contracts';
 import { parseRepoPath } from '../../src/remote/index.js';
 import type { RemoteSpec } from '../../src/remote/index.js';
 
-// Contract §4 URL grammar. Pure: no process, no network.
+// The URL grammar of remote repositories (docs/api.md). Pure: no process, no network.
 
 function remote(input: string): RemoteSpec {
   const parsed = parseRepoPath(input);
@@ -79,7 +79,7 @@ function family(
   return { host, owner, repo, hostFamily, refFromUrl, kindOfRef, cloneUrl: `https://${host}/${[...owner, repo].join('/')}.git` };
 }
 
-describe('parseRepoPath: URL grammar (contract §4)', () => {
+describe('parseRepoPath: URL grammar', () => {
   it.each(GRAMMAR)('%s', (input, expected) => {
     expect(remote(input)).toMatchObject({ ...expected, scheme: 'https', port: 443, hasCredentials: false });
   });
