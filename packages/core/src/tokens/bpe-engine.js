@@ -24,7 +24,8 @@ const RANK_MODULES = {
 };
 
 /** Pieces up to this many UTF-8 bytes merge in fixed scratch arrays with a linear min-scan; longer ones
- * in passes and a heap (mergeLong), so a megabyte of one character costs O(n) to O(n log n), not O(n²). */
+ * in passes and a heap (mergeLong), so a megabyte of one character costs O(n) to O(n log n), not O(n²),
+ * and beyond WINDOW_BYTES window by window (countWindows). */
 const SMALL_PIECE_BYTES = 256;
 /** UTF-8 buffer reused for pieces up to a third of this many chars; longer pieces get their own. */
 const SCRATCH_BYTES = 1 << 16;
@@ -38,10 +39,19 @@ const CACHE_KEY_BYTES = 64;
 /** Pieces and tokens of up to this many bytes are looked up packed into two 32-bit words: one probe
  * reads key and value from one 16-byte slot, where the general table takes four dependent reads. */
 const SHORT_BYTES = 8;
+/** A bit for each hash of a short token (its top bits; the table's slot is its low bits), 256 kB:
+ * most pairs that merging looks up are no token, and the filter, small enough to stay in a core's
+ * cache, turns away about nine in ten of them before the table's slots, out in the last level. */
+const SHORT_FILTER_LOG2 = 21;
+const SHORT_FILTER_BITS = 1 << SHORT_FILTER_LOG2;
 /** Recent short pieces and their counts, per counter, direct-mapped: 64 kB that stay in the core's
  * own cache, where source code spends most of its pieces on a few thousand kinds. */
 const HOT_SLOTS = 1 << 12;
 const NO_RANK = 0x7fffffff;
+/** Pieces longer than this many bytes are counted in windows of this size (countWindows)... */
+const WINDOW_BYTES = 8192;
+/** ...that overlap by at least this many bytes, far more than any token (o200k's longest is 128). */
+const OVERLAP_BYTES = 512;
 /** Slots of mergeLong's cache of the rank of two tokens side by side. */
 const JOIN_SLOTS = 1 << 10;
 const FNV_OFFSET = 0x811c9dc5;
@@ -182,7 +192,7 @@ export function buildBpeTables(pattern, bpeRanks) {
       bits = 0;
     }
   }
-  const { shortSlots, shortMask } = buildShortTable(bytes, start, length);
+  const { shortSlots, shortMask, shortFilter } = buildShortTable(bytes, start, length);
   const flavour = patternFlavour(pattern);
   const classes = flavour === 0 ? new Uint8Array(0) : buildCharClasses();
 
@@ -193,6 +203,7 @@ export function buildBpeTables(pattern, bpeRanks) {
     ['slots', Int32Array, slots.length],
     ['pairRank', Int32Array, pairRank.length],
     ['shortSlots', Int32Array, shortSlots.length],
+    ['shortFilter', Int32Array, shortFilter.length],
     ['classes', Uint8Array, classes.length],
   ]);
   /**
@@ -217,6 +228,7 @@ export function buildBpeTables(pattern, bpeRanks) {
     maxTokenBytes,
     shortSlots: place('shortSlots', shortSlots),
     shortMask,
+    shortFilter: place('shortFilter', shortFilter),
     classes: place('classes', classes),
     memory,
     offsets,
@@ -270,6 +282,7 @@ function buildShortTable(bytes, start, length) {
   while (size * 0.6 < tokens) size <<= 1;
   const shortSlots = new Int32Array(size * 4);
   const shortMask = size - 1;
+  const shortFilter = new Int32Array(SHORT_FILTER_BITS >> 5);
   for (let rank = 0; rank < length.length; rank++) {
     const n = length[rank];
     if (n < 2 || n > SHORT_BYTES) continue;
@@ -278,8 +291,10 @@ function buildShortTable(bytes, start, length) {
     let slot = shortHash(lo, hi, n) & shortMask;
     while (shortSlots[(slot << 2) + 2] !== 0) slot = (slot + 1) & shortMask;
     shortSlots.set([lo, hi, n, rank], slot << 2);
+    const bit = shortHash(lo, hi, n) >>> (32 - SHORT_FILTER_LOG2);
+    shortFilter[bit >> 5] |= 1 << (bit & 31);
   }
-  return { shortSlots, shortMask };
+  return { shortSlots, shortMask, shortFilter };
 }
 
 /** Bytes 0-3 of buf[from, from + n), little-endian (fewer when n < 4). */
@@ -342,10 +357,12 @@ export function createBpeCount(tables, smallPieceBytes = SMALL_PIECE_BYTES, pass
  * @param {import('./bpe-engine.js').BpeTables} tables
  * @param {number} [smallPieceBytes]
  * @param {number} [cacheEntries] merge cache entries, a power of two (each about 100 bytes)
- * @param {boolean} [passes]
+ * @param {boolean} [passes] false: no passes, sweeps or windows
+ * @param {import('./bpe-engine.js').WindowMerger} [windows] merges pieces longer than
+ *   smallPieceBytes and windows of longer ones (the compiled counter's, see bpe-wasm.js)
  * @returns {ReturnType<typeof import('./bpe-engine.js').createBpeCounter>} (see bpe-engine.d.ts)
  */
-export function createBpeCounter(tables, smallPieceBytes = SMALL_PIECE_BYTES, cacheEntries = CACHE_ENTRIES, passes = true) {
+export function createBpeCounter(tables, smallPieceBytes = SMALL_PIECE_BYTES, cacheEntries = CACHE_ENTRIES, passes = true, windows = undefined) {
   const { bytes, start, length, slots, mask, pairRank, maxTokenBytes, shortSlots, shortMask } = tables;
   const sticky = new RegExp(tables.pattern, 'uy');
   const global = new RegExp(tables.pattern, 'ug');
@@ -371,6 +388,15 @@ export function createBpeCounter(tables, smallPieceBytes = SMALL_PIECE_BYTES, ca
   const joinLeft = new Int32Array(JOIN_SLOTS).fill(-1);
   const joinRight = new Int32Array(JOIN_SLOTS);
   const joinRank = new Int32Array(JOIN_SLOTS);
+  // countWindows' scratch, made on first use.
+  /** @type {Int32Array | undefined} */
+  let windowStarts;
+  /** @type {Int32Array | undefined} */
+  let nextStarts;
+  const windowBytes = windows?.windowBytes ?? WINDOW_BYTES;
+  const overlap = Math.min(OVERLAP_BYTES, windowBytes >> 2);
+  /** @type {(bytes: Uint8Array, out: Int32Array) => number} */
+  const mergeWindow = windows?.mergeWindow ?? ((bytes, out) => mergeLong(bytes, bytes.length, out));
 
   /** Tokens in buf[from, from + n), 2 <= n <= SHORT_BYTES, one piece. */
   function countShort(buf, from, n) {
@@ -557,9 +583,12 @@ export function createBpeCounter(tables, smallPieceBytes = SMALL_PIECE_BYTES, ca
    *
    * Then, once passes no longer pay (text that is not a run merges few pairs a pass) or one stopped,
    * an indexed min-heap of the pairs keyed (rank, position) over a linked list of the parts, in
-   * O(m log m).
+   * O(m log m). With `out`, where each part left starts, in order.
+   * @param {Uint8Array} buf
+   * @param {number} n
+   * @param {Int32Array} [out]
    */
-  function mergeLong(buf, n) {
+  function mergeLong(buf, n, out) {
     // Part i: the rank of its token, where its bytes start (offset[m] = n), the rank of the pair it begins.
     const token = new Int32Array(n);
     const offset = new Int32Array(n + 1);
@@ -620,7 +649,10 @@ export function createBpeCounter(tables, smallPieceBytes = SMALL_PIECE_BYTES, ca
       budget += 16 * (m - w);
       m = w;
     }
-    if (low === NO_RANK && !stopped) return m;
+    if (low === NO_RANK && !stopped) {
+      if (out !== undefined) out.set(offset.subarray(0, m));
+      return m;
+    }
 
     const next = new Int32Array(m);
     const prev = new Int32Array(m);
@@ -709,7 +741,78 @@ export function createBpeCounter(tables, smallPieceBytes = SMALL_PIECE_BYTES, ca
         rekey(before, rankOf(buf, offset[before], offset[after]));
       }
     }
+    if (out !== undefined) for (let p = 0, i = 0; p < m; p = next[p]) out[i++] = offset[p];
     return parts;
+  }
+
+  /**
+   * Tokens of buf[0, n), a piece longer than a window, merged window by window: windows of
+   * windowBytes that overlap by about OVERLAP_BYTES, each merged on its own, the whole in a few
+   * kilobytes of memory and cache. Where the tokens of two texts that overlap share one token (the
+   * same bytes at the same place), the tokens of their union are the first text's up to that token
+   * and the second's after it: a merge that would differ must cross a border of the shared token or
+   * a border the two texts agree on, and tiktoken's order, the lowest rank first, would then have
+   * made it in one of the two texts alone. So from the first window on, each next window is glued to
+   * what is counted so far at a token that both it and the window before have; in the overlap,
+   * away from both windows' ends, their tokens nearly always agree. Where no token is shared (a
+   * text made so that a change at one end moves every token), the whole piece goes through
+   * mergeLong, O(n log n) as before. A window starts where a token of the one before starts, so
+   * that both cut a run of one character alike.
+   * @param {Uint8Array} buf
+   * @param {number} n
+   */
+  function countWindows(buf, n) {
+    // Where each token of the current window and of the next starts, from the window's start.
+    let starts = (windowStarts ??= new Int32Array(windowBytes));
+    let next = (nextStarts ??= new Int32Array(windowBytes));
+    let s = 0;
+    let e = windowBytes;
+    let parts = mergeWindow(buf.subarray(s, e), starts);
+    // Tokens of the current window before token `from` are counted (it starts where the last shared one ended).
+    let from = 0;
+    let total = 0;
+    while (e < n) {
+      let shared = -1;
+      let j = 0;
+      let s2 = 0;
+      let e2 = 0;
+      let parts2 = 0;
+      // The next window overlaps this one by `overlap`, else (no token shared) by half a window.
+      for (const reach of [overlap, windowBytes >> 1]) {
+        let k = from;
+        while (k < parts && s + starts[k] < e - reach) k++;
+        // No token starts there, or the same as before: no wider overlap to try.
+        if (k === parts || starts[k] === 0 || s + starts[k] === s2) continue;
+        s2 = s + starts[k];
+        e2 = Math.min(n, s2 + windowBytes);
+        parts2 = mergeWindow(buf.subarray(s2, e2), next);
+        // The first token both windows have, at or after token `from`.
+        let i = k;
+        j = 0;
+        while (i < parts && j < parts2) {
+          const a = s + starts[i];
+          const b = s2 + next[j];
+          if (a < b) i++;
+          else if (b < a) j++;
+          else if ((i + 1 < parts ? s + starts[i + 1] : e) === (j + 1 < parts2 ? s2 + next[j + 1] : e2)) {
+            shared = i;
+            break;
+          } else {
+            i++;
+            j++;
+          }
+        }
+        if (shared >= 0) break;
+      }
+      if (shared < 0) return mergeLong(buf, n);
+      total += shared - from + 1;
+      from = j + 1;
+      [starts, next] = [next, starts];
+      s = s2;
+      e = e2;
+      parts = parts2;
+    }
+    return total + parts - from;
   }
 
   /** Tokens in text[from, to), one pre-tokenizer piece. */
@@ -770,7 +873,10 @@ export function createBpeCounter(tables, smallPieceBytes = SMALL_PIECE_BYTES, ca
     }
     const buf = src.subarray(from, to);
     if (rankOf(buf, 0, n) !== NO_RANK) return 1;
-    return n <= smallPieceBytes ? mergeSmall(buf, n) : mergeLong(buf, n);
+    if (n <= smallPieceBytes) return mergeSmall(buf, n);
+    if (!passes) return mergeLong(buf, n);
+    if (n > windowBytes) return countWindows(buf, n);
+    return windows?.mergeWindow === undefined ? mergeLong(buf, n) : windows.mergeWindow(buf, (windowStarts ??= new Int32Array(windowBytes)));
   }
 
   /** @param {string} text */
