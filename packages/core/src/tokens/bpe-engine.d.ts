@@ -53,8 +53,8 @@ export function buildBpeTables(pattern: string, bpeRanks: string): BpeTables;
 
 /**
  * `count` of createBpeCounter. `smallPieceBytes` (the longest piece the linear scan merges) and
- * `passes` (false: no pass or sweep that merges a whole rank at once, only tiktoken's loop and the
- * heap) let tests compare the ways of merging.
+ * `passes` (false: no pass or sweep that merges a whole rank at once and no windows, only tiktoken's
+ * loop and the heap or tree) let tests compare the ways of merging.
  */
 export function createBpeCount(tables: BpeTables, smallPieceBytes?: number, passes?: boolean): (text: string) => number;
 

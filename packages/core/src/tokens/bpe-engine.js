@@ -52,6 +52,10 @@ const NO_RANK = 0x7fffffff;
 const WINDOW_BYTES = 8192;
 /** ...that overlap by at least this many bytes, far more than any token (o200k's longest is 128). */
 const OVERLAP_BYTES = 512;
+/** mergeTree's most parts (a window's bytes), and most ranks: its keys are rank * TREE_LEAVES + part in 32 bits. */
+const TREE_LEAVES = 8192;
+const TREE_RANKS = 1 << 19;
+const NO_KEY = 0xffffffff;
 /** Slots of mergeLong's cache of the rank of two tokens side by side. */
 const JOIN_SLOTS = 1 << 10;
 const FNV_OFFSET = 0x811c9dc5;
@@ -341,8 +345,8 @@ function shortLookup(table, tableMask, lo, hi, n, h) {
  * @param {import('./bpe-engine.js').BpeTables} tables
  * @param {number} [smallPieceBytes] longest piece merged by the linear scan (changed by tests to
  *   compare the ways of merging)
- * @param {boolean} [passes] whether merging takes a whole rank at once where it can (false: tiktoken's
- *   loop and the heap alone, for tests)
+ * @param {boolean} [passes] whether merging takes a whole rank at once where it can and long pieces
+ *   in windows (false: tiktoken's loop and the heap or tree alone, for tests)
  * @returns {(text: string) => number}
  */
 export function createBpeCount(tables, smallPieceBytes = SMALL_PIECE_BYTES, passes = true) {
@@ -363,7 +367,7 @@ export function createBpeCount(tables, smallPieceBytes = SMALL_PIECE_BYTES, pass
  * @returns {ReturnType<typeof import('./bpe-engine.js').createBpeCounter>} (see bpe-engine.d.ts)
  */
 export function createBpeCounter(tables, smallPieceBytes = SMALL_PIECE_BYTES, cacheEntries = CACHE_ENTRIES, passes = true, windows = undefined) {
-  const { bytes, start, length, slots, mask, pairRank, maxTokenBytes, shortSlots, shortMask } = tables;
+  const { bytes, start, length, slots, mask, pairRank, maxTokenBytes, shortSlots, shortMask, shortFilter } = tables;
   const sticky = new RegExp(tables.pattern, 'uy');
   const global = new RegExp(tables.pattern, 'ug');
   const scratch = new Uint8Array(SCRATCH_BYTES);
@@ -388,7 +392,13 @@ export function createBpeCounter(tables, smallPieceBytes = SMALL_PIECE_BYTES, ca
   const joinLeft = new Int32Array(JOIN_SLOTS).fill(-1);
   const joinRight = new Int32Array(JOIN_SLOTS);
   const joinRank = new Int32Array(JOIN_SLOTS);
-  // countWindows' scratch, made on first use.
+  // mergeTree's scratch and countWindows', made on first use.
+  /** @type {Uint32Array | undefined} */
+  let treeKeys;
+  /** @type {Int32Array | undefined} */
+  let treeNext;
+  /** @type {Int32Array | undefined} */
+  let treePrev;
   /** @type {Int32Array | undefined} */
   let windowStarts;
   /** @type {Int32Array | undefined} */
@@ -449,7 +459,10 @@ export function createBpeCounter(tables, smallPieceBytes = SMALL_PIECE_BYTES, ca
     if (n >= 2 && n <= SHORT_BYTES) {
       const lo = packLo(buf, from, n);
       const hi = packHi(buf, from, n);
-      return shortLookup(shortSlots, shortMask, lo, hi, n, shortHash(lo, hi, n));
+      const h = shortHash(lo, hi, n);
+      const bit = h >>> (32 - SHORT_FILTER_LOG2);
+      if ((shortFilter[bit >> 5] & (1 << (bit & 31))) === 0) return NO_RANK;
+      return shortLookup(shortSlots, shortMask, lo, hi, n, h);
     }
     if (n > maxTokenBytes) return NO_RANK;
     let h = FNV_OFFSET;
@@ -653,6 +666,7 @@ export function createBpeCounter(tables, smallPieceBytes = SMALL_PIECE_BYTES, ca
       if (out !== undefined) out.set(offset.subarray(0, m));
       return m;
     }
+    if (m <= TREE_LEAVES && start.length <= TREE_RANKS) return mergeTree(buf, m, offset, pair, out);
 
     const next = new Int32Array(m);
     const prev = new Int32Array(m);
@@ -739,6 +753,62 @@ export function createBpeCounter(tables, smallPieceBytes = SMALL_PIECE_BYTES, ca
       if (p > 0) {
         const before = prev[p];
         rekey(before, rankOf(buf, offset[before], offset[after]));
+      }
+    }
+    if (out !== undefined) for (let p = 0, i = 0; p < m; p = next[p]) out[i++] = offset[p];
+    return parts;
+  }
+
+  /**
+   * mergeLong after its passes for up to TREE_LEAVES parts (a window), as the compiled counter
+   * merges: a tournament tree whose every node holds the least key (rank, part) below it, in one
+   * array, where the heap's comparisons read ranks elsewhere. Part p starts at offset[p] and its
+   * pair has rank pair[p].
+   * @param {Uint8Array} buf
+   * @param {number} m
+   * @param {Int32Array} offset
+   * @param {Int32Array} pair
+   * @param {Int32Array} [out]
+   */
+  function mergeTree(buf, m, offset, pair, out) {
+    const tree = (treeKeys ??= new Uint32Array(2 * TREE_LEAVES));
+    const next = (treeNext ??= new Int32Array(TREE_LEAVES));
+    const prev = (treePrev ??= new Int32Array(TREE_LEAVES));
+    let leaves = 1;
+    while (leaves < m) leaves <<= 1;
+    tree.fill(NO_KEY, leaves, 2 * leaves);
+    for (let p = 0; p < m; p++) {
+      next[p] = p + 1;
+      prev[p] = p - 1;
+      if (pair[p] !== NO_RANK) tree[leaves + p] = pair[p] * TREE_LEAVES + p;
+    }
+    for (let node = leaves - 1; node >= 1; node--) tree[node] = Math.min(tree[2 * node], tree[2 * node + 1]);
+    /** Leaf p to `key`, and the minima above it up to the first that stays. */
+    const set = (p, key) => {
+      let node = leaves + p;
+      tree[node] = key;
+      while (node > 1) {
+        const least = Math.min(key, tree[node ^ 1]);
+        node >>= 1;
+        if (tree[node] === least) break;
+        tree[node] = least;
+        key = least;
+      }
+    };
+    const keyOf = (rank, p) => (rank === NO_RANK ? NO_KEY : rank * TREE_LEAVES + p);
+    let parts = m;
+    for (let key = tree[1]; key !== NO_KEY; key = tree[1]) {
+      const p = key % TREE_LEAVES;
+      const q = next[p];
+      const after = next[q];
+      next[p] = after;
+      if (after < m) prev[after] = p;
+      parts--;
+      set(q, NO_KEY);
+      set(p, after < m ? keyOf(rankOf(buf, offset[p], offset[next[after]]), p) : NO_KEY);
+      if (p > 0) {
+        const before = prev[p];
+        set(before, keyOf(rankOf(buf, offset[before], offset[after]), before));
       }
     }
     if (out !== undefined) for (let p = 0, i = 0; p < m; p = next[p]) out[i++] = offset[p];

@@ -4,7 +4,7 @@
 // a run's rank at once; longer ones in overlapping windows of 8 kB glued at a token they share
 // (countWindows). js-tiktoken is the reference where it is fast enough (it is quadratic: 10 kB of
 // random letters take it seconds); beyond that, the two ways this engine merges without passes,
-// sweeps or windows: tiktoken's own loop, and the heap alone.
+// sweeps or windows: tiktoken's own loop, and the heap alone (the tree, up to 8 kB).
 import { Buffer } from 'node:buffer';
 import { Tiktoken } from 'js-tiktoken/lite';
 import cl100kRanks from 'js-tiktoken/ranks/cl100k_base';
