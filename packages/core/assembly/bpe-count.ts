@@ -8,7 +8,8 @@
 // classes bpe-engine.js computes for every character of the Basic Multilingual Plane with the
 // patterns' own character classes. What this module does not handle it reports as an exception
 // for JavaScript to count: a stretch holding a code point beyond the BMP or bytes that are not
-// UTF-8 (counted with the pattern itself), and a piece longer than MAX_PIECE bytes.
+// UTF-8 (counted with the pattern itself), and a piece longer than MAX_PIECE bytes, which
+// bpe-engine.js counts in windows that it merges here (mergeWindow).
 
 // Class bits of a code point (the class table's bytes).
 const U: u32 = 1; // [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]
@@ -24,12 +25,17 @@ const CL100K: i32 = 2;
 const NO_RANK: i32 = 0x7fffffff;
 const SHORT_BYTES: i32 = 8;
 const CACHE_KEY_BYTES: i32 = 64;
-const SMALL_PIECE_BYTES: i32 = 256;
-/** Longer pieces are exceptions: their merge scratch would not fit a region. */
-export const MAX_PIECE: i32 = 4096;
+const SMALL_PIECE_BYTES: i32 = 64;
+/** Longer pieces are exceptions (merge scratch for any length would not fit a region); the windows
+ * they are counted in are this long. */
+export const MAX_PIECE: i32 = 8192;
+// mergeLarge's tree keys: a rank (below 2^19) above a part's place (below MAX_PIECE).
+const POSITION_BITS: u32 = 13;
+const POSITION_MASK: u32 = (1 << POSITION_BITS) - 1;
+const NO_KEY: u32 = 0xffffffff;
 
 // A region: [hot | short cache | long cache slots | long cache keys | long cache lengths and counts
-// | merge scratch | exceptions | input].
+// | merge scratch | window and its token starts | exceptions | input].
 const HOT_SLOTS: u32 = 1 << 12;
 const CACHE_ENTRIES: u32 = 1 << 14;
 const CACHE_SLOTS: u32 = CACHE_ENTRIES * 2;
@@ -46,7 +52,9 @@ const LONG_COUNTS_AT: usize = LONG_LENGTHS_AT + <usize>CACHE_ENTRIES * 4;
 const BOUNDS_AT: usize = LONG_COUNTS_AT + <usize>CACHE_ENTRIES * 4;
 const RANKS_AT: usize = BOUNDS_AT + <usize>(SMALL_PIECE_BYTES + 2) * 4;
 const HEAP_AT: usize = RANKS_AT + <usize>(SMALL_PIECE_BYTES + 2) * 4;
-const EXCEPTIONS_AT: usize = HEAP_AT + <usize>MAX_PIECE * 4 * 5;
+const WINDOW_AT: usize = HEAP_AT + <usize>MAX_PIECE * 4 * 5;
+const STARTS_AT: usize = WINDOW_AT + <usize>MAX_PIECE + 16;
+const EXCEPTIONS_AT: usize = STARTS_AT + <usize>MAX_PIECE * 4;
 const INPUT_AT: usize = EXCEPTIONS_AT + <usize>EXCEPTION_SLOTS * 8;
 export const REGION_BYTES: usize = INPUT_AT + <usize>INPUT_BYTES + <usize>INPUT_PADDING;
 
@@ -60,6 +68,7 @@ let slotMask: u32 = 0;
 let pairRank: usize = 0;
 let shortSlots: usize = 0;
 let shortMask: u32 = 0;
+let shortFilter: usize = 0;
 let classes: usize = 0;
 let maxTokenBytes: i32 = 0;
 let region: usize = 0;
@@ -81,6 +90,7 @@ export function init(
   pairAt: usize,
   shortAt: usize,
   shortSlotsMask: u32,
+  shortFilterAt: usize,
   classesAt: usize,
   longestToken: i32,
 ): void {
@@ -93,6 +103,7 @@ export function init(
   pairRank = pairAt;
   shortSlots = shortAt;
   shortMask = shortSlotsMask;
+  shortFilter = shortFilterAt;
   classes = classesAt;
   maxTokenBytes = longestToken;
 }
@@ -163,7 +174,11 @@ function rankOf(p: usize, n: i32): i32 {
     const word = packed(p, n);
     const lo = <u32>word;
     const hi = <u32>(word >> 32);
-    return shortLookup(shortSlots, shortMask, lo, hi, n, shortHash(lo, hi, n));
+    const h = shortHash(lo, hi, n);
+    // bpe-engine.js's filter: a clear bit says no token without a look at the table.
+    const bit = h >> 11;
+    if ((load<u32>(shortFilter + (<usize>(bit >> 5) << 2)) & (1 << (bit & 31))) == 0) return NO_RANK;
+    return shortLookup(shortSlots, shortMask, lo, hi, n, h);
   }
   if (n > maxTokenBytes) return NO_RANK;
   return rankOfHashed(p, n, fnv(p, n));
@@ -258,90 +273,46 @@ function sweep(p: usize, bounds: usize, ranks: usize, parts: i32, at: i32, r: i3
 }
 
 // mergeLarge's arrays, each MAX_PIECE i32s: next part, previous part, rank of the pair a part
-// starts, the heap of parts, and each part's place in the heap (-1 = not there).
-let heapSize: i32 = 0;
+// starts; then a tournament tree over the parts (2 * MAX_PIECE u32s).
 @inline function nextOf(i: i32): usize { return region + HEAP_AT + (<usize>i << 2); }
 @inline function prevOf(i: i32): usize { return region + HEAP_AT + (<usize>MAX_PIECE << 2) + (<usize>i << 2); }
 @inline function rankAt(i: i32): usize { return region + HEAP_AT + (<usize>MAX_PIECE << 3) + (<usize>i << 2); }
-@inline function heapAt(i: i32): usize { return region + HEAP_AT + (<usize>MAX_PIECE * 12) + (<usize>i << 2); }
-@inline function placeOf(i: i32): usize { return region + HEAP_AT + (<usize>MAX_PIECE << 4) + (<usize>i << 2); }
+@inline function treeAt(i: i32): usize { return region + HEAP_AT + (<usize>MAX_PIECE * 12) + (<usize>i << 2); }
 
-@inline function less(a: i32, b: i32): bool {
-  const ra = load<i32>(rankAt(a));
-  const rb = load<i32>(rankAt(b));
-  return ra < rb || (ra == rb && a < b);
+/** A tree key: the pair's rank, then its part, so that the least key is tiktoken's next merge. */
+@inline function keyOf(rank: i32, part: i32): u32 {
+  return rank == NO_RANK ? NO_KEY : (<u32>rank << POSITION_BITS) | <u32>part;
 }
 
-@inline function place(part: i32, i: i32): void {
-  store<i32>(heapAt(i), part);
-  store<i32>(placeOf(part), i);
-}
-
-function siftUp(i: i32): void {
-  const part = load<i32>(heapAt(i));
-  while (i > 0) {
-    const parent = (i - 1) >> 1;
-    const q = load<i32>(heapAt(parent));
-    if (!less(part, q)) break;
-    place(q, i);
-    i = parent;
+/** Sets leaf `part` of a tree of `leaves` leaves and the minima above it, up to the first that stays. */
+@inline function setLeaf(leaves: i32, part: i32, key: u32): void {
+  let node = leaves + part;
+  store<u32>(treeAt(node), key);
+  while (node > 1) {
+    const sibling = load<u32>(treeAt(node ^ 1));
+    const least = key < sibling ? key : sibling;
+    node >>= 1;
+    if (load<u32>(treeAt(node)) == least) break;
+    store<u32>(treeAt(node), least);
+    key = least;
   }
-  place(part, i);
-}
-
-function siftDown(i: i32): void {
-  const part = load<i32>(heapAt(i));
-  while (true) {
-    let child = 2 * i + 1;
-    if (child >= heapSize) break;
-    if (child + 1 < heapSize && less(load<i32>(heapAt(child + 1)), load<i32>(heapAt(child)))) child++;
-    const c = load<i32>(heapAt(child));
-    if (!less(c, part)) break;
-    place(c, i);
-    i = child;
-  }
-  place(part, i);
-}
-
-function removePart(part: i32): void {
-  const i = load<i32>(placeOf(part));
-  if (i < 0) return;
-  store<i32>(placeOf(part), -1);
-  const last = load<i32>(heapAt(--heapSize));
-  if (last == part) return;
-  place(last, i);
-  siftDown(i);
-  siftUp(load<i32>(placeOf(last)));
-}
-
-function rekey(part: i32, rank: i32): void {
-  store<i32>(rankAt(part), rank);
-  if (rank == NO_RANK) {
-    removePart(part);
-    return;
-  }
-  let i = load<i32>(placeOf(part));
-  if (i < 0) {
-    i = heapSize++;
-    place(part, i);
-  }
-  siftUp(i);
-  siftDown(load<i32>(placeOf(part)));
 }
 
 /**
  * The same merge order for longer pieces, over a linked list of parts: first in passes, each merging
  * every pair of the lowest rank r along the list (bpe-engine.js's mergeLong says why that is
  * tiktoken's order; a pass stops where a merge makes a pair of rank r or lower), which take a run of
- * one character in a few sweeps; then, once passes no longer pay or one stopped, an indexed min-heap
- * keyed (rank, position) for the rest.
+ * one character in a few sweeps; then, once passes no longer pay or one stopped, a tournament tree
+ * over the parts whose every node holds the least key (rank, part) below it: the root is the next
+ * merge, and a merge changes three leaves, each O(log n) with no pointer to chase, all in a few
+ * cache lines (a binary heap of parts took twice the time, most of it in comparisons that read
+ * ranks elsewhere).
  */
 function mergeLarge(p: usize, n: i32): i32 {
   let low = NO_RANK;
   for (let i = 0; i < n; i++) {
     store<i32>(nextOf(i), i + 1);
     store<i32>(prevOf(i), i - 1);
-    store<i32>(placeOf(i), -1);
     const r = i < n - 1 ? load<i32>(pairRank + (<usize>((<u32>load<u8>(p + i) << 8) | load<u8>(p + i + 1)) << 2)) : NO_RANK;
     store<i32>(rankAt(i), r);
     if (r < low) low = r;
@@ -379,26 +350,58 @@ function mergeLarge(p: usize, n: i32): i32 {
   }
   if (low == NO_RANK && !stopped) return parts;
 
-  heapSize = 0;
-  for (let part = 0; part < n; part = load<i32>(nextOf(part))) {
-    if (load<i32>(rankAt(part)) != NO_RANK) place(part, heapSize++);
+  // Leaves for parts 0 .. n - 1 (a part merged away keeps NO_KEY), the minima above them.
+  let leaves = 1;
+  while (leaves < n) leaves <<= 1;
+  memory.fill(treeAt(leaves), 0xff, <usize>leaves << 2);
+  for (let part = 0; part < n; part = load<i32>(nextOf(part))) store<u32>(treeAt(leaves + part), keyOf(load<i32>(rankAt(part)), part));
+  for (let node = leaves - 1; node >= 1; node--) {
+    const a = load<u32>(treeAt(2 * node));
+    const b = load<u32>(treeAt(2 * node + 1));
+    store<u32>(treeAt(node), a < b ? a : b);
   }
-  for (let i = (heapSize >> 1) - 1; i >= 0; i--) siftDown(i);
-  while (heapSize > 0) {
-    const part = load<i32>(heapAt(0));
+  while (true) {
+    const key = load<u32>(treeAt(1));
+    if (key == NO_KEY) break;
+    const part = <i32>(key & POSITION_MASK);
     const q = load<i32>(nextOf(part));
     const after = load<i32>(nextOf(q));
-    removePart(q);
     store<i32>(nextOf(part), after);
     if (after < n) store<i32>(prevOf(after), part);
     parts--;
-    rekey(part, after < n ? rankOf(p + part, load<i32>(nextOf(after)) - part) : NO_RANK);
+    setLeaf(leaves, q, NO_KEY);
+    setLeaf(leaves, part, after < n ? keyOf(rankOf(p + part, load<i32>(nextOf(after)) - part), part) : NO_KEY);
     if (part > 0) {
       const before = load<i32>(prevOf(part));
-      rekey(before, rankOf(p + before, after - before));
+      setLeaf(leaves, before, keyOf(rankOf(p + before, after - before), before));
     }
   }
   return parts;
+}
+
+/**
+ * Merges the window's n bytes (1 <= n <= MAX_PIECE, JavaScript writes them at windowAt()) and lists
+ * where its tokens start at startsAt(); returns how many there are. bpe-engine.js counts a piece longer
+ * than MAX_PIECE window by window with this.
+ */
+export function mergeWindow(n: i32): i32 {
+  const p = region + WINDOW_AT;
+  const starts = region + STARTS_AT;
+  const parts = mergeLarge(p, n);
+  let part = 0;
+  for (let i = 0; i < parts; i++) {
+    store<i32>(starts + (<usize>i << 2), part);
+    part = load<i32>(nextOf(part));
+  }
+  return parts;
+}
+
+export function windowAt(): usize {
+  return region + WINDOW_AT;
+}
+
+export function startsAt(): usize {
+  return region + STARTS_AT;
 }
 
 @inline function merge(p: usize, n: i32): i32 {

@@ -30,12 +30,14 @@ export interface BpeTables {
    */
   readonly shortSlots: Int32Array;
   readonly shortMask: number;
+  /** Bit `shortHash >>> 11` set for every token of `shortSlots`: a pair whose bit is clear is no token. */
+  readonly shortFilter: Int32Array;
   /** Class bits of every BMP character for the compiled pre-tokenizer (empty for an unknown pattern). */
   readonly classes: Uint8Array;
   /** The shared WebAssembly memory all of the above live in, or null (then a SharedArrayBuffer). */
   readonly memory: TableMemory | null;
   /** Byte offset of each table in that memory. */
-  readonly offsets: Readonly<Record<'bytes' | 'start' | 'length' | 'slots' | 'pairRank' | 'shortSlots' | 'classes', number>>;
+  readonly offsets: Readonly<Record<'bytes' | 'start' | 'length' | 'slots' | 'pairRank' | 'shortSlots' | 'shortFilter' | 'classes', number>>;
 }
 
 /** Most pages a table memory may grow to (the tables plus every compiled counter's region). */
@@ -51,10 +53,25 @@ export function buildBpeTables(pattern: string, bpeRanks: string): BpeTables;
 
 /**
  * `count` of createBpeCounter. `smallPieceBytes` (the longest piece the linear scan merges) and
- * `passes` (false: no pass or sweep that merges a whole rank at once, only tiktoken's loop and the
- * heap) let tests compare the ways of merging.
+ * `passes` (false: no pass or sweep that merges a whole rank at once and no windows, only tiktoken's
+ * loop and the heap or tree) let tests compare the ways of merging.
  */
 export function createBpeCount(tables: BpeTables, smallPieceBytes?: number, passes?: boolean): (text: string) => number;
+
+/**
+ * How pieces longer than a window are counted: window by window (bpe-wasm.js gives the compiled
+ * counter's merge; tests give small windows to the JavaScript one).
+ */
+export interface WindowMerger {
+  /** The longest window; longer pieces are counted in windows of this size (8 kB unless given). */
+  readonly windowBytes: number;
+  /**
+   * Merges `bytes` (at most windowBytes), writes where each token starts into `out` in order, returns
+   * how many; it also merges the pieces between the linear scan's and a window. Without it, the
+   * JavaScript merge (mergeLong).
+   */
+  readonly mergeWindow?: (bytes: Uint8Array, out: Int32Array) => number;
+}
 
 /**
  * `count` of a string, and `countUtf8` of UTF-8 bytes (equal to `countUtf8(count, bytes)`, with ASCII
@@ -68,6 +85,7 @@ export function createBpeCounter(
   /** Merge cache entries, a power of two (about 100 bytes each; 32 768 unless given). */
   cacheEntries?: number,
   passes?: boolean,
+  windows?: WindowMerger,
 ): {
   count: (text: string) => number;
   countUtf8: (bytes: Uint8Array) => number;

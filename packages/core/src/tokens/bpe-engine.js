@@ -23,7 +23,8 @@ const require = createRequire(import.meta.url);
 const RANK_MODULE_PREFIX = 'js-tiktoken/ranks/';
 
 /** Pieces up to this many UTF-8 bytes merge in fixed scratch arrays with a linear min-scan; longer ones
- * in passes and a heap (mergeLong), so a megabyte of one character costs O(n) to O(n log n), not O(n²). */
+ * in passes and a heap (mergeLong), so a megabyte of one character costs O(n) to O(n log n), not O(n²),
+ * and beyond WINDOW_BYTES window by window (countWindows). */
 const SMALL_PIECE_BYTES = 256;
 /** UTF-8 buffer reused for pieces up to a third of this many chars; longer pieces get their own. */
 const SCRATCH_BYTES = 1 << 16;
@@ -37,10 +38,23 @@ const CACHE_KEY_BYTES = 64;
 /** Pieces and tokens of up to this many bytes are looked up packed into two 32-bit words: one probe
  * reads key and value from one 16-byte slot, where the general table takes four dependent reads. */
 const SHORT_BYTES = 8;
+/** A bit for each hash of a short token (its top bits; the table's slot is its low bits), 256 kB:
+ * most pairs that merging looks up are no token, and the filter, small enough to stay in a core's
+ * cache, turns away about nine in ten of them before the table's slots, out in the last level. */
+const SHORT_FILTER_LOG2 = 21;
+const SHORT_FILTER_BITS = 1 << SHORT_FILTER_LOG2;
 /** Recent short pieces and their counts, per counter, direct-mapped: 64 kB that stay in the core's
  * own cache, where source code spends most of its pieces on a few thousand kinds. */
 const HOT_SLOTS = 1 << 12;
 const NO_RANK = 0x7fffffff;
+/** Pieces longer than this many bytes are counted in windows of this size (countWindows)... */
+const WINDOW_BYTES = 8192;
+/** ...that overlap by at least this many bytes, far more than any token (o200k's longest is 128). */
+const OVERLAP_BYTES = 512;
+/** mergeTree's most parts (a window's bytes), and most ranks: its keys are rank * TREE_LEAVES + part in 32 bits. */
+const TREE_LEAVES = 8192;
+const TREE_RANKS = 1 << 19;
+const NO_KEY = 0xffffffff;
 /** Slots of mergeLong's cache of the rank of two tokens side by side. */
 const JOIN_SLOTS = 1 << 10;
 const FNV_OFFSET = 0x811c9dc5;
@@ -192,7 +206,7 @@ export function buildBpeTables(pattern, bpeRanks) {
       bits = 0;
     }
   }
-  const { shortSlots, shortMask } = buildShortTable(bytes, start, length);
+  const { shortSlots, shortMask, shortFilter } = buildShortTable(bytes, start, length);
   const flavour = patternFlavour(pattern);
   const classes = flavour === 0 ? new Uint8Array(0) : buildCharClasses();
 
@@ -203,6 +217,7 @@ export function buildBpeTables(pattern, bpeRanks) {
     ['slots', Int32Array, slots.length],
     ['pairRank', Int32Array, pairRank.length],
     ['shortSlots', Int32Array, shortSlots.length],
+    ['shortFilter', Int32Array, shortFilter.length],
     ['classes', Uint8Array, classes.length],
   ]);
   /**
@@ -227,6 +242,7 @@ export function buildBpeTables(pattern, bpeRanks) {
     maxTokenBytes,
     shortSlots: place('shortSlots', shortSlots),
     shortMask,
+    shortFilter: place('shortFilter', shortFilter),
     classes: place('classes', classes),
     memory,
     offsets,
@@ -280,6 +296,7 @@ function buildShortTable(bytes, start, length) {
   while (size * 0.6 < tokens) size <<= 1;
   const shortSlots = new Int32Array(size * 4);
   const shortMask = size - 1;
+  const shortFilter = new Int32Array(SHORT_FILTER_BITS >> 5);
   for (let rank = 0; rank < length.length; rank++) {
     const n = length[rank];
     if (n < 2 || n > SHORT_BYTES) continue;
@@ -288,8 +305,10 @@ function buildShortTable(bytes, start, length) {
     let slot = shortHash(lo, hi, n) & shortMask;
     while (shortSlots[(slot << 2) + 2] !== 0) slot = (slot + 1) & shortMask;
     shortSlots.set([lo, hi, n, rank], slot << 2);
+    const bit = shortHash(lo, hi, n) >>> (32 - SHORT_FILTER_LOG2);
+    shortFilter[bit >> 5] |= 1 << (bit & 31);
   }
-  return { shortSlots, shortMask };
+  return { shortSlots, shortMask, shortFilter };
 }
 
 /** Bytes 0-3 of buf[from, from + n), little-endian (fewer when n < 4). */
@@ -336,8 +355,8 @@ function shortLookup(table, tableMask, lo, hi, n, h) {
  * @param {import('./bpe-engine.js').BpeTables} tables
  * @param {number} [smallPieceBytes] longest piece merged by the linear scan (changed by tests to
  *   compare the ways of merging)
- * @param {boolean} [passes] whether merging takes a whole rank at once where it can (false: tiktoken's
- *   loop and the heap alone, for tests)
+ * @param {boolean} [passes] whether merging takes a whole rank at once where it can and long pieces
+ *   in windows (false: tiktoken's loop and the heap or tree alone, for tests)
  * @returns {(text: string) => number}
  */
 export function createBpeCount(tables, smallPieceBytes = SMALL_PIECE_BYTES, passes = true) {
@@ -352,11 +371,13 @@ export function createBpeCount(tables, smallPieceBytes = SMALL_PIECE_BYTES, pass
  * @param {import('./bpe-engine.js').BpeTables} tables
  * @param {number} [smallPieceBytes]
  * @param {number} [cacheEntries] merge cache entries, a power of two (each about 100 bytes)
- * @param {boolean} [passes]
+ * @param {boolean} [passes] false: no passes, sweeps or windows
+ * @param {import('./bpe-engine.js').WindowMerger} [windows] merges pieces longer than
+ *   smallPieceBytes and windows of longer ones (the compiled counter's, see bpe-wasm.js)
  * @returns {ReturnType<typeof import('./bpe-engine.js').createBpeCounter>} (see bpe-engine.d.ts)
  */
-export function createBpeCounter(tables, smallPieceBytes = SMALL_PIECE_BYTES, cacheEntries = CACHE_ENTRIES, passes = true) {
-  const { bytes, start, length, slots, mask, pairRank, maxTokenBytes, shortSlots, shortMask } = tables;
+export function createBpeCounter(tables, smallPieceBytes = SMALL_PIECE_BYTES, cacheEntries = CACHE_ENTRIES, passes = true, windows = undefined) {
+  const { bytes, start, length, slots, mask, pairRank, maxTokenBytes, shortSlots, shortMask, shortFilter } = tables;
   const sticky = new RegExp(tables.pattern, 'uy');
   const global = new RegExp(tables.pattern, 'ug');
   const scratch = new Uint8Array(SCRATCH_BYTES);
@@ -381,6 +402,21 @@ export function createBpeCounter(tables, smallPieceBytes = SMALL_PIECE_BYTES, ca
   const joinLeft = new Int32Array(JOIN_SLOTS).fill(-1);
   const joinRight = new Int32Array(JOIN_SLOTS);
   const joinRank = new Int32Array(JOIN_SLOTS);
+  // mergeTree's scratch and countWindows', made on first use.
+  /** @type {Uint32Array | undefined} */
+  let treeKeys;
+  /** @type {Int32Array | undefined} */
+  let treeNext;
+  /** @type {Int32Array | undefined} */
+  let treePrev;
+  /** @type {Int32Array | undefined} */
+  let windowStarts;
+  /** @type {Int32Array | undefined} */
+  let nextStarts;
+  const windowBytes = windows?.windowBytes ?? WINDOW_BYTES;
+  const overlap = Math.min(OVERLAP_BYTES, windowBytes >> 2);
+  /** @type {(bytes: Uint8Array, out: Int32Array) => number} */
+  const mergeWindow = windows?.mergeWindow ?? ((bytes, out) => mergeLong(bytes, bytes.length, out));
 
   /** Tokens in buf[from, from + n), 2 <= n <= SHORT_BYTES, one piece. */
   function countShort(buf, from, n) {
@@ -433,7 +469,10 @@ export function createBpeCounter(tables, smallPieceBytes = SMALL_PIECE_BYTES, ca
     if (n >= 2 && n <= SHORT_BYTES) {
       const lo = packLo(buf, from, n);
       const hi = packHi(buf, from, n);
-      return shortLookup(shortSlots, shortMask, lo, hi, n, shortHash(lo, hi, n));
+      const h = shortHash(lo, hi, n);
+      const bit = h >>> (32 - SHORT_FILTER_LOG2);
+      if ((shortFilter[bit >> 5] & (1 << (bit & 31))) === 0) return NO_RANK;
+      return shortLookup(shortSlots, shortMask, lo, hi, n, h);
     }
     if (n > maxTokenBytes) return NO_RANK;
     let h = FNV_OFFSET;
@@ -567,9 +606,12 @@ export function createBpeCounter(tables, smallPieceBytes = SMALL_PIECE_BYTES, ca
    *
    * Then, once passes no longer pay (text that is not a run merges few pairs a pass) or one stopped,
    * an indexed min-heap of the pairs keyed (rank, position) over a linked list of the parts, in
-   * O(m log m).
+   * O(m log m). With `out`, where each part left starts, in order.
+   * @param {Uint8Array} buf
+   * @param {number} n
+   * @param {Int32Array} [out]
    */
-  function mergeLong(buf, n) {
+  function mergeLong(buf, n, out) {
     // Part i: the rank of its token, where its bytes start (offset[m] = n), the rank of the pair it begins.
     const token = new Int32Array(n);
     const offset = new Int32Array(n + 1);
@@ -630,7 +672,11 @@ export function createBpeCounter(tables, smallPieceBytes = SMALL_PIECE_BYTES, ca
       budget += 16 * (m - w);
       m = w;
     }
-    if (low === NO_RANK && !stopped) return m;
+    if (low === NO_RANK && !stopped) {
+      if (out !== undefined) out.set(offset.subarray(0, m));
+      return m;
+    }
+    if (m <= TREE_LEAVES && start.length <= TREE_RANKS) return mergeTree(buf, m, offset, pair, out);
 
     const next = new Int32Array(m);
     const prev = new Int32Array(m);
@@ -719,7 +765,134 @@ export function createBpeCounter(tables, smallPieceBytes = SMALL_PIECE_BYTES, ca
         rekey(before, rankOf(buf, offset[before], offset[after]));
       }
     }
+    if (out !== undefined) for (let p = 0, i = 0; p < m; p = next[p]) out[i++] = offset[p];
     return parts;
+  }
+
+  /**
+   * mergeLong after its passes for up to TREE_LEAVES parts (a window), as the compiled counter
+   * merges: a tournament tree whose every node holds the least key (rank, part) below it, in one
+   * array, where the heap's comparisons read ranks elsewhere. Part p starts at offset[p] and its
+   * pair has rank pair[p].
+   * @param {Uint8Array} buf
+   * @param {number} m
+   * @param {Int32Array} offset
+   * @param {Int32Array} pair
+   * @param {Int32Array} [out]
+   */
+  function mergeTree(buf, m, offset, pair, out) {
+    const tree = (treeKeys ??= new Uint32Array(2 * TREE_LEAVES));
+    const next = (treeNext ??= new Int32Array(TREE_LEAVES));
+    const prev = (treePrev ??= new Int32Array(TREE_LEAVES));
+    let leaves = 1;
+    while (leaves < m) leaves <<= 1;
+    tree.fill(NO_KEY, leaves, 2 * leaves);
+    for (let p = 0; p < m; p++) {
+      next[p] = p + 1;
+      prev[p] = p - 1;
+      if (pair[p] !== NO_RANK) tree[leaves + p] = pair[p] * TREE_LEAVES + p;
+    }
+    for (let node = leaves - 1; node >= 1; node--) tree[node] = Math.min(tree[2 * node], tree[2 * node + 1]);
+    /** Leaf p to `key`, and the minima above it up to the first that stays. */
+    const set = (p, key) => {
+      let node = leaves + p;
+      tree[node] = key;
+      while (node > 1) {
+        const least = Math.min(key, tree[node ^ 1]);
+        node >>= 1;
+        if (tree[node] === least) break;
+        tree[node] = least;
+        key = least;
+      }
+    };
+    const keyOf = (rank, p) => (rank === NO_RANK ? NO_KEY : rank * TREE_LEAVES + p);
+    let parts = m;
+    for (let key = tree[1]; key !== NO_KEY; key = tree[1]) {
+      const p = key % TREE_LEAVES;
+      const q = next[p];
+      const after = next[q];
+      next[p] = after;
+      if (after < m) prev[after] = p;
+      parts--;
+      set(q, NO_KEY);
+      set(p, after < m ? keyOf(rankOf(buf, offset[p], offset[next[after]]), p) : NO_KEY);
+      if (p > 0) {
+        const before = prev[p];
+        set(before, keyOf(rankOf(buf, offset[before], offset[after]), before));
+      }
+    }
+    if (out !== undefined) for (let p = 0, i = 0; p < m; p = next[p]) out[i++] = offset[p];
+    return parts;
+  }
+
+  /**
+   * Tokens of buf[0, n), a piece longer than a window, merged window by window: windows of
+   * windowBytes that overlap by about OVERLAP_BYTES, each merged on its own, the whole in a few
+   * kilobytes of memory and cache. Where the tokens of two texts that overlap share one token (the
+   * same bytes at the same place), the tokens of their union are the first text's up to that token
+   * and the second's after it: a merge that would differ must cross a border of the shared token or
+   * a border the two texts agree on, and tiktoken's order, the lowest rank first, would then have
+   * made it in one of the two texts alone. So from the first window on, each next window is glued to
+   * what is counted so far at a token that both it and the window before have; in the overlap,
+   * away from both windows' ends, their tokens nearly always agree. Where no token is shared (a
+   * text made so that a change at one end moves every token), the whole piece goes through
+   * mergeLong, O(n log n) as before. A window starts where a token of the one before starts, so
+   * that both cut a run of one character alike.
+   * @param {Uint8Array} buf
+   * @param {number} n
+   */
+  function countWindows(buf, n) {
+    // Where each token of the current window and of the next starts, from the window's start.
+    let starts = (windowStarts ??= new Int32Array(windowBytes));
+    let next = (nextStarts ??= new Int32Array(windowBytes));
+    let s = 0;
+    let e = windowBytes;
+    let parts = mergeWindow(buf.subarray(s, e), starts);
+    // Tokens of the current window before token `from` are counted (it starts where the last shared one ended).
+    let from = 0;
+    let total = 0;
+    while (e < n) {
+      let shared = -1;
+      let j = 0;
+      let s2 = 0;
+      let e2 = 0;
+      let parts2 = 0;
+      // The next window overlaps this one by `overlap`, else (no token shared) by half a window.
+      for (const reach of [overlap, windowBytes >> 1]) {
+        let k = from;
+        while (k < parts && s + starts[k] < e - reach) k++;
+        // No token starts there, or the same as before: no wider overlap to try.
+        if (k === parts || starts[k] === 0 || s + starts[k] === s2) continue;
+        s2 = s + starts[k];
+        e2 = Math.min(n, s2 + windowBytes);
+        parts2 = mergeWindow(buf.subarray(s2, e2), next);
+        // The first token both windows have, at or after token `from`.
+        let i = k;
+        j = 0;
+        while (i < parts && j < parts2) {
+          const a = s + starts[i];
+          const b = s2 + next[j];
+          if (a < b) i++;
+          else if (b < a) j++;
+          else if ((i + 1 < parts ? s + starts[i + 1] : e) === (j + 1 < parts2 ? s2 + next[j + 1] : e2)) {
+            shared = i;
+            break;
+          } else {
+            i++;
+            j++;
+          }
+        }
+        if (shared >= 0) break;
+      }
+      if (shared < 0) return mergeLong(buf, n);
+      total += shared - from + 1;
+      from = j + 1;
+      [starts, next] = [next, starts];
+      s = s2;
+      e = e2;
+      parts = parts2;
+    }
+    return total + parts - from;
   }
 
   /** Tokens in text[from, to), one pre-tokenizer piece. */
@@ -780,7 +953,10 @@ export function createBpeCounter(tables, smallPieceBytes = SMALL_PIECE_BYTES, ca
     }
     const buf = src.subarray(from, to);
     if (rankOf(buf, 0, n) !== NO_RANK) return 1;
-    return n <= smallPieceBytes ? mergeSmall(buf, n) : mergeLong(buf, n);
+    if (n <= smallPieceBytes) return mergeSmall(buf, n);
+    if (!passes) return mergeLong(buf, n);
+    if (n > windowBytes) return countWindows(buf, n);
+    return windows?.mergeWindow === undefined ? mergeLong(buf, n) : windows.mergeWindow(buf, (windowStarts ??= new Int32Array(windowBytes)));
   }
 
   /** @param {string} text */

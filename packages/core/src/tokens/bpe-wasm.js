@@ -6,16 +6,20 @@
 // taken by growing the memory once: one counter per encoding per thread, kept for the thread's life.
 // What the compiled code reports as exceptions (a stretch with a character beyond the Basic
 // Multilingual Plane or bytes that are not UTF-8, a piece longer than it merges) is counted by the
-// JavaScript counter, which is created only when the first one comes.
+// JavaScript counter, which is created only when the first one comes and merges the windows of long
+// pieces back here.
 /* global WebAssembly */
 import { Buffer } from 'node:buffer';
 import { BPE_COUNT_WASM } from './bpe-count-wasm.js';
 import { createBpeCounter, patternFlavour, splitUtf8 } from './bpe-engine.js';
 
-/** @type {WeakMap<import('./bpe-engine.js').BpeTables, { countUtf8: (bytes: Uint8Array) => number } | null>} */
+/** @type {WeakMap<import('./bpe-engine.js').BpeTables, { countUtf8: (bytes: Uint8Array) => number, windows: import('./bpe-engine.js').WindowMerger } | null>} */
 const counters = new WeakMap();
 /** The JavaScript counter behind a compiled one sees only its exceptions: small caches do (about 100 kB). */
 const FALLBACK_CACHE_ENTRIES = 1 << 10;
+
+/** Ranks the compiled counter tells apart. */
+const MAX_RANKS = 1 << 19;
 
 /** @type {object | undefined} the compiled module, once per thread */
 let compiled;
@@ -25,7 +29,7 @@ let compiled;
  * in plain shared memory, a pattern the compiled pre-tokenizer does not know, or a memory that
  * cannot grow by another region). Not re-entrant, like every counter: one thread, one call at a time.
  * @param {import('./bpe-engine.js').BpeTables} tables
- * @returns {{ countUtf8: (bytes: Uint8Array) => number } | null}
+ * @returns {{ countUtf8: (bytes: Uint8Array) => number, windows: import('./bpe-engine.js').WindowMerger } | null}
  */
 export function wasmCounter(tables) {
   let counter = counters.get(tables);
@@ -38,12 +42,13 @@ export function wasmCounter(tables) {
 
 /**
  * @param {import('./bpe-engine.js').BpeTables} tables
- * @returns {{ countUtf8: (bytes: Uint8Array) => number } | null}
+ * @returns {{ countUtf8: (bytes: Uint8Array) => number, windows: import('./bpe-engine.js').WindowMerger } | null}
  */
 function createWasmCounter(tables) {
   const flavour = patternFlavour(tables.pattern);
   const { memory, offsets } = tables;
-  if (memory === null || flavour === 0) return null;
+  // The compiled merge keys a pair by its rank in 19 bits (o200k_base has 200 k ranks).
+  if (memory === null || flavour === 0 || tables.start.length > MAX_RANKS) return null;
   let instance;
   try {
     compiled ??= new WebAssembly.Module(Buffer.from(BPE_COUNT_WASM, 'base64'));
@@ -63,6 +68,7 @@ function createWasmCounter(tables) {
     offsets.pairRank,
     offsets.shortSlots,
     tables.shortMask,
+    offsets.shortFilter,
     offsets.classes,
     tables.maxTokenBytes,
   );
@@ -79,9 +85,23 @@ function createWasmCounter(tables) {
   // Views made after the growth, over this region only.
   const input = new Uint8Array(memory.buffer, inputAt, inputBytes);
   const exceptions = new Int32Array(memory.buffer, wasm.exceptions(), wasm.EXCEPTION_SLOTS.value * 2);
+  // Windows of long pieces (and pieces the pattern finds in exceptions) merge here, in their own area.
+  const windowBytes = wasm.MAX_PIECE.value;
+  const window = new Uint8Array(memory.buffer, wasm.windowAt(), windowBytes);
+  const starts = new Int32Array(memory.buffer, wasm.startsAt(), windowBytes);
+  /** @type {import('./bpe-engine.js').WindowMerger} */
+  const windows = {
+    windowBytes,
+    mergeWindow(bytes, out) {
+      window.set(bytes);
+      const parts = wasm.mergeWindow(bytes.length);
+      out.set(starts.subarray(0, parts));
+      return parts;
+    },
+  };
   /** @type {ReturnType<typeof createBpeCounter> | undefined} */
   let fallback;
-  const javascript = () => (fallback ??= createBpeCounter(tables, undefined, FALLBACK_CACHE_ENTRIES));
+  const javascript = () => (fallback ??= createBpeCounter(tables, undefined, FALLBACK_CACHE_ENTRIES, true, windows));
 
   /** Tokens of `part` (at most inputBytes long, starting and ending where pieces do). */
   function countPart(part) {
@@ -102,6 +122,7 @@ function createWasmCounter(tables) {
   }
 
   return {
+    windows,
     countUtf8(bytes) {
       if (bytes.length <= inputBytes) return countPart(bytes);
       let total = 0;

@@ -2,6 +2,7 @@
 // arrays for o200k_base) and are shared by every counter of that encoding in the process.
 import type { TokenEncodingName } from '../types.js';
 import { createBpeCounter, loadBpeTables } from './bpe-engine.js';
+import type { BpeTables } from './bpe-engine.js';
 import { wasmCounter } from './bpe-wasm.js';
 
 export interface TokenCounter {
@@ -22,11 +23,16 @@ export interface TokenCounter {
 export function createTokenCounter(encoding: TokenEncodingName): TokenCounter {
   let strings: ReturnType<typeof createBpeCounter> | undefined;
   let bytes: { countUtf8: (content: Uint8Array) => number } | undefined;
-  const stringCounter = (): ReturnType<typeof createBpeCounter> => (strings ??= createBpeCounter(loadBpeTables(encoding)));
+  const stringCounter = (): ReturnType<typeof createBpeCounter> => (strings ??= javascriptCounter(loadBpeTables(encoding)));
   const byteCounter = (): { countUtf8: (content: Uint8Array) => number } => (bytes ??= wasmCounter(loadBpeTables(encoding)) ?? stringCounter());
   return {
     encoding,
     count: (text) => stringCounter().count(text),
     countUtf8: (content) => byteCounter().countUtf8(content),
   };
+}
+
+/** Strings are counted in JavaScript, their long pieces merged by this thread's compiled counter where it runs. */
+function javascriptCounter(tables: BpeTables): ReturnType<typeof createBpeCounter> {
+  return createBpeCounter(tables, undefined, undefined, true, wasmCounter(tables)?.windows);
 }

@@ -1,20 +1,30 @@
-// Long pre-tokenizer pieces: a run of one character is one piece however long it is. Pieces over
-// 256 bytes merge in passes, then a heap (mergeLong, and mergeLarge in the compiled counter up to
-// 4 kB); shorter ones in a linear scan that sweeps a run's rank at once. js-tiktoken is the
-// reference where it is fast enough (it is quadratic); beyond that, the two ways this engine merges
-// without passes or sweeps: tiktoken's own loop, and the heap alone.
+// Long pre-tokenizer pieces: a run of one character, or a word of random letters, is one piece however
+// long it is. Pieces over 256 bytes (64 in the compiled counter) merge in passes, then a heap
+// (mergeLong) or a tournament tree (mergeLarge, up to 8 kB); shorter ones in a linear scan that sweeps
+// a run's rank at once; longer ones in overlapping windows of 8 kB glued at a token they share
+// (countWindows). js-tiktoken is the reference where it is fast enough (it is quadratic: 10 kB of
+// random letters take it seconds); beyond that, the two ways this engine merges without passes,
+// sweeps or windows: tiktoken's own loop, and the heap alone (the tree, up to 8 kB).
 import { Buffer } from 'node:buffer';
 import { Tiktoken } from 'js-tiktoken/lite';
 import cl100kRanks from 'js-tiktoken/ranks/cl100k_base';
 import o200kRanks from 'js-tiktoken/ranks/o200k_base';
 import { describe, expect, it } from 'vitest';
-import { buildBpeTables, createBpeCount, loadBpeTables } from '../../src/tokens/bpe-engine.js';
+import { buildBpeTables, createBpeCount, createBpeCounter, loadBpeTables } from '../../src/tokens/bpe-engine.js';
 import { wasmCounter } from '../../src/tokens/bpe-wasm.js';
 import { createTokenCounter } from '../../src/tokens/index.js';
 import { mulberry32 } from './seeded-random.js';
 
 const RANKS = { o200k_base: o200kRanks, cl100k_base: cl100kRanks } as const;
 const MiB = 1024 * 1024;
+
+/** `bytes` random lower-case letters, seeded, made fast enough for 10 MiB. */
+function randomWord(bytes: number): string {
+  const random = mulberry32(9);
+  const buffer = Buffer.alloc(bytes);
+  for (let i = 0; i < bytes; i++) buffer[i] = 0x61 + Math.floor(random() * 26);
+  return buffer.toString('latin1');
+}
 
 /** A piece of about `bytes` UTF-8 bytes, of each kind that makes merging slow or tricky. */
 function adversarial(seed: number): Array<[string, (bytes: number) => string]> {
@@ -69,13 +79,43 @@ describe.each(['o200k_base', 'cl100k_base'] as const)('long pieces (%s)', (encod
     expect(compiled(text)).toBe(heapOnly(text));
   });
 
+  it('a random word of 2.5 kB, mixed case: like js-tiktoken', () => {
+    const random = mulberry32(5);
+    for (const letters of ['abcdefghijklmnopqrstuvwxyz', 'aAbBcCdDeEfFgG']) {
+      const text = Array.from({ length: 2500 }, () => letters[Math.floor(random() * letters.length)]).join('');
+      const expected = reference(text);
+      expect(counter.count(text)).toBe(expected);
+      expect(compiled(text)).toBe(expected);
+    }
+  });
+
+  // Five windows and more: the glued windows against tiktoken's loop, which never cuts a piece.
+  it("a random word of 40 kB: like tiktoken's loop", () => {
+    const [, piece] = adversarial(6).find(([kind]) => kind === 'a random word') as [string, (bytes: number) => string];
+    const text = piece(40_000);
+    expect(compiled(text)).toBe(scanOnly(text));
+    expect(counter.count(text)).toBe(scanOnly(text));
+  });
+
+  it('a random word of 1 MiB: like the heap alone', () => {
+    const text = randomWord(MiB);
+    const expected = heapOnly(text);
+    expect(compiled(text)).toBe(expected);
+    expect(counter.count(text)).toBe(expected);
+  });
+
   // A 10 MiB file (the largest a scan reads) of one run is one piece of 10 MiB: it is counted, by
   // the compiled counter from the bytes and by the pattern from the string, alike.
-  it.each(['x', '.'])('counts a 10 MiB run of %s', (char) => {
-    const text = char.repeat(10 * MiB);
+  it.each([
+    ['a run of x', (n: number) => 'x'.repeat(n)],
+    ['a run of .', (n: number) => '.'.repeat(n)],
+    ['a random word', randomWord],
+  ])('counts %s of 10 MiB', (_kind, piece) => {
+    const text = piece(10 * MiB);
     const tokens = compiled(text);
     expect(tokens).toBeGreaterThan(0);
-    expect(tokens).toBeLessThan(text.length / 2);
+    // Merges were made: a run's tokens are many bytes long, random letters' about two.
+    expect(tokens).toBeLessThan(text.length * 0.6);
     expect(counter.count(text)).toBe(tokens);
   });
 });
@@ -119,6 +159,20 @@ describe.each([1, 2, 3, 4, 5, 6, 7, 8])('long pieces of made-up vocabulary %i, w
       const text = Array.from({ length }, () => letters[Math.floor(random() * letters.length)]).join('');
       const expected = tiktoken.encode(text, [], []).length;
       for (const [way, count] of Object.entries(ways)) if (count(text) !== expected) mismatches.push(`${way}: ${text.slice(0, 40)}…`);
+    }
+    expect(mismatches.slice(0, 10)).toEqual([]);
+  });
+
+  // Windows of 16 bytes glue a piece of a few kilobytes hundreds of times, some only with the wider
+  // overlap, and some pieces share no token at all and go back to the heap: every one like the heap
+  // alone (which the test above holds to tiktoken).
+  it('counts in windows of 16 bytes like the heap alone, 40 pieces of 300 to 3000 letters', () => {
+    const windows = createBpeCounter(tables, undefined, undefined, true, { windowBytes: 16 });
+    const mismatches: string[] = [];
+    for (let n = 0; n < 40; n++) {
+      const letters = ['abc', 'ab', 'aaaaaaaaab', 'aab'][n % 4] as string;
+      const text = Array.from({ length: 300 + Math.floor(random() * 2700) }, () => letters[Math.floor(random() * letters.length)]).join('');
+      if (windows.count(text) !== ways['heap alone'](text)) mismatches.push(text.slice(0, 40));
     }
     expect(mismatches.slice(0, 10)).toEqual([]);
   });
