@@ -5,7 +5,7 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { crc32 } from 'node:zlib';
 import { isWithin } from '../local/is-within.js';
-import { fdPath, isAt, PROVES_PATHS } from '../local/proven-path.js';
+import { fdPath, isAt, PROVES_PATHS } from '@reposcan/core/proven-path';
 import { archiveTooLarge, formatBytes, quoteName, unsafeArchive } from './archive-errors.js';
 import type { PlannedEntry } from './inspect-central-directory.js';
 import { type ZipReader, translateZipError } from './yauzl-reader.js';
@@ -20,7 +20,7 @@ const OPEN_FOLDER = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOF
 
 /**
  * The folders entries are written into, each one proven to be at its place below the destination
- * (proven-path.ts) before anything is made in it: a new folder is made and opened through its
+ * (`@reposcan/core/proven-path`) before anything is made in it: a new folder is made and opened through its
  * parent's handle, one made earlier is reopened by its path and checked, and files are created
  * through their folder's handle. So nothing is made or written elsewhere, whatever a folder on the
  * way turned out to be. Entries of one folder usually come together: the last folder stays open.

@@ -1,7 +1,7 @@
 import { constants } from 'node:fs';
 import { lstat, open } from 'node:fs/promises';
 import path from 'node:path';
-import { isAt } from './proven-path.js';
+import { isAt } from '@reposcan/core/proven-path';
 
 // A real HEAD is one short line; anything larger is not a HEAD file we trust.
 const HEAD_BYTE_CAP = 512;

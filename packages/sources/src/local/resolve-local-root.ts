@@ -2,7 +2,7 @@ import { lstat, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { ScanError } from '@reposcan/contracts';
 import { isWithin } from './is-within.js';
-import { PROVES_PATHS } from './proven-path.js';
+import { PROVES_PATHS } from '@reposcan/core/proven-path';
 import { readGitHead } from './read-git-head.js';
 
 export interface LocalRoot {

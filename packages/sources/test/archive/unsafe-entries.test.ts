@@ -8,7 +8,7 @@ import { extractZip } from '../../src/archive/index.js';
 import { inspectCentralDirectory } from '../../src/archive/inspect-central-directory.js';
 import { writeEntries } from '../../src/archive/write-entries.js';
 import { openZipReader, type ZipReader } from '../../src/archive/yauzl-reader.js';
-import { PROVES_PATHS } from '../../src/local/proven-path.js';
+import { PROVES_PATHS } from '@reposcan/core/proven-path';
 import { type CraftSpec, LIMITS, Scratch, expectScanError } from './zip-fixtures.js';
 
 const scratch = new Scratch();

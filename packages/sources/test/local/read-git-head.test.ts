@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readGitHead } from '../../src/local/index.js';
-import { PROVES_PATHS } from '../../src/local/proven-path.js';
+import { PROVES_PATHS } from '@reposcan/core/proven-path';
 
 let base = '';
 let counter = 0;
