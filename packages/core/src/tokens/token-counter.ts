@@ -15,7 +15,7 @@ export interface TokenCounter {
   count(text: string): number;
   /**
    * `count` of UTF-8 content, counted on the bytes: by the compiled counter where this Node runs
-   * WebAssembly (this thread's one, see bpe-wasm.js), else by the JavaScript one.
+   * WebAssembly (this thread's one, see bpe-wasm.ts), else by the JavaScript one.
    */
   countUtf8(content: Uint8Array): number;
 }

@@ -138,11 +138,12 @@ describe.each(['o200k_base', 'cl100k_base'] as const)('wasmCounter (%s)', (encod
 });
 
 it('is not used where Node has no WebAssembly (--jitless), and counting still works', () => {
-  const modules = ['bpe-engine.js', 'bpe-wasm.js'].map((name) => fileURLToPath(new URL(`../../src/tokens/${name}`, import.meta.url)));
+  // The TypeScript sources load through tsx, as the token threads' development entry loads them.
+  const modules = ['bpe-engine.js', 'bpe-wasm.ts'].map((name) => fileURLToPath(new URL(`../../src/tokens/${name}`, import.meta.url)));
   const script = `const e = await import(${JSON.stringify(modules[0])}); const w = await import(${JSON.stringify(modules[1])});
     const t = e.loadBpeTables('o200k_base');
     console.log(JSON.stringify([t.memory === null, w.wasmCounter(t) === null, e.createBpeCounter(t).countUtf8(Buffer.from("Hello, wörld! 😀"))]));`;
-  const out = execFileSync(process.execPath, ['--jitless', '--input-type=module', '-e', script], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+  const out = execFileSync(process.execPath, ['--jitless', '--import', 'tsx', '--conditions=source', '--input-type=module', '-e', script], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
   const tiktoken = new Tiktoken(o200kRanks);
   expect(JSON.parse(out)).toEqual([true, true, tiktoken.encode('Hello, wörld! 😀', [], []).length]);
 });
