@@ -48,9 +48,6 @@ interface WasmApi {
 }
 
 const counters = new WeakMap<BpeTables, WasmCounter | null>();
-/** The JavaScript counter behind a compiled one sees only its exceptions: small caches do (about 100 kB). */
-const FALLBACK_CACHE_ENTRIES = 1 << 10;
-
 /** Ranks the compiled counter tells apart. */
 const MAX_RANKS = 1 << 19;
 
@@ -126,7 +123,7 @@ function createWasmCounter(tables: BpeTables): WasmCounter | null {
     },
   };
   let fallback: ReturnType<typeof createBpeCounter> | undefined;
-  const javascript = (): ReturnType<typeof createBpeCounter> => (fallback ??= createBpeCounter(tables, undefined, FALLBACK_CACHE_ENTRIES, true, windows));
+  const javascript = (): ReturnType<typeof createBpeCounter> => (fallback ??= createBpeCounter(tables, { windows }));
 
   /** Tokens of `part` (at most inputBytes long, starting and ending where pieces do). */
   function countPart(part: Uint8Array): number {

@@ -34,5 +34,5 @@ export function createTokenCounter(encoding: TokenEncodingName): TokenCounter {
 
 /** Strings are counted in JavaScript, their long pieces merged by this thread's compiled counter where it runs. */
 function javascriptCounter(tables: BpeTables): ReturnType<typeof createBpeCounter> {
-  return createBpeCounter(tables, undefined, undefined, true, wasmCounter(tables)?.windows);
+  return createBpeCounter(tables, { windows: wasmCounter(tables)?.windows });
 }

@@ -103,7 +103,7 @@ describe.each(['o200k_base', 'cl100k_base'] as const)('wasmCounter (%s)', (encod
 
   // Up to 256 bytes a linear scan merges; up to 4 kB passes and a heap; longer pieces JavaScript.
   it('merges runs on both sides of its two limits like js-tiktoken and the linear scan', () => {
-    const scanOnly = createBpeCount(tables, 1 << 20, false);
+    const scanOnly = createBpeCount(tables, { smallPieceBytes: 1 << 20, windowed: false });
     for (const bytes of [256, 257, 4096, 4097]) {
       // One piece of `bytes` bytes each (the spaces before ` x`).
       const texts = ['x'.repeat(bytes), '.'.repeat(bytes), `${' '.repeat(bytes + 1)}x`, `${'x'.repeat(bytes % 2)}${'é'.repeat(bytes / 2)}`, `${'x'.repeat(bytes % 3)}${'日'.repeat(bytes / 3)}`, `${'a'.repeat(bytes % 2)}${'ab'.repeat(bytes / 2)}`];
