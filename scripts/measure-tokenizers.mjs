@@ -2,7 +2,7 @@
 // node_modules, pinned by package-lock, plus the Python standard library when present), and checks
 // that each one agrees with js-tiktoken (the reference) on every file, special tokens counted as text.
 //
-//   node scripts/measure-tokenizers.mjs [--encoding o200k_base|cl100k_base] [--mb 6] [--only a,b] [--pool]
+//   node --import tsx --conditions=source scripts/measure-tokenizers.mjs [--encoding o200k_base|cl100k_base] [--mb 6] [--only a,b] [--pool]
 //
 // Each candidate runs in a fresh child process so that init time, RSS and merge-cache state are its own.
 // Times are the child's CPU time (user + system), which other load on a shared machine disturbs far
@@ -281,7 +281,7 @@ async function main() {
   writeFileSync(manifestPath, JSON.stringify(manifest));
   if (process.argv.includes('--pool')) {
     try {
-      const out = execFileSync(process.execPath, ['--expose-gc', fileURLToPath(import.meta.url), '--child-pool', enc, manifestPath], {
+      const out = execFileSync(process.execPath, [...process.execArgv, '--expose-gc', fileURLToPath(import.meta.url), '--child-pool', enc, manifestPath], {
         stdio: ['ignore', 'pipe', 'inherit'],
       });
       const r = JSON.parse(out.toString());
@@ -298,7 +298,7 @@ async function main() {
   try {
     for (const name of names) {
       process.stderr.write(`${name} …\n`);
-      const out = execFileSync(process.execPath, ['--expose-gc', fileURLToPath(import.meta.url), '--child', name, enc, manifestPath], {
+      const out = execFileSync(process.execPath, [...process.execArgv, '--expose-gc', fileURLToPath(import.meta.url), '--child', name, enc, manifestPath], {
         maxBuffer: 1 << 28,
         stdio: ['ignore', 'pipe', 'inherit'],
       });

@@ -2,7 +2,7 @@
 // the Docker image need no WebAssembly tool), or with --check fails when the checked-in bytes are
 // not what the sources compile to (CI runs the check through `npm test`):
 // - packages/core/src/render/json-escape.wat (wabt) into json-escape-wasm.ts;
-// - packages/core/assembly/bpe-count.ts (AssemblyScript, pinned) into src/tokens/bpe-count-wasm.js.
+// - packages/core/assembly/bpe-count.ts (AssemblyScript, pinned) into src/tokens/bpe-count-wasm.ts.
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import asc from 'assemblyscript/asc';
@@ -36,7 +36,7 @@ async function bpeCount(): Promise<void> {
   const source = 'packages/core/assembly/bpe-count.ts';
   let bytes: Uint8Array | null = null;
   const { error } = await asc.main(
-    // Imports the tables' shared memory (bpe-engine.js builds it; every thread's instance counts
+    // Imports the tables' shared memory (bpe-engine builds it; every thread's instance counts
     // over it); no runtime, no data segments, so nothing is written to memory at instantiation.
     [path(source), '--outFile', 'bpe-count.wasm', '--optimizeLevel', '3', '--shrinkLevel', '0', '--runtime', 'stub', '--noAssert',
       '--importMemory', '--sharedMemory', '--enable', 'threads', '--initialMemory', '1', '--maximumMemory', '16384', '--zeroFilledMemory'],
@@ -49,7 +49,7 @@ async function bpeCount(): Promise<void> {
     },
   );
   if (error !== null || bytes === null) throw error ?? new Error(`asc wrote no module for ${source}`);
-  await writeGenerated(path('packages/core/src/tokens/bpe-count-wasm.js'), base64Module('BPE_COUNT_WASM', source, bytes), source, 'npm run wasm');
+  await writeGenerated(path('packages/core/src/tokens/bpe-count-wasm.ts'), base64Module('BPE_COUNT_WASM', source, bytes), source, 'npm run wasm');
 }
 
 await jsonEscape();

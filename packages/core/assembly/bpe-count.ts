@@ -1,6 +1,6 @@
 // Exact tiktoken BPE token counting of UTF-8 bytes (o200k_base and cl100k_base pre-tokenizers),
 // compiled to WebAssembly. AssemblyScript source: `npm run wasm` compiles it into
-// packages/core/src/tokens/bpe-count-wasm.js. The tables are built by bpe-engine.js into a shared
+// packages/core/src/tokens/bpe-count-wasm.ts. The tables are built by bpe-engine.js into a shared
 // memory and read here in place; every counter owns one region of that memory (its input, its
 // caches and its scratch), so any number of threads count over one copy of the tables.
 //

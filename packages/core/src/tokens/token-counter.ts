@@ -15,7 +15,7 @@ export interface TokenCounter {
   count(text: string): number;
   /**
    * `count` of UTF-8 content, counted on the bytes: by the compiled counter where this Node runs
-   * WebAssembly (this thread's one, see bpe-wasm.js), else by the JavaScript one.
+   * WebAssembly (this thread's one, see bpe-wasm.ts), else by the JavaScript one.
    */
   countUtf8(content: Uint8Array): number;
 }
@@ -34,5 +34,5 @@ export function createTokenCounter(encoding: TokenEncodingName): TokenCounter {
 
 /** Strings are counted in JavaScript, their long pieces merged by this thread's compiled counter where it runs. */
 function javascriptCounter(tables: BpeTables): ReturnType<typeof createBpeCounter> {
-  return createBpeCounter(tables, undefined, undefined, true, wasmCounter(tables)?.windows);
+  return createBpeCounter(tables, { windows: wasmCounter(tables)?.windows });
 }

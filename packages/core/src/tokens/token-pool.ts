@@ -57,6 +57,10 @@ interface Slot {
 type WorkerReply = { ready: true } | { counts: number[] } | { error: string };
 
 const WORKER_URL = new URL('./count-tokens.worker.js', import.meta.url);
+// From TypeScript sources (tests) the worker's imports need the tsx loader, registered by the io
+// threads' development entry (io-thread.dev.mjs); from dist it is plain JavaScript.
+const FROM_SOURCE = import.meta.url.endsWith('.ts');
+const DEV_ENTRY = new URL('../io/io-thread.dev.mjs', import.meta.url);
 
 /**
  * How long a running batch of an aborted scan may go on before its thread is ended. A batch
@@ -85,7 +89,11 @@ export function createTokenPool(options: TokenPoolOptions): TokenPool {
     // lets each worker's new space grow to tens of megabytes it never needs.
     // The tables are built once here, in shared memory, and every worker counts over them.
     const tables = loadBpeTables(encoding);
-    const worker = new Worker(WORKER_URL, { workerData: { tables, exitOnText: exitOnTextForTest }, resourceLimits: { maxYoungGenerationSizeMb: 4 } });
+    const workerData = { tables, exitOnText: exitOnTextForTest, entry: '../tokens/count-tokens.worker.js' };
+    const resourceLimits = { maxYoungGenerationSizeMb: 4 };
+    const worker = FROM_SOURCE
+      ? new Worker(DEV_ENTRY, { execArgv: ['--conditions=source'], workerData, resourceLimits })
+      : new Worker(WORKER_URL, { workerData, resourceLimits });
     let markReady!: () => void;
     let failReady!: (error: Error) => void;
     const ready = new Promise<void>((resolve, reject) => {

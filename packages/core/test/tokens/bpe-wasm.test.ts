@@ -103,7 +103,7 @@ describe.each(['o200k_base', 'cl100k_base'] as const)('wasmCounter (%s)', (encod
 
   // Up to 256 bytes a linear scan merges; up to 4 kB passes and a heap; longer pieces JavaScript.
   it('merges runs on both sides of its two limits like js-tiktoken and the linear scan', () => {
-    const scanOnly = createBpeCount(tables, 1 << 20, false);
+    const scanOnly = createBpeCount(tables, { smallPieceBytes: 1 << 20, windowed: false });
     for (const bytes of [256, 257, 4096, 4097]) {
       // One piece of `bytes` bytes each (the spaces before ` x`).
       const texts = ['x'.repeat(bytes), '.'.repeat(bytes), `${' '.repeat(bytes + 1)}x`, `${'x'.repeat(bytes % 2)}${'é'.repeat(bytes / 2)}`, `${'x'.repeat(bytes % 3)}${'日'.repeat(bytes / 3)}`, `${'a'.repeat(bytes % 2)}${'ab'.repeat(bytes / 2)}`];
@@ -138,11 +138,12 @@ describe.each(['o200k_base', 'cl100k_base'] as const)('wasmCounter (%s)', (encod
 });
 
 it('is not used where Node has no WebAssembly (--jitless), and counting still works', () => {
-  const modules = ['bpe-engine.js', 'bpe-wasm.js'].map((name) => fileURLToPath(new URL(`../../src/tokens/${name}`, import.meta.url)));
+  // The TypeScript sources load through tsx, as the token threads' development entry loads them.
+  const modules = ['bpe-engine.js', 'bpe-wasm.ts'].map((name) => fileURLToPath(new URL(`../../src/tokens/${name}`, import.meta.url)));
   const script = `const e = await import(${JSON.stringify(modules[0])}); const w = await import(${JSON.stringify(modules[1])});
     const t = e.loadBpeTables('o200k_base');
     console.log(JSON.stringify([t.memory === null, w.wasmCounter(t) === null, e.createBpeCounter(t).countUtf8(Buffer.from("Hello, wörld! 😀"))]));`;
-  const out = execFileSync(process.execPath, ['--jitless', '--input-type=module', '-e', script], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+  const out = execFileSync(process.execPath, ['--jitless', '--import', 'tsx', '--conditions=source', '--input-type=module', '-e', script], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
   const tiktoken = new Tiktoken(o200kRanks);
   expect(JSON.parse(out)).toEqual([true, true, tiktoken.encode('Hello, wörld! 😀', [], []).length]);
 });

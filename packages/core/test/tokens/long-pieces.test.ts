@@ -1,10 +1,10 @@
 // Long pre-tokenizer pieces: a run of one character, or a word of random letters, is one piece however
-// long it is. Pieces over 256 bytes (64 in the compiled counter) merge in passes, then a heap
-// (mergeLong) or a tournament tree (mergeLarge, up to 8 kB); shorter ones in a linear scan that sweeps
-// a run's rank at once; longer ones in overlapping windows of 8 kB glued at a token they share
+// long it is. Pieces over 64 bytes merge in a tournament tree (the compiled counter first in passes
+// that merge a whole rank at once, and its linear scan sweeps a run's rank); shorter ones in
+// tiktoken's loop; longer than 8 kB, in overlapping windows of 8 kB glued at a token they share
 // (countWindows). js-tiktoken is the reference where it is fast enough (it is quadratic: 10 kB of
-// random letters take it seconds); beyond that, the two ways this engine merges without passes,
-// sweeps or windows: tiktoken's own loop, and the heap alone (the tree, up to 8 kB).
+// random letters take it seconds); beyond that, the two ways the JavaScript counter merges without
+// windows: tiktoken's own loop, and the tree alone.
 import { Buffer } from 'node:buffer';
 import { Tiktoken } from 'js-tiktoken/lite';
 import cl100kRanks from 'js-tiktoken/ranks/cl100k_base';
@@ -51,8 +51,8 @@ describe.each(['o200k_base', 'cl100k_base'] as const)('long pieces (%s)', (encod
   const reference = (text: string): number => tiktoken.encode(text, [], []).length;
   const counter = createTokenCounter(encoding);
   const compiled = (text: string): number => counter.countUtf8(Buffer.from(text, 'utf8'));
-  const scanOnly = createBpeCount(tables, 1 << 20, false);
-  const heapOnly = createBpeCount(tables, undefined, false);
+  const scanOnly = createBpeCount(tables, { smallPieceBytes: 1 << 20, windowed: false });
+  const treeOnly = createBpeCount(tables, { windowed: false });
 
   it.each(adversarial(1))('%s of 100 B, 300 B and 1 kB: like js-tiktoken', (_kind, piece) => {
     for (const bytes of [100, 300, 1000]) {
@@ -69,14 +69,14 @@ describe.each(['o200k_base', 'cl100k_base'] as const)('long pieces (%s)', (encod
     expect(compiled(text)).toBe(scanOnly(text));
   });
 
-  it.each(adversarial(3).filter(([kind]) => kind.startsWith('a run') || kind.startsWith('alternating')))('%s of 200 kB: like the heap alone', (_kind, piece) => {
+  it.each(adversarial(3).filter(([kind]) => kind.startsWith('a run') || kind.startsWith('alternating')))('%s of 200 kB: like the tree alone', (_kind, piece) => {
     const text = piece(200_000);
-    expect(compiled(text)).toBe(heapOnly(text));
+    expect(compiled(text)).toBe(treeOnly(text));
   });
 
-  it.each(adversarial(4).filter(([kind]) => kind.startsWith('random')))('%s of 50 kB: like the heap alone', (_kind, piece) => {
+  it.each(adversarial(4).filter(([kind]) => kind.startsWith('random')))('%s of 50 kB: like the tree alone', (_kind, piece) => {
     const text = piece(50_000);
-    expect(compiled(text)).toBe(heapOnly(text));
+    expect(compiled(text)).toBe(treeOnly(text));
   });
 
   it('a random word of 2.5 kB, mixed case: like js-tiktoken', () => {
@@ -97,9 +97,9 @@ describe.each(['o200k_base', 'cl100k_base'] as const)('long pieces (%s)', (encod
     expect(counter.count(text)).toBe(scanOnly(text));
   });
 
-  it('a random word of 1 MiB: like the heap alone', () => {
+  it('a random word of 1 MiB: like the tree alone', () => {
     const text = randomWord(MiB);
-    const expected = heapOnly(text);
+    const expected = treeOnly(text);
     expect(compiled(text)).toBe(expected);
     expect(counter.count(text)).toBe(expected);
   });
@@ -141,10 +141,8 @@ describe.each([1, 2, 3, 4, 5, 6, 7, 8])('long pieces of made-up vocabulary %i, w
   const tables = buildBpeTables(vocabulary.pat_str, vocabulary.bpe_ranks);
   const compiled = wasmCounter(tables);
   const ways = {
-    passes: createBpeCount(tables),
-    'heap alone': createBpeCount(tables, undefined, false),
-    'linear scan': createBpeCount(tables, 1 << 20, false),
-    'linear scan with sweeps': createBpeCount(tables, 1 << 20),
+    'tree alone': createBpeCount(tables, { windowed: false }),
+    'linear scan': createBpeCount(tables, { smallPieceBytes: 1 << 20, windowed: false }),
     compiled: (text: string) => (compiled as NonNullable<typeof compiled>).countUtf8(Buffer.from(text, 'latin1')),
   };
 
@@ -152,8 +150,8 @@ describe.each([1, 2, 3, 4, 5, 6, 7, 8])('long pieces of made-up vocabulary %i, w
     expect(compiled).not.toBeNull();
     const mismatches: string[] = [];
     for (let n = 0; n < 60; n++) {
-      // Random letters, or runs of one letter with others between (passes that go on before one
-      // stops); short pieces (sweeps in the linear scan) and long ones (passes, then the heap).
+      // Random letters, or runs of one letter with others between (the compiled counter's passes
+      // go on before one stops); short pieces (tiktoken's loop; the compiled one's sweeps) and long ones (the tree).
       const letters = ['abc', 'ab', 'aaaaaaaaab'][n % 3] as string;
       const length = n % 2 === 0 ? 2 + Math.floor(random() * 255) : 257 + Math.floor(random() * 544);
       const text = Array.from({ length }, () => letters[Math.floor(random() * letters.length)]).join('');
@@ -164,15 +162,15 @@ describe.each([1, 2, 3, 4, 5, 6, 7, 8])('long pieces of made-up vocabulary %i, w
   });
 
   // Windows of 16 bytes glue a piece of a few kilobytes hundreds of times, some only with the wider
-  // overlap, and some pieces share no token at all and go back to the heap: every one like the heap
+  // overlap, and some pieces share no token at all and go back to the tree: every one like the tree
   // alone (which the test above holds to tiktoken).
-  it('counts in windows of 16 bytes like the heap alone, 40 pieces of 300 to 3000 letters', () => {
-    const windows = createBpeCounter(tables, undefined, undefined, true, { windowBytes: 16 });
+  it('counts in windows of 16 bytes like the tree alone, 40 pieces of 300 to 3000 letters', () => {
+    const windows = createBpeCounter(tables, { windows: { windowBytes: 16 } });
     const mismatches: string[] = [];
     for (let n = 0; n < 40; n++) {
       const letters = ['abc', 'ab', 'aaaaaaaaab', 'aab'][n % 4] as string;
       const text = Array.from({ length: 300 + Math.floor(random() * 2700) }, () => letters[Math.floor(random() * letters.length)]).join('');
-      if (windows.count(text) !== ways['heap alone'](text)) mismatches.push(text.slice(0, 40));
+      if (windows.count(text) !== ways['tree alone'](text)) mismatches.push(text.slice(0, 40));
     }
     expect(mismatches.slice(0, 10)).toEqual([]);
   });

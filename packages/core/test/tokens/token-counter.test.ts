@@ -4,6 +4,7 @@ import cl100kRanks from 'js-tiktoken/ranks/cl100k_base';
 import o200kRanks from 'js-tiktoken/ranks/o200k_base';
 import { describe, expect, it } from 'vitest';
 import { countUtf8, createBpeCount, createBpeCounter, loadBpeTables, splitUtf8 } from '../../src/tokens/bpe-engine.js';
+import { wasmCounter } from '../../src/tokens/bpe-wasm.js';
 import { createTokenCounter } from '../../src/tokens/index.js';
 import type { TokenEncodingName } from '../../src/types.js';
 import { GROUPS, sampleGroup } from './corpus.js';
@@ -83,20 +84,20 @@ describe.each(['o200k_base', 'cl100k_base'] as const)('createTokenCounter(%s)', 
     }
   });
 
-  it('counts long pre-tokenizer pieces like js-tiktoken (passes and the heap)', () => {
+  it('counts long pre-tokenizer pieces like js-tiktoken (the tree)', () => {
     const pieces = [' '.repeat(999) + 'x', '\n'.repeat(700), 'a'.repeat(1000), '='.repeat(1000), '😀😁😂🤣'.repeat(60), '日本語テキスト'.repeat(40), 'ab'.repeat(400)];
     for (const text of pieces) expect(counter.count(text)).toBe(reference(text));
   });
 
-  it('agrees between passes, the heap alone and the linear scan on pieces too long for js-tiktoken', () => {
+  it('agrees between windows, the tree alone and the linear scan on pieces too long for js-tiktoken', () => {
     const tables = loadBpeTables(encoding);
-    const passes = createBpeCount(tables, 1);
-    const heapOnly = createBpeCount(tables, 1, false);
-    const scanOnly = createBpeCount(tables, 16_384, false);
+    const windows = createBpeCount(tables, { smallPieceBytes: 1 });
+    const treeOnly = createBpeCount(tables, { smallPieceBytes: 1, windowed: false });
+    const scanOnly = createBpeCount(tables, { smallPieceBytes: 16_384, windowed: false });
     const pieces = ['😀😁😂🤣😃😄😅😆😉😊😋😎'.repeat(250), '日本語のテキスト'.repeat(600), ' '.repeat(15_000), 'Zz'.repeat(6000), '-='.repeat(6000)];
     for (const text of pieces) {
-      expect(passes(text)).toBe(scanOnly(text));
-      expect(heapOnly(text)).toBe(scanOnly(text));
+      expect(windows(text)).toBe(scanOnly(text));
+      expect(treeOnly(text)).toBe(scanOnly(text));
     }
   });
 
@@ -115,18 +116,21 @@ describe.each(['o200k_base', 'cl100k_base'] as const)('createTokenCounter(%s)', 
   });
 });
 
-// ASCII text is split into pieces on the bytes, by code that mirrors the pattern, and what is not
-// ASCII goes through the pattern from the start of its piece to the next point where both patterns
-// always split. Every class the pattern tells apart, next to every other, many times over.
-describe.each(['o200k_base', 'cl100k_base'] as const)('createBpeCounter(%s).countUtf8: ASCII pieces found on the bytes', (encoding) => {
+// The compiled counter splits text into pieces on the bytes, by code that mirrors the pattern; a
+// stretch beyond the Basic Multilingual Plane or not UTF-8 goes through the pattern from the start
+// of its piece to the next point where both patterns always split. Every class the pattern tells
+// apart, next to every other, many times over, against the JavaScript counter (the pattern itself).
+describe.each(['o200k_base', 'cl100k_base'] as const)('wasmCounter(%s).countUtf8: pieces found on the bytes', (encoding) => {
   const tables = loadBpeTables(encoding);
-  const { count, countUtf8: fast, scansAsciiBytes } = createBpeCounter(tables);
+  const { count } = createBpeCounter(tables);
+  const compiled = wasmCounter(tables);
+  const fast = (bytes: Uint8Array): number => (compiled as NonNullable<typeof compiled>).countUtf8(bytes);
   const reference = referenceCounter(encoding);
 
-  // Without it every test below would pass through the regular expression alone: js-tiktoken's
-  // pattern must still be the one the scanner mirrors.
-  it("recognises js-tiktoken's pattern, so ASCII is counted on the bytes", () => {
-    expect(scansAsciiBytes).toBe(true);
+  // Without it every test below would compare the pattern with itself: js-tiktoken's pattern must
+  // still be the one the compiled scanner mirrors.
+  it("recognises js-tiktoken's pattern, so text is counted on the bytes", () => {
+    expect(compiled).not.toBeNull();
   });
   const decoded = (bytes: Uint8Array): number => count(Buffer.from(bytes).toString('utf8'));
   const ALPHABET = [

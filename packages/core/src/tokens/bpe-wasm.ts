@@ -1,6 +1,5 @@
-// The compiled counter (packages/core/assembly/bpe-count.ts), over the tables bpe-engine.js built in
-// a shared WebAssembly memory. Plain ESM JavaScript for the same reason as bpe-engine.js: worker
-// threads load it as is from src/ and from dist/. Types are in bpe-wasm.d.ts.
+// The compiled counter (packages/core/assembly/bpe-count.ts), over the tables bpe-engine built in
+// a shared WebAssembly memory.
 //
 // Each counter owns a region of the tables' memory (its input, caches and scratch, about 2 MB),
 // taken by growing the memory once: one counter per encoding per thread, kept for the thread's life.
@@ -8,30 +7,60 @@
 // Multilingual Plane or bytes that are not UTF-8, a piece longer than it merges) is counted by the
 // JavaScript counter, which is created only when the first one comes and merges the windows of long
 // pieces back here.
-/* global WebAssembly */
 import { Buffer } from 'node:buffer';
 import { BPE_COUNT_WASM } from './bpe-count-wasm.js';
 import { createBpeCounter, patternFlavour, splitUtf8 } from './bpe-engine.js';
+import type { BpeTables, TableMemory, WindowMerger } from './bpe-engine.js';
 
-/** @type {WeakMap<import('./bpe-engine.js').BpeTables, { countUtf8: (bytes: Uint8Array) => number, windows: import('./bpe-engine.js').WindowMerger } | null>} */
-const counters = new WeakMap();
-/** The JavaScript counter behind a compiled one sees only its exceptions: small caches do (about 100 kB). */
-const FALLBACK_CACHE_ENTRIES = 1 << 10;
+/** A compiled counter: `countUtf8` equals the JavaScript counter's exactly; `windows` is its merge. */
+export interface WasmCounter {
+  countUtf8: (bytes: Uint8Array) => number;
+  /** For a JavaScript counter of strings on the same thread (createBpeCounter's last argument). */
+  windows: WindowMerger;
+}
 
+/** A global of the module (`WebAssembly.Global`). */
+interface WasmGlobal {
+  readonly value: number;
+}
+
+/** What bpe-count.ts exports. */
+interface BpeCountExports {
+  readonly MAX_PIECE: WasmGlobal;
+  readonly EXCEPTION_SLOTS: WasmGlobal;
+  readonly INPUT_BYTES: WasmGlobal;
+  readonly REGION_BYTES: WasmGlobal;
+  readonly resumeAt: WasmGlobal;
+  readonly exceptionCount: WasmGlobal;
+  init(...args: [flavour: number, bytes: number, start: number, length: number, slots: number, mask: number, pairRank: number, shortSlots: number, shortMask: number, shortFilter: number, classes: number, maxTokenBytes: number]): void;
+  bind(at: number): number;
+  exceptions(): number;
+  mergeWindow(n: number): number;
+  windowAt(): number;
+  startsAt(): number;
+  count(from: number, n: number): number;
+}
+
+/** The part of the WebAssembly API used here (the project's lib has no DOM types to name it). */
+interface WasmApi {
+  Module: new (bytes: Uint8Array) => object;
+  Instance: new (module: object, imports: { env: { memory: TableMemory; abort: () => void } }) => { exports: object };
+}
+
+const counters = new WeakMap<BpeTables, WasmCounter | null>();
 /** Ranks the compiled counter tells apart. */
 const MAX_RANKS = 1 << 19;
 
-/** @type {object | undefined} the compiled module, once per thread */
-let compiled;
+/** The compiled module, once per thread. */
+let compiled: object | undefined;
 
 /**
- * This thread's compiled counter over `tables`, or null where it cannot run (no WebAssembly, tables
- * in plain shared memory, a pattern the compiled pre-tokenizer does not know, or a memory that
- * cannot grow by another region). Not re-entrant, like every counter: one thread, one call at a time.
- * @param {import('./bpe-engine.js').BpeTables} tables
- * @returns {{ countUtf8: (bytes: Uint8Array) => number, windows: import('./bpe-engine.js').WindowMerger } | null}
+ * This thread's compiled counter over `tables` (one per tables object, kept), or null where it cannot
+ * run (no WebAssembly, tables in plain shared memory, a pattern the compiled pre-tokenizer does not
+ * know, or a memory that cannot grow by another region). Not re-entrant, like every counter: one
+ * thread, one call at a time.
  */
-export function wasmCounter(tables) {
+export function wasmCounter(tables: BpeTables): WasmCounter | null {
   let counter = counters.get(tables);
   if (counter === undefined) {
     counter = createWasmCounter(tables);
@@ -40,24 +69,19 @@ export function wasmCounter(tables) {
   return counter;
 }
 
-/**
- * @param {import('./bpe-engine.js').BpeTables} tables
- * @returns {{ countUtf8: (bytes: Uint8Array) => number, windows: import('./bpe-engine.js').WindowMerger } | null}
- */
-function createWasmCounter(tables) {
+function createWasmCounter(tables: BpeTables): WasmCounter | null {
   const flavour = patternFlavour(tables.pattern);
   const { memory, offsets } = tables;
+  const api = (globalThis as unknown as { WebAssembly?: WasmApi }).WebAssembly;
   // The compiled merge keys a pair by its rank in 19 bits (o200k_base has 200 k ranks).
-  if (memory === null || flavour === 0 || tables.start.length > MAX_RANKS) return null;
-  let instance;
+  if (api === undefined || memory === null || flavour === 0 || tables.start.length > MAX_RANKS) return null;
+  let wasm: BpeCountExports;
   try {
-    compiled ??= new WebAssembly.Module(Buffer.from(BPE_COUNT_WASM, 'base64'));
-    instance = new WebAssembly.Instance(compiled, { env: { memory, abort: () => {} } });
+    compiled ??= new api.Module(Buffer.from(BPE_COUNT_WASM, 'base64'));
+    wasm = new api.Instance(compiled, { env: { memory, abort: () => {} } }).exports as BpeCountExports;
   } catch {
     return null;
   }
-  /** @type {any} */
-  const wasm = instance.exports;
   wasm.init(
     flavour,
     offsets.bytes,
@@ -73,7 +97,7 @@ function createWasmCounter(tables) {
     tables.maxTokenBytes,
   );
   const regionBytes = wasm.REGION_BYTES.value;
-  let region;
+  let region: number;
   try {
     // Growing returns the old size: the new pages are this counter's alone, and zeroed.
     region = memory.grow(Math.ceil(regionBytes / 65536)) * 65536;
@@ -89,8 +113,7 @@ function createWasmCounter(tables) {
   const windowBytes = wasm.MAX_PIECE.value;
   const window = new Uint8Array(memory.buffer, wasm.windowAt(), windowBytes);
   const starts = new Int32Array(memory.buffer, wasm.startsAt(), windowBytes);
-  /** @type {import('./bpe-engine.js').WindowMerger} */
-  const windows = {
+  const windows: WindowMerger = {
     windowBytes,
     mergeWindow(bytes, out) {
       window.set(bytes);
@@ -99,12 +122,11 @@ function createWasmCounter(tables) {
       return parts;
     },
   };
-  /** @type {ReturnType<typeof createBpeCounter> | undefined} */
-  let fallback;
-  const javascript = () => (fallback ??= createBpeCounter(tables, undefined, FALLBACK_CACHE_ENTRIES, true, windows));
+  let fallback: ReturnType<typeof createBpeCounter> | undefined;
+  const javascript = (): ReturnType<typeof createBpeCounter> => (fallback ??= createBpeCounter(tables, { windows }));
 
   /** Tokens of `part` (at most inputBytes long, starting and ending where pieces do). */
-  function countPart(part) {
+  function countPart(part: Uint8Array): number {
     const n = part.length;
     input.set(part);
     const text = input.subarray(0, n);
@@ -113,8 +135,8 @@ function createWasmCounter(tables) {
       total += wasm.count(from, n);
       const listed = wasm.exceptionCount.value;
       for (let i = 0; i < listed; i++) {
-        const at = exceptions[2 * i];
-        const to = exceptions[2 * i + 1];
+        const at = exceptions[2 * i] as number;
+        const to = exceptions[2 * i + 1] as number;
         total += to < 0 ? javascript().countStretch(text, at, -to) : javascript().countPiece(text, at, to);
       }
     }
