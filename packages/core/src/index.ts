@@ -5,7 +5,7 @@ export { walkTree, WalkTimeoutError, DEFAULT_EXCLUDED_DIRS } from './walk/index.
 export type { WalkInput } from './walk/index.js';
 export { classifyByName, classifyContent, isDocsPath } from './classify/index.js';
 export { createTokenCounter, createTokenPool, estimateTokens, estimateTokensFromBytes, TOKEN_KEY_BYTES, tokenCacheKey, TokenTable, withTokenCache } from './tokens/index.js';
-export type { TokenCache, TokenCacheStats, TokenCounter, TokenPool } from './tokens/index.js';
+export type { CountTokens, TokenCache, TokenCacheStats, TokenCounter, TokenPool } from './tokens/index.js';
 export { formatSize, formatTokens } from './render/human-format.js';
 export { buildFileUrl } from './render/file-url.js';
 export { renderTree } from './render/render-tree.js';
@@ -21,6 +21,7 @@ export { runScan } from './scan/run-scan.js';
 export type { RunScanDeps, ScanInput, ScanReport, ScanTimings } from './scan/run-scan.js';
 export { inspectTree } from './scan/inspect-tree.js';
 export { lowerProcessPriority, lowerThreadPriority } from './io/background-priority.js';
-export { prepareFileThreads, prepareWalkThread } from './io/io-threads.js';
+export { createEngine } from './engine/engine.js';
+export type { Engine, EngineOptions } from './engine/engine.js';
 export type { InspectInput, InspectReport } from './scan/inspect-tree.js';
 export type { WireScanOptions } from '@reposcan/contracts/vocabulary';
