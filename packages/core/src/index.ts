@@ -25,3 +25,7 @@ export { createEngine } from './engine/engine.js';
 export type { Engine, EngineOptions } from './engine/engine.js';
 export type { InspectInput, InspectReport } from './scan/inspect-tree.js';
 export type { WireScanOptions } from '@reposcan/contracts/vocabulary';
+export { threadEntry, WorkerThread } from './threads/worker-thread.js';
+export type { RequestOptions, WorkerThreadOptions } from './threads/worker-thread.js';
+export { serveThread, threadData } from './threads/serve-thread.js';
+export type { RequestContext } from './threads/serve-thread.js';
