@@ -64,6 +64,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
     tokenPool,
     runScan(input, deps = {}, onProgress = () => {}) {
       if (closed) return Promise.reject(new Error('the engine is closed'));
+      const started = performance.now();
       let countTokens = deps.countTokens;
       if (countTokens === undefined) {
         const pool = tokenPool(input.encoding);
@@ -71,7 +72,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
         pool.warm().catch(() => {});
         countTokens = (contents, signal) => pool.count(contents, signal);
       }
-      return scanTree(input, { ...scanDeps, ...deps, countTokens }, onProgress);
+      return scanTree(input, { ...scanDeps, ...deps, countTokens }, onProgress, started);
     },
     inspect(input, deps = {}, onProgress = () => {}) {
       if (closed) return Promise.reject(new Error('the engine is closed'));

@@ -99,21 +99,21 @@ export async function runScan(
   overrides: Partial<RunScanDeps> = {},
   onProgress: ProgressCallback = () => {},
 ): Promise<ScanReport> {
+  const started = performance.now();
   const io = new IoThreads();
   const ownPool = overrides.countTokens ? null : createTokenPool({ encoding: input.encoding });
   try {
     void ownPool?.warm().catch(() => {});
     const countTokens: CountTokens = overrides.countTokens ?? ((contents, signal) => (ownPool as NonNullable<typeof ownPool>).count(contents, signal));
-    return await scanTree(input, { ...threadScanDeps(io), ...overrides, countTokens }, onProgress);
+    return await scanTree(input, { ...threadScanDeps(io), ...overrides, countTokens }, onProgress, started);
   } finally {
     await ownPool?.close();
     await io.close();
   }
 }
 
-/** runScan over the given threads and counter (an engine's). */
-export async function scanTree(input: ScanInput, deps: RunScanDeps & { countTokens: CountTokens }, onProgress: ProgressCallback): Promise<ScanReport> {
-  const started = performance.now();
+/** runScan over the given threads and counter (an engine's); `started` is when the caller began it (timings.total_ms). */
+export async function scanTree(input: ScanInput, deps: RunScanDeps & { countTokens: CountTokens }, onProgress: ProgressCallback, started = performance.now()): Promise<ScanReport> {
   const countTokens = deps.tokenCache ? withTokenCache(deps.countTokens, deps.tokenCache.cache, deps.tokenCache.stats) : deps.countTokens;
   const writer = await TextArtifactWriter.open(input.outDir, [txtRenderer, markdownRenderer, jsonRenderer], input.options.lite);
   try {

@@ -3,6 +3,7 @@
 // time with its counts in order.
 import { Buffer } from 'node:buffer';
 import process from 'node:process';
+import { lowerThreadPriority } from '../io/background-priority.js';
 import { serveThread, threadData } from '../threads/serve-thread.js';
 import { createBpeCounter } from './bpe-engine.js';
 import type { BpeTables } from './bpe-engine.js';
@@ -15,6 +16,8 @@ export interface CountTokensThreadData {
 }
 
 const { tables, exitOnText } = threadData<CountTokensThreadData>();
+// Background work from the start: building the counter (compiling it) takes CPU too.
+lowerThreadPriority();
 
 // The compiled counter where this Node runs it.
 const { countUtf8 } = wasmCounter(tables) ?? createBpeCounter(tables);
