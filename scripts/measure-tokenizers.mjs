@@ -10,7 +10,7 @@
 // second pass is the state of a long-lived worker (gpt-tokenizer's full LRU merge cache, see
 // performance-and-peers §4.5).
 //
-// --pool instead measures the TokenPool's worker (packages/core/src/tokens/count-tokens.worker.js):
+// --pool instead measures the TokenPool as built (packages/core/dist; `npm run build` first):
 // two worker threads, their load time and the RSS they add, then the whole corpus in batches of at
 // most 50 files or 1 MB: wall-clock throughput and the process's peak RSS.
 /* global console, process, performance, setInterval, clearInterval, setTimeout */
@@ -20,7 +20,6 @@ import { tmpdir } from 'node:os';
 import { extname, join, relative } from 'node:path';
 import { fileURLToPath, URL } from 'node:url';
 import { Buffer } from 'node:buffer';
-import { Worker } from 'node:worker_threads';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const MAX_FILE_BYTES = 2 * 1024 * 1024;
@@ -225,41 +224,22 @@ async function childPool(enc, manifestPath) {
   let peak = rssBefore;
   const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 10);
 
-  const workerUrl = new URL('../packages/core/src/tokens/count-tokens.worker.js', import.meta.url);
+  const { createTokenPool } = await import(new URL('../packages/core/dist/index.js', import.meta.url).href);
+  const pool = createTokenPool({ encoding: enc, threads: 2 });
   const t0 = performance.now();
-  const workers = await Promise.all(
-    [0, 1].map(
-      () =>
-        new Promise((resolve) => {
-          const worker = new Worker(workerUrl, { workerData: { encoding: enc } });
-          worker.once('message', () => resolve(worker));
-        }),
-    ),
-  );
+  await pool.warm();
   const warmMs = performance.now() - t0;
   await new Promise((resolve) => setTimeout(resolve, 200));
   const rssWarm = process.memoryUsage().rss;
 
   const t1 = performance.now();
   const cpu1 = cpuMs();
-  let next = 0;
   let tokens = 0;
-  await Promise.all(
-    workers.map(async (worker) => {
-      while (next < batches.length) {
-        const items = batches[next++];
-        const reply = await new Promise((resolve) => {
-          worker.once('message', resolve);
-          worker.postMessage(items);
-        });
-        tokens += reply.counts.reduce((a, b) => a + b, 0);
-      }
-    }),
-  );
+  for (const counts of await Promise.all(batches.map((items) => pool.count(items)))) tokens += counts.reduce((a, b) => a + b, 0);
   const wallMs = performance.now() - t1;
   const cpu = cpuMs() - cpu1;
   clearInterval(sampler);
-  await Promise.all(workers.map((w) => w.terminate()));
+  await pool.close();
   process.stdout.write(
     JSON.stringify({ mb, batches: batches.length, tokens, warmMs, rssBeforeMB: rssBefore / 1e6, rssWarmMB: rssWarm / 1e6, peakMB: peak / 1e6, maxRssMB: process.resourceUsage().maxRSS / 1e3, wallMs, cpuMs: cpu }),
   );

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { FaultPoint } from '@reposcan/config';
 import { ScanError, ScanRequestRecord, SummaryRecord, TERMINAL_STATES } from '@reposcan/contracts';
 import type { ScanProgress, ScanStateRecord } from '@reposcan/contracts';
-import { prepareWalkThread, runScan } from '@reposcan/core';
+import type { Engine } from '@reposcan/core';
 import type { EngineLimits, ScanReport, TokenCacheStats } from '@reposcan/core';
 import type { ScanJobContext } from '@reposcan/queue';
 import type { FaultInjector, Logger } from '@reposcan/runtime';
@@ -16,15 +16,18 @@ import { classifyFailure } from './classify-failure.js';
 import type { Failure } from './classify-failure.js';
 import { toEngineOptions } from '@reposcan/contracts/vocabulary';
 import type { TokenCaches } from './token-caches.js';
-import type { TokenPools } from './token-pools.js';
 import type { AttemptOutcome, ScanMetrics } from './worker-metrics.js';
+
+/** What an attempt needs of the worker's engine (createEngine); tests give their own. */
+export type ScanEngine = Pick<Engine, 'runScan' | 'tokenPool' | 'prepareWalk'>;
 
 export interface ScanAttemptDeps {
   store: ScanStore;
   sources: SourceSettings;
   limits: EngineLimits;
   scanTimeoutMs: number;
-  tokenPools: Pick<TokenPools, 'get'>;
+  /** The process's engine: its threads and tokenizer pools outlive one scan. */
+  engine: ScanEngine;
   tokenCaches: Pick<TokenCaches, 'forScan' | 'flush'>;
   log: Logger;
   /** How often a running job checks for a cancel request (ms). */
@@ -37,10 +40,6 @@ export interface ScanAttemptDeps {
   collectGarbage?: (() => void) | null;
   /** Turns the request into a tree on disk; the real one unless a test gives its own. */
   prepareSource?: typeof prepareSource;
-  /** The engine; the real one unless a test gives its own. */
-  runScan?: typeof runScan;
-  /** Starts the next walk's thread ahead of time; the real one unless a test gives its own. */
-  prepareWalkThread?: () => void;
 }
 
 class CancelledByUser extends Error {
@@ -190,12 +189,12 @@ export class ScanAttempt {
   async runEngine(prepared: PreparedSource): Promise<EngineRun> {
     const { encoding } = this.request;
     const started = performance.now();
-    const pool = this.deps.tokenPools.get(encoding);
+    const pool = this.deps.engine.tokenPool(encoding);
     // Threads of another encoding, or one replaced after a crash, load while the walk starts.
     pool.warm().catch(() => {});
     const cache = (this.cache = await this.deps.tokenCaches.forScan(encoding));
     const cacheStats = { hits: 0, misses: 0 };
-    const report = await (this.deps.runScan ?? runScan)(
+    const report = await this.deps.engine.runScan(
       {
         root: prepared.root,
         repoName: prepared.repoName,
@@ -340,7 +339,7 @@ export class ScanAttempt {
   }
 
   private prepareNextWalk(): void {
-    (this.deps.prepareWalkThread ?? prepareWalkThread)();
+    this.deps.engine.prepareWalk();
   }
 
   private stagingDirs(): StagingDirs {

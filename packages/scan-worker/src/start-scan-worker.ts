@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { Registry } from 'prom-client';
-import { prepareFileThreads, prepareWalkThread } from '@reposcan/core';
+import { createEngine } from '@reposcan/core';
 import type { Config } from '@reposcan/config';
 import type { QueueTransport } from '@reposcan/queue';
 import type { ScanStore } from '@reposcan/storage';
@@ -10,7 +10,6 @@ import { sourceSettingsFromConfig } from '@reposcan/sources';
 import { fullGarbageCollection } from './collect-garbage.js';
 import { createScanProcessor } from './scan-processor.js';
 import { TokenCaches } from './token-caches.js';
-import { TokenPools } from './token-pools.js';
 import { createScanMetrics } from './worker-metrics.js';
 
 export interface RunningWorker {
@@ -25,19 +24,18 @@ export interface RunningWorker {
 export function startScanWorker(deps: { config: Config; transport: QueueTransport; store: ScanStore; log: Logger; registry?: Registry }): RunningWorker {
   const { config, store, log } = deps;
   const metrics = createScanMetrics(deps.registry ?? new Registry());
-  const pools = new TokenPools(Math.max(1, availableParallelism()));
-  // Every tokenizer thread loaded before the first scan: one started mid-scan costs that scan its
-  // start-up and a cold JIT (~0.2 s), and only a scan with two batches at once would start the second.
-  pools.get(config.tokenEncoding).warm().catch((error: unknown) => log.warn({ err: error }, 'tokenizer threads failed to start; scans will retry'));
-  // The same for the read threads and the first walk's thread.
-  prepareFileThreads();
-  prepareWalkThread();
+  // One engine for the process: its tokenizer pools load their tables once, not once per job.
+  const engine = createEngine({ tokenThreads: Math.max(1, availableParallelism()) });
+  // Every thread started before the first scan (the read threads, the first walk's, every
+  // tokenizer): one started mid-scan costs that scan its start-up and a cold JIT (~0.2 s), and
+  // only a scan with two batches at once would start the second tokenizer.
+  engine.warm({ encoding: config.tokenEncoding }).catch((error: unknown) => log.warn({ err: error }, 'tokenizer threads failed to start; scans will retry'));
   const processor = createScanProcessor({
     store,
     sources: sourceSettingsFromConfig(config),
     limits: engineLimitsFromConfig(config),
     scanTimeoutMs: config.scanTimeoutSeconds * 1000,
-    tokenPools: pools,
+    engine,
     tokenCaches: new TokenCaches(store, config.tokenCacheMaxEntries, log),
     log,
     metrics,
@@ -68,7 +66,7 @@ export function startScanWorker(deps: { config: Config; transport: QueueTranspor
     close(options) {
       // The queue worker runs one close; a later forced call cuts the same one short.
       const closed = worker.close(options);
-      closing ??= closed.then(() => pools.close());
+      closing ??= closed.then(() => engine.close());
       return closing;
     },
   };

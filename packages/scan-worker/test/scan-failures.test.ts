@@ -7,7 +7,7 @@ import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ScanRequestRecord, ScanStateRecord } from '@reposcan/contracts';
 import { ScanOptions } from '@reposcan/contracts';
-import { createTokenPool } from '@reposcan/core';
+import { createEngine, createTokenPool } from '@reposcan/core';
 import type { TokenPool } from '@reposcan/core';
 import { loadConfig } from '@reposcan/config';
 import { createMemoryTransport } from '@reposcan/queue';
@@ -18,20 +18,18 @@ import { stateRecord, tempStore } from '../../../packages/storage/test/temp-stor
 import type { TempStore } from '../../../packages/storage/test/temp-store.js';
 import { createScanProcessor } from '../src/scan-processor.js';
 import { TokenCaches } from '../src/token-caches.js';
-import { TokenPools } from '../src/token-pools.js';
+import type { ScanEngine } from '../src/scan-attempt.js';
 import { createScanMetrics } from '../src/worker-metrics.js';
 
 const SAMPLE_REPO = fileURLToPath(new URL('../../../packages/core/test/fixtures/sample-repo', import.meta.url));
 
-/** Token pools whose counting goes through `count`, around a real pool counting in this thread. */
-class InjectedPools extends TokenPools {
-  private readonly real = createTokenPool({ encoding: 'o200k_base', threads: 0 });
-  constructor(private readonly count: (real: TokenPool, contents: readonly Uint8Array[]) => Promise<number[]>) {
-    super(0);
-  }
-  override get(): TokenPool {
-    return { encoding: this.real.encoding, threads: 0, warm: () => this.real.warm(), close: () => this.real.close(), count: (contents) => this.count(this.real, contents) };
-  }
+/** A real engine whose counting goes through `count`, around a real pool counting in this thread. */
+function injectedEngine(count: (real: TokenPool, contents: readonly Uint8Array[]) => Promise<number[]>): ScanEngine {
+  const engine = createEngine({ tokenThreads: 0 });
+  const real = createTokenPool({ encoding: 'o200k_base', threads: 0 });
+  cleanups.push(() => engine.close());
+  const pool: TokenPool = { encoding: real.encoding, threads: 0, warm: () => real.warm(), close: () => real.close(), count: (contents) => count(real, contents) };
+  return { ...engine, tokenPool: () => pool };
 }
 
 interface LogLine {
@@ -44,8 +42,8 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-/** A real local scan on the memory transport (3 attempts, fast backoff), with counting as `pools` does it. */
-async function runScanJob(pools: TokenPools): Promise<{ state: ScanStateRecord | null; attempts: number[]; logs: LogLine[]; temp: TempStore }> {
+/** A real local scan on the memory transport (3 attempts, fast backoff), with counting as `engine` does it. */
+async function runScanJob(engine: ScanEngine): Promise<{ state: ScanStateRecord | null; attempts: number[]; logs: LogLine[]; temp: TempStore }> {
   const temp = await tempStore();
   const transport: QueueTransport = createMemoryTransport({ maxWaiting: 10, attempts: 3, backoffMs: 20 });
   cleanups.push(
@@ -64,7 +62,7 @@ async function runScanJob(pools: TokenPools): Promise<{ state: ScanStateRecord |
     sources: sourceSettingsFromConfig(config),
     limits: engineLimitsFromConfig(config),
     scanTimeoutMs: 60_000,
-    tokenPools: pools,
+    engine,
     tokenCaches: new TokenCaches(temp.store, 0, log),
     log,
     metrics: createScanMetrics(new Registry()),
@@ -109,7 +107,7 @@ describe('a scan that hits a bug', () => {
     ['a TypeError', (): Promise<number[]> => Promise.resolve((undefined as unknown as number[]).map((n) => n))],
     ['a stack overflow (RangeError)', (): Promise<number[]> => Promise.resolve([overflow(0)])],
   ])('fails at once with INTERNAL_ERROR on %s, not after three attempts', async (_name, bug) => {
-    const { state, attempts, logs, temp } = await runScanJob(new InjectedPools(() => bug()));
+    const { state, attempts, logs, temp } = await runScanJob(injectedEngine(() => bug()));
     expect(attempts).toEqual([1]);
     expect(state).toMatchObject({ state: 'failed', attempt: 1, error: { code: 'INTERNAL_ERROR' } });
     expect(state?.error?.message).toMatch(/not retried/);
@@ -122,11 +120,11 @@ describe('a scan that hits a bug', () => {
 describe('a scan that meets a transient failure', () => {
   it('runs again and completes on its second attempt', async () => {
     let failures = 0;
-    const pools = new InjectedPools((real, contents) => {
+    const engine = injectedEngine((real, contents) => {
       if (failures++ === 0) return Promise.reject(Object.assign(new Error('EAGAIN: resource temporarily unavailable'), { code: 'EAGAIN' }));
       return real.count(contents);
     });
-    const { state, attempts } = await runScanJob(pools);
+    const { state, attempts } = await runScanJob(engine);
     expect(attempts).toEqual([1, 2]);
     expect(state).toMatchObject({ state: 'completed', attempt: 2, error: null });
     expect(state?.result?.num_textual_files).toBeGreaterThan(0);

@@ -14,13 +14,15 @@ import type { TempStore } from '../../../packages/storage/test/temp-store.js';
 import { buildSummaryRecord } from '../src/build-records.js';
 import { createScanProcessor } from '../src/scan-processor.js';
 import type { ScanProcessorDeps } from '../src/scan-processor.js';
+import type { ScanEngine } from '../src/scan-attempt.js';
 import { TokenCaches } from '../src/token-caches.js';
 import { createScanMetrics } from '../src/worker-metrics.js';
 
 // The scan processor's steps against a real store in a temporary folder, with the source
 // preparation and the engine replaced: no Redis, no git, no tokenizer threads.
 
-type RunScan = NonNullable<ScanProcessorDeps['runScan']>;
+/** The engine's runScan, every argument given. */
+type RunScan = (...args: Required<Parameters<ScanEngine['runScan']>>) => ReturnType<ScanEngine['runScan']>;
 type PrepareSource = NonNullable<ScanProcessorDeps['prepareSource']>;
 
 interface LogLine {
@@ -86,19 +88,21 @@ async function acceptedScan(engine: RunScan, prepare: PrepareSource = prepareSam
         sources: { allowedLocalRoots: null, allowedHosts: [], allowHttp: false, allowPrivateHosts: false, cloneTimeoutMs: 1000, cloneStallSeconds: 1, maxCloneBytes: 1, maxBlobBytes: 1, archive: { maxEntries: 1, maxUncompressedBytes: 1, maxRatio: 1, maxDepth: 1, maxNameBytes: 1, maxComponentBytes: 1 } },
         limits: { maxFiles: 100, maxDepth: 10, maxFileBytes: 1 << 20, walkTimeoutMs: 10_000 },
         scanTimeoutMs: 60_000,
-        tokenPools: { get: () => IDLE_POOL },
+        engine: {
+          tokenPool: () => IDLE_POOL,
+          prepareWalk: () => {},
+          runScan: (input, engineDeps = {}, onProgress = () => {}) => {
+            calls.engine++;
+            return engine(input, engineDeps, onProgress);
+          },
+        },
         tokenCaches: new TokenCaches(temp.store, 0, log),
         log,
         metrics,
         cancelPollMs: 10,
-        prepareWalkThread: () => {},
         prepareSource: (source, ctx) => {
           calls.prepare++;
           return prepare(source, ctx);
-        },
-        runScan: (input, engineDeps, onProgress) => {
-          calls.engine++;
-          return engine(input, engineDeps, onProgress);
         },
         ...deps,
       })({ scanId, attempt: 1, maxAttempts: 3, signal: new AbortController().signal, ...job }),

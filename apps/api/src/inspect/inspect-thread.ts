@@ -1,34 +1,21 @@
-// Worker-thread entry: clone or open the source and preview it, off the API's event loop. The
-// thread is started ahead of its jobs and serves them one at a time until one fails (see
-// inspect-service.ts); it imports only what a preview needs.
-import { parentPort } from 'node:worker_threads';
-import { compareNames, inspectTree, lowerThreadPriority } from '@reposcan/core';
+// Thread entry (see inspect-service.ts): clone or open the source and preview it, off the API's
+// event loop. The thread is started ahead of its jobs and serves them one at a time until one
+// fails; it imports only what a preview needs, and its engine (io threads) lives as long as it.
+import { compareNames, createEngine, serveThread } from '@reposcan/core';
+import type { InspectResult } from '@reposcan/contracts';
 import { toEngineOptions } from '@reposcan/contracts/vocabulary';
 import { prepareSource } from '@reposcan/sources';
-import type { InspectJob, InspectOutcome, InspectThreadMessage } from './inspect-job.js';
+import type { InspectJob } from './inspect-job.js';
 
-// A preview is heavy; the API's event loop must answer everything else first.
-lowerThreadPriority();
-let controller = new AbortController();
-parentPort?.on('message', (message: InspectThreadMessage) => {
-  if (message === 'abort') {
-    controller.abort(new Error('inspect aborted'));
-    return;
-  }
-  controller = new AbortController();
-  void run(message.job, controller.signal).then(
-    (outcome) => parentPort?.postMessage(outcome),
-    (error: unknown) => {
-      const e = error as { name?: string; code?: string; message?: string };
-      const outcome: InspectOutcome = { ok: false, error: { name: e.name ?? 'Error', ...(e.code ? { code: e.code } : {}), message: e.message ?? String(error) } };
-      parentPort?.postMessage(outcome);
-    },
-  );
-});
+// A preview estimates its tokens: no tokenizer threads.
+const engine = createEngine({ tokenThreads: 0 });
 
-async function run(job: InspectJob, signal: AbortSignal): Promise<InspectOutcome> {
+// serveThread runs it at a low priority: the API's event loop must answer everything else first.
+serveThread((job: InspectJob, { signal }) => run(job, signal));
+
+async function run(job: InspectJob, signal: AbortSignal): Promise<InspectResult> {
   const prepared = await prepareSource(job.source, { workDir: job.workDir, uploadPath: null, settings: job.settings, signal, onPhase: () => {} });
-  const report = await inspectTree({
+  const report = await engine.inspect({
     root: prepared.root,
     repoName: prepared.repoName,
     source: prepared.source,
@@ -42,13 +29,10 @@ async function run(job: InspectJob, signal: AbortSignal): Promise<InspectOutcome
     ...report.assets.map((a) => ({ path: a.path, subcategory: a.subcategory, size_bytes: a.size_bytes, tokens_estimate: 0, url: a.url })),
   ].sort((a, b) => compareNames(a.path, b.path));
   return {
-    ok: true,
-    data: {
-      repository: { name: report.name, branch: report.branch, commit: prepared.source.commit, tree_summary: report.tree },
-      summary: report.summary,
-      files,
-      skipped_count: report.skipped.length,
-    },
+    repository: { name: report.name, branch: report.branch, commit: prepared.source.commit, tree_summary: report.tree },
+    summary: report.summary,
+    files,
+    skipped_count: report.skipped.length,
   };
 }
 

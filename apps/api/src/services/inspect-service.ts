@@ -1,26 +1,19 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
-import { ERROR_CODES, ScanError } from '@reposcan/contracts';
-import type { ErrorCode, InspectResult } from '@reposcan/contracts';
-import type { InspectJob, InspectOutcome, InspectThreadMessage } from '../inspect/inspect-job.js';
+import { ScanError } from '@reposcan/contracts';
+import type { InspectResult } from '@reposcan/contracts';
+import { threadEntry, WorkerThread } from '@reposcan/core';
+import type { InspectJob } from '../inspect/inspect-job.js';
 
-// From TypeScript sources (tests, dev) the thread needs the tsx loader and the `source`
-// export condition; from dist it is plain JavaScript.
-const FROM_SOURCE = import.meta.url.endsWith('.ts');
-const THREAD_URL = new URL(FROM_SOURCE ? '../inspect/inspect-thread.dev.mjs' : '../inspect/inspect-thread.js', import.meta.url);
-const THREAD_ARGV = FROM_SOURCE ? ['--conditions=source'] : [];
+const ENTRY = threadEntry(import.meta.url, '../inspect/inspect-thread');
+
+/** How long an abandoned or timed-out preview has to stop its git before its thread is ended. */
+const STOP_GRACE_MS = 2000;
 
 export interface InspectServiceOptions {
   concurrency: number;
   timeoutMs: number;
-}
-
-/** A started thread waiting for a preview, with what to undo when one takes it. */
-interface WaitingThread {
-  worker: Worker;
-  release: () => void;
 }
 
 /**
@@ -34,7 +27,7 @@ interface WaitingThread {
  */
 export class InspectService {
   private active = 0;
-  private waiting: WaitingThread | null = null;
+  private waiting: WorkerThread | null = null;
   private closed = false;
 
   constructor(private readonly options: InspectServiceOptions) {}
@@ -56,7 +49,7 @@ export class InspectService {
       this.active -= 1;
       await rm(workDir, { recursive: true, force: true });
       // Started after a preview, never during one: its start-up would take that preview's CPU.
-      if (this.waiting === null && !this.closed) this.keepWaiting(startThread());
+      if (this.waiting === null && !this.closed) this.keepWaiting(this.startThread());
     }
   }
 
@@ -65,91 +58,58 @@ export class InspectService {
     this.closed = true;
     const waiting = this.waiting;
     this.waiting = null;
-    waiting?.release();
-    await waiting?.worker.terminate();
+    await waiting?.terminate();
   }
 
-  /** Keeps `worker` for the next preview, or ends it when one is kept already. */
-  private keepWaiting(worker: Worker): void {
-    if (this.waiting !== null || this.closed) {
-      void worker.terminate();
-      return;
-    }
-    // A waiting thread holds nothing open: the process may exit around it.
-    worker.unref();
-    // One that dies while waiting is dropped; the next preview starts a thread of its own.
-    const onError = (): void => {};
-    const onExit = (): void => {
-      if (this.waiting?.worker === worker) this.waiting = null;
-    };
-    worker.on('error', onError);
-    worker.once('exit', onExit);
-    this.waiting = {
-      worker,
-      release: () => {
-        worker.off('error', onError);
-        worker.off('exit', onExit);
-      },
-    };
+  /** Keeps `thread` for the next preview, or ends it when one is kept already. */
+  private keepWaiting(thread: WorkerThread): void {
+    // An idle thread holds nothing open (WorkerThread unrefs it): the process may exit around it.
+    if (this.waiting !== null || this.closed || thread.exited) void thread.terminate();
+    else this.waiting = thread;
   }
 
-  private takeThread(): Worker {
+  private takeThread(): WorkerThread {
     const waiting = this.waiting;
     this.waiting = null;
-    if (waiting === null) return startThread();
-    waiting.release();
-    waiting.worker.ref();
-    return waiting.worker;
+    return waiting === null || waiting.exited ? this.startThread() : waiting;
   }
 
-  private runThread(job: InspectJob, signal?: AbortSignal): Promise<InspectResult> {
-    return new Promise((resolve, reject) => {
-      const worker = this.takeThread();
-      worker.postMessage({ job } satisfies InspectThreadMessage);
-      let settled = false;
-      const settle = (fn: () => void): void => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
-        worker.off('message', onMessage);
-        worker.off('error', onError);
-        worker.off('exit', onExit);
-        fn();
-      };
-      // Ask the thread to abort (it kills git), then make sure it is gone.
-      const stop = (reason: Error): void => {
-        worker.postMessage('abort');
-        setTimeout(() => void worker.terminate(), 2000).unref();
-        settle(() => reject(reason));
-      };
-      // The signal's own reason: whoever aborts says why (a client that went away is no failure).
-      const onAbort = (): void => stop(signal?.reason instanceof Error ? signal.reason : new Error('inspect abandoned'));
-      const onMessage = (outcome: InspectOutcome): void => {
-        settle(() => (outcome.ok ? resolve(outcome.data) : reject(rebuildError(outcome.error))));
-        if (outcome.ok) this.keepWaiting(worker);
-        else void worker.terminate();
-      };
-      const onError = (error: Error): void => settle(() => reject(error));
-      const onExit = (code: number): void => settle(() => reject(new Error(`inspect thread exited with code ${code}`)));
-      worker.on('message', onMessage);
-      worker.on('error', onError);
-      worker.on('exit', onExit);
-      const timer = setTimeout(
-        () => stop(new ScanError('SCAN_TIMEOUT', `The preview took longer than ${Math.round(this.options.timeoutMs / 1000)} s. Narrow it with include_patterns or a subfolder URL, or run a full scan.`)),
-        this.options.timeoutMs,
-      );
-      signal?.addEventListener('abort', onAbort, { once: true });
-      if (signal?.aborted) onAbort();
+  private startThread(): WorkerThread {
+    return new WorkerThread({
+      entry: ENTRY,
+      label: 'inspect thread',
+      // One that dies while waiting is dropped; the next preview starts a thread of its own.
+      onExit: (gone) => {
+        if (this.waiting === gone) this.waiting = null;
+      },
     });
   }
-}
 
-function startThread(): Worker {
-  return new Worker(THREAD_URL, { execArgv: THREAD_ARGV });
-}
-
-function rebuildError(error: { name: string; code?: string; message: string }): Error {
-  if (error.name === 'ScanError' && ERROR_CODES.includes(error.code as ErrorCode)) return new ScanError(error.code as ErrorCode, error.message);
-  return new Error(error.message);
+  private async runThread(job: InspectJob, signal?: AbortSignal): Promise<InspectResult> {
+    const thread = this.takeThread();
+    // The client's signal and the deadline stop a preview alike: the thread is told to abort (it
+    // kills git) and is ended after STOP_GRACE_MS. The signal's own reason: whoever aborts says
+    // why (a client that went away is no failure).
+    const stop = new AbortController();
+    const onAbort = (): void => stop.abort(signal?.reason instanceof Error ? signal.reason : new Error('inspect abandoned'));
+    signal?.addEventListener('abort', onAbort, { once: true });
+    if (signal?.aborted) onAbort();
+    const timer = setTimeout(
+      () => stop.abort(new ScanError('SCAN_TIMEOUT', `The preview took longer than ${Math.round(this.options.timeoutMs / 1000)} s. Narrow it with include_patterns or a subfolder URL, or run a full scan.`)),
+      this.options.timeoutMs,
+    );
+    try {
+      const result = await thread.request<InspectResult>(job, { signal: stop.signal, abortGraceMs: STOP_GRACE_MS });
+      this.keepWaiting(thread);
+      return result;
+    } catch (error) {
+      // A preview that fails, times out or is abandoned ends its thread, which frees everything it held.
+      if (stop.signal.aborted) setTimeout(() => void thread.terminate(), STOP_GRACE_MS).unref();
+      else void thread.terminate();
+      throw error;
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+    }
+  }
 }

@@ -21,8 +21,12 @@ async function inspectOnServer(args: InspectArgs, io: CliIo): Promise<InspectRes
 
 async function inspectLocal(args: InspectArgs, io: CliIo): Promise<InspectResult> {
   const folder = await resolveLocalFolder(args.target, io.cwd);
-  const { inspectTree, compareNames, DEFAULT_ENGINE_LIMITS } = await import('@reposcan/core');
-  const report = await inspectTree({ root: folder.root, repoName: folder.name, source: folder.source, options: toEngineOptions(withOutputDefaults(args.options)), limits: DEFAULT_ENGINE_LIMITS });
+  const { createEngine, compareNames, DEFAULT_ENGINE_LIMITS } = await import('@reposcan/core');
+  // Its threads end with the preview, so the process can exit.
+  const engine = createEngine({ tokenThreads: 0 });
+  const report = await engine
+    .inspect({ root: folder.root, repoName: folder.name, source: folder.source, options: toEngineOptions(withOutputDefaults(args.options)), limits: DEFAULT_ENGINE_LIMITS })
+    .finally(() => engine.close());
   // The same listing the API builds: every kept file, non-textual ones with 0 tokens.
   const files = [
     ...report.files.map((f) => ({ path: f.path, subcategory: f.subcategory, size_bytes: f.size_bytes, tokens_estimate: f.tokens_estimate, url: f.url })),

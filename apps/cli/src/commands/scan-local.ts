@@ -19,14 +19,16 @@ export async function scanLocal(args: ScanArgs, io: CliIo): Promise<ScanOutcome>
   const folder = await resolveLocalFolder(args.target, io.cwd);
   const output = resolve(io.cwd, args.output);
   await makeOutputFolder(output);
-  const { runScan, DEFAULT_ENGINE_LIMITS } = await import('@reposcan/core');
+  const { createEngine, DEFAULT_ENGINE_LIMITS } = await import('@reposcan/core');
   const progress = createProgressReporter(io.stderr, progressMode(io.stderr, args.quiet, io.env));
 
   const staging = await mkdtemp(join(output, '.reposcan-'));
+  // Its threads end with the scan, so the process can exit.
+  const engine = createEngine();
   try {
     let report;
     try {
-      report = await runScan(
+      report = await engine.runScan(
         {
           root: folder.root,
           repoName: folder.name,
@@ -74,6 +76,7 @@ export async function scanLocal(args: ScanArgs, io: CliIo): Promise<ScanOutcome>
       files,
     };
   } finally {
+    await engine.close();
     await rm(staging, { recursive: true, force: true });
   }
 }

@@ -1,6 +1,7 @@
+import { IoThreads } from '../io/io-threads.js';
 import { renderTree } from '../render/render-tree.js';
 import { collectFiles } from './collect-files.js';
-import { defaultScanDeps } from './scan-deps.js';
+import { threadScanDeps } from './scan-deps.js';
 import type { ScanDeps } from './scan-deps.js';
 import { summarize } from './summarize.js';
 import type {
@@ -38,14 +39,24 @@ export interface InspectReport {
 
 /**
  * The preview: the same walk and classification as a scan, but token counts are the fast
- * estimate and nothing is written anywhere.
+ * estimate and nothing is written anywhere. On its own it starts the threads it needs and ends
+ * them when it is over; a long-lived process previews through an engine (createEngine).
  */
 export async function inspectTree(
   input: InspectInput,
   overrides: Partial<ScanDeps> = {},
   onProgress: ProgressCallback = () => {},
 ): Promise<InspectReport> {
-  const deps = { ...defaultScanDeps, ...overrides };
+  const io = new IoThreads();
+  try {
+    return await previewTree(input, { ...threadScanDeps(io), ...overrides }, onProgress);
+  } finally {
+    await io.close();
+  }
+}
+
+/** inspectTree over the given threads (an engine's). */
+export async function previewTree(input: InspectInput, deps: ScanDeps, onProgress: ProgressCallback): Promise<InspectReport> {
   const collected = await collectFiles(input, deps, deps.estimateTokens, null, onProgress);
   return {
     name: input.repoName,

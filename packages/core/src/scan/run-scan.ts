@@ -11,11 +11,12 @@ import { markdownRenderer } from '../render/render-markdown.js';
 import { txtRenderer } from '../render/render-txt.js';
 import type { HeadContext, RenderContext, RepositoryBlock } from '../render/render-context.js';
 import { renderTree } from '../render/render-tree.js';
+import { IoThreads } from '../io/io-threads.js';
 import { createTokenPool, withTokenCache } from '../tokens/index.js';
 import type { CountTokens, TokenCache, TokenCacheStats } from '../tokens/index.js';
 import { collectFiles } from './collect-files.js';
 import { renderBundleReadme } from './render-bundle-readme.js';
-import { defaultScanDeps } from './scan-deps.js';
+import { threadScanDeps } from './scan-deps.js';
 import type { ScanDeps } from './scan-deps.js';
 import { summarize } from './summarize.js';
 import type {
@@ -72,8 +73,8 @@ export interface ScanReport {
 
 export interface RunScanDeps extends ScanDeps {
   /**
-   * Exact token counts for a batch of UTF-8 contents. A long-lived worker passes its warm pool
-   * here; without it the scan starts a pool of its own and closes it afterwards.
+   * Exact token counts for a batch of UTF-8 contents. An engine passes its warm pool here; without
+   * it runScan starts a pool of its own and closes it afterwards.
    */
   countTokens?: CountTokens;
   /** Counts known by content: only files it does not know are counted; `stats` adds up hits and misses. */
@@ -89,20 +90,33 @@ function repositoryBlock(input: ScanInput): RepositoryBlock {
  * Scan `root` and write `output.txt|md|json` (and `output.zip` with `create_zip`) into
  * `outDir`. Contents stream from disk to the artifacts: only a few batches of files are in
  * memory at any time. On failure every file this call created in `outDir` is removed.
+ *
+ * On its own, a scan starts the threads it needs and ends them when it is over; a long-lived
+ * process scans through an engine (createEngine), whose threads outlive one scan.
  */
 export async function runScan(
   input: ScanInput,
   overrides: Partial<RunScanDeps> = {},
   onProgress: ProgressCallback = () => {},
 ): Promise<ScanReport> {
-  const deps = { ...defaultScanDeps, ...overrides };
   const started = performance.now();
-  const ownPool = deps.countTokens ? null : createTokenPool({ encoding: input.encoding });
-  const count: CountTokens = deps.countTokens ?? ((contents, signal) => (ownPool as NonNullable<typeof ownPool>).count(contents, signal));
-  const countTokens = deps.tokenCache ? withTokenCache(count, deps.tokenCache.cache, deps.tokenCache.stats) : count;
-  const writer = await TextArtifactWriter.open(input.outDir, [txtRenderer, markdownRenderer, jsonRenderer], input.options.lite);
+  const io = new IoThreads();
+  const ownPool = overrides.countTokens ? null : createTokenPool({ encoding: input.encoding });
   try {
     void ownPool?.warm().catch(() => {});
+    const countTokens: CountTokens = overrides.countTokens ?? ((contents, signal) => (ownPool as NonNullable<typeof ownPool>).count(contents, signal));
+    return await scanTree(input, { ...threadScanDeps(io), ...overrides, countTokens }, onProgress, started);
+  } finally {
+    await ownPool?.close();
+    await io.close();
+  }
+}
+
+/** runScan over the given threads and counter (an engine's); `started` is when the caller began it (timings.total_ms). */
+export async function scanTree(input: ScanInput, deps: RunScanDeps & { countTokens: CountTokens }, onProgress: ProgressCallback, started = performance.now()): Promise<ScanReport> {
+  const countTokens = deps.tokenCache ? withTokenCache(deps.countTokens, deps.tokenCache.cache, deps.tokenCache.stats) : deps.countTokens;
+  const writer = await TextArtifactWriter.open(input.outDir, [txtRenderer, markdownRenderer, jsonRenderer], input.options.lite);
+  try {
     const repository = repositoryBlock(input);
     const headFor = (walkedPaths: string[]): HeadContext => ({
       repository,
@@ -165,8 +179,6 @@ export async function runScan(
     await writer.abort();
     await Promise.allSettled(Object.values(ARTIFACT_FILE_NAMES).map((name) => rm(join(input.outDir, name), { force: true })));
     throw error;
-  } finally {
-    await ownPool?.close();
   }
 }
 

@@ -1,19 +1,21 @@
 import { classifyByName, classifyContent } from '../classify/index.js';
-import { estimateInThread, readFilesInThread, walkInThread } from '../io/io-threads.js';
+import type { IoThreads } from '../io/io-threads.js';
+import type { ReadOutcome, ReadRequest } from '../io/read-file-bytes.js';
+import type { SkippedPath } from '../types.js';
+import type { WalkInput, WalkSink } from '../walk/walk-tree.js';
 
-/**
- * The engine's I/O and heavy helpers, injectable for tests. The defaults walk and read on the
- * io threads, so the caller's event loop never waits on the disk.
- */
-export const defaultScanDeps = {
-  walk: walkInThread,
-  readFiles: readFilesInThread,
+/** The engine's I/O and heavy helpers, injectable for tests. */
+export interface ScanDeps {
+  walk: (input: WalkInput, sink: WalkSink, signal?: AbortSignal) => Promise<SkippedPath[]>;
+  readFiles: (requests: readonly ReadRequest[], maxBytes: number) => Promise<ReadOutcome[]>;
   /** A preview's token estimates (inspect), off the caller's thread. */
-  estimateTokens: estimateInThread as (contents: Uint8Array[]) => Promise<number[]> | number[],
-  classifyByName,
-  classifyContent,
-  now: (): Date => new Date(),
-};
+  estimateTokens: (contents: Uint8Array[]) => Promise<number[]> | number[];
+  classifyByName: typeof classifyByName;
+  classifyContent: typeof classifyContent;
+  now: () => Date;
+}
 
-export type ScanDeps = typeof defaultScanDeps;
-
+/** The deps that walk and read on `io`'s threads, so the caller's event loop never waits on the disk. */
+export function threadScanDeps(io: IoThreads): ScanDeps {
+  return { walk: io.walk, readFiles: io.readFiles, estimateTokens: io.estimate, classifyByName, classifyContent, now: () => new Date() };
+}

@@ -2,9 +2,10 @@
 // Workers start lazily (or all at once with warm(), so the table load overlaps the walk and reads),
 // hold the process open only while they have work, and are replaced after a crash.
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
+import { threadEntry, WorkerThread } from '../threads/worker-thread.js';
 import type { TokenEncodingName } from '../types.js';
 import { loadBpeTables, splitUtf8 } from './bpe-engine.js';
+import type { CountTokensThreadData } from './count-tokens.worker.js';
 import { createTokenCounter } from './token-counter.js';
 
 export interface TokenPoolOptions {
@@ -40,27 +41,12 @@ export interface TokenPool {
 
 interface Job {
   contents: readonly Uint8Array[];
+  signal: AbortSignal | undefined;
   resolve: (counts: number[]) => void;
   reject: (error: Error) => void;
 }
 
-interface Slot {
-  worker: Worker;
-  ready: Promise<void>;
-  isReady: boolean;
-  job: Job | null;
-  /** The worker's uncaught error, reported when it exits. */
-  failure: Error | null;
-}
-
-/** See count-tokens.worker.js: one batch per worker at a time, so a reply needs no id. */
-type WorkerReply = { ready: true } | { counts: number[] } | { error: string };
-
-const WORKER_URL = new URL('./count-tokens.worker.js', import.meta.url);
-// From TypeScript sources (tests) the worker's imports need the tsx loader, registered by the io
-// threads' development entry (io-thread.dev.mjs); from dist it is plain JavaScript.
-const FROM_SOURCE = import.meta.url.endsWith('.ts');
-const DEV_ENTRY = new URL('../io/io-thread.dev.mjs', import.meta.url);
+const ENTRY = threadEntry(import.meta.url, 'count-tokens.worker');
 
 /**
  * How long a running batch of an aborted scan may go on before its thread is ended. A batch
@@ -79,109 +65,71 @@ export function createTokenPool(options: TokenPoolOptions): TokenPool {
   const { encoding, exitOnTextForTest } = options;
   const requested = options.threads ?? availableParallelism();
   const threads = Number.isFinite(requested) ? Math.max(0, Math.floor(requested)) : availableParallelism();
-  const slots: Slot[] = [];
+  const slots: WorkerThread[] = [];
   const queue: Job[] = [];
+  const running = new Set<Job>();
   let closed = false;
   let inThread: ReturnType<typeof createTokenCounter> | undefined;
 
-  function spawn(): Slot {
-    // A small young generation: a worker makes only short-lived slice strings, and V8's default
-    // lets each worker's new space grow to tens of megabytes it never needs.
-    // The tables are built once here, in shared memory, and every worker counts over them.
+  function spawn(): WorkerThread {
+    // The tables are built once here, in shared memory, and every thread counts over them.
     const tables = loadBpeTables(encoding);
-    const workerData = { tables, exitOnText: exitOnTextForTest, entry: '../tokens/count-tokens.worker.js' };
-    const resourceLimits = { maxYoungGenerationSizeMb: 4 };
-    const worker = FROM_SOURCE
-      ? new Worker(DEV_ENTRY, { execArgv: ['--conditions=source'], workerData, resourceLimits })
-      : new Worker(WORKER_URL, { workerData, resourceLimits });
-    let markReady!: () => void;
-    let failReady!: (error: Error) => void;
-    const ready = new Promise<void>((resolve, reject) => {
-      markReady = resolve;
-      failReady = reject;
-    });
-    // warm() may never be called; the failure is also reported through the batches.
-    ready.catch(() => undefined);
-    const slot: Slot = { worker, ready, isReady: false, job: null, failure: null };
-    slots.push(slot);
-
-    worker.on('message', (reply: WorkerReply) => {
-      if ('ready' in reply) {
-        slot.isReady = true;
-        markReady();
-      } else {
-        const job = slot.job;
-        slot.job = null;
-        if ('error' in reply) job?.reject(new Error(`Token counting failed: ${reply.error}`));
-        else job?.resolve(reply.counts);
+    const slot = new WorkerThread({
+      entry: ENTRY,
+      label: 'Token worker',
+      data: { tables, exitOnText: exitOnTextForTest } satisfies CountTokensThreadData,
+      // A thread makes only short-lived slice strings; V8's default young generation would grow to tens of MB.
+      youngGenerationMb: 4,
+      holdWhileStarting: true,
+      onIdle: dispatch,
+      onExit(gone, code) {
+        const index = slots.indexOf(gone);
+        if (index < 0) return; // retired: its batch was already rejected
+        slots.splice(index, 1);
+        if (closed) return;
+        if (!gone.isReady) {
+          // It died while loading: a replacement would too, so fail what is waiting instead of looping.
+          const error = new Error(`Token worker exited with code ${code} before it was ready`);
+          for (const job of queue.splice(0)) job.reject(error);
+          return;
+        }
         dispatch();
-      }
-      updateRef(slot);
+      },
     });
-    worker.on('error', (error) => {
-      slot.failure = error;
-    });
-    worker.on('exit', (code) => {
-      const index = slots.indexOf(slot);
-      if (index < 0) return; // retired: its batch was already rejected
-      slots.splice(index, 1);
-      if (closed) return;
-      const error = new Error(`Token worker exited with code ${code}`, { cause: slot.failure ?? undefined });
-      slot.job?.reject(error);
-      if (!slot.isReady) {
-        // It died while loading: a replacement would too, so fail what is waiting instead of looping.
-        failReady(error);
-        for (const job of queue.splice(0)) job.reject(error);
-        return;
-      }
-      dispatch();
-    });
-    updateRef(slot);
+    slots.push(slot);
     return slot;
-  }
-
-  /** A worker keeps the process alive only while it loads or runs a batch. */
-  function updateRef(slot: Slot): void {
-    if (!slot.isReady || slot.job !== null) slot.worker.ref();
-    else slot.worker.unref();
   }
 
   function dispatch(): void {
     for (let job = queue[0]; job !== undefined; job = queue[0]) {
-      const slot = slots.find((s) => s.job === null) ?? (slots.length < threads ? spawn() : undefined);
+      const slot = slots.find((s) => s.busy === 0) ?? (slots.length < threads ? spawn() : undefined);
       if (slot === undefined) return;
       queue.shift();
-      slot.job = job;
-      updateRef(slot);
-      slot.worker.postMessage(job.contents);
+      running.add(job);
+      // Aborted while running: its caller hears at once; the thread gets a moment to finish before it is ended.
+      slot.request<number[]>(job.contents, { signal: job.signal, abortGraceMs: ABORT_GRACE_MS }).then(
+        (counts) => {
+          running.delete(job);
+          job.resolve(counts);
+        },
+        (error: Error) => {
+          running.delete(job);
+          job.reject(error);
+        },
+      );
     }
-  }
-
-  /** Ends the slot's thread under a batch whose caller has gone; a replacement starts on demand. */
-  function retire(slot: Slot): void {
-    const index = slots.indexOf(slot);
-    if (index < 0) return;
-    slots.splice(index, 1);
-    slot.job = null;
-    void slot.worker.terminate();
-    dispatch();
   }
 
   function submit(contents: readonly Uint8Array[], signal?: AbortSignal): Promise<number[]> {
     if (signal?.aborted) return Promise.reject(signal.reason as Error);
     return new Promise<number[]>((resolve, reject) => {
-      const job: Job = { contents, resolve, reject };
+      const job: Job = { contents, signal, resolve, reject };
       if (signal !== undefined) {
+        // Waiting: dropped from the queue (once running, the thread's request handles the abort).
         const onAbort = (): void => {
           const waiting = queue.indexOf(job);
-          if (waiting >= 0) queue.splice(waiting, 1);
-          else {
-            // Running: its caller hears at once; the thread gets a moment to finish before it is ended.
-            setTimeout(() => {
-              const slot = slots.find((s) => s.job === job);
-              if (slot) retire(slot);
-            }, ABORT_GRACE_MS);
-          }
+          if (waiting < 0) return;
+          queue.splice(waiting, 1);
           reject(signal.reason as Error);
         };
         job.resolve = (counts) => {
@@ -248,9 +196,9 @@ export function createTokenPool(options: TokenPoolOptions): TokenPool {
       if (closed) return;
       closed = true;
       const error = new Error('TokenPool is closed');
-      for (const job of queue.splice(0)) job.reject(error);
-      for (const slot of slots) slot.job?.reject(error);
-      await Promise.all(slots.map((slot) => slot.worker.terminate()));
+      for (const job of [...queue.splice(0), ...running]) job.reject(error);
+      running.clear();
+      await Promise.all(slots.splice(0).map((slot) => slot.terminate()));
     },
   };
 }

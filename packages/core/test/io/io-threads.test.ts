@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { getPriority } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { KEEP_WALK_THREAD_UP_TO, prepareWalkThread, readFilesInThread, walkInThread } from '../../src/io/io-threads.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { IoThreads, KEEP_WALK_THREAD_UP_TO } from '../../src/io/io-threads.js';
 import { createTokenPool } from '../../src/tokens/index.js';
 import { DEFAULT_ENGINE_LIMITS, DEFAULT_SCAN_OPTIONS } from '../../src/types.js';
 import type { WalkedFile, WalkResult } from '../../src/types.js';
@@ -12,6 +12,10 @@ import { ScanRootError } from '../../src/walk/scan-root.js';
 import { useTempTrees } from '../walk/walk-fixture.js';
 
 const tree = useTempTrees();
+// One engine's io threads for the whole file, as a long-lived process keeps them.
+const io = new IoThreads();
+afterAll(() => io.close());
+const { walk: walkInThread, readFiles: readFilesInThread } = io;
 const input = (root: string, extra: Partial<WalkInput> = {}): WalkInput => ({ root, subdir: null, options: DEFAULT_SCAN_OPTIONS, limits: DEFAULT_ENGINE_LIMITS, ...extra });
 
 /** Nice values of this process's threads (Linux: field 19 of /proc/self/task/<tid>/stat). */
@@ -132,7 +136,7 @@ describe('the walk thread', () => {
     expect(await settle(none)).toBe(none);
   });
 
-  it.runIf(process.platform === 'linux')('is started ahead by prepareWalkThread once however often asked, and the next walk takes it', async () => {
+  it.runIf(process.platform === 'linux')('is started ahead by prepareWalk once however often asked, and the next walk takes it', async () => {
     const { small, big } = await trees();
     await walkBoth(small);
     await walkBoth(big);
@@ -141,12 +145,12 @@ describe('the walk thread', () => {
     const one = await steady();
     await walkBoth(big);
     expect(await settle(none)).toBe(none);
-    prepareWalkThread();
-    prepareWalkThread();
+    io.prepareWalk();
+    io.prepareWalk();
     await walkBoth(small);
     // Exactly one walk thread, booted and waiting: the prepared one, taken by the walk and kept.
     expect(await steady()).toBe(one);
-    prepareWalkThread();
+    io.prepareWalk();
     expect(await steady()).toBe(one);
   });
 

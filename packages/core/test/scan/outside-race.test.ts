@@ -8,8 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Buffer } from 'node:buffer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runScan } from '../../src/scan/run-scan.js';
-import { inspectTree } from '../../src/scan/inspect-tree.js';
+import { createEngine } from '../../src/engine/engine.js';
 import { DEFAULT_ENGINE_LIMITS, DEFAULT_SCAN_OPTIONS } from '../../src/types.js';
 import type { SkippedPath, SourceInfo } from '../../src/types.js';
 
@@ -79,6 +78,9 @@ describe.skipIf(!onLinux)('a folder swapped with a link to outside the root duri
     await symlink(outside, join(root, 'race', 'alt'));
   });
   afterAll(() => rm(base, { recursive: true, force: true }));
+  // One engine for every round, as a long-lived process scans: the rounds race the swapper, not thread start-up.
+  const engine = createEngine({ tokenThreads: 0 });
+  afterAll(() => engine.close());
 
   it('never lets a byte or a name from outside into an artifact, a tree, a file list or a preview', async () => {
     const swapper = startSwapper(join(root, 'race', 'sub'), join(root, 'race', 'alt'));
@@ -106,7 +108,7 @@ describe.skipIf(!onLinux)('a folder swapped with a link to outside the root duri
     while (swapper.alive()) {
       rounds += 1;
       const outDir = await mkdtemp(join(base, 'out-'));
-      const report = await runScan(
+      const report = await engine.runScan(
         { root, repoName: 'race', source: LOCAL, options, limits: DEFAULT_ENGINE_LIMITS, encoding: 'o200k_base', outDir },
         { countTokens: counter },
       );
@@ -115,12 +117,12 @@ describe.skipIf(!onLinux)('a folder swapped with a link to outside the root duri
       checkPaths('scan', [...report.files, ...report.assets].map((f) => f.path), report.skipped);
       await rm(outDir, { recursive: true, force: true });
 
-      const preview = await inspectTree({ root, repoName: 'race', source: LOCAL, options, limits: DEFAULT_ENGINE_LIMITS });
+      const preview = await engine.inspect({ root, repoName: 'race', source: LOCAL, options, limits: DEFAULT_ENGINE_LIMITS });
       check('preview', JSON.stringify(preview));
       checkPaths('preview', [...preview.files, ...preview.assets].map((f) => f.path), preview.skipped);
 
       // Down to a subdir below the swapped folder, reading the ignore files on the way.
-      const deeper = await inspectTree({ root, repoName: 'race', source: { ...LOCAL, subdir: 'race/sub/deeper' }, options, limits: DEFAULT_ENGINE_LIMITS }).catch(
+      const deeper = await engine.inspect({ root, repoName: 'race', source: { ...LOCAL, subdir: 'race/sub/deeper' }, options, limits: DEFAULT_ENGINE_LIMITS }).catch(
         (error: unknown) => {
           // The subdir, or a folder above it, was a link when the walk went down: nothing was scanned.
           expect(error).toMatchObject({ name: 'ScanRootError' });

@@ -6,13 +6,17 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTokenCounter } from '../../src/tokens/index.js';
 import { runScan } from '../../src/scan/run-scan.js';
-import { defaultScanDeps } from '../../src/scan/scan-deps.js';
+import type { ScanDeps } from '../../src/scan/scan-deps.js';
+import { IoThreads } from '../../src/io/io-threads.js';
 import type { ScanInput, ScanReport } from '../../src/scan/run-scan.js';
 import { DEFAULT_ENGINE_LIMITS, DEFAULT_SCAN_OPTIONS } from '../../src/types.js';
 import type { ScanOptions, ScanProgress, SourceInfo } from '../../src/types.js';
 import { makeSampleTree } from './fixture-tree.js';
 import { readZip } from './read-zip.js';
 
+// The threads a wrapped dep delegates to, as an engine would own them.
+const io = new IoThreads();
+afterAll(() => io.close());
 const LOCAL: SourceInfo = { type: 'local', url: null, hostFamily: null, ref: null, branch: null, commit: null, subdir: null };
 const counter = createTokenCounter('o200k_base');
 const inThread = (contents: Uint8Array[]): Promise<number[]> => Promise.resolve(contents.map((c) => counter.count(Buffer.from(c).toString('utf8'))));
@@ -228,8 +232,8 @@ describe('runScan edge cases', () => {
   it('a file that fails to read after the walk is still drawn in the tree and is listed as skipped', async () => {
     const tree = await makeSampleTree();
     try {
-      const readFiles: typeof defaultScanDeps.readFiles = async (requests, maxBytes) => {
-        const outcomes = await defaultScanDeps.readFiles(requests, maxBytes);
+      const readFiles: ScanDeps['readFiles'] = async (requests, maxBytes) => {
+        const outcomes = await io.readFiles(requests, maxBytes);
         return outcomes.map((outcome, i) => (requests[i]?.absPath.endsWith('Guide.md') ? { ok: false, reason: 'unreadable' } : outcome));
       };
       const report = await runScan(input(tree.root, tree.outDir), { countTokens: inThread, readFiles });

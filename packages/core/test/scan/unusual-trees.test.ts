@@ -6,12 +6,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inspectTree } from '../../src/scan/inspect-tree.js';
 import { runScan } from '../../src/scan/run-scan.js';
 import type { ScanInput } from '../../src/scan/run-scan.js';
-import { defaultScanDeps } from '../../src/scan/scan-deps.js';
+import type { ScanDeps } from '../../src/scan/scan-deps.js';
+import { IoThreads } from '../../src/io/io-threads.js';
 import { DEFAULT_ENGINE_LIMITS, DEFAULT_SCAN_OPTIONS } from '../../src/types.js';
 import type { EngineLimits, ScanOptions, SourceInfo } from '../../src/types.js';
 import { makeManySkippedTree } from './many-skipped-tree.js';
 import type { ManySkippedTree } from './many-skipped-tree.js';
 
+// The threads a wrapped dep delegates to, as an engine would own them.
+const io = new IoThreads();
+afterAll(() => io.close());
 const LOCAL: SourceInfo = { type: 'local', url: null, hostFamily: null, ref: null, branch: null, commit: null, subdir: null };
 const byteCounts = (contents: Uint8Array[]): number[] => contents.map((c) => c.byteLength);
 
@@ -75,8 +79,8 @@ describe('a file that changes between the walk and its read', () => {
   };
 
   // Changed as the walk hands the files on: after it measured them, before any is read.
-  const walk: typeof defaultScanDeps.walk = (walkInput, sink) =>
-    defaultScanDeps.walk(walkInput, (chunk) => {
+  const walk: ScanDeps['walk'] = (walkInput, sink) =>
+    io.walk(walkInput, (chunk) => {
       for (const file of chunk) {
         if (file.path === 'grows.txt') appendFileSync(file.absPath, 'APPENDED AFTER THE WALK\n');
         if (file.path === 'shrinks.txt') truncateSync(file.absPath, 10);

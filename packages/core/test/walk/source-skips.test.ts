@@ -1,7 +1,7 @@
 // A remote clone checks links out as small text files and submodules as empty folders; the
 // source names them (WalkInput.sourceSkips) and the walk skips them as it skips real links.
 import { describe, expect, it } from 'vitest';
-import { walkInThread } from '../../src/io/io-threads.js';
+import { IoThreads } from '../../src/io/io-threads.js';
 import { DEFAULT_ENGINE_LIMITS } from '../../src/types.js';
 import type { SkippedPath, SkipReason, WalkedFile } from '../../src/types.js';
 import { walkTree } from '../../src/walk/index.js';
@@ -45,7 +45,8 @@ describe('paths the source says are links or submodules', () => {
     expect(here.skipped).toEqual(expected);
 
     const files: WalkedFile[] = [];
-    const skipped = await walkInThread(input(root), (chunk) => files.push(...chunk));
+    const io = new IoThreads();
+    const skipped = await io.walk(input(root), (chunk) => files.push(...chunk)).finally(() => io.close());
     expect(files.map((f) => f.path)).toEqual(['docs/guide.md', 'lib/index.ts', 'README.md']);
     expect(skipped).toEqual(expected);
   });

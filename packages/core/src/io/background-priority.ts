@@ -1,5 +1,4 @@
-// Plain JavaScript so the tokenizer's worker entry (count-tokens.worker.js, run as is from src/ and
-// dist/) can import it as well as the TypeScript threads.
+// Imports nothing of the engine, so every thread entry (the lean file threads included) can load it.
 import { readdirSync } from 'node:fs';
 import os from 'node:os';
 
@@ -11,10 +10,8 @@ export const BACKGROUND_NICE = 19;
  * it starts inherit it, so an event loop in the same process (HTTP, BullMQ lock renewal) gets the
  * CPU first when both want it. Raising a nice value needs no privilege; returns false where the
  * platform refuses (the work then runs at normal priority).
- * @param {number} [nice]
- * @returns {boolean}
  */
-export function lowerThreadPriority(nice = BACKGROUND_NICE) {
+export function lowerThreadPriority(nice: number = BACKGROUND_NICE): boolean {
   try {
     lowerTo(0, nice);
     return true;
@@ -23,12 +20,8 @@ export function lowerThreadPriority(nice = BACKGROUND_NICE) {
   }
 }
 
-/**
- * Lowers one thread (0: the calling one) to `nice`, never raising it; throws where refused.
- * @param {number} tid
- * @param {number} nice
- */
-function lowerTo(tid, nice) {
+/** Lowers one thread (0: the calling one) to `nice`, never raising it; throws where refused. */
+function lowerTo(tid: number, nice: number): void {
   if (os.getPriority(tid) < nice) os.setPriority(tid, nice);
 }
 
@@ -40,13 +33,10 @@ function lowerTo(tid, nice) {
  * 1.4–1.7 CPU-seconds of a worker's 8 in a 25 s load run away from the API beside it. Linux lists
  * them in /proc/self/task; elsewhere a process has one nice value and the calling thread's is it.
  * Returns false if the calling thread's priority could not be lowered.
- * @param {number} nice
- * @returns {boolean}
  */
-export function lowerProcessPriority(nice) {
+export function lowerProcessPriority(nice: number): boolean {
   if (!lowerThreadPriority(nice)) return false;
-  /** @type {string[]} */
-  let threads;
+  let threads: string[];
   try {
     threads = readdirSync('/proc/self/task');
   } catch {
