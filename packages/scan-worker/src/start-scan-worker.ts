@@ -6,7 +6,7 @@ import type { QueueTransport } from '@reposcan/queue';
 import type { ScanStore } from '@reposcan/storage';
 import { engineLimitsFromConfig, FaultInjector } from '@reposcan/runtime';
 import type { Logger } from '@reposcan/runtime';
-import { sourceSettingsFromConfig } from '@reposcan/sources';
+import { describeSourcePolicy, sourceSettingsFromConfig } from '@reposcan/sources';
 import { fullGarbageCollection } from './collect-garbage.js';
 import { createScanProcessor } from './scan-processor.js';
 import { TokenCaches } from './token-caches.js';
@@ -32,9 +32,10 @@ export function startScanWorker(deps: { config: Config; transport: QueueTranspor
   // The same for the read threads and the first walk's thread.
   prepareFileThreads();
   prepareWalkThread();
+  const sources = sourceSettingsFromConfig(config);
   const processor = createScanProcessor({
     store,
-    sources: sourceSettingsFromConfig(config),
+    sources,
     limits: engineLimitsFromConfig(config),
     scanTimeoutMs: config.scanTimeoutSeconds * 1000,
     tokenPools: pools,
@@ -62,6 +63,9 @@ export function startScanWorker(deps: { config: Config; transport: QueueTranspor
         .catch((error: unknown) => log.warn({ err: error, scanId }, 'could not record final failure'));
     },
   });
+  // Each role reads its own environment: say which sources this one takes, so a worker whose
+  // policy differs from the API's shows it at start, not on the first scan it refuses.
+  log.info(`this worker ${describeSourcePolicy(sources)}`);
   log.info({ concurrency: config.workerConcurrency, queue: deps.transport.kind }, 'scan worker started');
   let closing: Promise<void> | undefined;
   return {
