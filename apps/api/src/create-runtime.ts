@@ -19,6 +19,7 @@ import { createMetrics } from './http/metrics.js';
 import { queueDashboard } from './http/queue-dashboard.js';
 import { InspectService } from './services/inspect-service.js';
 import { ScanService } from './services/scan-service.js';
+import { WorkerCoverage } from './services/worker-coverage.js';
 
 export interface Runtime {
   app: Express;
@@ -110,6 +111,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     queueDashboard: dashboard?.router ?? null,
     log,
     settings: sourceSettingsFromConfig(config),
+    workers: new WorkerCoverage(transport.workers),
     limits: engineLimitsFromConfig(config),
     cors,
     liveness,

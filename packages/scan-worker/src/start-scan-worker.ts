@@ -7,6 +7,7 @@ import type { ScanStore } from '@reposcan/storage';
 import { engineLimitsFromConfig, FaultInjector } from '@reposcan/runtime';
 import type { Logger } from '@reposcan/runtime';
 import { describeSourcePolicy, sourceSettingsFromConfig } from '@reposcan/sources';
+import type { SourcePolicy } from '@reposcan/sources';
 import { fullGarbageCollection } from './collect-garbage.js';
 import { createScanProcessor } from './scan-processor.js';
 import { TokenCaches } from './token-caches.js';
@@ -66,13 +67,16 @@ export function startScanWorker(deps: { config: Config; transport: QueueTranspor
   // Each role reads its own environment: say which sources this one takes, so a worker whose
   // policy differs from the API's shows it at start, not on the first scan it refuses.
   log.info(`this worker ${describeSourcePolicy(sources)}`);
+  // Announced while it runs, so an API can refuse at submit a source that no live worker accepts.
+  const { allowedLocalRoots, allowedHosts, allowHttp, allowPrivateHosts } = sources;
+  const announcement = deps.transport.workers.announce({ sources: { allowedLocalRoots, allowedHosts, allowHttp, allowPrivateHosts } satisfies SourcePolicy });
   log.info({ concurrency: config.workerConcurrency, queue: deps.transport.kind }, 'scan worker started');
   let closing: Promise<void> | undefined;
   return {
     close(options) {
       // The queue worker runs one close; a later forced call cuts the same one short.
       const closed = worker.close(options);
-      closing ??= closed.then(() => pools.close());
+      closing ??= Promise.all([announcement.stop(), closed]).then(() => pools.close());
       return closing;
     },
   };

@@ -1,15 +1,6 @@
 import { isScanError, ScanError } from '@reposcan/contracts';
-import type { ErrorCode } from '@reposcan/contracts';
+import { POLICY_VARIABLE } from '@reposcan/sources';
 import type { SourceSettings } from '@reposcan/sources';
-
-/** The source-policy refusals, and the variable of the worker's configuration each one comes from. */
-const POLICY_VARIABLE: Partial<Record<ErrorCode, string>> = {
-  LOCAL_PATHS_DISABLED: 'ALLOWED_LOCAL_ROOTS',
-  OUTSIDE_ALLOWED_ROOTS: 'ALLOWED_LOCAL_ROOTS',
-  HOST_NOT_ALLOWED: 'GIT_ALLOWED_HOSTS',
-  SCHEME_NOT_ALLOWED: 'GIT_ALLOW_HTTP',
-  PRIVATE_ADDRESS: 'GIT_ALLOW_PRIVATE_HOSTS',
-};
 
 /**
  * A source the API accepted and the worker refuses on policy: the API and the worker read their

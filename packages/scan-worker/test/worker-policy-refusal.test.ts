@@ -3,7 +3,7 @@ import { ScanError } from '@reposcan/contracts';
 import type { ErrorCode } from '@reposcan/contracts';
 import { asWorkerRefusal } from '../src/worker-policy-refusal.js';
 
-const roots = { allowedLocalRoots: ['/srv/repos'] };
+const roots: { allowedLocalRoots: string[] | null } = { allowedLocalRoots: ['/srv/repos'] };
 
 function refusal(code: ErrorCode, message: string, settings = roots): ScanError {
   const result = asWorkerRefusal(new ScanError(code, message), settings);
