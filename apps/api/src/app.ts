@@ -23,6 +23,7 @@ import { uploadRoutes } from './routes/upload.routes.js';
 import { ArtifactService } from './services/artifact-service.js';
 import type { InspectService } from './services/inspect-service.js';
 import type { ScanService } from './services/scan-service.js';
+import type { WorkerCoverage } from './services/worker-coverage.js';
 
 export interface AppDeps {
   version: string;
@@ -40,6 +41,8 @@ export interface AppDeps {
   queueDashboard?: Router | null;
   log: Logger;
   settings: SourceSettings;
+  /** The live workers' source policies: a source none of them accepts is refused at submit. */
+  workers: WorkerCoverage;
   limits: EngineLimits;
   cors: CorsPolicy;
   /** GET /health; the HTTP server also calls it ahead of Express (see livenessProbe). */
@@ -84,7 +87,7 @@ export function createApp(deps: AppDeps): Express {
   const waitMs = deps.scanWaitSeconds * 1000;
   const artifacts = new ArtifactService(deps.store, deps.scans);
   app.use(systemRoutes({ version: deps.version, openApi: deps.openApi, store: deps.store, queue: deps.redisQueue, minFreeDiskRatio: deps.minFreeDiskRatio, metrics: deps.metrics }));
-  app.use(scanRoutes({ scans: deps.scans, settings: deps.settings, waitMs, limiter }));
+  app.use(scanRoutes({ scans: deps.scans, settings: deps.settings, workers: deps.workers, waitMs, limiter }));
   app.use(uploadRoutes({ scans: deps.scans, store: deps.store, maxUploadBytes: deps.maxUploadBytes, archiveLimits: deps.settings.archive, waitMs, limiter }));
   app.use(inspectRoutes({ inspect: deps.inspect, settings: deps.settings, limits: deps.limits, limiter }));
   app.use(scansRoutes({ scans: deps.scans, streams: deps.eventStreams }));

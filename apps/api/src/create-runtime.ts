@@ -1,12 +1,12 @@
 import { createServer } from 'node:http';
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Express } from 'express';
 import type { Config } from '@reposcan/config';
 import { buildOpenApiDocument } from '@reposcan/contracts';
 import { createBullMqTransport, createMemoryTransport } from '@reposcan/queue';
 import type { QueueLog, QueueTransport } from '@reposcan/queue';
 import type { ScanStore } from '@reposcan/storage';
-import { createLogger, engineLimitsFromConfig, FaultInjector, janitorSettings, openScanStore, startJanitor } from '@reposcan/runtime';
+import { createLogger, engineLimitsFromConfig, FaultInjector, janitorSettings, listenOn, openScanStore, startJanitor } from '@reposcan/runtime';
 import type { Logger, RunningJanitor } from '@reposcan/runtime';
 import { sourceSettingsFromConfig } from '@reposcan/sources';
 import { closeWithinGrace, startScanWorker } from '@reposcan/scan-worker';
@@ -19,6 +19,7 @@ import { createMetrics } from './http/metrics.js';
 import { queueDashboard } from './http/queue-dashboard.js';
 import { InspectService } from './services/inspect-service.js';
 import { ScanService } from './services/scan-service.js';
+import { WorkerCoverage } from './services/worker-coverage.js';
 
 export interface Runtime {
   app: Express;
@@ -28,16 +29,12 @@ export interface Runtime {
   transport: QueueTransport;
   worker: RunningWorker | null;
   janitor: RunningJanitor;
-  /** Listen on config.host:config.port; resolves with the bound server. */
+  /** The server bound to config.host:config.port (bound before anything else starts). */
   listen(): Promise<Server>;
   /** Stop taking requests and work, finish active jobs, close Redis last. */
   close(): Promise<void>;
 }
 
-/**
- * The composition root of the API process: the one place that turns configuration into
- * objects. `ROLE=all` (the embedded default) also runs a worker in this process.
- */
 export interface RuntimeOptions {
   log?: Logger;
   /** Test seam: how long a watched scan goes unread at most when no signal came (waiting requests and event streams). */
@@ -52,8 +49,20 @@ export interface RuntimeOptions {
  */
 const SERVER_TIMEOUTS = { headersTimeout: 30_000, requestTimeout: 300_000, keepAliveTimeout: 5_000, connectionsCheckingInterval: 1_000 } as const;
 
+/**
+ * The composition root of the API process: the one place that turns configuration into
+ * objects. `ROLE=all` (the embedded default) also runs a worker in this process.
+ *
+ * The port is bound first: when it is taken (or HOST is wrong) this throws a ConfigError that
+ * names the variable, before Redis, the janitor or a worker has started. Requests that arrive
+ * while the rest starts wait for it.
+ */
 export async function createRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
   const log = options.log ?? createLogger(config.logLevel, 'reposcan-api');
+  let handle: ((req: IncomingMessage, res: ServerResponse) => void) | null = null;
+  const early: [IncomingMessage, ServerResponse][] = [];
+  const server = createServer(SERVER_TIMEOUTS, (req, res) => (handle ? handle(req, res) : early.push([req, res])));
+  await listenOn(server, config.port, config.host, 'PORT');
   const queueLog: QueueLog = (level, message, meta) => log[level]({ ...meta }, message);
   const transport = config.redisUrl
     ? createBullMqTransport({ redisUrl: config.redisUrl, prefix: config.queuePrefix, maxWaiting: config.maxQueuedScans, attempts: config.jobAttempts, log: queueLog })
@@ -61,7 +70,11 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   // This process hears every state announcement: a request waiting on a scan answers as soon as
   // the worker (here or in another process) has written it.
   transport.stateSignals.startListening();
-  const store = await openScanStore(config.dataDir, transport);
+  const store = await openScanStore(config.dataDir, transport).catch(async (error: unknown) => {
+    server.close();
+    await transport.close();
+    throw error;
+  });
   // Every API process sweeps too: a scan accepted here whose enqueue was lost is found again.
   const janitor = startJanitor({ store, queue: transport.queue, log, ...janitorSettings(config, config.role === 'all') });
   const inspect = new InspectService({ concurrency: config.inspectConcurrency, timeoutMs: config.inspectTimeoutSeconds * 1000 });
@@ -98,6 +111,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     queueDashboard: dashboard?.router ?? null,
     log,
     settings: sourceSettingsFromConfig(config),
+    workers: new WorkerCoverage(transport.workers),
     limits: engineLimitsFromConfig(config),
     cors,
     liveness,
@@ -109,7 +123,11 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     minFreeDiskRatio: config.minFreeDiskRatio,
   });
 
-  let server: Server | null = null;
+  // The liveness probe is answered before Express sees the request.
+  handle = (req, res) => {
+    if (!liveness(req, res)) app(req, res);
+  };
+  for (const [req, res] of early.splice(0)) handle(req, res);
   return {
     app,
     config,
@@ -118,28 +136,13 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     transport,
     worker,
     janitor,
-    listen: () =>
-      new Promise((resolve, reject) => {
-        // The liveness probe is answered before Express sees the request.
-        const s = createServer(SERVER_TIMEOUTS, (req, res) => {
-          if (!liveness(req, res)) app(req, res);
-        });
-        s.once('error', reject);
-        s.listen(config.port, config.host, () => {
-          s.off('error', reject);
-          resolve(s);
-        });
-        server = s;
-      }),
+    listen: () => Promise.resolve(server),
     async close() {
-      if (server) {
-        const s = server;
-        const closed = new Promise<void>((resolve) => s.close(() => resolve()));
-        // Open event streams would hold the server open until their scans end.
-        eventStreams.endAll();
-        await closed;
-        s.closeAllConnections();
-      }
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      // Open event streams would hold the server open until their scans end.
+      eventStreams.endAll();
+      await closed;
+      server.closeAllConnections();
       await janitor.stop();
       await inspect.close();
       if (worker) await closeWithinGrace(worker, config.shutdownGraceSeconds * 1000, log);

@@ -1,9 +1,22 @@
 // `reposcan` entry point (bin/reposcan.js runs this, built or through tsx).
+import { ConfigError, environmentWithEnvFile } from '@reposcan/config';
+import { EXIT } from './exit-codes.js';
 import { runCli } from './run-cli.js';
 
-process.exitCode = await runCli(process.argv.slice(2), {
-  stdout: process.stdout,
-  stderr: process.stderr,
-  cwd: process.cwd(),
-  env: process.env,
-});
+// REPOSCAN_SERVER may come from .env in this folder, as the service's variables do; the environment wins.
+let env: NodeJS.ProcessEnv | null = null;
+try {
+  env = environmentWithEnvFile(process.env, process.cwd());
+} catch (error) {
+  if (!(error instanceof ConfigError)) throw error;
+  process.stderr.write(`reposcan: ${error.message}\n`);
+  process.exitCode = EXIT.USAGE;
+}
+if (env) {
+  process.exitCode = await runCli(process.argv.slice(2), {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    cwd: process.cwd(),
+    env,
+  });
+}

@@ -14,7 +14,11 @@ export const CONFIG_DOCS: readonly ConfigDoc[] = Object.freeze(
 
 /** `.env.example`: every variable with its description; literal defaults set, computed ones commented out. */
 export function renderEnvExample(): string {
-  const lines = ['# reposcan configuration. Every variable is optional; values shown are the defaults.', ''];
+  const lines = [
+    '# reposcan configuration. Every variable is optional; values shown are the defaults.',
+    '# Copy to .env in the folder you start reposcan from; variables set in the environment win over it.',
+    '',
+  ];
   for (const doc of CONFIG_DOCS) {
     lines.push(`# ${doc.description}`);
     lines.push(/^(unset|cores|all without)/.test(doc.default) ? `# ${doc.name}=` : `${doc.name}=${doc.default}`);

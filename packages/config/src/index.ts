@@ -1,6 +1,7 @@
-// The one reader of process.env: every setting of the service, parsed and documented in one place.
+// The one reader of process.env (and of .env beneath it): every setting of the service, parsed and documented in one place.
 export { loadConfig } from './load-config.js';
 export type { LoadConfigOptions } from './load-config.js';
+export { ENV_FILE_NAME, environmentWithEnvFile, readEnvFile } from './env-file.js';
 export { ConfigError } from './config-error.js';
 export { CONFIG_DOCS, renderConfigTable, renderEnvExample } from './config-docs.js';
 export type { ConfigDoc } from './config-docs.js';

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { z } from 'zod';
 import { ConfigError } from './config-error.js';
 import { CONFIG_VARIABLES, ConfigSchema } from './config-schema.js';
+import { environmentWithEnvFile } from './env-file.js';
 import type { Config } from './config-schema.js';
 
 export interface LoadConfigOptions {
@@ -10,10 +11,11 @@ export interface LoadConfigOptions {
 }
 
 /**
- * Reads the configuration from `env`. Throws a ConfigError listing every bad variable; the apps
- * print its message and exit(1). The result is deeply frozen.
+ * Reads the configuration from `env`: by default the process environment over `.env` in the
+ * working directory (environmentWithEnvFile). Throws a ConfigError listing every bad variable (or
+ * malformed line of `.env`); the apps print its message and exit(1). The result is deeply frozen.
  */
-export function loadConfig(env: Record<string, string | undefined> = process.env, options: LoadConfigOptions = {}): Config {
+export function loadConfig(env: Record<string, string | undefined> = environmentWithEnvFile(), options: LoadConfigOptions = {}): Config {
   const parsed = ConfigSchema.safeParse(env);
   if (!parsed.success) throw new ConfigError(inVariableOrder(parsed.error.issues).map((issue) => describeIssue(issue, env)));
   return deepFreeze({ ...parsed.data, version: options.version ?? rootVersion() });

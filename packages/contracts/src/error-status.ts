@@ -43,6 +43,7 @@ export const ERROR_STATUS: Record<ErrorCode, { status: number; title: string }> 
   CLONE_FAILED: { status: 502, title: 'Clone failed' },
   QUEUE_FULL: { status: 503, title: 'Queue full' },
   QUEUE_UNAVAILABLE: { status: 503, title: 'Queue unavailable' },
+  NO_WORKER_ACCEPTS: { status: 503, title: 'No worker accepts this source' },
   EVENT_STREAMS_FULL: { status: 503, title: 'Event streams full' },
   CLONE_TIMEOUT: { status: 504, title: 'Clone timed out' },
   SCAN_TIMEOUT: { status: 504, title: 'Scan timed out' },

@@ -12,6 +12,7 @@ import { checkTransportOptions, checkWorkerOptions } from './queue-transport.js'
 import type { FinalFailure, QueueTransport, ScanJobState, ScanQueue, ScanWorker, ScanWorkerOptions, TransportOptions } from './queue-transport.js';
 import { closeConnection, createProducerConnection, createWorkerConnection } from './redis-connections.js';
 import { createRedisStateSignals } from './state-signals.js';
+import { createRedisWorkerRegistry } from './worker-registry.js';
 
 export interface BullMqTransportOptions extends TransportOptions {
   redisUrl: string;
@@ -31,11 +32,13 @@ export function createBullMqTransport(o: BullMqTransportOptions): QueueTransport
   const report = createErrorReporter(log);
   const queue = createBullMqQueue(o, report);
   const stateSignals = createRedisStateSignals({ redisUrl: o.redisUrl, prefix: o.prefix, report });
+  const registry = createRedisWorkerRegistry({ redisUrl: o.redisUrl, prefix: o.prefix, report });
   const workers: ScanWorker[] = [];
   return {
     kind: 'bullmq',
     queue,
     stateSignals,
+    workers: registry,
     startWorker(options) {
       const worker = startBullMqWorker(o, options, log, report);
       workers.push(worker);
@@ -45,6 +48,7 @@ export function createBullMqTransport(o: BullMqTransportOptions): QueueTransport
       await Promise.all(workers.map((w) => w.close()));
       await queue.close();
       await stateSignals.close();
+      await registry.close();
     },
   };
 }

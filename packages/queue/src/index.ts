@@ -11,3 +11,5 @@ export { createQueueDashboard } from './queue-dashboard.js';
 export type { QueueDashboard } from './queue-dashboard.js';
 export { createLocalStateSignals, createRedisStateSignals } from './state-signals.js';
 export type { RedisStateSignalsOptions, StateSignals } from './state-signals.js';
+export { createMemoryWorkerRegistry, createRedisWorkerRegistry, WORKER_ANNOUNCE_TTL_MS } from './worker-registry.js';
+export type { WorkerAnnouncement, WorkerRegistry } from './worker-registry.js';

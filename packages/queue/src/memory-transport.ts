@@ -4,6 +4,7 @@ import { DEFAULT_BACKOFF_MS, KEEP_COMPLETED, KEEP_FAILED, ScanJobPayload } from 
 import { invalidScanId, queueFull, queueUnavailable } from './queue-errors.js';
 import { consoleLog } from './queue-log.js';
 import { createLocalStateSignals } from './state-signals.js';
+import { createMemoryWorkerRegistry } from './worker-registry.js';
 import { checkTransportOptions, checkWorkerOptions } from './queue-transport.js';
 import type { FinalFailure, QueueTransport, ScanJobState, ScanQueue, ScanWorker, ScanWorkerOptions, TransportOptions } from './queue-transport.js';
 
@@ -203,6 +204,7 @@ export function createMemoryTransport(o: TransportOptions): QueueTransport {
     kind: 'memory',
     queue,
     stateSignals: createLocalStateSignals(),
+    workers: createMemoryWorkerRegistry(),
     startWorker,
     async close() {
       await Promise.all(closers.map((w) => w.close()));

@@ -1,6 +1,7 @@
 import type { ScanProcessor } from './job-contract.js';
 import type { QueueLog } from './queue-log.js';
 import type { StateSignals } from './state-signals.js';
+import type { WorkerRegistry } from './worker-registry.js';
 
 export type ScanJobState = 'waiting' | 'active' | 'delayed' | 'completed' | 'failed' | 'absent';
 
@@ -58,6 +59,8 @@ export interface QueueTransport {
   queue: ScanQueue;
   /** Word between processes that a scan's state changed: whoever waits on it reads it again at once. */
   stateSignals: StateSignals;
+  /** Which workers are alive, and what each announced about itself (its source policy). */
+  workers: WorkerRegistry;
   startWorker(options: ScanWorkerOptions): ScanWorker;
   /** Closes every worker started here (gracefully), then the queue. */
   close(): Promise<void>;

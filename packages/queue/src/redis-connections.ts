@@ -45,6 +45,11 @@ export function createSubscriberConnection(url: string, report: ErrorReporter): 
   return reconnectingConnection(url, report, 'state signal subscriber');
 }
 
+/** Worker announcements: written whenever Redis is there (commands wait through an outage); readers bound their own wait. */
+export function createAnnouncementConnection(url: string, report: ErrorReporter): Redis {
+  return reconnectingConnection(url, report, 'worker announcements');
+}
+
 /** QUIT when connected, so replies in flight arrive; otherwise drop the socket, as QUIT would wait for a reconnect. */
 export async function closeConnection(client: Redis): Promise<void> {
   if (client.status === 'end') return;

@@ -24,17 +24,19 @@ export async function runWorkerProcess(config: Config = loadConfig()): Promise<v
     attempts: config.jobAttempts,
     log: (level, message, meta) => log[level]({ ...meta }, message),
   });
-  const store = await openScanStore(config.dataDir, transport);
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'reposcan_' });
-  const worker = startScanWorker({ config, transport, store, log, registry });
-  const janitor = startJanitor({ store, queue: transport.queue, log, ...janitorSettings(config, true) });
   let stopping = false;
+  // Bound before any work starts: a taken METRICS_PORT stops the process with one line, not a
+  // stack trace after the worker has already taken a scan.
   const http =
     config.metricsPort === null
       ? null
       : await serveWorkerHttp({ host: config.host, port: config.metricsPort, version: config.version, registry, queue: transport.queue, stopping: () => stopping });
   if (http) log.info({ host: config.host, port: http.port }, 'worker metrics and probes listening');
+  const store = await openScanStore(config.dataDir, transport);
+  const worker = startScanWorker({ config, transport, store, log, registry });
+  const janitor = startJanitor({ store, queue: transport.queue, log, ...janitorSettings(config, true) });
   const stop = (signal: string): void => {
     if (stopping) return;
     stopping = true;

@@ -16,6 +16,7 @@ import { classifyFailure } from './classify-failure.js';
 import type { Failure } from './classify-failure.js';
 import { toEngineOptions } from '@reposcan/contracts/vocabulary';
 import type { TokenCaches } from './token-caches.js';
+import { asWorkerRefusal } from './worker-policy-refusal.js';
 import type { AttemptOutcome, ScanMetrics } from './worker-metrics.js';
 
 /** What an attempt needs of the worker's engine (createEngine); tests give their own. */
@@ -179,6 +180,8 @@ export class ScanAttempt {
       settings: this.deps.sources,
       signal: this.signal,
       onPhase: (phase) => this.setProgress({ phase, files_done: 0, files_total: 0 }),
+    }).catch((error: unknown) => {
+      throw asWorkerRefusal(error, this.deps.sources);
     });
     this.signal.throwIfAborted();
     this.deps.metrics.sourcePrepared(source.type, secondsSince(started));

@@ -6,6 +6,7 @@ import type { Registry } from 'prom-client';
 import { ERROR_STATUS } from '@reposcan/contracts';
 import type { ErrorCode } from '@reposcan/contracts';
 import type { ScanQueue } from '@reposcan/queue';
+import { listenOn } from '@reposcan/runtime';
 
 export interface WorkerHttp {
   port: number;
@@ -60,10 +61,7 @@ export async function serveWorkerHttp(deps: WorkerHttpDeps): Promise<WorkerHttp>
   // Probes and scrapes are tiny: nothing should hold a socket open for long.
   server.headersTimeout = 10_000;
   server.requestTimeout = 10_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(deps.port, deps.host, () => resolve());
-  });
+  await listenOn(server, deps.port, deps.host, 'METRICS_PORT');
   return {
     port: (server.address() as AddressInfo).port,
     close: () =>

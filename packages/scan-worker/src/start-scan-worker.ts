@@ -6,7 +6,8 @@ import type { QueueTransport } from '@reposcan/queue';
 import type { ScanStore } from '@reposcan/storage';
 import { engineLimitsFromConfig, FaultInjector } from '@reposcan/runtime';
 import type { Logger } from '@reposcan/runtime';
-import { sourceSettingsFromConfig } from '@reposcan/sources';
+import { describeSourcePolicy, sourceSettingsFromConfig } from '@reposcan/sources';
+import type { SourcePolicy } from '@reposcan/sources';
 import { fullGarbageCollection } from './collect-garbage.js';
 import { createScanProcessor } from './scan-processor.js';
 import { TokenCaches } from './token-caches.js';
@@ -30,9 +31,10 @@ export function startScanWorker(deps: { config: Config; transport: QueueTranspor
   // tokenizer): one started mid-scan costs that scan its start-up and a cold JIT (~0.2 s), and
   // only a scan with two batches at once would start the second tokenizer.
   engine.warm({ encoding: config.tokenEncoding }).catch((error: unknown) => log.warn({ err: error }, 'tokenizer threads failed to start; scans will retry'));
+  const sources = sourceSettingsFromConfig(config);
   const processor = createScanProcessor({
     store,
-    sources: sourceSettingsFromConfig(config),
+    sources,
     limits: engineLimitsFromConfig(config),
     scanTimeoutMs: config.scanTimeoutSeconds * 1000,
     engine,
@@ -60,13 +62,19 @@ export function startScanWorker(deps: { config: Config; transport: QueueTranspor
         .catch((error: unknown) => log.warn({ err: error, scanId }, 'could not record final failure'));
     },
   });
+  // Each role reads its own environment: say which sources this one takes, so a worker whose
+  // policy differs from the API's shows it at start, not on the first scan it refuses.
+  log.info(`this worker ${describeSourcePolicy(sources)}`);
+  // Announced while it runs, so an API can refuse at submit a source that no live worker accepts.
+  const { allowedLocalRoots, allowedHosts, allowHttp, allowPrivateHosts } = sources;
+  const announcement = deps.transport.workers.announce({ sources: { allowedLocalRoots, allowedHosts, allowHttp, allowPrivateHosts } satisfies SourcePolicy });
   log.info({ concurrency: config.workerConcurrency, queue: deps.transport.kind }, 'scan worker started');
   let closing: Promise<void> | undefined;
   return {
     close(options) {
       // The queue worker runs one close; a later forced call cuts the same one short.
       const closed = worker.close(options);
-      closing ??= closed.then(() => engine.close());
+      closing ??= Promise.all([announcement.stop(), closed]).then(() => engine.close());
       return closing;
     },
   };

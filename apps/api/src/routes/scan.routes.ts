@@ -6,11 +6,12 @@ import { clientOf } from '../http/rate-limit.js';
 import { requireJson } from '../http/require-json.js';
 import { parseOrThrow } from '../http/validate.js';
 import type { ScanService } from '../services/scan-service.js';
-import { toRequestSource } from '../services/source-check.js';
+import { checkRequestSource } from '../services/source-check.js';
+import type { WorkerCoverage } from '../services/worker-coverage.js';
 import { methodNotAllowed } from './method-not-allowed.js';
 import { respondToSubmission, wantsToWait } from './respond-to-submission.js';
 
-export function scanRoutes(deps: { scans: ScanService; settings: SourceSettings; waitMs: number; limiter: RequestHandler }): Router {
+export function scanRoutes(deps: { scans: ScanService; settings: SourceSettings; workers: WorkerCoverage; waitMs: number; limiter: RequestHandler }): Router {
   const router = Router();
   router
     .route('/v1/scan')
@@ -18,7 +19,8 @@ export function scanRoutes(deps: { scans: ScanService; settings: SourceSettings;
       const { repo_path, branch, ...options } = parseOrThrow(ScanRequest, req.body, 'body');
       const { wait } = parseOrThrow(WaitQuery, req.query, 'query');
       await deps.scans.assertDiskRoom();
-      const source = await toRequestSource(repo_path, branch, deps.settings);
+      const { source, addresses } = await checkRequestSource(repo_path, branch, deps.settings);
+      await deps.workers.assertSomeWorkerAccepts(source, addresses);
       const state = await deps.scans.submit(source, options, { client: clientOf(req) });
       await respondToSubmission(req, res, deps.scans, state.scan_id, wantsToWait(req, wait), deps.waitMs);
     })
