@@ -103,7 +103,8 @@ export interface SummaryTotals {
   };
 }
 
-export type ProgressPhase = 'walk' | 'read' | 'render' | 'zip' | 'done';
+/** The engine's phases, in order. `done` is not one: a scan is done once its caller has published the artifacts. */
+export type ProgressPhase = 'walk' | 'read' | 'render' | 'zip';
 
 export interface ScanProgress {
   phase: ProgressPhase;

@@ -159,7 +159,6 @@ export async function runScan(
       report.artifacts.push({ format: 'zip', file: ARTIFACT_FILE_NAMES.zip, bytes: zipped.bytes, sha256: zipped.sha256 });
     }
     report.timings.total_ms = round(performance.now() - started);
-    onProgress({ phase: 'done', files_done: summary.total_files, files_total: summary.total_files });
     return report;
   } catch (error) {
     await writer.abort();
