@@ -84,7 +84,10 @@ export const ScanStateRecord = z
     updated_at: z.iso.datetime(),
     started_at: z.iso.datetime().nullable(),
     completed_at: z.iso.datetime().nullable(),
-    attempt: z.int().min(0),
+    attempt: z.int().min(0).meta({
+      description:
+        'Runs of the scan so far, the current one included; 0 until the first starts. A run that killed its worker counts, so a `WORKER_CRASHED` failure shows how many runs were made; a run handed back by a worker shutting down runs again under the same number.',
+    }),
     progress: ScanProgress,
     error: FailureInfo.nullable(),
     result: ScanResult.nullable(),

@@ -278,7 +278,7 @@ export class ScanAttempt {
     if (failure.code === 'INTERNAL_ERROR') this.deps.log.error({ err: reason, scanId: this.scanId, attempt: this.job.attempt }, 'scan failed unexpectedly');
     else this.deps.log.info({ scanId: this.scanId, attempt: this.job.attempt, code: failure.code }, 'scan failed');
     await this.cleanUp();
-    if (failure.retryable && this.job.attempt < this.job.maxAttempts) return this.settleRetry(reason);
+    if (failure.retryable && this.job.failedAttempts + 1 < this.job.maxAttempts) return this.settleRetry(reason);
     return this.settleFailed(failure);
   }
 

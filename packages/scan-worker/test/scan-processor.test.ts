@@ -101,7 +101,7 @@ async function acceptedScan(engine: RunScan, prepare: PrepareSource = prepareSam
           return engine(input, engineDeps, onProgress);
         },
         ...deps,
-      })({ scanId, attempt: 1, maxAttempts: 3, signal: new AbortController().signal, ...job }),
+      })({ scanId, attempt: 1, failedAttempts: 0, maxAttempts: 3, signal: new AbortController().signal, ...job }),
     state: () => temp.store.readState(scanId),
   };
 }
@@ -311,9 +311,18 @@ describe('a scan attempt that fails', () => {
     expect(await attemptOutcomes(scan.registry)).toEqual({ retry: 1 });
   });
 
+  it('after a crashed run, with a failed attempt left: queued again, its state showing the run it was', async () => {
+    const fault = transient();
+    const scan = await acceptedScan(failingEngine(() => fault));
+    const error = await rejection(scan.processor({ attempt: 2, failedAttempts: 0, maxAttempts: 2 }));
+
+    expect(error).toBe(fault);
+    expect(await scan.state()).toMatchObject({ state: 'queued', attempt: 2, error: null });
+  });
+
   it('at its last attempt: failed with a code and a sentence, and not retried', async () => {
     const scan = await acceptedScan(failingEngine(transient));
-    const error = await rejection(scan.processor({ attempt: 3, maxAttempts: 3 }));
+    const error = await rejection(scan.processor({ attempt: 3, failedAttempts: 2, maxAttempts: 3 }));
 
     expect(error).toMatchObject({ name: 'ScanError', code: 'INTERNAL_ERROR', retryable: false });
     const state = await scan.state();

@@ -567,6 +567,7 @@ export interface components {
             updated_at: string;
             started_at: string | null;
             completed_at: string | null;
+            /** @description Runs of the scan so far, the current one included; 0 until the first starts. A run that killed its worker counts, so a `WORKER_CRASHED` failure shows how many runs were made; a run handed back by a worker shutting down runs again under the same number. */
             attempt: number;
             progress: components["schemas"]["ScanProgress"];
             error: components["schemas"]["ScanFailure"] | null;
