@@ -97,7 +97,7 @@ export interface paths {
         };
         /**
          * Download an artifact
-         * @description Every artifact is written front to back, once. `txt` and `md`: the repository and its directory tree, every textual file in walk order, then the non-textual files and the summary totals (files, size, tokens, tokens by type, skipped paths), which are known last. `json`: one object with `repository`, `encoding`, `tree`, `files`, then `summary`, `assets` and `skipped_count`. The tree draws every file the walk found: one that vanished before it was read is drawn and listed in `skipped` as `unreadable`. Lite outputs keep only the tree and the files. `zip`: the three outputs, the non-textual files under `assets/`, `manifest.json`, `summary.json` and a README.
+         * @description Every artifact is written front to back, once. `txt` and `md`: the repository and its directory tree, every textual file in walk order, then the non-textual files and the summary totals (files, size, tokens, tokens by type, skipped paths), which are known last. `json`: one object with `repository`, `encoding`, `tree`, `files`, then `summary`, `assets` and `skipped_count`. The tree draws every file the walk found: one that vanished before it was read is drawn and listed in `skipped` as `unreadable`. Lite outputs keep only the tree and the files. `zip`: at the top the three outputs, `summary.json`, a `README.md` describing the bundle and `manifest.json` (size and sha256 of every other entry); under `repository/` the non-textual files of the repository, at their paths in it. Only `repository/` holds files of the repository, so its own `README.md`, `manifest.json` or `assets/` never take the place of the bundle entries of the same name.
          */
         get: operations["download"];
         put?: never;
@@ -400,7 +400,7 @@ export interface components {
              */
             lite: boolean;
             /**
-             * @description Also build the ZIP bundle (outputs, assets/, manifest.json, summary.json, README.md).
+             * @description Also build the ZIP bundle: the outputs, manifest.json, summary.json and README.md at the top, the repository's non-textual files under repository/.
              * @default false
              */
             create_zip: boolean;
@@ -485,7 +485,7 @@ export interface components {
              */
             lite?: boolean;
             /**
-             * @description Also build the ZIP bundle (outputs, assets/, manifest.json, summary.json, README.md).
+             * @description Also build the ZIP bundle: the outputs, manifest.json, summary.json and README.md at the top, the repository's non-textual files under repository/.
              * @default false
              */
             create_zip?: boolean;
@@ -820,7 +820,7 @@ export interface operations {
             query?: {
                 /** @description Lite outputs: only the tree and file contents, without the summary, per-file metadata and asset list. */
                 lite?: "0" | "1" | "true" | "false";
-                /** @description Also build the ZIP bundle (outputs, assets/, manifest.json, summary.json, README.md). */
+                /** @description Also build the ZIP bundle: the outputs, manifest.json, summary.json and README.md at the top, the repository's non-textual files under repository/. */
                 create_zip?: "0" | "1" | "true" | "false";
                 /** @description Keep only files whose subcategory is `docs`. */
                 docs_only?: "0" | "1" | "true" | "false";

@@ -145,10 +145,8 @@ export async function runScan(
       const zipStart = performance.now();
       const zipped = await writeZipBundle({
         outPath: join(input.outDir, ARTIFACT_FILE_NAMES.zip),
-        files: [
-          ...artifacts.map((a) => ({ name: a.file, absPath: join(input.outDir, a.file) })),
-          ...collected.assets.map((a) => ({ name: `assets/${a.path}`, absPath: join(resolve(input.root), a.path), fromTree: true })),
-        ],
+        files: artifacts.map((a) => ({ name: a.file, absPath: join(input.outDir, a.file) })),
+        treeFiles: collected.assets.map((a) => ({ path: a.path, absPath: join(resolve(input.root), a.path) })),
         documents: [
           { name: 'summary.json', content: `${JSON.stringify({ ...input.summaryExtras, ...report }, null, 2)}\n` },
           { name: 'README.md', content: renderBundleReadme(report) },
