@@ -322,7 +322,7 @@ export interface components {
                 commit: string | null;
                 tree_summary: string;
             };
-            summary: components["schemas"]["SummaryTotals"];
+            summary: components["schemas"]["InspectSummaryTotals"];
             /** @description Every kept file, textual and not. */
             files: {
                 path: string;
@@ -333,6 +333,25 @@ export interface components {
                 url: string;
             }[];
             skipped_count: number;
+        };
+        InspectSummaryTotals: {
+            total_files: number;
+            /** @description Bytes over every kept file. */
+            total_size: number;
+            /** @description A fast estimate (within a few per cent of the exact count); a scan counts exactly. */
+            estimated_tokens: number;
+            file_type_breakdown: {
+                [key: string]: number;
+            };
+            tokens_by_type: {
+                [key: string]: number;
+            };
+            formatted: {
+                /** @example 28.1 kB */
+                total_size: string;
+                /** @example 3.0k */
+                estimated_tokens: string;
+            };
         };
         Ready: {
             /** @enum {string} */
@@ -608,6 +627,9 @@ export interface components {
                 /** @enum {string} */
                 subcategory: "code" | "docs" | "config" | "data" | "other";
                 size_bytes: number;
+                /** @description Exact BPE count of the file in the scan's encoding. */
+                tokens: number;
+                /** @description The same exact count as `tokens`, under the name the API first gave it; kept for compatibility. */
                 tokens_estimate: number;
                 url: string;
                 /** @description Source encoding when it was not UTF-8. */
@@ -651,7 +673,9 @@ export interface components {
             total_files: number;
             /** @description Bytes over every kept file. */
             total_size: number;
-            /** @description Exact BPE count in TOKEN_ENCODING for scans; the fast estimate for inspect. */
+            /** @description Exact BPE count over every textual file, in the scan's encoding. */
+            tokens: number;
+            /** @description The same exact count as `tokens`, under the name the API first gave it; kept for compatibility. */
             estimated_tokens: number;
             file_type_breakdown: {
                 [key: string]: number;
@@ -662,7 +686,15 @@ export interface components {
             formatted: {
                 /** @example 28.1 kB */
                 total_size: string;
-                /** @example 3.0k */
+                /**
+                 * @description `tokens`, rounded for people.
+                 * @example 3.0k
+                 */
+                tokens: string;
+                /**
+                 * @description The same exact count as `tokens`, under the name the API first gave it; kept for compatibility.
+                 * @example 3.0k
+                 */
                 estimated_tokens: string;
             };
         };

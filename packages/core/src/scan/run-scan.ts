@@ -25,9 +25,9 @@ import type {
   ScanOptions,
   SkippedPath,
   SkipReason,
+  ScanSummaryTotals,
+  ScannedFileRecord,
   SourceInfo,
-  SummaryTotals,
-  TextFileRecord,
   TokenEncodingName,
 } from '../types.js';
 
@@ -61,9 +61,9 @@ export interface ScanReport {
   repository: RepositoryBlock;
   options: WireScanOptions;
   encoding: TokenEncodingName;
-  summary: SummaryTotals;
+  summary: ScanSummaryTotals;
   tree: string | null;
-  files: TextFileRecord[];
+  files: ScannedFileRecord[];
   assets: AssetRecord[];
   skipped: SkippedPath[];
   artifacts: WrittenArtifact[];
@@ -112,14 +112,16 @@ export async function runScan(
     });
     let head: HeadContext | undefined;
     // The heads are written as soon as the walk is over, while files are still being counted.
-    const collected = await collectFiles(input, deps, countTokens, (record, content) => writer.addFile(record, content), onProgress, async (walkedPaths) => {
+    const collected = await collectFiles({ ...input, exactTokens: true }, deps, countTokens, (record, content) => writer.addFile(record, content), onProgress, async (walkedPaths) => {
       head = headFor(walkedPaths);
       await writer.begin(head);
     });
 
     onProgress({ phase: 'render', files_done: collected.files.length + collected.assets.length, files_total: collected.files.length + collected.assets.length });
     const renderStart = performance.now();
-    const summary = summarize(collected.files, collected.assets);
+    // Asked for exact counts above, every record has `tokens`.
+    const files = collected.files as ScannedFileRecord[];
+    const summary = summarize(files, collected.assets, true);
     // collectFiles has called onWalked by now; finish() would refuse an artifact without its head.
     head ??= headFor(collected.walkedPaths);
     const ctx: RenderContext = { ...head, summary, assets: collected.assets, skippedCount: collected.skipped.length };
@@ -132,7 +134,7 @@ export async function runScan(
       encoding: input.encoding,
       summary,
       tree: ctx.tree,
-      files: collected.files,
+      files,
       assets: collected.assets,
       skipped: collected.skipped,
       artifacts,
