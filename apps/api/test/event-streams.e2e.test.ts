@@ -1,9 +1,12 @@
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SCAN_PHASES } from '@reposcan/contracts';
 import type { ScanStateRecord } from '@reposcan/contracts';
 import { ScanStore } from '@reposcan/storage';
 import { openStream } from './support/live-sse.js';
 import type { LiveStream } from './support/live-sse.js';
 import { sample, scrape } from './support/prometheus.js';
+import { postScan, writeLargeTree } from './support/scenarios.js';
 import { startTestApi } from './support/test-runtime.js';
 import type { TestApi } from './support/test-runtime.js';
 
@@ -222,5 +225,55 @@ describe('shutting down', () => {
     } finally {
       await api.close();
     }
+  });
+});
+
+describe('a whole scan on the event stream', () => {
+  let api: TestApi;
+  beforeAll(async () => {
+    // Embedded: the in-process worker runs the scan for real.
+    api = await startTestApi();
+  });
+  afterAll(async () => {
+    await api?.close();
+  });
+
+  interface EventData {
+    state: string;
+    updated_at: string;
+    completed_at: string | null;
+    progress: { phase: (typeof SCAN_PHASES)[number]; files_done: number; files_total: number };
+  }
+
+  it('phases come in their documented order and counts never go back; no event is later than completed_at, and the terminal one is last', async () => {
+    const repo = join(api.localRoot, 'progress-repo');
+    await writeLargeTree(repo, 120, 20_000);
+    const response = await postScan(api, { repo_path: repo, create_zip: true }, '?wait=false');
+    expect(response.status).toBe(202);
+    const scanId = ((await response.json()) as { data: { scan_id: string } }).data.scan_id;
+    const stream = await openStream(eventsUrl(api, scanId));
+    expect(await stream.ended).toEqual({ byServer: true });
+
+    const events = stream.events.map((e) => ({ event: e.event, ...(e.data as EventData) }));
+    const last = events.at(-1);
+    expect(last).toMatchObject({ event: 'state', state: 'completed', progress: { phase: 'done' } });
+    const completedAt = Date.parse(last?.completed_at ?? '');
+    // Running events the stream saw: more than the first and the last, or the test proves little.
+    expect(events.filter((e) => e.state === 'running').length).toBeGreaterThan(2);
+    for (const [i, e] of events.entries()) {
+      if (e.state === 'running') expect(e.progress.phase, `event ${i}`).not.toBe('done');
+      const before = events[i - 1];
+      if (!before) continue;
+      const rank = (x: EventData): number => SCAN_PHASES.indexOf(x.progress.phase);
+      expect(rank(e), `phase of event ${i}: ${before.progress.phase} → ${e.progress.phase}`).toBeGreaterThanOrEqual(rank(before));
+      if (rank(e) === rank(before)) expect(e.progress.files_done, `files_done within ${e.progress.phase}`).toBeGreaterThanOrEqual(before.progress.files_done);
+      if (rank(e) === rank(before) && e.progress.phase !== 'walk') expect(e.progress.files_total).toBe(before.progress.files_total);
+      expect(Date.parse(e.updated_at), `updated_at of event ${i}`).toBeGreaterThanOrEqual(Date.parse(before.updated_at));
+    }
+    for (const e of events.slice(0, -1)) expect(Date.parse(e.updated_at)).toBeLessThanOrEqual(completedAt);
+    expect(Date.parse(last?.updated_at ?? '')).toBeGreaterThanOrEqual(completedAt);
+    // The summary says the same completion time as the state.
+    const summary = (await (await fetch(`${api.baseUrl}/v1/summary/${scanId}`)).json()) as { data: { completed_at: string } };
+    expect(summary.data.completed_at).toBe(last?.completed_at);
   });
 });

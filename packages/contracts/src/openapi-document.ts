@@ -155,7 +155,7 @@ export function buildOpenApiDocument(version: string): Json {
           'then the non-textual files and the summary totals (files, size, tokens, tokens by type, skipped paths), which are known last. ' +
           '`json`: one object with `repository`, `encoding`, `tree`, `files`, then `summary`, `assets` and `skipped_count`. ' +
           'The tree draws every file the walk found: one that vanished before it was read is drawn and listed in `skipped` as `unreadable`. ' +
-          'Lite outputs keep only the tree and the files. `zip`: the three outputs, the non-textual files under `assets/`, `manifest.json`, `summary.json` and a README.',
+          'Lite outputs keep only the tree and the files. `zip`: at the top the three outputs, `summary.json`, a `README.md` describing the bundle and `manifest.json` (size and sha256 of every other entry); under `repository/` the non-textual files of the repository, at their paths in it. Only `repository/` holds files of the repository, so its own `README.md`, `manifest.json` or `assets/` never take the place of the bundle entries of the same name.',
         parameters: [scanIdParam, { name: 'format', in: 'query', required: true, schema: { type: 'string', enum: [...ARTIFACT_FORMATS] } }],
         responses: {
           '200': { description: 'The artifact, with ETag and Content-Disposition: attachment; Range requests are honoured (206).', content: artifactContent },

@@ -59,7 +59,7 @@ export const SCAN_OPTIONS = {
     kind: 'switch',
     default: false,
     output: true,
-    description: 'Also build the ZIP bundle (outputs, assets/, manifest.json, summary.json, README.md).',
+    description: 'Also build the ZIP bundle: the outputs, manifest.json, summary.json and README.md at the top, the repository\'s non-textual files under repository/.',
   },
   tree_depth: {
     kind: 'count',

@@ -40,16 +40,49 @@ const TEXT_SUBCATEGORY = z.enum(TEXT_SUBCATEGORIES);
 const ASSET_SUBCATEGORY = z.enum(ASSET_SUBCATEGORIES);
 const SUBCATEGORY = z.union([TEXT_SUBCATEGORY, ASSET_SUBCATEGORY]);
 
+// A scan counts tokens exactly. The API first named those counts `estimated_tokens` (totals) and
+// `tokens_estimate` (per file); clients read them, so they stay, next to `tokens`, which says
+// what they are. Inspect's counts are estimates and keep only the old names.
+const SAME_AS_TOKENS = 'The same exact count as `tokens`, under the name the API first gave it; kept for compatibility.';
+
+const sizeFields = { total_files: z.int(), total_size: z.int().meta({ description: 'Bytes over every kept file.' }) };
+const typeFields = { file_type_breakdown: z.record(z.string(), z.int()), tokens_by_type: z.record(z.string(), z.int()) };
+
+/** Reads a record written before `tokens` existed: the exact count is there under its first name. */
+function addExactName(value: unknown, legacy: string): unknown {
+  if (typeof value !== 'object' || value === null || 'tokens' in value || !(legacy in value)) return value;
+  const fields = value as Record<string, unknown>;
+  return { ...fields, tokens: fields[legacy] };
+}
+
 export const SummaryTotals = z
+  .preprocess(
+    (value) => {
+      const totals = addExactName(value, 'estimated_tokens') as { formatted?: unknown };
+      return typeof totals === 'object' && totals !== null && totals.formatted !== undefined ? { ...totals, formatted: addExactName(totals.formatted, 'estimated_tokens') } : totals;
+    },
+    z.object({
+      ...sizeFields,
+      tokens: z.int().meta({ description: 'Exact BPE count over every textual file, in the scan\'s encoding.' }),
+      estimated_tokens: z.int().meta({ description: SAME_AS_TOKENS }),
+      ...typeFields,
+      formatted: z.object({
+        total_size: z.string().meta({ example: '28.1 kB' }),
+        tokens: z.string().meta({ description: '`tokens`, rounded for people.', example: '3.0k' }),
+        estimated_tokens: z.string().meta({ description: SAME_AS_TOKENS, example: '3.0k' }),
+      }),
+    }),
+  )
+  .meta({ id: 'SummaryTotals' });
+
+export const InspectSummaryTotals = z
   .object({
-    total_files: z.int(),
-    total_size: z.int().meta({ description: 'Bytes over every kept file.' }),
-    estimated_tokens: z.int().meta({ description: 'Exact BPE count in TOKEN_ENCODING for scans; the fast estimate for inspect.' }),
-    file_type_breakdown: z.record(z.string(), z.int()),
-    tokens_by_type: z.record(z.string(), z.int()),
+    ...sizeFields,
+    estimated_tokens: z.int().meta({ description: 'A fast estimate (within a few per cent of the exact count); a scan counts exactly.' }),
+    ...typeFields,
     formatted: z.object({ total_size: z.string().meta({ example: '28.1 kB' }), estimated_tokens: z.string().meta({ example: '3.0k' }) }),
   })
-  .meta({ id: 'SummaryTotals' });
+  .meta({ id: 'InspectSummaryTotals' });
 
 export const ArtifactFormat = z.enum(ARTIFACT_FORMATS);
 export type ArtifactFormat = z.output<typeof ArtifactFormat>;
@@ -84,7 +117,10 @@ export const ScanStateRecord = z
     updated_at: z.iso.datetime(),
     started_at: z.iso.datetime().nullable(),
     completed_at: z.iso.datetime().nullable(),
-    attempt: z.int().min(0),
+    attempt: z.int().min(0).meta({
+      description:
+        'Runs of the scan so far, the current one included; 0 until the first starts. A run that killed its worker counts, so a `WORKER_CRASHED` failure shows how many runs were made; a run handed back by a worker shutting down runs again under the same number.',
+    }),
     progress: ScanProgress,
     error: FailureInfo.nullable(),
     result: ScanResult.nullable(),
@@ -103,14 +139,18 @@ export const ScanAccepted = z
   .meta({ id: 'ScanAccepted' });
 export type ScanAccepted = z.output<typeof ScanAccepted>;
 
-export const TextFileEntry = z.object({
-  path: z.string(),
-  subcategory: TEXT_SUBCATEGORY,
-  size_bytes: z.int(),
-  tokens_estimate: z.int(),
-  url: z.string(),
-  encoding: z.string().optional().meta({ description: 'Source encoding when it was not UTF-8.' }),
-});
+export const TextFileEntry = z.preprocess(
+  (value) => addExactName(value, 'tokens_estimate'),
+  z.object({
+    path: z.string(),
+    subcategory: TEXT_SUBCATEGORY,
+    size_bytes: z.int(),
+    tokens: z.int().meta({ description: 'Exact BPE count of the file in the scan\'s encoding.' }),
+    tokens_estimate: z.int().meta({ description: SAME_AS_TOKENS }),
+    url: z.string(),
+    encoding: z.string().optional().meta({ description: 'Source encoding when it was not UTF-8.' }),
+  }),
+);
 export const AssetEntry = z.object({ path: z.string(), subcategory: ASSET_SUBCATEGORY, size_bytes: z.int(), url: z.string() });
 export const SkippedEntry = z.object({
   path: z.string().meta({ description: 'A pruned folder is listed once, with a trailing `/`.' }),
@@ -156,7 +196,7 @@ export const InspectFileEntry = z.object({
 export const InspectResult = z
   .object({
     repository: z.object({ name: z.string(), branch: z.string().nullable(), commit: z.string().nullable(), tree_summary: z.string() }),
-    summary: SummaryTotals,
+    summary: InspectSummaryTotals,
     files: z.array(InspectFileEntry).meta({ description: 'Every kept file, textual and not.' }),
     skipped_count: z.int(),
   })

@@ -77,7 +77,9 @@ export interface TextFileRecord {
   path: string;
   subcategory: TextSubcategory;
   size_bytes: number;
-  /** Exact BPE count in a full scan; the fast estimate in inspect. */
+  /** Exact BPE count: set by a full scan, which counts exactly; inspect, which estimates, leaves it out. */
+  tokens?: number;
+  /** The count under the name the API first gave it: exact in a full scan (equal to `tokens`), the fast estimate in inspect. */
   tokens_estimate: number;
   url: string;
   /** Source encoding when it was not UTF-8 (e.g. `UTF-16LE`, `windows-1252`). */
@@ -91,19 +93,30 @@ export interface AssetRecord {
   url: string;
 }
 
+/** A textual file of a full scan: its count is exact. */
+export type ScannedFileRecord = TextFileRecord & { tokens: number };
+
 export interface SummaryTotals {
   total_files: number;
   total_size: number;
+  /** Exact total, as TextFileRecord.tokens: full scans only. */
+  tokens?: number;
+  /** The total under the name the API first gave it: exact in a full scan (equal to `tokens`), an estimate in inspect. */
   estimated_tokens: number;
   file_type_breakdown: Partial<Record<Subcategory, number>>;
   tokens_by_type: Partial<Record<TextSubcategory, number>>;
   formatted: {
     total_size: string;
+    tokens?: string;
     estimated_tokens: string;
   };
 }
 
-export type ProgressPhase = 'walk' | 'read' | 'render' | 'zip' | 'done';
+/** The totals of a full scan: exact, under both names. */
+export type ScanSummaryTotals = SummaryTotals & { tokens: number; formatted: { tokens: string } };
+
+/** The engine's phases, in order. `done` is not one: a scan is done once its caller has published the artifacts. */
+export type ProgressPhase = 'walk' | 'read' | 'render' | 'zip';
 
 export interface ScanProgress {
   phase: ProgressPhase;

@@ -160,10 +160,20 @@ function createBullMqQueue(o: BullMqTransportOptions, report: (source: string, e
  * failure's text, says it was a crash. Any other failure leaves the counter within the limit: a
  * job past it never reaches the processor again.
  */
-export function finalFailureOf(job: Pick<Job, 'stalledCounter'>, error: Error, maxStalledCount: number): FinalFailure {
+export function finalFailureOf(job: Pick<Job, 'stalledCounter' | 'attemptsMade'>, error: Error, maxStalledCount: number): FinalFailure {
+  // attemptsMade already counts this failure; for a crash it is the deferred one, which ran nothing.
   return job.stalledCounter > maxStalledCount
-    ? { code: 'WORKER_CRASHED', message: `The scan stopped its worker ${job.stalledCounter} times (killed or out of memory) and was not run again.` }
-    : { code: 'FAILED', message: error.message };
+    ? { code: 'WORKER_CRASHED', message: `The scan stopped its worker ${job.stalledCounter} times (killed or out of memory) and was not run again.`, attempts: job.stalledCounter + job.attemptsMade - 1 }
+    : { code: 'FAILED', message: error.message, attempts: job.stalledCounter + job.attemptsMade };
+}
+
+/**
+ * The run a fetched job is about to have: BullMQ counts thrown failures (`attemptsMade`) and
+ * crashes (`stalledCounter`) apart, and neither counts a job handed back by moveToWait.
+ * (`attemptsStarted` would count hand-backs too.)
+ */
+export function attemptOf(job: Pick<Job, 'stalledCounter' | 'attemptsMade'>): number {
+  return job.attemptsMade + job.stalledCounter + 1;
 }
 
 function toScanJobState(state: JobState | 'unknown'): ScanJobState {
@@ -267,7 +277,8 @@ function startBullMqWorker(
     try {
       await options.processor({
         scanId: payload.data.scan_id,
-        attempt: job.attemptsMade + 1,
+        attempt: attemptOf(job),
+        failedAttempts: job.attemptsMade,
         maxAttempts: job.opts.attempts ?? 1,
         signal: entry.controller.signal,
       });

@@ -15,8 +15,14 @@ export type ScanJobPayload = z.infer<typeof ScanJobPayload>;
 
 export interface ScanJobContext {
   scanId: string;
-  /** 1-based; counts thrown failures only. A worker crash (stall) re-runs the same attempt. */
+  /**
+   * 1-based: this run and every earlier one, whether it threw or killed its worker (a stall).
+   * A job handed back by a shutting-down worker runs again under the same number.
+   */
   attempt: number;
+  /** Earlier runs that threw; the queue retries a retryable failure while this + 1 < maxAttempts. */
+  failedAttempts: number;
+  /** Runs that may throw before the job fails for good (worker crashes are limited apart, by maxStalledCount). */
   maxAttempts: number;
   /** Aborts when the worker is force-closed or the job is lost (removed, or its lock taken over). */
   signal: AbortSignal;

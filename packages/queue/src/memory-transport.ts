@@ -143,7 +143,7 @@ export function createMemoryTransport(o: TransportOptions): QueueTransport {
 
     const runAttempt = async (job: MemoryJob, entry: RunningAttempt): Promise<void> => {
       try {
-        await options.processor({ scanId: job.id, attempt: job.failedAttempts + 1, maxAttempts: o.attempts, signal: entry.controller.signal });
+        await options.processor({ scanId: job.id, attempt: job.failedAttempts + 1, failedAttempts: job.failedAttempts, maxAttempts: o.attempts, signal: entry.controller.signal });
         finish(job, 'completed');
       } catch (error) {
         if (entry.handBack) return makeWaiting(job, true);
@@ -155,7 +155,7 @@ export function createMemoryTransport(o: TransportOptions): QueueTransport {
           return;
         }
         finish(job, 'failed');
-        reportFinalFailure(job.id, { code: 'FAILED', message: error instanceof Error ? error.message : String(error) });
+        reportFinalFailure(job.id, { code: 'FAILED', message: error instanceof Error ? error.message : String(error), attempts: job.failedAttempts });
       }
     };
 

@@ -66,26 +66,26 @@ async function crashWorkerOn(prefix: string, scanId: string): Promise<number> {
 }
 
 describe('bullmq transport when a worker process dies mid-job', () => {
-  it('runs the job again on another worker (stalledCounter 1, no attempt used)', async () => {
+  it('runs the job again on another worker as attempt 2 (stalledCounter 1, no failed attempt used)', async () => {
     const { prefix, transport, inspect } = setup();
     const scanId = randomUUID();
     await transport.queue.enqueue(scanId);
     expect(await crashWorkerOn(prefix, scanId)).toBe(1);
     expect(await transport.queue.jobState(scanId)).toBe('active'); // until its lock expires
 
-    const attempts: number[] = [];
+    const attempts: [number, number][] = [];
     const reports: FinalFailure[] = [];
     transport.startWorker({
       concurrency: 1,
       ...shortLocks,
-      processor: resolving(({ attempt }) => attempts.push(attempt)),
+      processor: resolving(({ attempt, failedAttempts }) => attempts.push([attempt, failedAttempts])),
       onFinalFailure: resolving((_id, reason) => reports.push(reason)),
     });
     await waitFor('completed', async () => (await transport.queue.jobState(scanId)) === 'completed', 10_000);
     const job = await inspect.getJob(scanId);
     expect(job?.stalledCounter).toBe(1);
     expect(job?.attemptsStarted).toBe(2);
-    expect(attempts).toEqual([1]);
+    expect(attempts).toEqual([[2, 0]]);
     expect(reports).toEqual([]);
   });
 
@@ -94,7 +94,7 @@ describe('bullmq transport when a worker process dies mid-job', () => {
     const scanId = randomUUID();
     await transport.queue.enqueue(scanId);
     expect(await crashWorkerOn(prefix, scanId)).toBe(1);
-    expect(await crashWorkerOn(prefix, scanId)).toBe(1); // a stall does not use up an attempt
+    expect(await crashWorkerOn(prefix, scanId)).toBe(2); // the crashed run counts
 
     const processed: string[] = [];
     const reports: [string, FinalFailure][] = [];
@@ -105,7 +105,7 @@ describe('bullmq transport when a worker process dies mid-job', () => {
       onFinalFailure: resolving((id, reason) => reports.push([id, reason])),
     });
     await waitFor('WORKER_CRASHED report', () => reports.length > 0, 10_000);
-    expect(reports).toEqual([[scanId, { code: 'WORKER_CRASHED', message: expect.stringContaining('2 times') }]]);
+    expect(reports).toEqual([[scanId, { code: 'WORKER_CRASHED', message: expect.stringContaining('2 times'), attempts: 2 }]]);
     expect(processed).toEqual([]);
     expect(await transport.queue.jobState(scanId)).toBe('failed');
     const job = await inspect.getJob(scanId);

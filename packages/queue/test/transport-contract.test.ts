@@ -61,7 +61,7 @@ describe.each(['memory', 'bullmq'] as const)('%s transport', (kind) => {
     await reaches(t, scanId, 'completed');
     await sleep(100);
     expect(calls).toHaveLength(1);
-    expect(calls[0]).toMatchObject({ scanId, attempt: 1, maxAttempts: 3 });
+    expect(calls[0]).toMatchObject({ scanId, attempt: 1, failedAttempts: 0, maxAttempts: 3 });
     expect(calls[0]!.signal.aborted).toBe(false);
   });
 
@@ -163,7 +163,7 @@ describe.each(['memory', 'bullmq'] as const)('%s transport', (kind) => {
     const scanId = id();
     await t.queue.enqueue(scanId);
     await waitFor('final failure report', () => reports.length === 1);
-    expect(reports[0]).toEqual([scanId, { code: 'FAILED', message: 'No branch "nope" in this repository.' }]);
+    expect(reports[0]).toEqual([scanId, { code: 'FAILED', message: 'No branch "nope" in this repository.', attempts: 1 }]);
     expect(await t.queue.jobState(scanId)).toBe('failed');
     await sleep(100);
     expect(runs).toBe(1);
@@ -201,8 +201,9 @@ describe.each(['memory', 'bullmq'] as const)('%s transport', (kind) => {
     t.startWorker({
       concurrency: 1,
       onFinalFailure: resolving((_scanId, reason) => reports.push(reason)),
-      processor: async ({ attempt, maxAttempts }) => {
+      processor: async ({ attempt, failedAttempts, maxAttempts }) => {
         attempts.push(attempt);
+        expect(failedAttempts).toBe(attempt - 1);
         expect(maxAttempts).toBe(2);
         await sleep(5);
         throw Object.assign(new Error(`flaky ${attempt}`), { code: 'EAGAIN' });
@@ -213,7 +214,7 @@ describe.each(['memory', 'bullmq'] as const)('%s transport', (kind) => {
     await waitFor('final failure report', () => reports.length === 1);
     await sleep(100);
     expect(attempts).toEqual([1, 2]);
-    expect(reports).toEqual([{ code: 'FAILED', message: 'flaky 2' }]);
+    expect(reports).toEqual([{ code: 'FAILED', message: 'flaky 2', attempts: 2 }]);
   });
 
   it('refuses with QUEUE_FULL once maxWaiting scans wait', async () => {

@@ -118,6 +118,8 @@ export class ScanAttempt {
   private cleaning: Promise<void> | null = null;
   private lastProgressAt = 0;
   private lastPhase: ScanProgress['phase'] | null = null;
+  /** The latest progress write; the store runs one scan's writes in call order, so it lands last. */
+  private lastProgressWrite: Promise<unknown> = Promise.resolve();
 
   private constructor(
     private readonly deps: ScanAttemptDeps,
@@ -238,6 +240,8 @@ export class ScanAttempt {
   async publish({ report }: EngineRun): Promise<SummaryRecord | undefined> {
     const total = report.summary.total_files;
     this.setProgress({ phase: 'publish', files_done: total, files_total: total });
+    // completed_at is read once every progress write has landed: no progress event is later than it.
+    await this.lastProgressWrite;
     const summary = buildSummaryRecord(this.scanId, report, this.state.created_at, this.now().toISOString());
     await writeFile(join(this.stagingDirs().outDir, 'summary.json'), `${JSON.stringify(summary)}\n`, { flag: 'wx' });
     this.fault('publish');
@@ -276,7 +280,7 @@ export class ScanAttempt {
     if (failure.code === 'INTERNAL_ERROR') this.deps.log.error({ err: reason, scanId: this.scanId, attempt: this.job.attempt }, 'scan failed unexpectedly');
     else this.deps.log.info({ scanId: this.scanId, attempt: this.job.attempt, code: failure.code }, 'scan failed');
     await this.cleanUp();
-    if (failure.retryable && this.job.attempt < this.job.maxAttempts) return this.settleRetry(reason);
+    if (failure.retryable && this.job.failedAttempts + 1 < this.job.maxAttempts) return this.settleRetry(reason);
     return this.settleFailed(failure);
   }
 
@@ -328,7 +332,7 @@ export class ScanAttempt {
     if (progress.phase === this.lastPhase && t - this.lastProgressAt < PROGRESS_EVERY_MS) return;
     this.lastPhase = progress.phase;
     this.lastProgressAt = t;
-    this.deps.store
+    this.lastProgressWrite = this.deps.store
       .updateState(this.scanId, (s) => (s.state === 'running' ? { ...s, progress } : null))
       .catch((error: unknown) => this.deps.log.warn({ err: error, scanId: this.scanId }, 'progress write failed'));
   }

@@ -58,7 +58,7 @@ export function startScanWorker(deps: { config: Config; transport: QueueTranspor
           : 'The scan failed because of an internal error; it has been logged.';
       metrics.scanFinished('failed', code);
       await store
-        .updateState(scanId, (s) => ({ ...s, state: 'failed', completed_at: new Date().toISOString(), error: { code, message } }))
+        .updateState(scanId, (s) => ({ ...s, state: 'failed', attempt: Math.max(s.attempt, reason.attempts), completed_at: new Date().toISOString(), error: { code, message } }))
         .catch((error: unknown) => log.warn({ err: error, scanId }, 'could not record final failure'));
     },
   });

@@ -105,7 +105,7 @@ async function acceptedScan(engine: RunScan, prepare: PrepareSource = prepareSam
           return prepare(source, ctx);
         },
         ...deps,
-      })({ scanId, attempt: 1, maxAttempts: 3, signal: new AbortController().signal, ...job }),
+      })({ scanId, attempt: 1, failedAttempts: 0, maxAttempts: 3, signal: new AbortController().signal, ...job }),
     state: () => temp.store.readState(scanId),
   };
 }
@@ -129,13 +129,14 @@ async function writeOutput(outDir: string, paths: string[], repoName = 'sample')
     summary: {
       total_files: paths.length,
       total_size: bytes,
+      tokens: 2 * paths.length,
       estimated_tokens: 2 * paths.length,
       file_type_breakdown: { code: paths.length },
       tokens_by_type: { code: 2 * paths.length },
-      formatted: { total_size: `${bytes} B`, estimated_tokens: String(2 * paths.length) },
+      formatted: { total_size: `${bytes} B`, tokens: String(2 * paths.length), estimated_tokens: String(2 * paths.length) },
     },
     tree: null,
-    files: paths.map((path) => ({ path, subcategory: 'code', size_bytes: path.length + 1, tokens_estimate: 2, url: '' })),
+    files: paths.map((path) => ({ path, subcategory: 'code', size_bytes: path.length + 1, tokens: 2, tokens_estimate: 2, url: '' })),
     assets: [],
     skipped: [],
     artifacts: [{ format: 'txt', file: 'output.txt', bytes, sha256: createHash('sha256').update(text).digest('hex') }],
@@ -315,9 +316,18 @@ describe('a scan attempt that fails', () => {
     expect(await attemptOutcomes(scan.registry)).toEqual({ retry: 1 });
   });
 
+  it('after a crashed run, with a failed attempt left: queued again, its state showing the run it was', async () => {
+    const fault = transient();
+    const scan = await acceptedScan(failingEngine(() => fault));
+    const error = await rejection(scan.processor({ attempt: 2, failedAttempts: 0, maxAttempts: 2 }));
+
+    expect(error).toBe(fault);
+    expect(await scan.state()).toMatchObject({ state: 'queued', attempt: 2, error: null });
+  });
+
   it('at its last attempt: failed with a code and a sentence, and not retried', async () => {
     const scan = await acceptedScan(failingEngine(transient));
-    const error = await rejection(scan.processor({ attempt: 3, maxAttempts: 3 }));
+    const error = await rejection(scan.processor({ attempt: 3, failedAttempts: 2, maxAttempts: 3 }));
 
     expect(error).toMatchObject({ name: 'ScanError', code: 'INTERNAL_ERROR', retryable: false });
     const state = await scan.state();

@@ -97,7 +97,7 @@ export interface paths {
         };
         /**
          * Download an artifact
-         * @description Every artifact is written front to back, once. `txt` and `md`: the repository and its directory tree, every textual file in walk order, then the non-textual files and the summary totals (files, size, tokens, tokens by type, skipped paths), which are known last. `json`: one object with `repository`, `encoding`, `tree`, `files`, then `summary`, `assets` and `skipped_count`. The tree draws every file the walk found: one that vanished before it was read is drawn and listed in `skipped` as `unreadable`. Lite outputs keep only the tree and the files. `zip`: the three outputs, the non-textual files under `assets/`, `manifest.json`, `summary.json` and a README.
+         * @description Every artifact is written front to back, once. `txt` and `md`: the repository and its directory tree, every textual file in walk order, then the non-textual files and the summary totals (files, size, tokens, tokens by type, skipped paths), which are known last. `json`: one object with `repository`, `encoding`, `tree`, `files`, then `summary`, `assets` and `skipped_count`. The tree draws every file the walk found: one that vanished before it was read is drawn and listed in `skipped` as `unreadable`. Lite outputs keep only the tree and the files. `zip`: at the top the three outputs, `summary.json`, a `README.md` describing the bundle and `manifest.json` (size and sha256 of every other entry); under `repository/` the non-textual files of the repository, at their paths in it. Only `repository/` holds files of the repository, so its own `README.md`, `manifest.json` or `assets/` never take the place of the bundle entries of the same name.
          */
         get: operations["download"];
         put?: never;
@@ -322,7 +322,7 @@ export interface components {
                 commit: string | null;
                 tree_summary: string;
             };
-            summary: components["schemas"]["SummaryTotals"];
+            summary: components["schemas"]["InspectSummaryTotals"];
             /** @description Every kept file, textual and not. */
             files: {
                 path: string;
@@ -333,6 +333,25 @@ export interface components {
                 url: string;
             }[];
             skipped_count: number;
+        };
+        InspectSummaryTotals: {
+            total_files: number;
+            /** @description Bytes over every kept file. */
+            total_size: number;
+            /** @description A fast estimate (within a few per cent of the exact count); a scan counts exactly. */
+            estimated_tokens: number;
+            file_type_breakdown: {
+                [key: string]: number;
+            };
+            tokens_by_type: {
+                [key: string]: number;
+            };
+            formatted: {
+                /** @example 28.1 kB */
+                total_size: string;
+                /** @example 3.0k */
+                estimated_tokens: string;
+            };
         };
         Ready: {
             /** @enum {string} */
@@ -400,7 +419,7 @@ export interface components {
              */
             lite: boolean;
             /**
-             * @description Also build the ZIP bundle (outputs, assets/, manifest.json, summary.json, README.md).
+             * @description Also build the ZIP bundle: the outputs, manifest.json, summary.json and README.md at the top, the repository's non-textual files under repository/.
              * @default false
              */
             create_zip: boolean;
@@ -485,7 +504,7 @@ export interface components {
              */
             lite?: boolean;
             /**
-             * @description Also build the ZIP bundle (outputs, assets/, manifest.json, summary.json, README.md).
+             * @description Also build the ZIP bundle: the outputs, manifest.json, summary.json and README.md at the top, the repository's non-textual files under repository/.
              * @default false
              */
             create_zip?: boolean;
@@ -567,6 +586,7 @@ export interface components {
             updated_at: string;
             started_at: string | null;
             completed_at: string | null;
+            /** @description Runs of the scan so far, the current one included; 0 until the first starts. A run that killed its worker counts, so a `WORKER_CRASHED` failure shows how many runs were made; a run handed back by a worker shutting down runs again under the same number. */
             attempt: number;
             progress: components["schemas"]["ScanProgress"];
             error: components["schemas"]["ScanFailure"] | null;
@@ -607,6 +627,9 @@ export interface components {
                 /** @enum {string} */
                 subcategory: "code" | "docs" | "config" | "data" | "other";
                 size_bytes: number;
+                /** @description Exact BPE count of the file in the scan's encoding. */
+                tokens: number;
+                /** @description The same exact count as `tokens`, under the name the API first gave it; kept for compatibility. */
                 tokens_estimate: number;
                 url: string;
                 /** @description Source encoding when it was not UTF-8. */
@@ -650,7 +673,9 @@ export interface components {
             total_files: number;
             /** @description Bytes over every kept file. */
             total_size: number;
-            /** @description Exact BPE count in TOKEN_ENCODING for scans; the fast estimate for inspect. */
+            /** @description Exact BPE count over every textual file, in the scan's encoding. */
+            tokens: number;
+            /** @description The same exact count as `tokens`, under the name the API first gave it; kept for compatibility. */
             estimated_tokens: number;
             file_type_breakdown: {
                 [key: string]: number;
@@ -661,7 +686,15 @@ export interface components {
             formatted: {
                 /** @example 28.1 kB */
                 total_size: string;
-                /** @example 3.0k */
+                /**
+                 * @description `tokens`, rounded for people.
+                 * @example 3.0k
+                 */
+                tokens: string;
+                /**
+                 * @description The same exact count as `tokens`, under the name the API first gave it; kept for compatibility.
+                 * @example 3.0k
+                 */
                 estimated_tokens: string;
             };
         };
@@ -819,7 +852,7 @@ export interface operations {
             query?: {
                 /** @description Lite outputs: only the tree and file contents, without the summary, per-file metadata and asset list. */
                 lite?: "0" | "1" | "true" | "false";
-                /** @description Also build the ZIP bundle (outputs, assets/, manifest.json, summary.json, README.md). */
+                /** @description Also build the ZIP bundle: the outputs, manifest.json, summary.json and README.md at the top, the repository's non-textual files under repository/. */
                 create_zip?: "0" | "1" | "true" | "false";
                 /** @description Keep only files whose subcategory is `docs`. */
                 docs_only?: "0" | "1" | "true" | "false";

@@ -12,7 +12,14 @@ import { isAt } from '../io/proven-path.js';
 // write a bundle (a scan without create_zip, inspect threads, the CLI), so it loads on first use.
 let archiver: Promise<typeof Archiver> | undefined;
 
-export interface ZipSourceFile {
+/**
+ * The folder of the bundle that holds the repository's files, at their paths in the repository.
+ * Everything else in the bundle is the scan's own and sits at the top, so no path of the
+ * repository (its own `manifest.json`, `README.md` or `assets/`) can be mistaken for one of them.
+ */
+export const BUNDLE_REPOSITORY_DIR = 'repository';
+
+interface ZipSourceFile {
   /** Entry name inside the archive (POSIX). */
   name: string;
   absPath: string;
@@ -22,9 +29,11 @@ export interface ZipSourceFile {
 
 export interface ZipBundleInput {
   outPath: string;
-  /** Artifacts and assets, in the order they should appear. */
-  files: ZipSourceFile[];
-  /** Small generated entries (summary.json, README.md). */
+  /** The scan's own files (the outputs), at the top of the bundle under their names. */
+  files: Array<{ name: string; absPath: string }>;
+  /** Files of the scanned tree: `path` relative to its root, `absPath` its real path. */
+  treeFiles: Array<{ path: string; absPath: string }>;
+  /** Small generated entries (summary.json, README.md), at the top too. */
   documents: Array<{ name: string; content: string }>;
   /** Entry timestamp: the scan's time, so the bundle does not depend on file mtimes. */
   date: Date;
@@ -70,10 +79,15 @@ async function openNoFollow(file: ZipSourceFile): Promise<Readable> {
 }
 
 /**
- * The ZIP bundle: the outputs, assets, summary and README, and `manifest.json` listing every
- * other entry with its size and sha256. Streams every entry; nothing is held whole in memory.
+ * The ZIP bundle: at the top the outputs, summary and README, and `manifest.json` listing every
+ * other entry with its size and sha256; the repository's files under BUNDLE_REPOSITORY_DIR.
+ * Streams every entry; nothing is held whole in memory.
  */
 export async function writeZipBundle(input: ZipBundleInput): Promise<ZipBundleResult> {
+  const own = [...input.documents.map((d) => d.name), ...input.files.map((f) => f.name), 'manifest.json'];
+  for (const name of own) {
+    if (name.includes('/') || name === BUNDLE_REPOSITORY_DIR || own.indexOf(name) !== own.lastIndexOf(name)) throw new Error(`The bundle's own entry ${name} must be a distinct name at the top`);
+  }
   const { ZipArchive } = await (archiver ??= import('archiver'));
   const archive = new ZipArchive({ zlib: { level: 6 } });
   const output = createWriteStream(input.outPath, { flags: 'wx' });
@@ -107,6 +121,10 @@ export async function writeZipBundle(input: ZipBundleInput): Promise<ZipBundleRe
       archive.append(bytes, { name: doc.name, date });
     }
     for (const file of input.files) await add(file.name, await openNoFollow(file));
+    for (const file of input.treeFiles) {
+      const name = `${BUNDLE_REPOSITORY_DIR}/${file.path}`;
+      await add(name, await openNoFollow({ name, absPath: file.absPath, fromTree: true }));
+    }
     manifest.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
     archive.append(`${JSON.stringify({ files: manifest }, null, 2)}\n`, { name: 'manifest.json', date });
     await Promise.race([archive.finalize(), failed]);

@@ -23,6 +23,8 @@ export interface CollectInput {
   signal?: AbortSignal;
   /** Paths the walk skips for what the source says they are (WalkInput.sourceSkips). */
   sourceSkips?: ReadonlyMap<string, SkipReason>;
+  /** countTokens counts exactly (a full scan): each record carries its count as `tokens` too. */
+  exactTokens?: boolean;
 }
 
 export interface Collected {
@@ -95,7 +97,9 @@ export async function collectFiles(
       assets.push({ path, subcategory: item.subcategory, size_bytes: size, url });
       return;
     }
-    const record: TextFileRecord = { path, subcategory: item.subcategory, size_bytes: size, tokens_estimate: item.tokens, url };
+    const record: TextFileRecord = input.exactTokens
+      ? { path, subcategory: item.subcategory, size_bytes: size, tokens: item.tokens, tokens_estimate: item.tokens, url }
+      : { path, subcategory: item.subcategory, size_bytes: size, tokens_estimate: item.tokens, url };
     if (item.encoding) record.encoding = item.encoding;
     files.push(record);
     if (onText) await onText(record, item.content);

@@ -1,3 +1,4 @@
+import { BUNDLE_REPOSITORY_DIR } from '../artifacts/write-zip-bundle.js';
 import { displayPath } from '../render/display-path.js';
 import type { ScanReport } from './run-scan.js';
 
@@ -11,14 +12,17 @@ export function renderBundleReadme(report: ScanReport): string {
     `Scanned from a ${repo.source} source${repo.url ? ` (${repo.url})` : ''}${at ? ` at ${at}` : ''}.`,
     `${summary.total_files} files, ${summary.formatted.total_size}, ${summary.formatted.estimated_tokens} tokens (${report.encoding}).`,
     '',
+    `The files at the top of this bundle are reposcan's; the repository's own files are under \`${BUNDLE_REPOSITORY_DIR}/\`, at their paths in the repository, so a \`README.md\` or \`manifest.json\` of the repository never takes the place of these.`,
+    '',
     '| Entry | What it holds |',
     '|---|---|',
+    '| `README.md` | this page |',
     '| `output.txt` | every textual file as plain text, with the directory tree |',
     '| `output.md` | the same as Markdown, one fenced block per file |',
     '| `output.json` | the same as JSON, one object per file |',
-    '| `assets/` | the non-textual files (images, binaries …) as they were |',
     '| `summary.json` | the summary record: totals, per-file metadata, skipped paths and why |',
     '| `manifest.json` | size and sha256 of every other entry, to verify the bundle |',
+    `| \`${BUNDLE_REPOSITORY_DIR}/\` | the repository's non-textual files (images, binaries …) as they were, at their paths in the repository (its textual files are in the outputs) |`,
     '',
   ].join('\n');
 }

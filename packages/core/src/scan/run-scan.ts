@@ -26,9 +26,9 @@ import type {
   ScanOptions,
   SkippedPath,
   SkipReason,
+  ScanSummaryTotals,
+  ScannedFileRecord,
   SourceInfo,
-  SummaryTotals,
-  TextFileRecord,
   TokenEncodingName,
 } from '../types.js';
 
@@ -62,9 +62,9 @@ export interface ScanReport {
   repository: RepositoryBlock;
   options: WireScanOptions;
   encoding: TokenEncodingName;
-  summary: SummaryTotals;
+  summary: ScanSummaryTotals;
   tree: string | null;
-  files: TextFileRecord[];
+  files: ScannedFileRecord[];
   assets: AssetRecord[];
   skipped: SkippedPath[];
   artifacts: WrittenArtifact[];
@@ -126,14 +126,16 @@ export async function scanTree(input: ScanInput, deps: RunScanDeps & { countToke
     });
     let head: HeadContext | undefined;
     // The heads are written as soon as the walk is over, while files are still being counted.
-    const collected = await collectFiles(input, deps, countTokens, (record, content) => writer.addFile(record, content), onProgress, async (walkedPaths) => {
+    const collected = await collectFiles({ ...input, exactTokens: true }, deps, countTokens, (record, content) => writer.addFile(record, content), onProgress, async (walkedPaths) => {
       head = headFor(walkedPaths);
       await writer.begin(head);
     });
 
     onProgress({ phase: 'render', files_done: collected.files.length + collected.assets.length, files_total: collected.files.length + collected.assets.length });
     const renderStart = performance.now();
-    const summary = summarize(collected.files, collected.assets);
+    // Asked for exact counts above, every record has `tokens`.
+    const files = collected.files as ScannedFileRecord[];
+    const summary = summarize(files, collected.assets, true);
     // collectFiles has called onWalked by now; finish() would refuse an artifact without its head.
     head ??= headFor(collected.walkedPaths);
     const ctx: RenderContext = { ...head, summary, assets: collected.assets, skippedCount: collected.skipped.length };
@@ -146,7 +148,7 @@ export async function scanTree(input: ScanInput, deps: RunScanDeps & { countToke
       encoding: input.encoding,
       summary,
       tree: ctx.tree,
-      files: collected.files,
+      files,
       assets: collected.assets,
       skipped: collected.skipped,
       artifacts,
@@ -159,10 +161,8 @@ export async function scanTree(input: ScanInput, deps: RunScanDeps & { countToke
       const zipStart = performance.now();
       const zipped = await writeZipBundle({
         outPath: join(input.outDir, ARTIFACT_FILE_NAMES.zip),
-        files: [
-          ...artifacts.map((a) => ({ name: a.file, absPath: join(input.outDir, a.file) })),
-          ...collected.assets.map((a) => ({ name: `assets/${a.path}`, absPath: join(resolve(input.root), a.path), fromTree: true })),
-        ],
+        files: artifacts.map((a) => ({ name: a.file, absPath: join(input.outDir, a.file) })),
+        treeFiles: collected.assets.map((a) => ({ path: a.path, absPath: join(resolve(input.root), a.path) })),
         documents: [
           { name: 'summary.json', content: `${JSON.stringify({ ...input.summaryExtras, ...report }, null, 2)}\n` },
           { name: 'README.md', content: renderBundleReadme(report) },
@@ -173,7 +173,6 @@ export async function scanTree(input: ScanInput, deps: RunScanDeps & { countToke
       report.artifacts.push({ format: 'zip', file: ARTIFACT_FILE_NAMES.zip, bytes: zipped.bytes, sha256: zipped.sha256 });
     }
     report.timings.total_ms = round(performance.now() - started);
-    onProgress({ phase: 'done', files_done: summary.total_files, files_total: summary.total_files });
     return report;
   } catch (error) {
     await writer.abort();

@@ -1,8 +1,10 @@
 import { formatSize, formatTokens } from '../render/human-format.js';
-import type { AssetRecord, Subcategory, SummaryTotals, TextFileRecord, TextSubcategory } from '../types.js';
+import type { AssetRecord, ScanSummaryTotals, ScannedFileRecord, Subcategory, SummaryTotals, TextFileRecord, TextSubcategory } from '../types.js';
 
-/** Totals over what the scan kept: textual files and non-textual assets. */
-export function summarize(files: TextFileRecord[], assets: AssetRecord[]): SummaryTotals {
+/** Totals over what the scan kept: textual files and non-textual assets. Exact counts (a full scan's records) are totalled under `tokens` too. */
+export function summarize(files: ScannedFileRecord[], assets: AssetRecord[], exact: true): ScanSummaryTotals;
+export function summarize(files: TextFileRecord[], assets: AssetRecord[], exact?: false): SummaryTotals;
+export function summarize(files: TextFileRecord[], assets: AssetRecord[], exact = false): SummaryTotals {
   const breakdown: Partial<Record<Subcategory, number>> = {};
   const tokensByType: Partial<Record<TextSubcategory, number>> = {};
   let totalSize = 0;
@@ -17,13 +19,15 @@ export function summarize(files: TextFileRecord[], assets: AssetRecord[]): Summa
     breakdown[asset.subcategory] = (breakdown[asset.subcategory] ?? 0) + 1;
     totalSize += asset.size_bytes;
   }
+  const formatted = formatTokens(tokens);
   return {
     total_files: files.length + assets.length,
     total_size: totalSize,
+    ...(exact ? { tokens } : {}),
     estimated_tokens: tokens,
     file_type_breakdown: sortKeys(breakdown),
     tokens_by_type: sortKeys(tokensByType),
-    formatted: { total_size: formatSize(totalSize), estimated_tokens: formatTokens(tokens) },
+    formatted: { total_size: formatSize(totalSize), ...(exact ? { tokens: formatted } : {}), estimated_tokens: formatted },
   };
 }
 
