@@ -6,7 +6,6 @@
 // the page shows them exactly as the artifacts do.
 import { compareNames, displayPath, formatSize, formatTokens, renderTree } from './core-format.js';
 
-const PREVIEW_DEBOUNCE_MS = 300;
 // A huge repository would make a table of every file slow to draw; the totals still count all.
 const MAX_TABLE_ROWS = 1000;
 const TERMINAL_STATES = new Set(['completed', 'failed', 'cancelled']);
@@ -85,11 +84,13 @@ const ui = {
 // Talking to the API: every failure becomes a Problem with the API's own sentence.
 
 class ApiProblem extends Error {
-  /** @param {string} detail @param {string} code */
-  constructor(detail, code) {
+  /** @param {string} detail @param {string} code @param {number} [status] HTTP status; 0 when there was no answer @param {number} [retryAfter] seconds */
+  constructor(detail, code, status = 0, retryAfter = 0) {
     super(detail);
     this.detail = detail;
     this.code = code;
+    this.status = status;
+    this.retryAfter = retryAfter;
   }
 }
 
@@ -111,10 +112,11 @@ async function callApi(url, init = {}) {
   /** @type {any} */
   const body = await response.json().catch(() => null);
   if (response.ok && body && body.status === 'success') return body.data;
+  const retryAfter = Number(response.headers.get('retry-after')) || 0;
   if (body && body.status === 'error' && typeof body.detail === 'string') {
-    throw new ApiProblem(body.detail, typeof body.code === 'string' ? body.code : '');
+    throw new ApiProblem(body.detail, typeof body.code === 'string' ? body.code : '', response.status, retryAfter);
   }
-  throw new ApiProblem(`The server answered HTTP ${response.status} without an explanation.`, `HTTP_${response.status}`);
+  throw new ApiProblem(`The server answered HTTP ${response.status} without an explanation.`, `HTTP_${response.status}`, response.status, retryAfter);
 }
 
 /** @param {unknown} error @returns {Problem} */
@@ -269,7 +271,7 @@ let shown = null;
 const sort = { key: 'path', descending: false };
 
 /**
- * @param {'empty' | 'stale' | 'loading' | 'ready' | 'error'} state
+ * @param {'empty' | 'stale' | 'loading' | 'ready' | 'error' | 'hint'} state
  * @param {string} message
  */
 function setPreviewState(state, message) {
@@ -414,32 +416,89 @@ for (const th of ui.table.querySelectorAll('th[data-key]')) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The live preview: debounced, and each newer request aborts the one in flight.
+// The live preview follows the form, but only settled input: a text field counts as settled when
+// it loses focus or Enter is pressed, or after a pause, longer in the source fields because a
+// half-typed path is refused. A newer request aborts the one in flight and an answer to input that
+// has changed since is dropped, so a preview costs one request per settled form, not one per key.
+
+// The source: long enough that typing a path at an ordinary pace sends nothing until a pause.
+const SOURCE_PAUSE_MS = 1000;
+const OPTION_PAUSE_MS = 500;
 
 /** @type {ReturnType<typeof setTimeout> | undefined} */
 let previewTimer;
 /** @type {AbortController | null} */
 let previewRequest = null;
+/** The inspect body of the request in flight. */
+let requestedKey = '';
 /** The inspect body whose answer is on screen, so an unchanged form is not asked again. */
 let shownKey = '';
+/**
+ * The last inspect body the API refused (4xx) and its answer: a hint while the source is still
+ * being typed, an error once it settles, without asking the API again for the same form.
+ * @type {{ key: string, problem: Problem } | null}
+ */
+let refused = null;
+/** The text field being typed in: set on input, cleared when it settles (blur, Enter). @type {HTMLElement | null} */
+let typingIn = null;
 
-function schedulePreview() {
-  clearTimeout(previewTimer);
-  // What is in flight no longer matches the form: stop it now rather than draw it later.
+/** The inspect body the form makes now. */
+function previewKey() {
+  return JSON.stringify({ ...sourceFields(), ...selectionOptions() });
+}
+
+function cancelPreviewRequest() {
   previewRequest?.abort();
   previewRequest = null;
+  requestedKey = '';
+}
+
+/** Preview the form after `delay` ms of quiet, unless that is already on screen or on its way. @param {number} delay */
+function schedulePreview(delay) {
+  clearTimeout(previewTimer);
   if (mode() === 'zip') {
+    cancelPreviewRequest();
     showZipPreviewHint();
     return;
   }
-  if (shown) setPreviewState('stale', 'Options changed: updating the preview…');
-  previewTimer = setTimeout(() => void runPreview(), PREVIEW_DEBOUNCE_MS);
+  const key = previewKey();
+  if (previewRequest && key === requestedKey) return;
+  cancelPreviewRequest();
+  // A refusal of other input is out of date: it does not stay on screen while the form settles.
+  showProblem(ui.previewError, null);
+  if (shown && key === shownKey) {
+    setPreviewState('ready', readyMessage(shown));
+    return;
+  }
+  if (refused && refused.key === key) {
+    showRefusal(refused.problem, true);
+    return;
+  }
+  if (shown) setPreviewState('stale', 'Options changed: the preview follows when you pause or leave the field.');
+  else if (sourceFields().repo_path) setPreviewState('empty', 'The preview follows when you pause or leave the field.');
+  previewTimer = setTimeout(() => void runPreview(), delay);
 }
 
 function showZipPreviewHint() {
   clearPreview();
   shownKey = '';
+  refused = null;
   setPreviewState('empty', 'ZIP uploads are previewed from the finished scan: press Scan, and the preview appears when it completes.');
+}
+
+/**
+ * A 4xx while the source is still being typed (a half-typed path is outside the allowed roots,
+ * or not there yet) is a quiet hint in the status line; otherwise the API's sentence as an error.
+ * @param {Problem} problem @param {boolean} clientError
+ */
+function showRefusal(problem, clientError) {
+  if (clientError && (typingIn === ui.repoPath || typingIn === ui.branch)) {
+    showProblem(ui.previewError, null);
+    setPreviewState('hint', `No preview yet: ${problem.detail}`);
+  } else {
+    showProblem(ui.previewError, problem);
+    setPreviewState('error', 'The preview could not be made.');
+  }
 }
 
 async function runPreview() {
@@ -448,32 +507,46 @@ async function runPreview() {
   if (!source.repo_path) {
     clearPreview();
     shownKey = '';
+    refused = null;
     setPreviewState('empty', 'Type a repository URL or a server path to see a preview.');
     return;
   }
-  const body = JSON.stringify({ ...source, ...selectionOptions() });
-  if (body === shownKey && shown) {
+  const key = previewKey();
+  if (key === shownKey && shown) {
     setPreviewState('ready', readyMessage(shown));
     return;
   }
   const request = new AbortController();
   previewRequest = request;
+  requestedKey = key;
   setPreviewState('loading', shown ? 'Updating the preview…' : 'Loading the preview…');
   try {
-    const data = await callApi('/v1/inspect', { method: 'POST', headers: { 'content-type': 'application/json' }, body, signal: request.signal });
+    const data = await callApi('/v1/inspect', { method: 'POST', headers: { 'content-type': 'application/json' }, body: key, signal: request.signal });
     if (request !== previewRequest) return;
     const preview = previewFromInspect(data);
-    shownKey = body;
+    shownKey = key;
+    refused = null;
     renderPreview(preview);
     setPreviewState('ready', readyMessage(preview));
   } catch (error) {
     if (request.signal.aborted || request !== previewRequest) return;
+    const problem = toProblem(error);
+    if (error instanceof ApiProblem && error.status === 429) {
+      // Busy slots or the preview budget: nothing is wrong with the input, so ask again when told.
+      setPreviewState(shown ? 'stale' : 'hint', `Preview paused: ${problem.detail}`);
+      previewTimer = setTimeout(() => void runPreview(), Math.min(60, Math.max(1, error.retryAfter)) * 1000);
+      return;
+    }
     shownKey = '';
     clearPreview();
-    showProblem(ui.previewError, toProblem(error));
-    setPreviewState('error', 'The preview could not be made.');
+    const clientError = error instanceof ApiProblem && error.status >= 400 && error.status < 500;
+    refused = clientError ? { key, problem } : null;
+    showRefusal(problem, clientError);
   } finally {
-    if (request === previewRequest) previewRequest = null;
+    if (request === previewRequest) {
+      previewRequest = null;
+      requestedKey = '';
+    }
   }
 }
 
@@ -483,22 +556,53 @@ function readyMessage(preview) {
   return preview.exact ? `${where}, from the finished scan (exact token counts).` : `${where}: a preview with estimated token counts; nothing is stored.`;
 }
 
+/** The form changed: a scan refusal on screen was about what was submitted before, so it goes. */
+function onEdited() {
+  showProblem(ui.scanError, null);
+}
+
 function onModeChange() {
   const zip = mode() === 'zip';
   ui.pathSource.hidden = zip;
   ui.zipSource.hidden = !zip;
   // Uploads take no branch: the archive is the tree.
   ui.branchField.hidden = zip;
-  schedulePreview();
+  onEdited();
+  schedulePreview(0);
 }
 
 ui.modePath.addEventListener('change', onModeChange);
 ui.modeZip.addEventListener('change', onModeChange);
-for (const input of [ui.repoPath, ui.branch, ui.includePatterns, ui.excludePatterns, ui.excludeDirs, ui.treeDepth, ui.sizeLimit]) {
-  input.addEventListener('input', schedulePreview);
+for (const [input, pause] of /** @type {[HTMLInputElement | HTMLTextAreaElement, number][]} */ ([
+  [ui.repoPath, SOURCE_PAUSE_MS],
+  [ui.branch, SOURCE_PAUSE_MS],
+  [ui.includePatterns, OPTION_PAUSE_MS],
+  [ui.excludePatterns, OPTION_PAUSE_MS],
+  [ui.excludeDirs, OPTION_PAUSE_MS],
+  [ui.treeDepth, OPTION_PAUSE_MS],
+  [ui.sizeLimit, OPTION_PAUSE_MS],
+])) {
+  input.addEventListener('input', () => {
+    typingIn = input;
+    onEdited();
+    schedulePreview(pause);
+  });
+  // Leaving the field or pressing Enter (change), or leaving it unchanged (blur): it is settled.
+  const settle = () => {
+    if (typingIn === input) typingIn = null;
+    schedulePreview(0);
+  };
+  input.addEventListener('change', settle);
+  input.addEventListener('blur', settle);
 }
-for (const input of [ui.docsOnly, ui.syncIgnore, ui.skipTree]) input.addEventListener('change', schedulePreview);
+for (const input of [ui.docsOnly, ui.syncIgnore, ui.skipTree]) {
+  input.addEventListener('change', () => {
+    onEdited();
+    schedulePreview(0);
+  });
+}
 ui.zipFile.addEventListener('change', () => {
+  onEdited();
   const file = ui.zipFile.files?.[0];
   if (file) setPreviewState('empty', `${file.name} (${formatSize(file.size)}) is ready: press Scan; the preview appears when the scan completes.`);
 });
@@ -595,6 +699,21 @@ async function submitScan() {
   return callApi('/v1/scan?wait=false', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...source, ...scanOptions() }) });
 }
 
+/**
+ * After a scan, the preview shows the scan's own figures (exact token counts), not the estimate
+ * it had before: one set of numbers on the page. A preview still on its way is for the same form
+ * and would only bring the estimate back, so it is dropped.
+ * @param {Preview} preview @param {string} key the inspect body the scan answers ('' for an upload)
+ */
+function showExactPreview(preview, key) {
+  clearTimeout(previewTimer);
+  cancelPreviewRequest();
+  refused = null;
+  shownKey = key;
+  renderPreview(preview);
+  setPreviewState('ready', readyMessage(preview));
+}
+
 /** @param {ScanResult} result */
 function showDownloads(result) {
   ui.resultText.textContent = `${result.repo_name}: ${result.summary.total_files.toLocaleString('en-US')} files, ${result.summary.formatted.total_size}, ${result.summary.formatted.estimated_tokens} tokens (exact).`;
@@ -634,6 +753,8 @@ async function startScan() {
   ui.progress.value = 0;
   ui.progressText.textContent = 'Submitting…';
   const uploading = mode() === 'zip';
+  // The form the scan is for: its exact figures replace the preview only while the form still says that.
+  const scanKey = uploading ? '' : previewKey();
   let submitted = false;
   try {
     const accepted = await submitScan();
@@ -642,11 +763,9 @@ async function startScan() {
     const status = await followScan(accepted);
     if (status.state === 'completed' && status.result) {
       showDownloads(status.result);
-      if (uploading) {
+      if (uploading ? mode() === 'zip' : previewKey() === scanKey) {
         const summary = await callApi(`/v1/summary/${status.scan_id}`);
-        const preview = previewFromSummary(summary);
-        renderPreview(preview);
-        setPreviewState('ready', readyMessage(preview));
+        if (uploading ? mode() === 'zip' : previewKey() === scanKey) showExactPreview(previewFromSummary(summary), scanKey);
       }
     } else if (status.state === 'failed' && status.error) {
       showProblem(ui.scanError, { detail: status.error.message, code: status.error.code });

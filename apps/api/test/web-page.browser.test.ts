@@ -94,6 +94,23 @@ function statusOf(url: string, headers: Record<string, string>): Promise<number 
   });
 }
 
+// Every error box the page ever shows, recorded from page load on: a flash that is gone again
+// before the test looks is still caught.
+const RECORD_ERRORS = `
+  window.errorsShown = [];
+  document.addEventListener('DOMContentLoaded', () => {
+    for (const box of document.querySelectorAll('.error')) {
+      new MutationObserver(() => { if (!box.hidden) window.errorsShown.push(box.id + ': ' + box.textContent); })
+        .observe(box, { attributes: true, childList: true, subtree: true });
+    }
+  });`;
+
+const errorsShown = (page: Page) => page.evaluate<string[]>('window.errorsShown');
+
+async function summaryOf(base: string, scanId: string): Promise<{ summary: { total_files: number; total_size: number; estimated_tokens: number } }> {
+  return ((await (await fetch(`${base}/v1/summary/${scanId}`)).json()) as { data: { summary: { total_files: number; total_size: number; estimated_tokens: number } } }).data;
+}
+
 function noHorizontalOverflow(page: Page): Promise<number> {
   return page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
 }
@@ -165,7 +182,7 @@ describe('web page at / (headless Chromium)', { timeout: 120_000 }, () => {
     await page.close();
   });
 
-  it('waits for typing to pause before asking for a preview (300 ms debounce)', async () => {
+  it('waits for typing in the source to pause (1 s) before asking for a preview', async () => {
     const page = await browser.newPage();
     const inspects: Request[] = [];
     page.on('request', (request) => {
@@ -175,8 +192,9 @@ describe('web page at / (headless Chromium)', { timeout: 120_000 }, () => {
     await page.goto(`${api.baseUrl}/`);
     await page.clock.pauseAt(Date.now() + 60_000);
     await page.getByLabel('Repository URL or server path').pressSequentially(api.repoDir);
-    await page.clock.runFor(299);
+    await page.clock.runFor(999);
     expect(await attr(page, '#preview', 'data-state')).not.toBe('loading');
+    expect(inspects).toHaveLength(0);
     await page.clock.runFor(1);
     expect(await attr(page, '#preview', 'data-state')).toBe('loading');
     await page.clock.resume();
@@ -222,8 +240,19 @@ describe('web page at / (headless Chromium)', { timeout: 120_000 }, () => {
     ).json()) as ErrorEnvelope;
     expect(refusal.code).toBe('OUTSIDE_ALLOWED_ROOTS');
 
+    const inspects: string[] = [];
+    page.on('request', (request) => {
+      if (request.url().endsWith('/v1/inspect')) inspects.push(request.url());
+    });
+    // Still in the field: a refusal is a quiet hint, since the path may be half typed.
     await page.getByLabel('Repository URL or server path').fill(outside);
+    await expect.poll(() => attr(page, '#preview', 'data-state'), WAIT).toBe('hint');
+    expect(await text(page, '#preview-status')).toBe(`No preview yet: ${refusal.detail}`);
+    expect(await page.locator('#preview-error').isVisible()).toBe(false);
+    // Leaving the field settles it: the same answer is now an error, without asking again.
+    await page.getByLabel('Repository URL or server path').press('Tab');
     await expect.poll(() => attr(page, '#preview', 'data-state'), WAIT).toBe('error');
+    expect(inspects).toHaveLength(1);
     expect(await text(page, '#preview-error .detail')).toBe(refusal.detail);
     expect(await text(page, '#preview-error .code')).toBe(refusal.code);
 
@@ -231,6 +260,90 @@ describe('web page at / (headless Chromium)', { timeout: 120_000 }, () => {
     await page.locator('#scan-error').waitFor({ state: 'visible', ...WAIT });
     expect(await text(page, '#scan-error .detail')).toBe(refusal.detail);
     expect(await text(page, '#scan-error')).not.toMatch(/\bat .+:\d+/);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('typing a path key by key (300 ms a key) shows no error, spends no scan budget, and the Scan succeeds', async () => {
+    // A scan budget of 2 a minute: if previews counted against it, the Scan would be refused.
+    const strict = await startTestApi({ RATE_LIMIT_PER_MINUTE: '2', INSPECT_RATE_LIMIT_PER_MINUTE: '20' });
+    const page = await browser.newPage();
+    try {
+      const statuses: number[] = [];
+      const inspects: string[] = [];
+      page.on('response', (response) => {
+        statuses.push(response.status());
+        if (response.url().endsWith('/v1/inspect')) inspects.push(`${response.status()} ${String(response.request().postDataJSON()?.repo_path)}`);
+      });
+      await page.addInitScript(RECORD_ERRORS);
+      await page.goto(`${strict.baseUrl}/`);
+      const field = page.getByLabel('Repository URL or server path');
+      // Type most of the path, stop to think (a half path is previewed and refused), then finish it.
+      const half = `${strict.localRoot}/sa`;
+      expect(strict.repoDir.startsWith(half)).toBe(true);
+      await field.pressSequentially(half, { delay: 300 });
+      await expect.poll(() => attr(page, '#preview', 'data-state'), WAIT).toBe('hint');
+      expect(await text(page, '#preview-status')).toMatch(/^No preview yet: /);
+      await field.pressSequentially(strict.repoDir.slice(half.length), { delay: 300 });
+      await page.getByRole('button', { name: 'Scan' }).click();
+      const scanId = await waitScanDone(page);
+      expect(await text(page, '#progress-text')).toMatch(/Completed/);
+      expect(await errorsShown(page)).toEqual([]);
+      expect(statuses).not.toContain(429);
+      // The pause asked once, for the half path; leaving the field (the click) at most once more, for
+      // the whole (the finished scan drops that preview if it is still on its way).
+      const asked = inspects.map((line) => line.replace(strict.localRoot, '<root>'));
+      expect(asked[0]).toBe('422 <root>/sa');
+      expect(asked.slice(1)).toEqual(asked.length > 1 ? ['200 <root>/sample'] : []);
+      expect((await summaryOf(strict.baseUrl, scanId)).summary.total_files).toBeGreaterThan(0);
+    } finally {
+      await page.close();
+      await strict.close();
+    }
+  });
+
+  it('after a scan the preview shows the scan\'s exact figures, not the estimate beside them', async () => {
+    const { page, problems } = await openPage();
+    await page.getByLabel('Repository URL or server path').fill(api.repoDir);
+    const estimate = await inspect({ repo_path: api.repoDir });
+    await previewShows(page, estimate.summary.total_files);
+    expect(await text(page, '#tokens-label')).toBe('Tokens (estimate)');
+    await page.getByRole('button', { name: 'Scan' }).click();
+    const scanId = await waitScanDone(page);
+    const exact = await summaryOf(api.baseUrl, scanId);
+    // The sample's estimate and exact count differ, so the check below can tell them apart.
+    expect(exact.summary.estimated_tokens).not.toBe(estimate.summary.estimated_tokens);
+    await expect.poll(() => attr(page, '#total-tokens', 'data-value'), WAIT).toBe(String(exact.summary.estimated_tokens));
+    expect(await text(page, '#tokens-label')).toBe('Tokens (exact)');
+    expect(await attr(page, '#total-files', 'data-value')).toBe(String(exact.summary.total_files));
+    expect(await attr(page, '#total-size', 'data-value')).toBe(String(exact.summary.total_size));
+    expect(await text(page, '#preview-status')).toMatch(/from the finished scan \(exact token counts\)/);
+    expect(await text(page, '#result-text')).toContain(`${await text(page, '#total-tokens')} tokens (exact)`);
+    // A changed option is a new question: the preview goes back to an estimate for it.
+    await page.getByLabel('Docs only').check();
+    await expect.poll(() => text(page, '#tokens-label'), WAIT).toBe('Tokens (estimate)');
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('at 360 px an error about old input goes as soon as the input is fixed', async () => {
+    const { page, problems } = await openPage(360, 800);
+    await page.getByLabel('Repository URL or server path').fill(api.repoDir);
+    await page.getByLabel('Tree depth').fill('1.5');
+    await page.getByRole('button', { name: 'Scan' }).click();
+    await page.locator('#scan-error').waitFor({ state: 'visible', ...WAIT });
+    expect(await text(page, '#scan-error .code')).toBe('INVALID_REQUEST');
+    await expect.poll(() => attr(page, '#preview', 'data-state'), WAIT).toBe('error');
+    expect(await page.locator('#preview-error').isVisible()).toBe(true);
+
+    await page.getByLabel('Tree depth').fill('1');
+    // Gone at once, before any answer: neither box may speak about input that is no longer there.
+    expect(await page.locator('#scan-error').isVisible()).toBe(false);
+    expect(await page.locator('#preview-error').isVisible()).toBe(false);
+    await previewShows(page, (await inspect({ repo_path: api.repoDir, tree_depth: 1 })).summary.total_files);
+    expect(await page.locator('#scan-error').isVisible()).toBe(false);
+    expect(await page.locator('#preview-error').isVisible()).toBe(false);
+    expect(await noHorizontalOverflow(page)).toBeLessThanOrEqual(0);
     expect(problems).toEqual([]);
     await page.close();
   });
