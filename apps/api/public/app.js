@@ -78,6 +78,16 @@ const ui = {
   table: byId('file-table', HTMLTableElement),
   rows: byId('file-rows', HTMLTableSectionElement),
   tableNote: byId('table-note', HTMLParagraphElement),
+  digest: byId('digest', HTMLElement),
+  digestMd: byId('digest-md', HTMLInputElement),
+  digestTxt: byId('digest-txt', HTMLInputElement),
+  digestShow: byId('digest-show', HTMLButtonElement),
+  digestCopy: byId('digest-copy', HTMLButtonElement),
+  digestStatus: byId('digest-status', HTMLParagraphElement),
+  digestError: byId('digest-error', HTMLDivElement),
+  digestView: byId('digest-view', HTMLDivElement),
+  digestLines: byId('digest-lines', HTMLDivElement),
+  digestSpacer: byId('digest-spacer', HTMLDivElement),
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -314,11 +324,13 @@ function renderRows() {
     const primary = key === 'path' || key === 'subcategory' ? compareNames(a[key], b[key]) : a[key] - b[key];
     return (primary || compareNames(a.path, b.path)) * direction;
   });
+  // Once the digest on screen is read whole, each path it holds links to its place there.
+  const jumps = digest?.complete ? digest.positions : null;
   const fragment = document.createDocumentFragment();
   for (const file of rows.slice(0, MAX_TABLE_ROWS)) {
     const tr = document.createElement('tr');
     tr.append(
-      pathCell(displayPath(file.path)),
+      pathCell(displayPath(file.path), jumps),
       cell(file.subcategory, `sub sub-${file.subcategory}`),
       cell(formatSize(file.size), 'num', `${file.size} bytes`),
       cell(file.tokens.toLocaleString('en-US'), 'num'),
@@ -333,13 +345,28 @@ function renderRows() {
   }
 }
 
-/** A path that may break after each `/` on a narrow screen, rather than anywhere. @param {string} path */
-function pathCell(path) {
+/**
+ * A path that may break after each `/` on a narrow screen, rather than anywhere; a link to its
+ * place in the digest when `jumps` has it.
+ * @param {string} path @param {Map<string, number> | null} jumps
+ */
+function pathCell(path, jumps) {
   const td = document.createElement('td');
   td.className = 'path';
+  /** @type {HTMLElement} */
+  let holder = td;
+  if (jumps?.has(path)) {
+    const a = document.createElement('a');
+    a.href = '#digest';
+    a.className = 'jump';
+    a.dataset.path = path;
+    a.title = 'Show this file in the digest';
+    td.append(a);
+    holder = a;
+  }
   path.split('/').forEach((part, index) => {
-    if (index > 0) td.append('/', document.createElement('wbr'));
-    td.append(part);
+    if (index > 0) holder.append('/', document.createElement('wbr'));
+    holder.append(part);
   });
   return td;
 }
@@ -608,6 +635,322 @@ ui.zipFile.addEventListener('change', () => {
 });
 
 // ---------------------------------------------------------------------------------------------
+// The digest in the page: the finished scan's Markdown (or text) artifact, read from the download
+// route as a stream and split into lines a slice at a time, yielding to the browser between
+// slices, so a digest of tens of MB never blocks the tab. Only the lines in view are in the DOM;
+// the scroll bar's length comes from a spacer. Copy puts the whole artifact on the clipboard.
+
+// Larger digests wait for "Show in the page", so a scan does not download them unasked.
+const AUTO_SHOW_BYTES = 8 * 1024 ** 2;
+// A minified file can be one line of megabytes: beyond this many characters a line is cut on screen.
+const MAX_SHOWN_LINE = 2000;
+// Below every browser's tallest element; past it the scroll position maps to lines by proportion.
+const MAX_SCROLL_PX = 8_000_000;
+const SLICE_MS = 12;
+const READ_PIECE = 256 * 1024;
+const TXT_RULE = '='.repeat(64);
+
+/**
+ * @typedef {{ url: string, format: string, bytes: number, lines: string[], positions: Map<string, number>,
+ *   complete: boolean, abort: AbortController }} Digest
+ */
+
+/** The finished scan whose digest the section offers. @type {ScanResult | null} */
+let digestResult = null;
+/** @type {Digest | null} */
+let digest = null;
+/** The line a jump went to (highlighted), and the line pinned at a scroll position set by a jump or a key. */
+let targetLine = -1;
+/** @type {{ line: number, scrollTop: number } | null} */
+let pinned = null;
+let drawQueued = false;
+
+const yieldToBrowser = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+function digestFormat() {
+  return ui.digestTxt.checked ? 'txt' : 'md';
+}
+
+/** @param {ScanResult} result */
+function offerDigest(result) {
+  digestResult = result;
+  closeDigest();
+  ui.digest.hidden = false;
+  ui.digestMd.disabled = !result.artifacts.md;
+  ui.digestTxt.disabled = !result.artifacts.txt;
+  if (!result.artifacts.md && result.artifacts.txt) ui.digestTxt.checked = true;
+  offerFormat();
+}
+
+function offerFormat() {
+  closeDigest();
+  const artifact = digestResult?.artifacts[digestFormat()];
+  if (!artifact) {
+    ui.digestStatus.textContent = 'This scan made no text digest.';
+    ui.digestCopy.disabled = true;
+    return;
+  }
+  ui.digestCopy.disabled = false;
+  if (artifact.bytes <= AUTO_SHOW_BYTES) {
+    void loadDigest();
+  } else {
+    ui.digestShow.hidden = false;
+    ui.digestStatus.textContent = `The digest is ${formatSize(artifact.bytes)}: Show in the page draws it a screen at a time; Copy and the download take it whole.`;
+  }
+}
+
+function closeDigest() {
+  digest?.abort.abort();
+  digest = null;
+  targetLine = -1;
+  pinned = null;
+  ui.digestView.hidden = true;
+  ui.digestShow.hidden = true;
+  ui.digestLines.replaceChildren();
+  ui.digestSpacer.style.height = '0';
+  showProblem(ui.digestError, null);
+  renderRows();
+}
+
+function hideDigest() {
+  closeDigest();
+  digestResult = null;
+  ui.digest.hidden = true;
+}
+
+/**
+ * Where each file starts in a Markdown digest: its `### <code span>` heading outside any fence.
+ * A file's fence is longer than any backtick run inside it, so only its closing line equals it.
+ * @param {Map<string, number>} positions
+ */
+function markdownIndexer(positions) {
+  let fence = '';
+  return (/** @type {string} */ line, /** @type {number} */ index) => {
+    if (fence) {
+      if (line === fence) fence = '';
+      return;
+    }
+    if (line.startsWith('```')) {
+      fence = /^`+/.exec(line)?.[0] ?? '';
+      return;
+    }
+    if (line.startsWith('### `')) {
+      const path = codeSpanText(line.slice(4));
+      if (path !== null && !positions.has(path)) positions.set(path, index);
+    }
+  };
+}
+
+/** The text of a CommonMark code span as the digest writes it (padded when it starts or ends with a backtick). @param {string} span */
+function codeSpanText(span) {
+  const ticks = /^`+/.exec(span)?.[0] ?? '';
+  if (!ticks || span.length < 2 * ticks.length || !span.endsWith(ticks)) return null;
+  const text = span.slice(ticks.length, span.length - ticks.length);
+  const padded = text.length >= 2 && text.startsWith(' ') && text.endsWith(' ') && (text[1] === '`' || text[text.length - 2] === '`');
+  return padded ? text.slice(1, -1) : text;
+}
+
+/** In a text digest a file starts with a rule and `FILE: <path>`; the first such pair per path counts. @param {Map<string, number>} positions */
+function textIndexer(positions) {
+  let previous = '';
+  return (/** @type {string} */ line, /** @type {number} */ index) => {
+    if (previous === TXT_RULE && line.startsWith('FILE: ')) {
+      const path = line.slice(6);
+      if (!positions.has(path)) positions.set(path, index - 1);
+    }
+    previous = line;
+  };
+}
+
+async function loadDigest() {
+  const artifact = digestResult?.artifacts[digestFormat()];
+  if (!artifact) return;
+  closeDigest();
+  /** @type {Digest} */
+  const d = { url: artifact.url, format: digestFormat(), bytes: artifact.bytes, lines: [], positions: new Map(), complete: false, abort: new AbortController() };
+  digest = d;
+  ui.digestView.hidden = false;
+  ui.digestView.scrollTop = 0;
+  ui.digestStatus.textContent = `Loading the digest (${formatSize(artifact.bytes)})…`;
+  const index = d.format === 'md' ? markdownIndexer(d.positions) : textIndexer(d.positions);
+  /** Pieces of the line not ended yet: joined once, so a line of megabytes costs no repeated copies. @type {string[]} */
+  let open = [];
+  /** @param {string} line */
+  const addLine = (line) => {
+    index(line, d.lines.length);
+    d.lines.push(line);
+  };
+  try {
+    const response = await fetch(d.url, { signal: d.abort.signal });
+    if (!response.ok || !response.body) {
+      /** @type {any} */
+      const body = await response.json().catch(() => null);
+      throw new ApiProblem(typeof body?.detail === 'string' ? body.detail : `The server answered HTTP ${response.status}.`, typeof body?.code === 'string' ? body.code : `HTTP_${response.status}`, response.status);
+    }
+    const reader = response.body.getReader();
+    const decoder = new TextDecoder();
+    let received = 0;
+    let sliceStart = performance.now();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (digest !== d) return;
+      // A buffered response can arrive in large chunks: take them a piece at a time.
+      const pieces = [];
+      if (value) for (let at = 0; at < value.byteLength; at += READ_PIECE) pieces.push(value.subarray(at, at + READ_PIECE));
+      if (done) pieces.push(null);
+      for (const piece of pieces) {
+        const text = piece ? decoder.decode(piece, { stream: true }) : decoder.decode();
+        if (piece) received += piece.byteLength;
+        let start = 0;
+        for (let newline = text.indexOf('\n'); newline !== -1; newline = text.indexOf('\n', start)) {
+          const end = text.slice(start, newline);
+          addLine(open.length > 0 ? open.join('') + end : end);
+          open = [];
+          start = newline + 1;
+        }
+        if (start < text.length) open.push(text.slice(start));
+        if (performance.now() - sliceStart > SLICE_MS) {
+          ui.digestStatus.textContent = `Loading the digest: ${formatSize(received)} of ${formatSize(d.bytes)}…`;
+          scheduleDraw();
+          await yieldToBrowser();
+          if (digest !== d) return;
+          sliceStart = performance.now();
+        }
+      }
+      if (done) break;
+    }
+    if (open.length > 0) addLine(open.join(''));
+    d.complete = true;
+    const jumps = d.positions.size > 0 ? ' The paths in the file table jump to their files here.' : '';
+    ui.digestStatus.textContent = `${d.lines.length.toLocaleString('en-US')} lines, ${formatSize(d.bytes)}.${jumps}`;
+    drawDigest();
+    renderRows();
+  } catch (error) {
+    if (d.abort.signal.aborted || digest !== d) return;
+    ui.digestStatus.textContent = 'The digest could not be shown here; the download buttons still have it.';
+    showProblem(ui.digestError, error instanceof TypeError ? { detail: 'Could not reach the API. Check that the server is running, then try again.', code: 'NETWORK_ERROR' } : toProblem(error));
+  }
+}
+
+function scheduleDraw() {
+  if (drawQueued) return;
+  drawQueued = true;
+  requestAnimationFrame(() => {
+    drawQueued = false;
+    drawDigest();
+  });
+}
+
+/** @param {Digest} d */
+function digestGeometry(d) {
+  const lineHeight = parseFloat(getComputedStyle(ui.digestLines).getPropertyValue('--line-height')) || 18;
+  const view = ui.digestView.clientHeight;
+  const visible = Math.max(1, Math.floor(view / lineHeight));
+  const height = Math.max(view, Math.min(d.lines.length * lineHeight, MAX_SCROLL_PX));
+  return { lineHeight, visible, height, scrollRange: Math.max(0, height - view), lineRange: Math.max(0, d.lines.length - visible) };
+}
+
+function drawDigest() {
+  const d = digest;
+  if (!d) return;
+  const g = digestGeometry(d);
+  ui.digestSpacer.style.height = `${Math.max(0, g.height - ui.digestView.clientHeight)}px`;
+  const top = ui.digestView.scrollTop;
+  const first =
+    pinned && Math.abs(pinned.scrollTop - top) < 1 ? pinned.line : g.scrollRange > 0 ? Math.min(g.lineRange, Math.round((top / g.scrollRange) * g.lineRange)) : 0;
+  const fragment = document.createDocumentFragment();
+  for (let i = first; i < Math.min(d.lines.length, first + g.visible + 1); i++) {
+    const line = d.lines[i] ?? '';
+    const div = document.createElement('div');
+    div.className = i === targetLine ? 'line target' : 'line';
+    div.dataset.line = String(i + 1);
+    div.textContent =
+      line.length > MAX_SHOWN_LINE ? `${line.slice(0, MAX_SHOWN_LINE)} … (${(line.length - MAX_SHOWN_LINE).toLocaleString('en-US')} more characters: Copy or download the digest for them)` : line;
+    fragment.append(div);
+  }
+  ui.digestLines.replaceChildren(fragment);
+}
+
+/** Scroll so that `line` (0-based) is the first in view. @param {number} line */
+function scrollToLine(line) {
+  const d = digest;
+  if (!d) return;
+  const g = digestGeometry(d);
+  const first = Math.max(0, Math.min(g.lineRange, Math.round(line)));
+  ui.digestView.scrollTop = g.lineRange > 0 ? (first / g.lineRange) * g.scrollRange : 0;
+  // The browser rounds scrollTop; the line asked for is what is drawn at that position.
+  pinned = { line: first, scrollTop: ui.digestView.scrollTop };
+  drawDigest();
+}
+
+/** The first line in view now. */
+function firstShownLine() {
+  return Number(ui.digestLines.firstElementChild?.getAttribute('data-line') ?? '1') - 1;
+}
+
+/** Show a file's heading at the top of the digest view and put the keyboard there. @param {string} path */
+function jumpToFile(path) {
+  const line = digest?.positions.get(path);
+  if (line === undefined) return;
+  targetLine = line;
+  scrollToLine(line);
+  ui.digest.scrollIntoView({ block: 'start' });
+  ui.digestView.focus({ preventScroll: true });
+  ui.digestStatus.textContent = `${path}: line ${(line + 1).toLocaleString('en-US')} of ${(digest?.lines.length ?? 0).toLocaleString('en-US')}.`;
+}
+
+ui.digestView.addEventListener('scroll', () => {
+  if (pinned && Math.abs(pinned.scrollTop - ui.digestView.scrollTop) >= 1) pinned = null;
+  scheduleDraw();
+});
+// A scroll step of a few pixels can be many lines when the digest is scaled: keys move by lines.
+ui.digestView.addEventListener('keydown', (event) => {
+  const d = digest;
+  if (!d || event.altKey || event.ctrlKey || event.metaKey) return;
+  const page = digestGeometry(d).visible;
+  /** @type {Record<string, number>} */
+  const steps = { ArrowDown: 1, ArrowUp: -1, PageDown: page, PageUp: -page, ' ': event.shiftKey ? -page : page };
+  const first = firstShownLine();
+  if (event.key === 'Home') scrollToLine(0);
+  else if (event.key === 'End') scrollToLine(d.lines.length);
+  else if (event.key in steps) scrollToLine(first + (steps[event.key] ?? 0));
+  else return;
+  event.preventDefault();
+});
+new ResizeObserver(() => scheduleDraw()).observe(ui.digestView);
+
+ui.digestShow.addEventListener('click', () => void loadDigest());
+for (const radio of [ui.digestMd, ui.digestTxt]) radio.addEventListener('change', offerFormat);
+ui.rows.addEventListener('click', (event) => {
+  const link = event.target instanceof Element ? event.target.closest('a.jump') : null;
+  if (!(link instanceof HTMLAnchorElement)) return;
+  event.preventDefault();
+  jumpToFile(link.dataset.path ?? '');
+});
+
+ui.digestCopy.addEventListener('click', () => void copyDigest());
+
+async function copyDigest() {
+  const artifact = digestResult?.artifacts[digestFormat()];
+  if (!artifact) return;
+  showProblem(ui.digestError, null);
+  ui.digestStatus.textContent = `Copying the digest (${formatSize(artifact.bytes)})…`;
+  // The clipboard takes the text as a promise, so the download may finish after the click.
+  const text = fetch(artifact.url).then(async (response) => {
+    if (!response.ok) throw new ApiProblem(`The server answered HTTP ${response.status}.`, `HTTP_${response.status}`, response.status);
+    return new Blob([await response.blob()], { type: 'text/plain' });
+  });
+  try {
+    await navigator.clipboard.write([new ClipboardItem({ 'text/plain': text })]);
+    ui.digestStatus.textContent = `Copied the whole digest (${formatSize(artifact.bytes)}) to the clipboard.`;
+  } catch (error) {
+    ui.digestStatus.textContent = 'The digest was not copied.';
+    const refused = error instanceof DOMException && error.name === 'NotAllowedError';
+    showProblem(ui.digestError, refused ? { detail: 'The browser did not allow this page to write to the clipboard. Allow it, or use the download button.', code: 'CLIPBOARD_DENIED' } : toProblem(error));
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
 // Scanning: submit with ?wait=false, follow the events, then offer the downloads.
 
 // Progress by phase: reading files is most of the work; the bar only moves forward.
@@ -749,6 +1092,7 @@ async function startScan() {
   ui.scanButton.textContent = 'Scanning…';
   ui.scanResult.hidden = true;
   ui.downloads.replaceChildren();
+  hideDigest();
   showProblem(ui.scanError, null);
   ui.progress.value = 0;
   ui.progressText.textContent = 'Submitting…';
@@ -763,6 +1107,7 @@ async function startScan() {
     const status = await followScan(accepted);
     if (status.state === 'completed' && status.result) {
       showDownloads(status.result);
+      offerDigest(status.result);
       if (uploading ? mode() === 'zip' : previewKey() === scanKey) {
         const summary = await callApi(`/v1/summary/${status.scan_id}`);
         if (uploading ? mode() === 'zip' : previewKey() === scanKey) showExactPreview(previewFromSummary(summary), scanKey);
