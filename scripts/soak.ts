@@ -76,7 +76,7 @@ if (!args.server) {
   await cp(join(ROOT, 'packages/core/src'), join(repoRoot, 'core-src'), { recursive: true });
   const port = await freePort();
   const env = { REDIS_URL: redisUrl, QUEUE_PREFIX: queuePrefix, DATA_DIR: join(base, 'data'), ALLOWED_LOCAL_ROOTS: repoRoot, JOB_LOCK_SECONDS: '5', JANITOR_INTERVAL_SECONDS: '5' };
-  start('apps/api/src/main.ts', { ...env, ROLE: 'api', HOST: '127.0.0.1', PORT: String(port), SCAN_WAIT_SECONDS: '0', RATE_LIMIT_PER_MINUTE: '0' });
+  start('apps/api/src/main.ts', { ...env, ROLE: 'api', HOST: '127.0.0.1', PORT: String(port), SCAN_WAIT_SECONDS: '0', RATE_LIMIT_PER_MINUTE: '0', INSPECT_RATE_LIMIT_PER_MINUTE: '0' });
   workerEnv = { ...env, ROLE: 'worker' };
   for (let i = 0; i < Number(args.workers); i++) workers.push(start('apps/worker/src/main.ts', workerEnv));
   serverUrl = `http://127.0.0.1:${port}`;

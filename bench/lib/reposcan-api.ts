@@ -31,6 +31,7 @@ export class Deployment {
       // The production default: every request is logged.
       LOG_LEVEL: 'info',
       RATE_LIMIT_PER_MINUTE: '0',
+      INSPECT_RATE_LIMIT_PER_MINUTE: '0',
       MAX_SCAN_FILES: '10000000',
       MAX_QUEUED_SCANS: '10000',
       SCAN_TIMEOUT_SECONDS: '3600',

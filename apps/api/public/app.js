@@ -6,7 +6,6 @@
 // the page shows them exactly as the artifacts do.
 import { compareNames, displayPath, formatSize, formatTokens, renderTree } from './core-format.js';
 
-const PREVIEW_DEBOUNCE_MS = 300;
 // A huge repository would make a table of every file slow to draw; the totals still count all.
 const MAX_TABLE_ROWS = 1000;
 const TERMINAL_STATES = new Set(['completed', 'failed', 'cancelled']);
@@ -79,17 +78,29 @@ const ui = {
   table: byId('file-table', HTMLTableElement),
   rows: byId('file-rows', HTMLTableSectionElement),
   tableNote: byId('table-note', HTMLParagraphElement),
+  digest: byId('digest', HTMLElement),
+  digestMd: byId('digest-md', HTMLInputElement),
+  digestTxt: byId('digest-txt', HTMLInputElement),
+  digestShow: byId('digest-show', HTMLButtonElement),
+  digestCopy: byId('digest-copy', HTMLButtonElement),
+  digestStatus: byId('digest-status', HTMLParagraphElement),
+  digestError: byId('digest-error', HTMLDivElement),
+  digestView: byId('digest-view', HTMLDivElement),
+  digestLines: byId('digest-lines', HTMLDivElement),
+  digestSpacer: byId('digest-spacer', HTMLDivElement),
 };
 
 // ---------------------------------------------------------------------------------------------
 // Talking to the API: every failure becomes a Problem with the API's own sentence.
 
 class ApiProblem extends Error {
-  /** @param {string} detail @param {string} code */
-  constructor(detail, code) {
+  /** @param {string} detail @param {string} code @param {number} [status] HTTP status; 0 when there was no answer @param {number} [retryAfter] seconds */
+  constructor(detail, code, status = 0, retryAfter = 0) {
     super(detail);
     this.detail = detail;
     this.code = code;
+    this.status = status;
+    this.retryAfter = retryAfter;
   }
 }
 
@@ -111,10 +122,11 @@ async function callApi(url, init = {}) {
   /** @type {any} */
   const body = await response.json().catch(() => null);
   if (response.ok && body && body.status === 'success') return body.data;
+  const retryAfter = Number(response.headers.get('retry-after')) || 0;
   if (body && body.status === 'error' && typeof body.detail === 'string') {
-    throw new ApiProblem(body.detail, typeof body.code === 'string' ? body.code : '');
+    throw new ApiProblem(body.detail, typeof body.code === 'string' ? body.code : '', response.status, retryAfter);
   }
-  throw new ApiProblem(`The server answered HTTP ${response.status} without an explanation.`, `HTTP_${response.status}`);
+  throw new ApiProblem(`The server answered HTTP ${response.status} without an explanation.`, `HTTP_${response.status}`, response.status, retryAfter);
 }
 
 /** @param {unknown} error @returns {Problem} */
@@ -269,7 +281,7 @@ let shown = null;
 const sort = { key: 'path', descending: false };
 
 /**
- * @param {'empty' | 'stale' | 'loading' | 'ready' | 'error'} state
+ * @param {'empty' | 'stale' | 'loading' | 'ready' | 'error' | 'hint'} state
  * @param {string} message
  */
 function setPreviewState(state, message) {
@@ -312,11 +324,13 @@ function renderRows() {
     const primary = key === 'path' || key === 'subcategory' ? compareNames(a[key], b[key]) : a[key] - b[key];
     return (primary || compareNames(a.path, b.path)) * direction;
   });
+  // Once the digest on screen is read whole, each path it holds links to its place there.
+  const jumps = digest?.complete ? digest.positions : null;
   const fragment = document.createDocumentFragment();
   for (const file of rows.slice(0, MAX_TABLE_ROWS)) {
     const tr = document.createElement('tr');
     tr.append(
-      pathCell(displayPath(file.path)),
+      pathCell(displayPath(file.path), jumps),
       cell(file.subcategory, `sub sub-${file.subcategory}`),
       cell(formatSize(file.size), 'num', `${file.size} bytes`),
       cell(file.tokens.toLocaleString('en-US'), 'num'),
@@ -331,13 +345,28 @@ function renderRows() {
   }
 }
 
-/** A path that may break after each `/` on a narrow screen, rather than anywhere. @param {string} path */
-function pathCell(path) {
+/**
+ * A path that may break after each `/` on a narrow screen, rather than anywhere; a link to its
+ * place in the digest when `jumps` has it.
+ * @param {string} path @param {Map<string, number> | null} jumps
+ */
+function pathCell(path, jumps) {
   const td = document.createElement('td');
   td.className = 'path';
+  /** @type {HTMLElement} */
+  let holder = td;
+  if (jumps?.has(path)) {
+    const a = document.createElement('a');
+    a.href = '#digest';
+    a.className = 'jump';
+    a.dataset.path = path;
+    a.title = 'Show this file in the digest';
+    td.append(a);
+    holder = a;
+  }
   path.split('/').forEach((part, index) => {
-    if (index > 0) td.append('/', document.createElement('wbr'));
-    td.append(part);
+    if (index > 0) holder.append('/', document.createElement('wbr'));
+    holder.append(part);
   });
   return td;
 }
@@ -414,32 +443,89 @@ for (const th of ui.table.querySelectorAll('th[data-key]')) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The live preview: debounced, and each newer request aborts the one in flight.
+// The live preview follows the form, but only settled input: a text field counts as settled when
+// it loses focus or Enter is pressed, or after a pause, longer in the source fields because a
+// half-typed path is refused. A newer request aborts the one in flight and an answer to input that
+// has changed since is dropped, so a preview costs one request per settled form, not one per key.
+
+// The source: long enough that typing a path at an ordinary pace sends nothing until a pause.
+const SOURCE_PAUSE_MS = 1000;
+const OPTION_PAUSE_MS = 500;
 
 /** @type {ReturnType<typeof setTimeout> | undefined} */
 let previewTimer;
 /** @type {AbortController | null} */
 let previewRequest = null;
+/** The inspect body of the request in flight. */
+let requestedKey = '';
 /** The inspect body whose answer is on screen, so an unchanged form is not asked again. */
 let shownKey = '';
+/**
+ * The last inspect body the API refused (4xx) and its answer: a hint while the source is still
+ * being typed, an error once it settles, without asking the API again for the same form.
+ * @type {{ key: string, problem: Problem } | null}
+ */
+let refused = null;
+/** The text field being typed in: set on input, cleared when it settles (blur, Enter). @type {HTMLElement | null} */
+let typingIn = null;
 
-function schedulePreview() {
-  clearTimeout(previewTimer);
-  // What is in flight no longer matches the form: stop it now rather than draw it later.
+/** The inspect body the form makes now. */
+function previewKey() {
+  return JSON.stringify({ ...sourceFields(), ...selectionOptions() });
+}
+
+function cancelPreviewRequest() {
   previewRequest?.abort();
   previewRequest = null;
+  requestedKey = '';
+}
+
+/** Preview the form after `delay` ms of quiet, unless that is already on screen or on its way. @param {number} delay */
+function schedulePreview(delay) {
+  clearTimeout(previewTimer);
   if (mode() === 'zip') {
+    cancelPreviewRequest();
     showZipPreviewHint();
     return;
   }
-  if (shown) setPreviewState('stale', 'Options changed: updating the preview…');
-  previewTimer = setTimeout(() => void runPreview(), PREVIEW_DEBOUNCE_MS);
+  const key = previewKey();
+  if (previewRequest && key === requestedKey) return;
+  cancelPreviewRequest();
+  // A refusal of other input is out of date: it does not stay on screen while the form settles.
+  showProblem(ui.previewError, null);
+  if (shown && key === shownKey) {
+    setPreviewState('ready', readyMessage(shown));
+    return;
+  }
+  if (refused && refused.key === key) {
+    showRefusal(refused.problem, true);
+    return;
+  }
+  if (shown) setPreviewState('stale', 'Options changed: the preview follows when you pause or leave the field.');
+  else if (sourceFields().repo_path) setPreviewState('empty', 'The preview follows when you pause or leave the field.');
+  previewTimer = setTimeout(() => void runPreview(), delay);
 }
 
 function showZipPreviewHint() {
   clearPreview();
   shownKey = '';
+  refused = null;
   setPreviewState('empty', 'ZIP uploads are previewed from the finished scan: press Scan, and the preview appears when it completes.');
+}
+
+/**
+ * A 4xx while the source is still being typed (a half-typed path is outside the allowed roots,
+ * or not there yet) is a quiet hint in the status line; otherwise the API's sentence as an error.
+ * @param {Problem} problem @param {boolean} clientError
+ */
+function showRefusal(problem, clientError) {
+  if (clientError && (typingIn === ui.repoPath || typingIn === ui.branch)) {
+    showProblem(ui.previewError, null);
+    setPreviewState('hint', `No preview yet: ${problem.detail}`);
+  } else {
+    showProblem(ui.previewError, problem);
+    setPreviewState('error', 'The preview could not be made.');
+  }
 }
 
 async function runPreview() {
@@ -448,32 +534,46 @@ async function runPreview() {
   if (!source.repo_path) {
     clearPreview();
     shownKey = '';
+    refused = null;
     setPreviewState('empty', 'Type a repository URL or a server path to see a preview.');
     return;
   }
-  const body = JSON.stringify({ ...source, ...selectionOptions() });
-  if (body === shownKey && shown) {
+  const key = previewKey();
+  if (key === shownKey && shown) {
     setPreviewState('ready', readyMessage(shown));
     return;
   }
   const request = new AbortController();
   previewRequest = request;
+  requestedKey = key;
   setPreviewState('loading', shown ? 'Updating the preview…' : 'Loading the preview…');
   try {
-    const data = await callApi('/v1/inspect', { method: 'POST', headers: { 'content-type': 'application/json' }, body, signal: request.signal });
+    const data = await callApi('/v1/inspect', { method: 'POST', headers: { 'content-type': 'application/json' }, body: key, signal: request.signal });
     if (request !== previewRequest) return;
     const preview = previewFromInspect(data);
-    shownKey = body;
+    shownKey = key;
+    refused = null;
     renderPreview(preview);
     setPreviewState('ready', readyMessage(preview));
   } catch (error) {
     if (request.signal.aborted || request !== previewRequest) return;
+    const problem = toProblem(error);
+    if (error instanceof ApiProblem && error.status === 429) {
+      // Busy slots or the preview budget: nothing is wrong with the input, so ask again when told.
+      setPreviewState(shown ? 'stale' : 'hint', `Preview paused: ${problem.detail}`);
+      previewTimer = setTimeout(() => void runPreview(), Math.min(60, Math.max(1, error.retryAfter)) * 1000);
+      return;
+    }
     shownKey = '';
     clearPreview();
-    showProblem(ui.previewError, toProblem(error));
-    setPreviewState('error', 'The preview could not be made.');
+    const clientError = error instanceof ApiProblem && error.status >= 400 && error.status < 500;
+    refused = clientError ? { key, problem } : null;
+    showRefusal(problem, clientError);
   } finally {
-    if (request === previewRequest) previewRequest = null;
+    if (request === previewRequest) {
+      previewRequest = null;
+      requestedKey = '';
+    }
   }
 }
 
@@ -483,25 +583,372 @@ function readyMessage(preview) {
   return preview.exact ? `${where}, from the finished scan (exact token counts).` : `${where}: a preview with estimated token counts; nothing is stored.`;
 }
 
+/** The form changed: a scan refusal on screen was about what was submitted before, so it goes. */
+function onEdited() {
+  showProblem(ui.scanError, null);
+}
+
 function onModeChange() {
   const zip = mode() === 'zip';
   ui.pathSource.hidden = zip;
   ui.zipSource.hidden = !zip;
   // Uploads take no branch: the archive is the tree.
   ui.branchField.hidden = zip;
-  schedulePreview();
+  onEdited();
+  schedulePreview(0);
 }
 
 ui.modePath.addEventListener('change', onModeChange);
 ui.modeZip.addEventListener('change', onModeChange);
-for (const input of [ui.repoPath, ui.branch, ui.includePatterns, ui.excludePatterns, ui.excludeDirs, ui.treeDepth, ui.sizeLimit]) {
-  input.addEventListener('input', schedulePreview);
+for (const [input, pause] of /** @type {[HTMLInputElement | HTMLTextAreaElement, number][]} */ ([
+  [ui.repoPath, SOURCE_PAUSE_MS],
+  [ui.branch, SOURCE_PAUSE_MS],
+  [ui.includePatterns, OPTION_PAUSE_MS],
+  [ui.excludePatterns, OPTION_PAUSE_MS],
+  [ui.excludeDirs, OPTION_PAUSE_MS],
+  [ui.treeDepth, OPTION_PAUSE_MS],
+  [ui.sizeLimit, OPTION_PAUSE_MS],
+])) {
+  input.addEventListener('input', () => {
+    typingIn = input;
+    onEdited();
+    schedulePreview(pause);
+  });
+  // Leaving the field or pressing Enter (change), or leaving it unchanged (blur): it is settled.
+  const settle = () => {
+    if (typingIn === input) typingIn = null;
+    schedulePreview(0);
+  };
+  input.addEventListener('change', settle);
+  input.addEventListener('blur', settle);
 }
-for (const input of [ui.docsOnly, ui.syncIgnore, ui.skipTree]) input.addEventListener('change', schedulePreview);
+for (const input of [ui.docsOnly, ui.syncIgnore, ui.skipTree]) {
+  input.addEventListener('change', () => {
+    onEdited();
+    schedulePreview(0);
+  });
+}
 ui.zipFile.addEventListener('change', () => {
+  onEdited();
   const file = ui.zipFile.files?.[0];
   if (file) setPreviewState('empty', `${file.name} (${formatSize(file.size)}) is ready: press Scan; the preview appears when the scan completes.`);
 });
+
+// ---------------------------------------------------------------------------------------------
+// The digest in the page: the finished scan's Markdown (or text) artifact, read from the download
+// route as a stream and split into lines a slice at a time, yielding to the browser between
+// slices, so a digest of tens of MB never blocks the tab. Only the lines in view are in the DOM;
+// the scroll bar's length comes from a spacer. Copy puts the whole artifact on the clipboard.
+
+// Larger digests wait for "Show in the page", so a scan does not download them unasked.
+const AUTO_SHOW_BYTES = 8 * 1024 ** 2;
+// A minified file can be one line of megabytes: beyond this many characters a line is cut on screen.
+const MAX_SHOWN_LINE = 2000;
+// Below every browser's tallest element; past it the scroll position maps to lines by proportion.
+const MAX_SCROLL_PX = 8_000_000;
+const SLICE_MS = 12;
+const READ_PIECE = 256 * 1024;
+const TXT_RULE = '='.repeat(64);
+
+/**
+ * @typedef {{ url: string, format: string, bytes: number, lines: string[], positions: Map<string, number>,
+ *   complete: boolean, abort: AbortController }} Digest
+ */
+
+/** The finished scan whose digest the section offers. @type {ScanResult | null} */
+let digestResult = null;
+/** @type {Digest | null} */
+let digest = null;
+/** The line a jump went to (highlighted), and the line pinned at a scroll position set by a jump or a key. */
+let targetLine = -1;
+/** @type {{ line: number, scrollTop: number } | null} */
+let pinned = null;
+let drawQueued = false;
+
+const yieldToBrowser = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+function digestFormat() {
+  return ui.digestTxt.checked ? 'txt' : 'md';
+}
+
+/** @param {ScanResult} result */
+function offerDigest(result) {
+  digestResult = result;
+  closeDigest();
+  ui.digest.hidden = false;
+  ui.digestMd.disabled = !result.artifacts.md;
+  ui.digestTxt.disabled = !result.artifacts.txt;
+  if (!result.artifacts.md && result.artifacts.txt) ui.digestTxt.checked = true;
+  offerFormat();
+}
+
+function offerFormat() {
+  closeDigest();
+  const artifact = digestResult?.artifacts[digestFormat()];
+  if (!artifact) {
+    ui.digestStatus.textContent = 'This scan made no text digest.';
+    ui.digestCopy.disabled = true;
+    return;
+  }
+  ui.digestCopy.disabled = false;
+  if (artifact.bytes <= AUTO_SHOW_BYTES) {
+    void loadDigest();
+  } else {
+    ui.digestShow.hidden = false;
+    ui.digestStatus.textContent = `The digest is ${formatSize(artifact.bytes)}: Show in the page draws it a screen at a time; Copy and the download take it whole.`;
+  }
+}
+
+function closeDigest() {
+  digest?.abort.abort();
+  digest = null;
+  targetLine = -1;
+  pinned = null;
+  ui.digestView.hidden = true;
+  ui.digestShow.hidden = true;
+  ui.digestLines.replaceChildren();
+  ui.digestSpacer.style.height = '0';
+  showProblem(ui.digestError, null);
+  renderRows();
+}
+
+function hideDigest() {
+  closeDigest();
+  digestResult = null;
+  ui.digest.hidden = true;
+}
+
+/**
+ * Where each file starts in a Markdown digest: its `### <code span>` heading outside any fence.
+ * A file's fence is longer than any backtick run inside it, so only its closing line equals it.
+ * @param {Map<string, number>} positions
+ */
+function markdownIndexer(positions) {
+  let fence = '';
+  return (/** @type {string} */ line, /** @type {number} */ index) => {
+    if (fence) {
+      if (line === fence) fence = '';
+      return;
+    }
+    if (line.startsWith('```')) {
+      fence = /^`+/.exec(line)?.[0] ?? '';
+      return;
+    }
+    if (line.startsWith('### `')) {
+      const path = codeSpanText(line.slice(4));
+      if (path !== null && !positions.has(path)) positions.set(path, index);
+    }
+  };
+}
+
+/** The text of a CommonMark code span as the digest writes it (padded when it starts or ends with a backtick). @param {string} span */
+function codeSpanText(span) {
+  const ticks = /^`+/.exec(span)?.[0] ?? '';
+  if (!ticks || span.length < 2 * ticks.length || !span.endsWith(ticks)) return null;
+  const text = span.slice(ticks.length, span.length - ticks.length);
+  const padded = text.length >= 2 && text.startsWith(' ') && text.endsWith(' ') && (text[1] === '`' || text[text.length - 2] === '`');
+  return padded ? text.slice(1, -1) : text;
+}
+
+/** In a text digest a file starts with a rule and `FILE: <path>`; the first such pair per path counts. @param {Map<string, number>} positions */
+function textIndexer(positions) {
+  let previous = '';
+  return (/** @type {string} */ line, /** @type {number} */ index) => {
+    if (previous === TXT_RULE && line.startsWith('FILE: ')) {
+      const path = line.slice(6);
+      if (!positions.has(path)) positions.set(path, index - 1);
+    }
+    previous = line;
+  };
+}
+
+async function loadDigest() {
+  const artifact = digestResult?.artifacts[digestFormat()];
+  if (!artifact) return;
+  closeDigest();
+  /** @type {Digest} */
+  const d = { url: artifact.url, format: digestFormat(), bytes: artifact.bytes, lines: [], positions: new Map(), complete: false, abort: new AbortController() };
+  digest = d;
+  ui.digestView.hidden = false;
+  ui.digestView.scrollTop = 0;
+  ui.digestStatus.textContent = `Loading the digest (${formatSize(artifact.bytes)})…`;
+  const index = d.format === 'md' ? markdownIndexer(d.positions) : textIndexer(d.positions);
+  /** Pieces of the line not ended yet: joined once, so a line of megabytes costs no repeated copies. @type {string[]} */
+  let open = [];
+  /** @param {string} line */
+  const addLine = (line) => {
+    index(line, d.lines.length);
+    d.lines.push(line);
+  };
+  try {
+    const response = await fetch(d.url, { signal: d.abort.signal });
+    if (!response.ok || !response.body) {
+      /** @type {any} */
+      const body = await response.json().catch(() => null);
+      throw new ApiProblem(typeof body?.detail === 'string' ? body.detail : `The server answered HTTP ${response.status}.`, typeof body?.code === 'string' ? body.code : `HTTP_${response.status}`, response.status);
+    }
+    const reader = response.body.getReader();
+    const decoder = new TextDecoder();
+    let received = 0;
+    let sliceStart = performance.now();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (digest !== d) return;
+      // A buffered response can arrive in large chunks: take them a piece at a time.
+      const pieces = [];
+      if (value) for (let at = 0; at < value.byteLength; at += READ_PIECE) pieces.push(value.subarray(at, at + READ_PIECE));
+      if (done) pieces.push(null);
+      for (const piece of pieces) {
+        const text = piece ? decoder.decode(piece, { stream: true }) : decoder.decode();
+        if (piece) received += piece.byteLength;
+        let start = 0;
+        for (let newline = text.indexOf('\n'); newline !== -1; newline = text.indexOf('\n', start)) {
+          const end = text.slice(start, newline);
+          addLine(open.length > 0 ? open.join('') + end : end);
+          open = [];
+          start = newline + 1;
+        }
+        if (start < text.length) open.push(text.slice(start));
+        if (performance.now() - sliceStart > SLICE_MS) {
+          ui.digestStatus.textContent = `Loading the digest: ${formatSize(received)} of ${formatSize(d.bytes)}…`;
+          scheduleDraw();
+          await yieldToBrowser();
+          if (digest !== d) return;
+          sliceStart = performance.now();
+        }
+      }
+      if (done) break;
+    }
+    if (open.length > 0) addLine(open.join(''));
+    d.complete = true;
+    const jumps = d.positions.size > 0 ? ' The paths in the file table jump to their files here.' : '';
+    ui.digestStatus.textContent = `${d.lines.length.toLocaleString('en-US')} lines, ${formatSize(d.bytes)}.${jumps}`;
+    drawDigest();
+    renderRows();
+  } catch (error) {
+    if (d.abort.signal.aborted || digest !== d) return;
+    ui.digestStatus.textContent = 'The digest could not be shown here; the download buttons still have it.';
+    showProblem(ui.digestError, error instanceof TypeError ? { detail: 'Could not reach the API. Check that the server is running, then try again.', code: 'NETWORK_ERROR' } : toProblem(error));
+  }
+}
+
+function scheduleDraw() {
+  if (drawQueued) return;
+  drawQueued = true;
+  requestAnimationFrame(() => {
+    drawQueued = false;
+    drawDigest();
+  });
+}
+
+/** @param {Digest} d */
+function digestGeometry(d) {
+  const lineHeight = parseFloat(getComputedStyle(ui.digestLines).getPropertyValue('--line-height')) || 18;
+  const view = ui.digestView.clientHeight;
+  const visible = Math.max(1, Math.floor(view / lineHeight));
+  const height = Math.max(view, Math.min(d.lines.length * lineHeight, MAX_SCROLL_PX));
+  return { lineHeight, visible, height, scrollRange: Math.max(0, height - view), lineRange: Math.max(0, d.lines.length - visible) };
+}
+
+function drawDigest() {
+  const d = digest;
+  if (!d) return;
+  const g = digestGeometry(d);
+  ui.digestSpacer.style.height = `${Math.max(0, g.height - ui.digestView.clientHeight)}px`;
+  const top = ui.digestView.scrollTop;
+  const first =
+    pinned && Math.abs(pinned.scrollTop - top) < 1 ? pinned.line : g.scrollRange > 0 ? Math.min(g.lineRange, Math.round((top / g.scrollRange) * g.lineRange)) : 0;
+  const fragment = document.createDocumentFragment();
+  for (let i = first; i < Math.min(d.lines.length, first + g.visible + 1); i++) {
+    const line = d.lines[i] ?? '';
+    const div = document.createElement('div');
+    div.className = i === targetLine ? 'line target' : 'line';
+    div.dataset.line = String(i + 1);
+    div.textContent =
+      line.length > MAX_SHOWN_LINE ? `${line.slice(0, MAX_SHOWN_LINE)} … (${(line.length - MAX_SHOWN_LINE).toLocaleString('en-US')} more characters: Copy or download the digest for them)` : line;
+    fragment.append(div);
+  }
+  ui.digestLines.replaceChildren(fragment);
+}
+
+/** Scroll so that `line` (0-based) is the first in view. @param {number} line */
+function scrollToLine(line) {
+  const d = digest;
+  if (!d) return;
+  const g = digestGeometry(d);
+  const first = Math.max(0, Math.min(g.lineRange, Math.round(line)));
+  ui.digestView.scrollTop = g.lineRange > 0 ? (first / g.lineRange) * g.scrollRange : 0;
+  // The browser rounds scrollTop; the line asked for is what is drawn at that position.
+  pinned = { line: first, scrollTop: ui.digestView.scrollTop };
+  drawDigest();
+}
+
+/** The first line in view now. */
+function firstShownLine() {
+  return Number(ui.digestLines.firstElementChild?.getAttribute('data-line') ?? '1') - 1;
+}
+
+/** Show a file's heading at the top of the digest view and put the keyboard there. @param {string} path */
+function jumpToFile(path) {
+  const line = digest?.positions.get(path);
+  if (line === undefined) return;
+  targetLine = line;
+  scrollToLine(line);
+  ui.digest.scrollIntoView({ block: 'start' });
+  ui.digestView.focus({ preventScroll: true });
+  ui.digestStatus.textContent = `${path}: line ${(line + 1).toLocaleString('en-US')} of ${(digest?.lines.length ?? 0).toLocaleString('en-US')}.`;
+}
+
+ui.digestView.addEventListener('scroll', () => {
+  if (pinned && Math.abs(pinned.scrollTop - ui.digestView.scrollTop) >= 1) pinned = null;
+  scheduleDraw();
+});
+// A scroll step of a few pixels can be many lines when the digest is scaled: keys move by lines.
+ui.digestView.addEventListener('keydown', (event) => {
+  const d = digest;
+  if (!d || event.altKey || event.ctrlKey || event.metaKey) return;
+  const page = digestGeometry(d).visible;
+  /** @type {Record<string, number>} */
+  const steps = { ArrowDown: 1, ArrowUp: -1, PageDown: page, PageUp: -page, ' ': event.shiftKey ? -page : page };
+  const first = firstShownLine();
+  if (event.key === 'Home') scrollToLine(0);
+  else if (event.key === 'End') scrollToLine(d.lines.length);
+  else if (event.key in steps) scrollToLine(first + (steps[event.key] ?? 0));
+  else return;
+  event.preventDefault();
+});
+new ResizeObserver(() => scheduleDraw()).observe(ui.digestView);
+
+ui.digestShow.addEventListener('click', () => void loadDigest());
+for (const radio of [ui.digestMd, ui.digestTxt]) radio.addEventListener('change', offerFormat);
+ui.rows.addEventListener('click', (event) => {
+  const link = event.target instanceof Element ? event.target.closest('a.jump') : null;
+  if (!(link instanceof HTMLAnchorElement)) return;
+  event.preventDefault();
+  jumpToFile(link.dataset.path ?? '');
+});
+
+ui.digestCopy.addEventListener('click', () => void copyDigest());
+
+async function copyDigest() {
+  const artifact = digestResult?.artifacts[digestFormat()];
+  if (!artifact) return;
+  showProblem(ui.digestError, null);
+  ui.digestStatus.textContent = `Copying the digest (${formatSize(artifact.bytes)})…`;
+  // The clipboard takes the text as a promise, so the download may finish after the click.
+  const text = fetch(artifact.url).then(async (response) => {
+    if (!response.ok) throw new ApiProblem(`The server answered HTTP ${response.status}.`, `HTTP_${response.status}`, response.status);
+    return new Blob([await response.blob()], { type: 'text/plain' });
+  });
+  try {
+    await navigator.clipboard.write([new ClipboardItem({ 'text/plain': text })]);
+    ui.digestStatus.textContent = `Copied the whole digest (${formatSize(artifact.bytes)}) to the clipboard.`;
+  } catch (error) {
+    ui.digestStatus.textContent = 'The digest was not copied.';
+    const refused = error instanceof DOMException && error.name === 'NotAllowedError';
+    showProblem(ui.digestError, refused ? { detail: 'The browser did not allow this page to write to the clipboard. Allow it, or use the download button.', code: 'CLIPBOARD_DENIED' } : toProblem(error));
+  }
+}
 
 // ---------------------------------------------------------------------------------------------
 // Scanning: submit with ?wait=false, follow the events, then offer the downloads.
@@ -595,6 +1042,21 @@ async function submitScan() {
   return callApi('/v1/scan?wait=false', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...source, ...scanOptions() }) });
 }
 
+/**
+ * After a scan, the preview shows the scan's own figures (exact token counts), not the estimate
+ * it had before: one set of numbers on the page. A preview still on its way is for the same form
+ * and would only bring the estimate back, so it is dropped.
+ * @param {Preview} preview @param {string} key the inspect body the scan answers ('' for an upload)
+ */
+function showExactPreview(preview, key) {
+  clearTimeout(previewTimer);
+  cancelPreviewRequest();
+  refused = null;
+  shownKey = key;
+  renderPreview(preview);
+  setPreviewState('ready', readyMessage(preview));
+}
+
 /** @param {ScanResult} result */
 function showDownloads(result) {
   ui.resultText.textContent = `${result.repo_name}: ${result.summary.total_files.toLocaleString('en-US')} files, ${result.summary.formatted.total_size}, ${result.summary.formatted.estimated_tokens} tokens (exact).`;
@@ -630,10 +1092,13 @@ async function startScan() {
   ui.scanButton.textContent = 'Scanning…';
   ui.scanResult.hidden = true;
   ui.downloads.replaceChildren();
+  hideDigest();
   showProblem(ui.scanError, null);
   ui.progress.value = 0;
   ui.progressText.textContent = 'Submitting…';
   const uploading = mode() === 'zip';
+  // The form the scan is for: its exact figures replace the preview only while the form still says that.
+  const scanKey = uploading ? '' : previewKey();
   let submitted = false;
   try {
     const accepted = await submitScan();
@@ -642,11 +1107,10 @@ async function startScan() {
     const status = await followScan(accepted);
     if (status.state === 'completed' && status.result) {
       showDownloads(status.result);
-      if (uploading) {
+      offerDigest(status.result);
+      if (uploading ? mode() === 'zip' : previewKey() === scanKey) {
         const summary = await callApi(`/v1/summary/${status.scan_id}`);
-        const preview = previewFromSummary(summary);
-        renderPreview(preview);
-        setPreviewState('ready', readyMessage(preview));
+        if (uploading ? mode() === 'zip' : previewKey() === scanKey) showExactPreview(previewFromSummary(summary), scanKey);
       }
     } else if (status.state === 'failed' && status.error) {
       showProblem(ui.scanError, { detail: status.error.message, code: status.error.code });

@@ -52,6 +52,7 @@ export interface AppDeps {
   maxUploadBytes: number;
   scanWaitSeconds: number;
   rateLimitPerMinute: number;
+  inspectRateLimitPerMinute: number;
   minFreeDiskRatio: number;
 }
 
@@ -83,13 +84,15 @@ export function createApp(deps: AppDeps): Express {
     next();
   });
 
-  const limiter: RequestHandler = rateLimit(deps.rateLimitPerMinute);
+  const limiter: RequestHandler = rateLimit(deps.rateLimitPerMinute, 'scan or upload requests');
+  // Previews are cheap, bounded by INSPECT_CONCURRENCY and sent as the page's form changes: their own budget.
+  const inspectLimiter: RequestHandler = rateLimit(deps.inspectRateLimitPerMinute, 'previews (inspect requests)');
   const waitMs = deps.scanWaitSeconds * 1000;
   const artifacts = new ArtifactService(deps.store, deps.scans);
   app.use(systemRoutes({ version: deps.version, openApi: deps.openApi, store: deps.store, queue: deps.redisQueue, minFreeDiskRatio: deps.minFreeDiskRatio, metrics: deps.metrics }));
   app.use(scanRoutes({ scans: deps.scans, settings: deps.settings, workers: deps.workers, waitMs, limiter }));
   app.use(uploadRoutes({ scans: deps.scans, store: deps.store, maxUploadBytes: deps.maxUploadBytes, archiveLimits: deps.settings.archive, waitMs, limiter }));
-  app.use(inspectRoutes({ inspect: deps.inspect, settings: deps.settings, limits: deps.limits, limiter }));
+  app.use(inspectRoutes({ inspect: deps.inspect, settings: deps.settings, limits: deps.limits, limiter: inspectLimiter }));
   app.use(scansRoutes({ scans: deps.scans, streams: deps.eventStreams }));
   app.use(artifactRoutes({ artifacts, scans: deps.scans }));
   if (deps.queueDashboard) app.use(QUEUE_DASHBOARD_PATH, deps.queueDashboard);

@@ -120,6 +120,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     maxUploadBytes: config.maxUploadBytes,
     scanWaitSeconds: config.scanWaitSeconds,
     rateLimitPerMinute: config.rateLimitPerMinute,
+    inspectRateLimitPerMinute: config.inspectRateLimitPerMinute,
     minFreeDiskRatio: config.minFreeDiskRatio,
   });
 

@@ -462,6 +462,29 @@ describe('HTTP contract: states and limits that need their own configuration', (
     }
   });
 
+  it('previews have their own budget: many inspects leave RATE_LIMIT_PER_MINUTE for scans untouched', async () => {
+    const api = await startTestApi({ RATE_LIMIT_PER_MINUTE: '2', INSPECT_RATE_LIMIT_PER_MINUTE: '30' });
+    try {
+      // What a page typing a path sends: every prefix, most of them refused (outside the roots, not found).
+      const prefixes = Array.from({ length: 30 }, (_, i) => api.repoDir.slice(0, Math.max(1, Math.round(((i + 1) / 30) * api.repoDir.length))));
+      const statuses: number[] = [];
+      for (const prefix of prefixes) statuses.push((await post(api, '/v1/inspect', JSON.stringify({ repo_path: prefix }))).status);
+      expect(statuses).not.toContain(429);
+      expect(statuses.at(-1)).toBe(200);
+      const limited = await expectError(await post(api, '/v1/inspect', JSON.stringify({ repo_path: api.repoDir })), 429, 'RATE_LIMITED');
+      expect(limited.detail).toMatch(/previews.*limit 30 per minute/);
+
+      // The scan budget is whole: both scans run, only a third is refused, and it names scans.
+      expect((await postScan(api, { repo_path: api.repoDir })).status).toBe(201);
+      expect((await postScan(api, { repo_path: api.repoDir })).status).toBe(201);
+      const third = await expectError(await postScan(api, { repo_path: api.repoDir }), 429, 'RATE_LIMITED');
+      expect(third.detail).toMatch(/scan or upload requests.*limit 2 per minute/);
+      expect(Number((await postScan(api, { repo_path: api.repoDir })).headers.get('retry-after'))).toBeGreaterThan(0);
+    } finally {
+      await api.close();
+    }
+  });
+
   it('inspect slots: requests beyond INSPECT_CONCURRENCY get 429 INSPECT_BUSY', async () => {
     const api = await startTestApi({ INSPECT_CONCURRENCY: '1' });
     try {

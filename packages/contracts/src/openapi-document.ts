@@ -98,6 +98,7 @@ export function buildOpenApiDocument(version: string): Json {
       post: {
         operationId: 'createScan',
         summary: 'Scan a remote repository or a server-local path',
+        description: 'Scans and uploads share one per-client budget, RATE_LIMIT_PER_MINUTE (then 429 `RATE_LIMITED` with `Retry-After`); previews (POST /v1/inspect) never count against it.',
         parameters: waitParams,
         requestBody: { required: true, content: { 'application/json': { schema: schema(ScanRequest, 'input', 'ScanRequest') } } },
         responses: { '201': ok('Completed within SCAN_WAIT_SECONDS: the scan result.', ScanResult, 'ScanResultResponse'), '202': accepted, ...byStatus([400, 403, 413, 415, 422, 429, 500, 502, 503, 504, 507]) },
@@ -107,6 +108,7 @@ export function buildOpenApiDocument(version: string): Json {
       post: {
         operationId: 'uploadScan',
         summary: 'Upload a .zip archive and scan it',
+        description: 'Counts against RATE_LIMIT_PER_MINUTE, the budget it shares with POST /v1/scan (then 429 `RATE_LIMITED` with `Retry-After`).',
         parameters: [...uploadParams, waitParams[1]],
         requestBody: {
           required: true,
@@ -119,6 +121,8 @@ export function buildOpenApiDocument(version: string): Json {
       post: {
         operationId: 'inspect',
         summary: 'Preview a repository: tree, files, estimated tokens; writes nothing',
+        description:
+          'Previews have a per-client budget of their own, INSPECT_RATE_LIMIT_PER_MINUTE (then 429 `RATE_LIMITED` with `Retry-After`), separate from the one scans and uploads share, so previewing never uses up scanning; and INSPECT_CONCURRENCY slots per API process (then 429 `INSPECT_BUSY`, `Retry-After: 1`). A client that previews as a user types should send settled input only (on blur or Enter, or after a pause), drop answers to input that has changed since, and treat a 4xx for input still being typed as a hint rather than an error, as the web page does.',
         requestBody: { required: true, content: { 'application/json': { schema: schema(InspectRequest, 'input', 'InspectRequest') } } },
         responses: { '200': ok('The preview.', InspectResult, 'InspectResponse'), ...byStatus([400, 403, 413, 415, 422, 429, 500, 502, 504]) },
       },

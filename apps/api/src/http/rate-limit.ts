@@ -9,8 +9,12 @@ export function clientOf(req: Request): string {
   return req.ip ?? 'unknown';
 }
 
-/** Fixed one-minute window per client (`clientOf`) over scan, upload and inspect. */
-export function rateLimit(perMinute: number, now: () => number = Date.now): RequestHandler {
+/**
+ * Fixed one-minute window per client (`clientOf`). Each call makes a budget of its own: the API
+ * keeps one for scans and uploads and a separate one for previews (inspect), so a page previewing
+ * as you type never uses up the scans. `what` names the requests it counts, for the refusal.
+ */
+export function rateLimit(perMinute: number, what: string, now: () => number = Date.now): RequestHandler {
   const windows = new Map<string, { start: number; count: number }>();
   let lastSweep = now();
   return (req, _res, next) => {
@@ -29,7 +33,7 @@ export function rateLimit(perMinute: number, now: () => number = Date.now): Requ
     w.count += 1;
     if (w.count > perMinute) {
       const retryAfterSeconds = Math.ceil((w.start + 60_000 - t) / 1000);
-      return next(new ScanError('RATE_LIMITED', `Too many scan, upload or inspect requests from this client (limit ${perMinute} per minute). Retry after ${retryAfterSeconds} s.`, { retryAfterSeconds }));
+      return next(new ScanError('RATE_LIMITED', `Too many ${what} from this client (limit ${perMinute} per minute). Retry after ${retryAfterSeconds} s.`, { retryAfterSeconds }));
     }
     next();
   };

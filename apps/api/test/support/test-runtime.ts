@@ -40,6 +40,7 @@ export async function startTestApi(env: Record<string, string> = {}, options: { 
     SCAN_WAIT_SECONDS: '20',
     LOG_LEVEL: 'silent',
     RATE_LIMIT_PER_MINUTE: '0',
+    INSPECT_RATE_LIMIT_PER_MINUTE: '0',
     WORKER_CONCURRENCY: '2',
     ...env,
   });

@@ -9,7 +9,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Scan a remote repository or a server-local path */
+        /**
+         * Scan a remote repository or a server-local path
+         * @description Scans and uploads share one per-client budget, RATE_LIMIT_PER_MINUTE (then 429 `RATE_LIMITED` with `Retry-After`); previews (POST /v1/inspect) never count against it.
+         */
         post: operations["createScan"];
         delete?: never;
         options?: never;
@@ -26,7 +29,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Upload a .zip archive and scan it */
+        /**
+         * Upload a .zip archive and scan it
+         * @description Counts against RATE_LIMIT_PER_MINUTE, the budget it shares with POST /v1/scan (then 429 `RATE_LIMITED` with `Retry-After`).
+         */
         post: operations["uploadScan"];
         delete?: never;
         options?: never;
@@ -43,7 +49,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Preview a repository: tree, files, estimated tokens; writes nothing */
+        /**
+         * Preview a repository: tree, files, estimated tokens; writes nothing
+         * @description Previews have a per-client budget of their own, INSPECT_RATE_LIMIT_PER_MINUTE (then 429 `RATE_LIMITED` with `Retry-After`), separate from the one scans and uploads share, so previewing never uses up scanning; and INSPECT_CONCURRENCY slots per API process (then 429 `INSPECT_BUSY`, `Retry-After: 1`). A client that previews as a user types should send settled input only (on blur or Enter, or after a pause), drop answers to input that has changed since, and treat a 4xx for input still being typed as a hint rather than an error, as the web page does.
+         */
         post: operations["inspect"];
         delete?: never;
         options?: never;
