@@ -7,6 +7,7 @@ import type { ScanArgs } from '../cli-args.js';
 import type { CliIo } from '../cli-io.js';
 import { ScanEndedError } from '../exit-codes.js';
 import { resolveLocalFolder } from '../local-folder.js';
+import { localTokenCounting } from '../local-token-counting.js';
 import { chooseOutputFolder, pathInside, realpathOr } from '../output-folder.js';
 import { createProgressReporter, progressMode } from '../progress-reporter.js';
 import type { ScanOutcome, WrittenFile } from '../scan-outcome.js';
@@ -24,7 +25,7 @@ export async function scanLocal(args: ScanArgs, io: CliIo): Promise<ScanOutcome>
   const output = await chooseOutputFolder(args.output, folder.root, folder.name, io);
   const progress = createProgressReporter(io.stderr, progressMode(io.stderr, args.quiet, io.env));
   if (output.movedBecause) progress.note(`writing to ${output.dir} (${output.movedBecause}; -o chooses)`);
-  const [{ runScan, createTokenPool, DEFAULT_ENGINE_LIMITS }, tokenCache] = await Promise.all([
+  const [core, tokenCache] = await Promise.all([
     import('@reposcan/core'),
     args.cache ? openUserTokenCache(userCacheFolder(io.env), args.encoding) : null,
   ]);
@@ -34,8 +35,9 @@ export async function scanLocal(args: ScanArgs, io: CliIo): Promise<ScanOutcome>
   const stagingParent = inTree === null ? output.dir : join(userCacheFolder(io.env), 'staging');
   await mkdir(stagingParent, { recursive: true });
   const staging = await mkdtemp(join(stagingParent, '.reposcan-'));
-  // The pool starts on the first content the cache does not know: a repeat scan may need none.
-  const lazy: { pool: ReturnType<typeof createTokenPool> | null } = { pool: null };
+  const { runScan, DEFAULT_ENGINE_LIMITS } = core;
+  // Counting starts on the first content the cache does not know: a repeat scan may need none.
+  const counting = localTokenCounting(args.encoding, core);
   try {
     let report;
     try {
@@ -51,7 +53,7 @@ export async function scanLocal(args: ScanArgs, io: CliIo): Promise<ScanOutcome>
           sourceSkips: ownOutputs(inTree, folder.name),
         },
         {
-          countTokens: (contents, signal) => (lazy.pool ??= createTokenPool({ encoding: args.encoding })).count(contents, signal),
+          countTokens: counting.count,
           ...(tokenCache ? { tokenCache: { cache: tokenCache.cache, stats: tokenCache.stats } } : {}),
         },
         (p) => progress.update({ state: 'running', phase: p.phase, filesDone: p.files_done, filesTotal: p.files_total }),
@@ -104,7 +106,7 @@ export async function scanLocal(args: ScanArgs, io: CliIo): Promise<ScanOutcome>
       summary_file: { path: summaryPath, bytes: Buffer.byteLength(summary) },
     };
   } finally {
-    await lazy.pool?.close();
+    await counting.close();
     await rm(staging, { recursive: true, force: true });
   }
 }
