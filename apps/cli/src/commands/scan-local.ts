@@ -50,7 +50,7 @@ export async function scanLocal(args: ScanArgs, io: CliIo): Promise<ScanOutcome>
           limits: DEFAULT_ENGINE_LIMITS,
           encoding: args.encoding,
           outDir: staging,
-          sourceSkips: ownOutputs(inTree, folder.name),
+          sourceSkips: ownOutputs(inTree, pathInside(await realpathOr(staging), folder.root), folder.name),
         },
         {
           countTokens: counting.count,
@@ -112,15 +112,16 @@ export async function scanLocal(args: ScanArgs, io: CliIo): Promise<ScanOutcome>
 }
 
 /**
- * What the walk must not read because this command writes it, when the output folder lies in
- * the scanned tree (`inTree`: its path there): that folder, or, when it is the tree's root, the
- * files named like this scan's outputs.
+ * What the walk must not read because this command writes it: the output folder when it lies
+ * in the scanned tree (`inTree`: its path there), or, when it is the tree's root, the files named
+ * like this scan's outputs; and the staging folder if it lies in the tree (a scan of a home folder).
  */
-function ownOutputs(inTree: string | null, name: string): Map<string, SkipReason> | undefined {
-  if (inTree === null) return undefined;
-  if (inTree !== '') return new Map([[inTree, 'excluded_dir']]);
-  const files = [...ARTIFACT_FORMATS.map((f) => artifactFileName(name, f)), summaryFileName(name)];
-  return new Map(files.map((f): [string, SkipReason] => [f, 'pattern']));
+function ownOutputs(inTree: string | null, stagingInTree: string | null, name: string): Map<string, SkipReason> | undefined {
+  const skips = new Map<string, SkipReason>();
+  if (stagingInTree !== null && stagingInTree !== '') skips.set(stagingInTree, 'excluded_dir');
+  if (inTree !== null && inTree !== '') skips.set(inTree, 'excluded_dir');
+  if (inTree === '') for (const file of [...ARTIFACT_FORMATS.map((f) => artifactFileName(name, f)), summaryFileName(name)]) skips.set(file, 'pattern');
+  return skips.size > 0 ? skips : undefined;
 }
 
 /** rename, or copy and remove where the staging folder is on another file system. */
