@@ -17,8 +17,10 @@ const INTEGRATION = [
   'packages/client/test/openapi-contract.test.ts',
   // Chromium drives the web page.
   'apps/api/test/web-page.browser.test.ts',
-  // The CLI as a child process against a real API; `script` for its terminal.
+  // The CLI as a child process against a real API; `script` for its terminal. --local alone:
+  // no service, but some twenty CLI processes through tsx, several seconds each on 2 busy cores.
   'apps/cli/test/cli.test.ts',
+  'apps/cli/test/cli-local.test.ts',
   // Redis: the BullMQ transport, state signals, queue purge, a private redis-server restarted;
   // the janitor with a Redis client that finds no server.
   'packages/queue/test/**/*.test.ts',

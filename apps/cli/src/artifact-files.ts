@@ -6,9 +6,21 @@ import { ARTIFACT_FORMATS } from '@reposcan/contracts/vocabulary';
  * that are safe in a file name on every OS (the repository name comes from the server).
  */
 export function artifactFileName(repoName: string, format: ArtifactFormat): string {
+  return `${safeStem(repoName)}.${format}`;
+}
+
+/**
+ * `<repo>.summary.json`: the summary record (totals, every file, skipped paths and why), which
+ * the digests' footer points at ("listed in summary.json"); written beside them.
+ */
+export function summaryFileName(repoName: string): string {
+  return `${safeStem(repoName)}.summary.json`;
+}
+
+function safeStem(repoName: string): string {
   // eslint-disable-next-line no-control-regex -- control characters are what it removes
   const safe = repoName.replace(/[\u0000-\u001f\u007f/\\:*?"<>|]+/g, '_').replace(/^\.+/, '').slice(0, 200);
-  return `${safe || 'repository'}.${format}`;
+  return safe || 'repository';
 }
 
 /** The formats to write: the ones asked for, or every one the scan produced, in output order. */

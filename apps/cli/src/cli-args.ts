@@ -22,11 +22,14 @@ export interface ScanArgs extends Common {
   command: 'scan';
   /** Every scan option, as the API names them (defaults where no flag was given). */
   options: WireScanOptions;
-  output: string;
+  /** -o; null = the default (see chooseOutputFolder). */
+  output: string | null;
   /** Formats to download; null = every format the scan produced. */
   formats: ArtifactFormatName[] | null;
   encoding: TokenEncoding;
   cleanup: boolean;
+  /** --local: use the per-user token cache (`--no-cache`: count every file). */
+  cache: boolean;
 }
 
 export interface InspectArgs extends Common {
@@ -36,7 +39,8 @@ export interface InspectArgs extends Common {
   tree: boolean;
 }
 
-export type CliArgs = ScanArgs | InspectArgs | { command: 'help'; topic: 'scan' | 'inspect' | null } | { command: 'version' };
+/** `usage`: no command at all, a usage error that prints the whole usage (on stderr). */
+export type CliArgs = ScanArgs | InspectArgs | { command: 'help'; topic: 'scan' | 'inspect' | null } | { command: 'version' } | { command: 'usage' };
 
 const commonOptions = {
   branch: { type: 'string' },
@@ -69,6 +73,7 @@ const scanOptions = {
   format: { type: 'string', multiple: true },
   encoding: { type: 'string' },
   cleanup: { type: 'boolean' },
+  'no-cache': { type: 'boolean' },
 } as const satisfies ParseArgsConfig['options'];
 
 const inspectOptions = {
@@ -80,7 +85,8 @@ const inspectOptions = {
 /** Parse `reposcan …` arguments (without node and the script). Throws UsageError. */
 export function parseCliArgs(argv: string[], env: NodeJS.ProcessEnv): CliArgs {
   const [command, ...rest] = argv;
-  if (command === undefined || command === '--help' || command === '-h') return { command: 'help', topic: null };
+  if (command === undefined) return { command: 'usage' };
+  if (command === '--help' || command === '-h') return { command: 'help', topic: null };
   if (command === '--version' || command === '-V') return { command: 'version' };
   if (command === 'help') {
     const topic = rest[0];
@@ -103,6 +109,7 @@ function parseScan(argv: string[], env: NodeJS.ProcessEnv): CliArgs {
   const encoding = values.encoding === undefined ? DEFAULT_TOKEN_ENCODING : oneOf('--encoding', values.encoding, TOKEN_ENCODINGS);
   if (values.encoding !== undefined && !common.local) throw new UsageError('--encoding applies to --local scans; a server counts tokens in its own TOKEN_ENCODING.');
   if (values.cleanup && common.local) throw new UsageError('--cleanup deletes the scan from the server; a --local scan has nothing to delete.');
+  if (values['no-cache'] && !common.local) throw new UsageError('--no-cache applies to --local scans; a server keeps its own token cache.');
   if (values.output === '') throw new UsageError('-o/--output needs a folder.');
   // Asking for the zip asks the scan to build it.
   if (formats?.includes('zip')) options.create_zip = true;
@@ -110,10 +117,11 @@ function parseScan(argv: string[], env: NodeJS.ProcessEnv): CliArgs {
     ...common,
     command: 'scan',
     options,
-    output: values.output ?? '.',
+    output: values.output ?? null,
     formats: formats ? [...new Set(formats)] : null,
     encoding,
     cleanup: values.cleanup ?? false,
+    cache: !(values['no-cache'] ?? false),
   };
 }
 

@@ -1,6 +1,7 @@
 /** The process around a command, passed in so commands never reach for globals. */
 export interface CliIo {
-  stdout: { write(text: string): unknown };
+  /** isTTY: a terminal, where the written paths on stdout are not repeated on stderr. */
+  stdout: { write(text: string): unknown; isTTY?: boolean };
   stderr: { write(text: string): unknown; isTTY?: boolean; columns?: number };
   cwd: string;
   env: NodeJS.ProcessEnv;

@@ -63,21 +63,28 @@ export const SCAN_HELP = `Usage: reposcan scan <url | folder | file.zip> [option
 
 Submits the scan (POST /v1/scan or /v1/upload with wait=false), follows its event stream,
 then downloads the artifacts, checks each against the size and SHA-256 the result lists, and
-writes them as <output>/<repo>.<format>. stdout: one written path per line.
+writes them as <output>/<repo>.<format>, with <repo>.summary.json (every file, and every skipped
+path with its reason). stdout: one written path per line.
 
 Output:
-  -o, --output <dir>       folder for the artifacts (default: the current folder; created if missing)
+  -o, --output <dir>       folder for the artifacts (default: the current folder, or, when that
+                           lies inside the scanned folder, $XDG_CACHE_HOME/reposcan/out/<repo>;
+                           created if missing). With --local, an output folder inside the
+                           scanned one is left out of the walk
   --format <list>          formats to download: ${ARTIFACT_FORMATS.join(', ')} (default: all produced;
                            asking for zip implies ${SCAN_OPTION_FLAGS.create_zip.flag})
 ${optionLines(true)}
   --cleanup                delete the scan from the server after downloading
   --encoding <name>        with --local: ${ENCODING_CHOICES}
+  --no-cache               with --local: count every file (skip the token cache in
+                           $XDG_CACHE_HOME/reposcan)
 
 ${SELECTION}
 
 ${COMMON}
 
---json prints {"scan_id","state","result","files":[{"format","path","bytes","sha256"}]};
+--json prints {"scan_id","state","result","files":[{"format","path","bytes","sha256"}],
+"summary_file":{"path","bytes"}};
 on failure it prints {"error":{"exit_code","status","code","detail","request_id","scan_id"}}.
 
 ${EXIT_CODES}

@@ -1,16 +1,13 @@
 import { readFile } from 'node:fs/promises';
-import { ReposcanApiError, ReposcanConnectionError, ReposcanIntegrityError } from '@reposcan/client';
 import { parseCliArgs } from './cli-args.js';
 import type { CliArgs } from './cli-args.js';
 import type { CliIo } from './cli-io.js';
-import { inspect } from './commands/inspect.js';
-import { scanLocal } from './commands/scan-local.js';
-import { scanOnServer } from './commands/scan-on-server.js';
 import { EXIT, ScanEndedError, UsageError } from './exit-codes.js';
 import type { ExitCode } from './exit-codes.js';
 import { INSPECT_HELP, MAIN_HELP, SCAN_HELP } from './help-text.js';
-import { renderInspectTable } from './inspect-table.js';
 import type { ScanOutcome } from './scan-outcome.js';
+
+// Commands and the client load when a command runs: help and usage errors answer without them.
 
 /** Run one `reposcan …` invocation; returns the exit code. Never throws. */
 export async function runCli(argv: string[], io: CliIo): Promise<ExitCode> {
@@ -24,6 +21,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<ExitCode> {
   const json = 'json' in args && args.json;
   try {
     switch (args.command) {
+      case 'usage':
+        io.stderr.write(MAIN_HELP);
+        return EXIT.USAGE;
       case 'help':
         io.stdout.write(args.topic === 'scan' ? SCAN_HELP : args.topic === 'inspect' ? INSPECT_HELP : MAIN_HELP);
         return EXIT.OK;
@@ -31,12 +31,15 @@ export async function runCli(argv: string[], io: CliIo): Promise<ExitCode> {
         io.stdout.write(`${await version()}\n`);
         return EXIT.OK;
       case 'scan': {
-        const outcome = args.local ? await scanLocal(args, io) : await scanOnServer(args, io);
+        const outcome = args.local
+          ? await (await import('./commands/scan-local.js')).scanLocal(args, io)
+          : await (await import('./commands/scan-on-server.js')).scanOnServer(args, io);
         printScan(outcome, json, args.quiet, io);
         return EXIT.OK;
       }
       case 'inspect': {
-        const preview = await inspect(args, io);
+        const preview = await (await import('./commands/inspect.js')).inspect(args, io);
+        const { renderInspectTable } = await import('./inspect-table.js');
         io.stdout.write(json ? `${JSON.stringify(preview, null, 2)}\n` : renderInspectTable(preview, args.tree));
         return EXIT.OK;
       }
@@ -52,6 +55,7 @@ function printScan(outcome: ScanOutcome, json: boolean, quiet: boolean, io: CliI
     return;
   }
   for (const file of outcome.files) io.stdout.write(`${file.path}\n`);
+  io.stdout.write(`${outcome.summary_file.path}\n`);
   if (quiet) return;
   const r = outcome.result;
   const id = outcome.scan_id ? ` (scan ${outcome.scan_id})` : '';
@@ -72,8 +76,8 @@ interface Failure {
 }
 
 /** Map an error to its exit code and print it: a sentence on stderr, and with --json a document on stdout. */
-function report(error: unknown, io: CliIo, json: boolean): ExitCode {
-  const failure = classify(error);
+async function report(error: unknown, io: CliIo, json: boolean): Promise<ExitCode> {
+  const failure = await classify(error);
   io.stderr.write(`reposcan: ${failure.message}\n`);
   if (failure.exit_code === EXIT.USAGE) io.stderr.write('Run `reposcan --help` for usage.\n');
   if (json) {
@@ -83,12 +87,13 @@ function report(error: unknown, io: CliIo, json: boolean): ExitCode {
   return failure.exit_code;
 }
 
-function classify(error: unknown): Failure {
+async function classify(error: unknown): Promise<Failure> {
   if (error instanceof UsageError) return { exit_code: EXIT.USAGE, message: error.message, code: 'USAGE' };
   if (error instanceof ScanEndedError) {
     const id = error.scanId ? ` ${error.scanId}` : '';
     return { exit_code: EXIT.SCAN_FAILED, message: `scan${id} ${error.state}: ${error.code}: ${error.detail}`, code: error.code, detail: error.detail, scan_id: error.scanId };
   }
+  const { ReposcanApiError, ReposcanConnectionError, ReposcanIntegrityError } = await import('@reposcan/client');
   if (error instanceof ReposcanApiError) {
     const fields = { status: error.status, code: error.code, detail: error.detail, request_id: error.request_id, scan_id: error.scan_id };
     const ref = error.request_id ? ` (request ${error.request_id})` : '';

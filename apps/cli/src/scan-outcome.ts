@@ -22,4 +22,6 @@ export interface ScanOutcome {
     summary: { total_files: number; estimated_tokens: number; formatted: { total_size: string; estimated_tokens: string } };
   } & Record<string, unknown>;
   files: WrittenFile[];
+  /** `<repo>.summary.json` beside the artifacts: every file and every skipped path with its reason. */
+  summary_file: { path: string; bytes: number };
 }

@@ -18,6 +18,7 @@ interface JsonOutcome {
   state: string;
   result: { repo_name: string; artifacts?: Record<string, { bytes: number; sha256: string }> };
   files: Array<{ format: string; path: string; bytes: number; sha256: string }>;
+  summary_file: { path: string; bytes: number };
 }
 
 describe('reposcan CLI', () => {
@@ -51,7 +52,11 @@ describe('reposcan CLI', () => {
       expect(outcome.scan_id).toMatch(/^[0-9a-f-]{36}$/);
       expect(outcome.state).toBe('completed');
       expect(outcome.files.map((f) => f.format)).toEqual(['txt', 'md', 'json', 'zip']);
-      expect((await readdir(out)).sort()).toEqual(['sample.json', 'sample.md', 'sample.txt', 'sample.zip']);
+      expect((await readdir(out)).sort()).toEqual(['sample.json', 'sample.md', 'sample.summary.json', 'sample.txt', 'sample.zip']);
+      // The summary the digests' footer points at, as GET /v1/summary answers it.
+      expect(outcome.summary_file.path).toBe(join(out, 'sample.summary.json'));
+      const summary = (await (await fetch(`${api.baseUrl}/v1/summary/${outcome.scan_id}`)).json()) as { data: unknown };
+      expect(JSON.parse(await readFile(outcome.summary_file.path, 'utf8'))).toEqual(summary.data);
       for (const file of outcome.files) {
         expect(file.path).toBe(join(out, `sample.${file.format}`));
         expect((await readFile(file.path)).equals(await download(outcome.scan_id!, file.format))).toBe(true);
@@ -62,9 +67,9 @@ describe('reposcan CLI', () => {
       const out = outDir();
       const run = await runCli(['scan', 'repos/sample', '--format', 'md,json', '-o', out], { cwd: join(api.localRoot, '..'), env });
       expect(run.code, run.stderr).toBe(0);
-      expect(run.stdout).toBe(`${join(out, 'sample.md')}\n${join(out, 'sample.json')}\n`);
-      expect(await readdir(out)).toEqual(expect.arrayContaining(['sample.md', 'sample.json']));
-      expect(await readdir(out)).toHaveLength(2);
+      expect(run.stdout).toBe(`${join(out, 'sample.md')}\n${join(out, 'sample.json')}\n${join(out, 'sample.summary.json')}\n`);
+      expect((await readdir(out)).sort()).toEqual(['sample.json', 'sample.md', 'sample.summary.json']);
+      expect(run.stderr).toContain(`reposcan: wrote ${join(out, 'sample.md')} (`);
       expect(run.stderr).toMatch(/^reposcan: (queued|walk|read|render|publish)/m);
       expect(run.stderr).toMatch(/^reposcan: completed$/m);
       expect(run.stderr).not.toContain(ESC);
@@ -78,6 +83,8 @@ describe('reposcan CLI', () => {
       expect(run.stdout).toMatch(/\r[█░]{24} +\d{1,3}% /);
       expect(run.stdout).toContain('100% completed');
       expect(run.stdout).toContain(`${ESC}[K`);
+      // stdout and stderr are the same terminal: each written path shows once.
+      for (const name of ['sample.txt', 'sample.md', 'sample.json', 'sample.summary.json']) expect(run.stdout.split(join(out, name)).length - 1, name).toBe(1);
       expect(run.stdout).toContain(join(out, 'sample.txt'));
     });
 
@@ -244,7 +251,7 @@ describe('reposcan CLI', () => {
       expect(run.code, run.stderr).toBe(0);
       const outcome = JSON.parse(run.stdout) as JsonOutcome;
       expect(outcome.scan_id).toBeNull();
-      expect((await readdir(out)).sort()).toEqual(['sample.json', 'sample.md', 'sample.txt']);
+      expect((await readdir(out)).sort()).toEqual(['sample.json', 'sample.md', 'sample.summary.json', 'sample.txt']);
 
       const server = (await (
         await fetch(`${api.baseUrl}/v1/scan`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ repo_path: api.repoDir }) })
@@ -255,8 +262,10 @@ describe('reposcan CLI', () => {
     });
 
     it('on a terminal shows the bar too; inspect --local prints the table', async () => {
-      const pty = await runCliInPty(['scan', '--local', api.repoDir, '--zip', '-o', outDir()], { cwd: work });
+      const out = outDir();
+      const pty = await runCliInPty(['scan', '--local', api.repoDir, '--zip', '-o', out], { cwd: work });
       expect(pty.code, pty.stdout).toBe(0);
+      for (const name of ['sample.zip', 'sample.summary.json']) expect(pty.stdout.split(join(out, name)).length - 1, name).toBe(1);
       expect(pty.stdout).toMatch(/\r[█░]{24} +\d{1,3}% read \d+\/\d+ files/);
       const table = await runCli(['inspect', '--local', '.'], { cwd: api.repoDir });
       expect(table.code, table.stderr).toBe(0);

@@ -1,9 +1,7 @@
 import { ScanError } from '@reposcan/contracts';
+import { hasCode } from './has-code.js';
 
-export function hasCode(error: unknown, ...codes: string[]): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && codes.includes(code);
-}
+export { hasCode };
 
 /** A full volume is a scan failure with its own code (DISK_FULL, 507); anything else stays as thrown. */
 export function asStorageError(error: unknown): unknown {

@@ -3,7 +3,7 @@ import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/p
 import { join } from 'node:path';
 import { TOKEN_KEY_BYTES, TokenTable } from '@reposcan/core';
 import type { TokenCache } from '@reposcan/core';
-import { hasCode } from './fs-errors.js';
+import { hasCode } from './has-code.js';
 
 // The token cache on the shared volume: one folder per encoding, holding immutable segment
 // files. A scan appends one segment with the counts it learnt and the ones it used (so recent

@@ -1,34 +1,47 @@
-import { mkdtemp, rename, rm } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
-import { toEngineOptions } from '@reposcan/contracts/vocabulary';
-import { artifactFileName, selectFormats } from '../artifact-files.js';
+import { copyFile, mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ARTIFACT_FORMATS, toEngineOptions } from '@reposcan/contracts/vocabulary';
+import type { SkipReason } from '@reposcan/core';
+import { artifactFileName, selectFormats, summaryFileName } from '../artifact-files.js';
 import type { ScanArgs } from '../cli-args.js';
 import type { CliIo } from '../cli-io.js';
 import { ScanEndedError } from '../exit-codes.js';
 import { resolveLocalFolder } from '../local-folder.js';
+import { localTokenCounting } from '../local-token-counting.js';
+import { chooseOutputFolder, pathInside, realpathOr } from '../output-folder.js';
 import { createProgressReporter, progressMode } from '../progress-reporter.js';
 import type { ScanOutcome, WrittenFile } from '../scan-outcome.js';
-import { makeOutputFolder } from './scan-on-server.js';
+import { userCacheFolder } from '../user-cache-folder.js';
+import { openUserTokenCache } from '../user-token-cache.js';
 
 /**
  * `reposcan scan --local <folder>`: the engine runs in this process (no server, no queue) and
- * writes into a hidden folder inside the output folder; the chosen artifacts are then renamed
- * into place, so the output folder never holds a partial file.
+ * writes into a hidden staging folder; the chosen artifacts are then moved into place, so the
+ * output folder never holds a partial file. Outputs inside the scanned folder are left out of
+ * the walk, so a scan never reads an earlier scan's outputs.
  */
 export async function scanLocal(args: ScanArgs, io: CliIo): Promise<ScanOutcome> {
   const folder = await resolveLocalFolder(args.target, io.cwd);
-  const output = resolve(io.cwd, args.output);
-  await makeOutputFolder(output);
-  const { createEngine, DEFAULT_ENGINE_LIMITS } = await import('@reposcan/core');
+  const output = await chooseOutputFolder(args.output, folder.root, folder.name, io);
   const progress = createProgressReporter(io.stderr, progressMode(io.stderr, args.quiet, io.env));
+  if (output.movedBecause) progress.note(`writing to ${output.dir} (${output.movedBecause}; -o chooses)`);
+  const [core, tokenCache] = await Promise.all([
+    import('@reposcan/core'),
+    args.cache ? openUserTokenCache(userCacheFolder(io.env), args.encoding) : null,
+  ]);
 
-  const staging = await mkdtemp(join(output, '.reposcan-'));
-  // Its threads end with the scan, so the process can exit.
-  const engine = createEngine();
+  const inTree = pathInside(await realpathOr(output.dir), folder.root);
+  // Beside the outputs, so they move in by rename; but never inside the scanned tree, where the walk would list it.
+  const stagingParent = inTree === null ? output.dir : join(userCacheFolder(io.env), 'staging');
+  await mkdir(stagingParent, { recursive: true });
+  const staging = await mkdtemp(join(stagingParent, '.reposcan-'));
+  const { runScan, DEFAULT_ENGINE_LIMITS } = core;
+  // Counting starts on the first content the cache does not know: a repeat scan may need none.
+  const counting = localTokenCounting(args.encoding, core);
   try {
     let report;
     try {
-      report = await engine.runScan(
+      report = await runScan(
         {
           root: folder.root,
           repoName: folder.name,
@@ -37,8 +50,12 @@ export async function scanLocal(args: ScanArgs, io: CliIo): Promise<ScanOutcome>
           limits: DEFAULT_ENGINE_LIMITS,
           encoding: args.encoding,
           outDir: staging,
+          sourceSkips: ownOutputs(inTree, pathInside(await realpathOr(staging), folder.root), folder.name),
         },
-        {},
+        {
+          countTokens: counting.count,
+          ...(tokenCache ? { tokenCache: { cache: tokenCache.cache, stats: tokenCache.stats } } : {}),
+        },
         (p) => progress.update({ state: 'running', phase: p.phase, filesDone: p.files_done, filesTotal: p.files_total }),
       );
     } catch (error) {
@@ -48,16 +65,26 @@ export async function scanLocal(args: ScanArgs, io: CliIo): Promise<ScanOutcome>
     const total = report.summary.total_files;
     progress.update({ state: 'completed', phase: 'done', filesDone: total, filesTotal: total });
     progress.finish();
+    const saved = tokenCache?.save();
 
+    // A terminal already shows stdout's list of paths; the notes are for a redirected stdout.
+    const note = io.stdout.isTTY ? () => {} : (line: string) => progress.note(line);
     const formats = selectFormats(report.artifacts.map((a) => a.format), args.formats);
     const files: WrittenFile[] = [];
     for (const format of formats) {
       const artifact = report.artifacts.find((a) => a.format === format)!;
-      const path = join(output, artifactFileName(folder.name, format));
-      await rename(join(staging, artifact.file), path);
-      progress.note(`wrote ${path} (${artifact.bytes} bytes)`);
+      const path = join(output.dir, artifactFileName(folder.name, format));
+      await moveFile(join(staging, artifact.file), path);
+      note(`wrote ${path} (${artifact.bytes} bytes)`);
       files.push({ format, path, bytes: artifact.bytes, sha256: artifact.sha256 });
     }
+    // The same record the server publishes as summary.json (and puts in the bundle).
+    const summary = `${JSON.stringify(report, null, 2)}\n`;
+    const summaryPath = join(output.dir, summaryFileName(folder.name));
+    await writeFile(join(staging, 'summary.json'), summary);
+    await moveFile(join(staging, 'summary.json'), summaryPath);
+    note(`wrote ${summaryPath} (${Buffer.byteLength(summary)} bytes)`);
+    await saved;
     return {
       scan_id: null,
       state: 'completed',
@@ -72,11 +99,41 @@ export async function scanLocal(args: ScanArgs, io: CliIo): Promise<ScanOutcome>
         summary: report.summary,
         skipped_count: report.skipped.length,
         timings: report.timings,
+        // Files whose count came from the user's token cache (hits) or was counted (misses); null with --no-cache.
+        token_cache: tokenCache ? { ...tokenCache.stats } : null,
       },
       files,
+      summary_file: { path: summaryPath, bytes: Buffer.byteLength(summary) },
     };
   } finally {
-    await engine.close();
+    await counting.close();
     await rm(staging, { recursive: true, force: true });
+  }
+}
+
+/**
+ * What the walk must not read because this command writes it: the output folder when it lies
+ * in the scanned tree (`inTree`: its path there), or, when it is the tree's root, the files named
+ * like this scan's outputs; and the staging folder if it lies in the tree (a scan of a home folder).
+ */
+function ownOutputs(inTree: string | null, stagingInTree: string | null, name: string): Map<string, SkipReason> | undefined {
+  const skips = new Map<string, SkipReason>();
+  if (stagingInTree !== null && stagingInTree !== '') skips.set(stagingInTree, 'excluded_dir');
+  if (inTree !== null && inTree !== '') skips.set(inTree, 'excluded_dir');
+  if (inTree === '') for (const file of [...ARTIFACT_FORMATS.map((f) => artifactFileName(name, f)), summaryFileName(name)]) skips.set(file, 'pattern');
+  return skips.size > 0 ? skips : undefined;
+}
+
+/** rename, or copy and remove where the staging folder is on another file system. */
+async function moveFile(from: string, to: string): Promise<void> {
+  try {
+    await rename(from, to);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
+    // Copied under a temporary name first, so `to` never holds a partial file.
+    const temp = `${to}.reposcan-partial`;
+    await copyFile(from, temp);
+    await rename(temp, to);
+    await rm(from, { force: true });
   }
 }

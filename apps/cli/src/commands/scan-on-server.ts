@@ -1,14 +1,15 @@
-import { mkdir } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { writeFile } from 'node:fs/promises';
+import { basename, join } from 'node:path';
 import { ReposcanClient } from '@reposcan/client';
 import type { ScanAccepted, ScanResult, ScanStatus, Submission, UploadOptions } from '@reposcan/client';
 import { downloadToFile, uploadFile } from '@reposcan/client/node';
-import { artifactFileName, selectFormats } from '../artifact-files.js';
+import { artifactFileName, selectFormats, summaryFileName } from '../artifact-files.js';
 import type { ScanArgs } from '../cli-args.js';
 import type { CliIo } from '../cli-io.js';
 import { ScanEndedError, UsageError } from '../exit-codes.js';
 import { createProgressReporter, progressMode } from '../progress-reporter.js';
 import type { ProgressReporter } from '../progress-reporter.js';
+import { chooseOutputFolder } from '../output-folder.js';
 import { classifyTarget } from '../scan-target.js';
 import type { ScanOutcome, WrittenFile } from '../scan-outcome.js';
 
@@ -19,11 +20,11 @@ import type { ScanOutcome, WrittenFile } from '../scan-outcome.js';
 export async function scanOnServer(args: ScanArgs, io: CliIo): Promise<ScanOutcome> {
   const target = await classifyTarget(args.target, io.cwd);
   if (target.kind === 'zip' && args.branch !== undefined) throw new UsageError('--branch applies to remote repositories; an uploaded .zip has no branches.');
-  const output = resolve(io.cwd, args.output);
-  await makeOutputFolder(output);
-
   const client = new ReposcanClient({ baseUrl: args.server });
   const progress = createProgressReporter(io.stderr, progressMode(io.stderr, args.quiet, io.env));
+  // A folder the server reads gets the same rule as --local: no default output inside it.
+  const output = await chooseOutputFolder(args.output, target.kind === 'folder' ? target.path : null, basename(target.kind === 'folder' ? target.path : 'repository'), io);
+  if (output.movedBecause) progress.note(`writing to ${output.dir} (${output.movedBecause}; -o chooses)`);
   const options: UploadOptions = args.options;
   const submission: Submission =
     target.kind === 'zip'
@@ -31,12 +32,18 @@ export async function scanOnServer(args: ScanArgs, io: CliIo): Promise<ScanOutco
       : await client.scan({ repo_path: target.kind === 'remote' ? target.repoPath : target.path, branch: args.branch, ...options }, { wait: false });
 
   const result = submission.kind === 'completed' ? submission.result : await followToEnd(client, submission.accepted, progress);
-  const files = await downloadArtifacts(client, result, args, output, progress);
+  // A terminal already shows stdout's list of paths; the notes are for a redirected stdout.
+  const note = io.stdout.isTTY ? () => {} : (line: string) => progress.note(line);
+  const files = await downloadArtifacts(client, result, args, output.dir, note);
+  const summary = `${JSON.stringify(await client.summary(result.scan_id), null, 2)}\n`;
+  const summaryPath = join(output.dir, summaryFileName(result.repo_name));
+  await writeFile(summaryPath, summary);
+  note(`wrote ${summaryPath} (${Buffer.byteLength(summary)} bytes)`);
   if (args.cleanup) {
     await client.cleanup(result.scan_id);
     progress.note(`deleted scan ${result.scan_id} from the server`);
   }
-  return { scan_id: result.scan_id, state: 'completed', result, files };
+  return { scan_id: result.scan_id, state: 'completed', result, files, summary_file: { path: summaryPath, bytes: Buffer.byteLength(summary) } };
 }
 
 async function followToEnd(client: ReposcanClient, accepted: ScanAccepted, progress: ProgressReporter): Promise<ScanResult> {
@@ -51,7 +58,7 @@ async function followToEnd(client: ReposcanClient, accepted: ScanAccepted, progr
   throw new ScanEndedError(accepted.scan_id, 'cancelled', 'SCAN_CANCELLED', 'The scan was cancelled (or deleted) before it finished.');
 }
 
-async function downloadArtifacts(client: ReposcanClient, result: ScanResult, args: ScanArgs, output: string, progress: ProgressReporter): Promise<WrittenFile[]> {
+async function downloadArtifacts(client: ReposcanClient, result: ScanResult, args: ScanArgs, output: string, note: (line: string) => void): Promise<WrittenFile[]> {
   const produced = Object.keys(result.artifacts) as Array<WrittenFile['format']>;
   const formats = selectFormats(produced, args.formats);
   const missing = (args.formats ?? []).filter((f) => !formats.includes(f));
@@ -60,16 +67,8 @@ async function downloadArtifacts(client: ReposcanClient, result: ScanResult, arg
   for (const format of formats) {
     const path = join(output, artifactFileName(result.repo_name, format));
     const saved = await downloadToFile(client, result.scan_id, format, path, { expected: result.artifacts[format] });
-    progress.note(`wrote ${path} (${saved.bytes} bytes)`);
+    note(`wrote ${path} (${saved.bytes} bytes)`);
     written.push(saved);
   }
   return written;
-}
-
-export async function makeOutputFolder(output: string): Promise<void> {
-  try {
-    await mkdir(output, { recursive: true });
-  } catch (error) {
-    throw new UsageError(`cannot create the output folder ${output}: ${(error as Error).message}`);
-  }
 }

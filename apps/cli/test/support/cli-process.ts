@@ -3,6 +3,8 @@
 import { execFile } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { finished } from 'node:stream/promises';
@@ -21,9 +23,12 @@ export interface RunOptions {
   env?: Record<string, string>;
 }
 
-/** The environment every run gets: sources, not a stale dist; no inherited server choice. */
+/** The user cache folder of runs that name none: a temporary one, never the real ~/.cache. */
+const TEST_CACHE_HOME = join(tmpdir(), `reposcan-cli-test-cache-${process.pid}`);
+
+/** The environment every run gets: sources, not a stale dist; no inherited server choice; a cache folder of its own. */
 function cliEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, REPOSCAN_CLI_FROM_SOURCE: '1', ...extra };
+  const env: NodeJS.ProcessEnv = { ...process.env, REPOSCAN_CLI_FROM_SOURCE: '1', XDG_CACHE_HOME: TEST_CACHE_HOME, ...extra };
   if (!('REPOSCAN_SERVER' in extra)) delete env.REPOSCAN_SERVER;
   return env;
 }
