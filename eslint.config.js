@@ -4,12 +4,26 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', '**/node_modules/**', 'data/**', 'bench/corpora/**', '**/*.d.ts', '**/fixtures/**', 'packages/core/assembly/**', 'apps/api/public/core-format.js'] },
+  {
+    ignores: [
+      '**/dist/**',
+      '**/node_modules/**',
+      'data/**',
+      'bench/corpora/**',
+      '**/*.d.ts',
+      '**/fixtures/**',
+      'packages/core/assembly/**',
+      'apps/api/public/core-format.js',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: {
-      parserOptions: { projectService: { allowDefaultProject: ['*.js', '*.ts'] }, tsconfigRootDir: import.meta.dirname },
+      parserOptions: {
+        projectService: { allowDefaultProject: ['*.js', '*.ts'] },
+        tsconfigRootDir: import.meta.dirname,
+      },
     },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
@@ -28,14 +42,23 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            { regex: '^@reposcan/(api|worker|cli)(/|$)', message: 'Apps never import apps: move what is shared into a package under packages/.' },
-            { regex: '(^|/)apps/(api|worker|cli)/src(/|$)', message: 'Apps never import apps: move what is shared into a package under packages/.' },
+            {
+              regex: '^@reposcan/(api|worker|cli)(/|$)',
+              message: 'Apps never import apps: move what is shared into a package under packages/.',
+            },
+            {
+              regex: '(^|/)apps/(api|worker|cli)/src(/|$)',
+              message: 'Apps never import apps: move what is shared into a package under packages/.',
+            },
           ],
         },
       ],
       'no-restricted-syntax': [
         'error',
-        { selector: 'ImportExpression[source.value=/^@reposcan\\u002F(api|worker|cli)(\\u002F|$)/]', message: 'Apps never import apps: move what is shared into a package under packages/.' },
+        {
+          selector: 'ImportExpression[source.value=/^@reposcan\\u002F(api|worker|cli)(\\u002F|$)/]',
+          message: 'Apps never import apps: move what is shared into a package under packages/.',
+        },
       ],
     },
   },
@@ -47,7 +70,13 @@ export default tseslint.config(
     // The browser page: tsc (checkJs, DOM lib) checks names and types there, and the promise
     // rules apply as in the TypeScript code.
     files: ['apps/api/public/**/*.js'],
-    languageOptions: { parserOptions: { projectService: false, project: ['apps/api/public/tsconfig.json'], tsconfigRootDir: import.meta.dirname } },
+    languageOptions: {
+      parserOptions: {
+        projectService: false,
+        project: ['apps/api/public/tsconfig.json'],
+        tsconfigRootDir: import.meta.dirname,
+      },
+    },
     rules: {
       'no-undef': 'off',
       '@typescript-eslint/no-floating-promises': 'error',

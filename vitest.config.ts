@@ -1,7 +1,12 @@
 import { availableParallelism } from 'node:os';
 import { configDefaults, defineConfig } from 'vitest/config';
 
-const ALL = ['packages/*/test/**/*.test.ts', 'apps/*/test/**/*.test.ts', 'bench/test/**/*.test.ts', 'scripts/test/**/*.test.ts'];
+const ALL = [
+  'packages/*/test/**/*.test.ts',
+  'apps/*/test/**/*.test.ts',
+  'bench/test/**/*.test.ts',
+  'scripts/test/**/*.test.ts',
+];
 
 /**
  * Test files that need more than Node and a temporary folder, or take long: `npm run
@@ -68,7 +73,12 @@ export default defineConfig({
       // Redis is REDIS_URL's, or a private redis-server when nothing answers there.
       {
         extends: true,
-        test: { name: 'integration', include: INTEGRATION, globalSetup: ['./scripts/integration-redis.ts'], sequence: { groupOrder: 1 } },
+        test: {
+          name: 'integration',
+          include: INTEGRATION,
+          globalSetup: ['./scripts/integration-redis.ts'],
+          sequence: { groupOrder: 1 },
+        },
       },
     ],
   },

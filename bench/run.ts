@@ -23,9 +23,26 @@ import { preflight } from './lib/preflight.js';
 import { idleStreams } from './lib/streams.js';
 import type { IdleStreams } from './lib/streams.js';
 import { Progress } from './lib/progress.js';
-import { buildRows, buildTargets, consistencyChecks, noiseSummary, Recorder, renderMarkdown, RESCANS_IN_A_ROW } from './lib/report.js';
+import {
+  buildRows,
+  buildTargets,
+  consistencyChecks,
+  noiseSummary,
+  Recorder,
+  renderMarkdown,
+  RESCANS_IN_A_ROW,
+} from './lib/report.js';
 import type { LoadResults, MicroResult } from './lib/report.js';
-import { apiScanRuns, engineRuns, inspectRun, readFloor, repomixRun, scanFloor, tokenFloor, writeWarmupTree } from './lib/scan-runs.js';
+import {
+  apiScanRuns,
+  engineRuns,
+  inspectRun,
+  readFloor,
+  repomixRun,
+  scanFloor,
+  tokenFloor,
+  writeWarmupTree,
+} from './lib/scan-runs.js';
 import type { Sample } from './lib/scan-runs.js';
 
 const run = promisify(execFile);
@@ -48,7 +65,8 @@ function parseArgs(argv: string[]): Args {
   const reps = Number(value('--reps') ?? (quick ? 1 : 5));
   if (!Number.isInteger(reps) || reps < 1) throw new Error('--reps takes a whole number ≥ 1');
   const sections = new Set((value('--sections') ?? SECTIONS.join(',')).split(',') as Section[]);
-  for (const s of sections) if (!SECTIONS.includes(s)) throw new Error(`unknown section ${s}; known: ${SECTIONS.join(', ')}`);
+  for (const s of sections)
+    if (!SECTIONS.includes(s)) throw new Error(`unknown section ${s}; known: ${SECTIONS.join(', ')}`);
   return { quick, reps, sections, build: !argv.includes('--no-build') };
 }
 
@@ -66,9 +84,14 @@ const STREAM_RUNS = [
   { streams: 2000, scans: 2000 },
 ] as const;
 
-const describe = (s: Sample): string => `${(s.wallMs / 1000).toFixed(2)} s${s.peakRssMb === null ? '' : `, ${s.peakRssMb.toFixed(0)} MB`}`;
+const describe = (s: Sample): string =>
+  `${(s.wallMs / 1000).toFixed(2)} s${s.peakRssMb === null ? '' : `, ${s.peakRssMb.toFixed(0)} MB`}`;
 
-function unitsFor(corpus: Corpus, kind: 'real' | 'real2x' | 'synthetic', ctx: { deps: BenchDeps; recorder: Recorder; repomixHome: string; gitUrl: string }): Unit[] {
+function unitsFor(
+  corpus: Corpus,
+  kind: 'real' | 'real2x' | 'synthetic',
+  ctx: { deps: BenchDeps; recorder: Recorder; repomixHome: string; gitUrl: string },
+): Unit[] {
   const { deps, recorder, repomixHome } = ctx;
   const record = (key: string, sample: Sample): string => {
     recorder.add(corpus, key, sample);
@@ -96,9 +119,15 @@ function unitsFor(corpus: Corpus, kind: 'real' | 'real2x' | 'synthetic', ctx: { 
         peakRssMb: peaks.length === runs.length ? Math.max(...peaks) : null,
         files: cold.files,
         tokens: cold.tokens,
-        extra: { scans: runs.length, wall_ms: runs.map((r) => Math.round(r.wallMs)), peak_rss_mb: runs.map((r) => r.peakRssMb) },
+        extra: {
+          scans: runs.length,
+          wall_ms: runs.map((r) => Math.round(r.wallMs)),
+          peak_rss_mb: runs.map((r) => r.peakRssMb),
+        },
       };
-      return [record('api-scan-cold', cold), record('api-scan-warm', again), record('api-scan-series', series)].join('; ');
+      return [record('api-scan-cold', cold), record('api-scan-warm', again), record('api-scan-series', series)].join(
+        '; ',
+      );
     },
   });
   const repomix = (style: 'plain' | 'json', warm: boolean, reps = Infinity): Unit => ({
@@ -106,7 +135,9 @@ function unitsFor(corpus: Corpus, kind: 'real' | 'real2x' | 'synthetic', ctx: { 
     reps,
     run: async () => {
       const cold = record(`repomix-${style}-cold`, await repomixRun(deps, corpus, style, repomixHome, true));
-      return warm ? `${cold}; ${record(`repomix-${style}-warm`, await repomixRun(deps, corpus, style, repomixHome, false))}` : cold;
+      return warm
+        ? `${cold}; ${record(`repomix-${style}-warm`, await repomixRun(deps, corpus, style, repomixHome, false))}`
+        : cold;
     },
   });
   const floors = { 'read-floor': readFloor, 'token-floor': tokenFloor, 'scan-floor': scanFloor };
@@ -122,7 +153,11 @@ function unitsFor(corpus: Corpus, kind: 'real' | 'real2x' | 'synthetic', ctx: { 
       apiScan(true),
       repomix('json', true),
       engine(true),
-      { label: 'API full scan of the git URL, cold', reps: Infinity, run: async () => record('api-clone-cold', (await apiScanRuns([ctx.gitUrl]))[0] as Sample) },
+      {
+        label: 'API full scan of the git URL, cold',
+        reps: Infinity,
+        run: async () => record('api-clone-cold', (await apiScanRuns([ctx.gitUrl]))[0] as Sample),
+      },
       { label: 'API inspect', reps: Infinity, run: async () => record('api-inspect', await inspectRun(corpus)) },
       floor('token-floor'),
       floor('scan-floor'),
@@ -130,7 +165,8 @@ function unitsFor(corpus: Corpus, kind: 'real' | 'real2x' | 'synthetic', ctx: { 
       {
         label: 'repomix plain with its security check, cold',
         reps: 1,
-        run: async () => record('repomix-plain-secretlint-cold', await repomixRun(deps, corpus, 'plain', repomixHome, true, true)),
+        run: async () =>
+          record('repomix-plain-secretlint-cold', await repomixRun(deps, corpus, 'plain', repomixHome, true, true)),
       },
     ];
   }
@@ -154,7 +190,11 @@ async function main(): Promise<void> {
   }
   let corpora: Corpora | null = null;
   if (needsCorpora) {
-    log(args.quick ? 'preparing the --quick corpora' : 'preparing the corpora (first run: downloads about 25 MB of npm tarballs)');
+    log(
+      args.quick
+        ? 'preparing the --quick corpora'
+        : 'preparing the corpora (first run: downloads about 25 MB of npm tarballs)',
+    );
     corpora = await prepareCorpora(args.quick, log);
     await writeWarmupTree();
   }
@@ -167,11 +207,19 @@ async function main(): Promise<void> {
   if (corpora && deps && git) {
     const ctx = { deps, recorder, repomixHome, gitUrl: `${git.origin}/${corpora.gitRepoName}` };
     if (args.sections.has('real')) blocks.push({ corpus: corpora.real, units: unitsFor(corpora.real, 'real', ctx) });
-    if (args.sections.has('real2x')) blocks.push({ corpus: corpora.real2x, units: unitsFor(corpora.real2x, 'real2x', ctx) });
-    if (args.sections.has('synthetic')) blocks.push({ corpus: corpora.synthetic, units: unitsFor(corpora.synthetic, 'synthetic', ctx) });
+    if (args.sections.has('real2x'))
+      blocks.push({ corpus: corpora.real2x, units: unitsFor(corpora.real2x, 'real2x', ctx) });
+    if (args.sections.has('synthetic'))
+      blocks.push({ corpus: corpora.synthetic, units: unitsFor(corpora.synthetic, 'synthetic', ctx) });
   }
-  const extra = (args.sections.has('load') ? 3 : 0) + (args.sections.has('streams') ? STREAM_RUNS.length : 0) + (args.sections.has('micro') ? 1 : 0) + (args.sections.has('cli') ? 1 : 0);
-  const progress = new Progress(blocks.reduce((sum, b) => sum + b.units.reduce((n, u) => n + Math.min(u.reps, args.reps), 0), 0) + extra);
+  const extra =
+    (args.sections.has('load') ? 3 : 0) +
+    (args.sections.has('streams') ? STREAM_RUNS.length : 0) +
+    (args.sections.has('micro') ? 1 : 0) +
+    (args.sections.has('cli') ? 1 : 0);
+  const progress = new Progress(
+    blocks.reduce((sum, b) => sum + b.units.reduce((n, u) => n + Math.min(u.reps, args.reps), 0), 0) + extra,
+  );
 
   let load: LoadResults | null = null;
   let micro: MicroResult[] | null = null;
@@ -203,17 +251,23 @@ async function main(): Promise<void> {
       }
       progress.begin(`wrk ${seconds} s: GET /health while two workers scan ${corpora.real.id}`);
       load.health = await healthUnderScans(corpora.real, seconds);
-      progress.end(`${load.health.wrk.requests_per_sec.toFixed(0)} req/s, p99 ${load.health.wrk.latency_ms.p99.toFixed(1)} ms`);
+      progress.end(
+        `${load.health.wrk.requests_per_sec.toFixed(0)} req/s, p99 ${load.health.wrk.latency_ms.p99.toFixed(1)} ms`,
+      );
     }
 
     if (args.sections.has('streams')) {
       const seconds = args.quick ? 5 : 10;
       streams = [];
       for (const { streams: count, scans } of STREAM_RUNS) {
-        progress.begin(`${count} idle event streams on ${scans === 1 ? 'one queued scan' : `${scans} queued scans`}: API CPU over ${seconds} s`);
+        progress.begin(
+          `${count} idle event streams on ${scans === 1 ? 'one queued scan' : `${scans} queued scans`}: API CPU over ${seconds} s`,
+        );
         const s = await idleStreams(count, scans, seconds);
         streams.push(s);
-        progress.end(`${s.cpu_percent.toFixed(1)} % of a core (${s.baseline_cpu_percent.toFixed(1)} % with none open), ${s.cpu_percent_per_1000.toFixed(2)} % per 1 000 streams, +${s.rss_added_mb.toFixed(0)} MB`);
+        progress.end(
+          `${s.cpu_percent.toFixed(1)} % of a core (${s.baseline_cpu_percent.toFixed(1)} % with none open), ${s.cpu_percent_per_1000.toFixed(2)} % per 1 000 streams, +${s.rss_added_mb.toFixed(0)} MB`,
+        );
       }
     }
 
@@ -230,10 +284,14 @@ async function main(): Promise<void> {
       progress.begin('micro-benchmarks: estimator, pathological inputs');
       const scratch = await mkdtemp(join(tmpdir(), 'reposcan-bench-micro-'));
       try {
-        const { stdout } = await run(process.execPath, ['--import', 'tsx', join(BENCH_DIR, 'children', 'micro.ts'), corpora.real.root, scratch], {
-          cwd: REPO_ROOT,
-          maxBuffer: 1 << 24,
-        });
+        const { stdout } = await run(
+          process.execPath,
+          ['--import', 'tsx', join(BENCH_DIR, 'children', 'micro.ts'), corpora.real.root, scratch],
+          {
+            cwd: REPO_ROOT,
+            maxBuffer: 1 << 24,
+          },
+        );
         micro = JSON.parse(stdout.trim().split('\n').pop() as string) as MicroResult[];
       } finally {
         await rm(scratch, { recursive: true, force: true });
@@ -247,11 +305,24 @@ async function main(): Promise<void> {
 
   const corpusList = blocks.map((b) => b.corpus);
   const rows = buildRows(recorder, corpusList);
-  const targets = [...buildTargets(rows, { real: corpora?.real.id ?? '', real2x: corpora?.real2x.id ?? '', synthetic: corpora?.synthetic.id ?? '' }, load, micro, streams), ...(cli ? cliTargets(cli) : [])];
+  const targets = [
+    ...buildTargets(
+      rows,
+      { real: corpora?.real.id ?? '', real2x: corpora?.real2x.id ?? '', synthetic: corpora?.synthetic.id ?? '' },
+      load,
+      micro,
+      streams,
+    ),
+    ...(cli ? cliTargets(cli) : []),
+  ];
   const checks = consistencyChecks(rows);
   const loadAfter = loadavg();
   const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: REPO_ROOT, encoding: 'utf8' }).trim();
-  const dirty = execFileSync('git', ['status', '--porcelain', '--', 'packages', 'apps'], { cwd: REPO_ROOT, encoding: 'utf8' }).trim() !== '';
+  const dirty =
+    execFileSync('git', ['status', '--porcelain', '--', 'packages', 'apps'], {
+      cwd: REPO_ROOT,
+      encoding: 'utf8',
+    }).trim() !== '';
   const cpu = cpus();
   const environment = [
     `${startedAt.toISOString()}, reposcan ${commit}${dirty ? ' (with uncommitted changes in packages/ or apps/)' : ''}, ${args.quick ? '**--quick** (small corpora, indicative only)' : 'full run'}, ${args.reps} repetition(s)`,
@@ -271,11 +342,25 @@ async function main(): Promise<void> {
   const apiWarm = corpora ? warmCold(corpora.real.id, 'api-scan') : null;
   if (corpora && (engineWarm !== null || apiWarm !== null)) {
     const show = (v: number | null) => (v === null ? 'not measured' : v.toFixed(2));
-    notes.push(`reposcan warm ÷ cold on ${corpora.real.id}: engine ${show(engineWarm)}, API ${show(apiWarm)}. Near 1 means no token cache took effect and warm is a plain repeat run.`);
+    notes.push(
+      `reposcan warm ÷ cold on ${corpora.real.id}: engine ${show(engineWarm)}, API ${show(apiWarm)}. Near 1 means no token cache took effect and warm is a plain repeat run.`,
+    );
   }
 
   const title = `reposcan benchmark${args.quick ? ' (--quick)' : ''}`;
-  const markdown = renderMarkdown({ title, environment, corpora: corpusList, rows, targets, load, streams, micro, checks, notes, extraTables: cli ? renderCliStartup(cli) : [] });
+  const markdown = renderMarkdown({
+    title,
+    environment,
+    corpora: corpusList,
+    rows,
+    targets,
+    load,
+    streams,
+    micro,
+    checks,
+    notes,
+    extraTables: cli ? renderCliStartup(cli) : [],
+  });
   process.stdout.write(`\n${markdown}`);
 
   const resultsDir = join(BENCH_DIR, 'results');

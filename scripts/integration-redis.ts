@@ -21,7 +21,8 @@ export type TestRedisPlan =
 export function planTestRedis(found: { url: string; answers: boolean; hasRedisServer: boolean }): TestRedisPlan {
   const where = redactPassword(found.url);
   if (found.answers) return { action: 'use', url: found.url };
-  if (found.hasRedisServer) return { action: 'start', note: `nothing answers at ${where}; starting a private redis-server for this run` };
+  if (found.hasRedisServer)
+    return { action: 'start', note: `nothing answers at ${where}; starting a private redis-server for this run` };
   return {
     action: 'fail',
     message: `Integration tests need Redis: nothing answers at ${where} (REDIS_URL) and there is no redis-server to start a private one; install it (apt-get install redis-server, or brew install redis) or set REDIS_URL to a running Redis.`,
@@ -45,7 +46,10 @@ export function redisAnswers(url: string): Promise<boolean> {
   const parsed = new URL(url);
   if (parsed.protocol === 'rediss:') return Promise.resolve(true);
   return new Promise((resolve) => {
-    const socket = connect({ host: parsed.hostname.replace(/^\[|\]$/g, '') || '127.0.0.1', port: Number(parsed.port || 6379) });
+    const socket = connect({
+      host: parsed.hostname.replace(/^\[|\]$/g, '') || '127.0.0.1',
+      port: Number(parsed.port || 6379),
+    });
     const done = (answers: boolean): void => {
       socket.destroy();
       resolve(answers);
@@ -67,7 +71,22 @@ async function freeLoopbackPort(): Promise<number> {
 
 async function startPrivateRedis(): Promise<{ url: string; child: ChildProcess }> {
   const port = await freeLoopbackPort();
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--maxmemory-policy', 'noeviction'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    'redis-server',
+    [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--maxmemory-policy',
+      'noeviction',
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -80,7 +99,9 @@ async function startPrivateRedis(): Promise<{ url: string; child: ChildProcess }
   while (!(await redisAnswers(url))) {
     if (child.exitCode !== null || Date.now() > deadline) {
       child.kill('SIGKILL');
-      throw new Error(`the private redis-server did not start on port ${port}: ${output.trim().split('\n').pop() ?? ''}`);
+      throw new Error(
+        `the private redis-server did not start on port ${port}: ${output.trim().split('\n').pop() ?? ''}`,
+      );
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }

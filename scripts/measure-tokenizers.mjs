@@ -69,7 +69,11 @@ const CANDIDATES = {
   'ai-tokenizer null-proto renew/100k chars': async (enc) => {
     const { Tokenizer } = await import('ai-tokenizer');
     const data = await import(`ai-tokenizer/encoding/${enc}`);
-    const fixed = { ...data, special_tokens: {}, stringEncoder: Object.assign(Object.create(null), data.stringEncoder) };
+    const fixed = {
+      ...data,
+      special_tokens: {},
+      stringEncoder: Object.assign(Object.create(null), data.stringEncoder),
+    };
     let t = new Tokenizer(fixed);
     let since = 0;
     return (s) => {
@@ -178,7 +182,14 @@ async function child(name, enc, manifestPath) {
   const initMs = cpuMs() - t0;
   globalThis.gc?.();
   const rssLoaded = process.memoryUsage().rss;
-  const result = { name, initMs, rssLoadedMB: rssLoaded / 1e6, rssAddedMB: (rssLoaded - rssBefore) / 1e6, groups: {}, again: {} };
+  const result = {
+    name,
+    initMs,
+    rssLoadedMB: rssLoaded / 1e6,
+    rssAddedMB: (rssLoaded - rssBefore) / 1e6,
+    groups: {},
+    again: {},
+  };
   const run = (g) => {
     let chars = 0;
     let bytes = 0;
@@ -235,13 +246,25 @@ async function childPool(enc, manifestPath) {
   const t1 = performance.now();
   const cpu1 = cpuMs();
   let tokens = 0;
-  for (const counts of await Promise.all(batches.map((items) => pool.count(items)))) tokens += counts.reduce((a, b) => a + b, 0);
+  for (const counts of await Promise.all(batches.map((items) => pool.count(items))))
+    tokens += counts.reduce((a, b) => a + b, 0);
   const wallMs = performance.now() - t1;
   const cpu = cpuMs() - cpu1;
   clearInterval(sampler);
   await pool.close();
   process.stdout.write(
-    JSON.stringify({ mb, batches: batches.length, tokens, warmMs, rssBeforeMB: rssBefore / 1e6, rssWarmMB: rssWarm / 1e6, peakMB: peak / 1e6, maxRssMB: process.resourceUsage().maxRSS / 1e3, wallMs, cpuMs: cpu }),
+    JSON.stringify({
+      mb,
+      batches: batches.length,
+      tokens,
+      warmMs,
+      rssBeforeMB: rssBefore / 1e6,
+      rssWarmMB: rssWarm / 1e6,
+      peakMB: peak / 1e6,
+      maxRssMB: process.resourceUsage().maxRSS / 1e3,
+      wallMs,
+      cpuMs: cpu,
+    }),
   );
 }
 
@@ -261,14 +284,22 @@ async function main() {
   writeFileSync(manifestPath, JSON.stringify(manifest));
   if (process.argv.includes('--pool')) {
     try {
-      const out = execFileSync(process.execPath, [...process.execArgv, '--expose-gc', fileURLToPath(import.meta.url), '--child-pool', enc, manifestPath], {
-        stdio: ['ignore', 'pipe', 'inherit'],
-      });
+      const out = execFileSync(
+        process.execPath,
+        [...process.execArgv, '--expose-gc', fileURLToPath(import.meta.url), '--child-pool', enc, manifestPath],
+        {
+          stdio: ['ignore', 'pipe', 'inherit'],
+        },
+      );
       const r = JSON.parse(out.toString());
       console.log(`\nTokenPool worker, 2 threads, encoding ${enc}, Node ${process.version}`);
       console.log(`corpus ${r.mb.toFixed(1)} MB in ${r.batches} batches, ${r.tokens} tokens`);
-      console.log(`load (spawn + tables) ${r.warmMs.toFixed(0)} ms; RSS ${r.rssBeforeMB.toFixed(0)} MB before, +${(r.rssWarmMB - r.rssBeforeMB).toFixed(0)} MB once warm`);
-      console.log(`counting: ${(r.mb / (r.wallMs / 1e3)).toFixed(1)} MB/s wall, ${(r.mb / (r.cpuMs / 1e3)).toFixed(1)} MB/s per CPU-second; peak RSS ${r.peakMB.toFixed(0)} MB sampled, ${r.maxRssMB.toFixed(0)} MB max (corpus strings included)`);
+      console.log(
+        `load (spawn + tables) ${r.warmMs.toFixed(0)} ms; RSS ${r.rssBeforeMB.toFixed(0)} MB before, +${(r.rssWarmMB - r.rssBeforeMB).toFixed(0)} MB once warm`,
+      );
+      console.log(
+        `counting: ${(r.mb / (r.wallMs / 1e3)).toFixed(1)} MB/s wall, ${(r.mb / (r.cpuMs / 1e3)).toFixed(1)} MB/s per CPU-second; peak RSS ${r.peakMB.toFixed(0)} MB sampled, ${r.maxRssMB.toFixed(0)} MB max (corpus strings included)`,
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -278,10 +309,14 @@ async function main() {
   try {
     for (const name of names) {
       process.stderr.write(`${name} …\n`);
-      const out = execFileSync(process.execPath, [...process.execArgv, '--expose-gc', fileURLToPath(import.meta.url), '--child', name, enc, manifestPath], {
-        maxBuffer: 1 << 28,
-        stdio: ['ignore', 'pipe', 'inherit'],
-      });
+      const out = execFileSync(
+        process.execPath,
+        [...process.execArgv, '--expose-gc', fileURLToPath(import.meta.url), '--child', name, enc, manifestPath],
+        {
+          maxBuffer: 1 << 28,
+          stdio: ['ignore', 'pipe', 'inherit'],
+        },
+      );
       results.push(JSON.parse(out.toString()));
     }
   } finally {
@@ -296,7 +331,9 @@ async function main() {
     const r = ref.groups[g];
     console.log(`| ${g} | ${r.files} | ${(r.bytes / 1e6).toFixed(1)} | ${r.tokens} |`);
   }
-  console.log(`\n| tokenizer | ${GROUPS.join(' | ')} | ${SECOND_PASS.map((g) => `${g} again`).join(' | ')} | init ms | RSS added MB | peak RSS MB | files ≠ js-tiktoken |`);
+  console.log(
+    `\n| tokenizer | ${GROUPS.join(' | ')} | ${SECOND_PASS.map((g) => `${g} again`).join(' | ')} | init ms | RSS added MB | peak RSS MB | files ≠ js-tiktoken |`,
+  );
   console.log(`|---|${GROUPS.map(() => '---|').join('')}${SECOND_PASS.map(() => '---|').join('')}---|---|---|---|`);
   for (const r of results) {
     const mismatches = [];

@@ -60,6 +60,9 @@ const roots = process.argv.slice(2).map((r) => resolve(r));
 if (process.env.SCAN_LARGE_TREE_CHILD === '1') await scanOne(roots[0] ?? resolve('node_modules'));
 else {
   for (const root of roots.length > 0 ? roots : [resolve('node_modules')]) {
-    execFileSync(process.execPath, [fileURLToPath(import.meta.url), root], { env: { ...process.env, SCAN_LARGE_TREE_CHILD: '1' }, stdio: ['ignore', 'inherit', 'ignore'] });
+    execFileSync(process.execPath, [fileURLToPath(import.meta.url), root], {
+      env: { ...process.env, SCAN_LARGE_TREE_CHILD: '1' },
+      stdio: ['ignore', 'inherit', 'ignore'],
+    });
   }
 }

@@ -37,7 +37,11 @@ const SAMPLE = join(ROOT, 'packages/core/test/fixtures/sample-repo');
 
 const processes = new Set<ChildProcess>();
 function start(entry: string, env: Record<string, string>): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=source', entry], { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: 'ignore' });
+  const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=source', entry], {
+    cwd: ROOT,
+    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+    stdio: 'ignore',
+  });
   processes.add(child);
   child.once('exit', () => processes.delete(child));
   return child;
@@ -75,13 +79,34 @@ if (!args.server) {
   await cp(SAMPLE, join(repoRoot, 'sample'), { recursive: true });
   await cp(join(ROOT, 'packages/core/src'), join(repoRoot, 'core-src'), { recursive: true });
   const port = await freePort();
-  const env = { REDIS_URL: redisUrl, QUEUE_PREFIX: queuePrefix, DATA_DIR: join(base, 'data'), ALLOWED_LOCAL_ROOTS: repoRoot, JOB_LOCK_SECONDS: '5', JANITOR_INTERVAL_SECONDS: '5' };
-  start('apps/api/src/main.ts', { ...env, ROLE: 'api', HOST: '127.0.0.1', PORT: String(port), SCAN_WAIT_SECONDS: '0', RATE_LIMIT_PER_MINUTE: '0', INSPECT_RATE_LIMIT_PER_MINUTE: '0' });
+  const env = {
+    REDIS_URL: redisUrl,
+    QUEUE_PREFIX: queuePrefix,
+    DATA_DIR: join(base, 'data'),
+    ALLOWED_LOCAL_ROOTS: repoRoot,
+    JOB_LOCK_SECONDS: '5',
+    JANITOR_INTERVAL_SECONDS: '5',
+  };
+  start('apps/api/src/main.ts', {
+    ...env,
+    ROLE: 'api',
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    SCAN_WAIT_SECONDS: '0',
+    RATE_LIMIT_PER_MINUTE: '0',
+    INSPECT_RATE_LIMIT_PER_MINUTE: '0',
+  });
   workerEnv = { ...env, ROLE: 'worker' };
   for (let i = 0; i < Number(args.workers); i++) workers.push(start('apps/worker/src/main.ts', workerEnv));
   serverUrl = `http://127.0.0.1:${port}`;
   for (let i = 0; ; i++) {
-    if (await fetch(`${serverUrl}/ready`).then((r) => r.ok, () => false)) break;
+    if (
+      await fetch(`${serverUrl}/ready`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      break;
     if (i > 300) throw new Error('the API did not become ready');
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
@@ -101,7 +126,11 @@ async function oneRequest(): Promise<void> {
   try {
     if (roll < 0.6) {
       const repo = repos[Math.floor(Math.random() * repos.length)] ?? SAMPLE;
-      const response = await fetch(`${serverUrl}/v1/scan?wait=false`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ repo_path: repo, create_zip: Math.random() < 0.3 }) });
+      const response = await fetch(`${serverUrl}/v1/scan?wait=false`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ repo_path: repo, create_zip: Math.random() < 0.3 }),
+      });
       count(`scan ${response.status}`);
       const body = (await response.json()) as { data?: { scan_id?: string } };
       if (response.status === 202 && body.data?.scan_id) accepted.add(body.data.scan_id);
@@ -113,7 +142,11 @@ async function oneRequest(): Promise<void> {
       const body = (await response.json()) as { data?: { scan_id?: string } };
       if (response.status === 202 && body.data?.scan_id) accepted.add(body.data.scan_id);
     } else if (roll < 0.9) {
-      const response = await fetch(`${serverUrl}/v1/inspect`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ repo_path: repos[0] }) });
+      const response = await fetch(`${serverUrl}/v1/inspect`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ repo_path: repos[0] }),
+      });
       count(`inspect ${response.status}`);
       await response.arrayBuffer();
     } else {
@@ -129,12 +162,18 @@ async function oneRequest(): Promise<void> {
   }
 }
 
-const chaos = args.chaos && !args.server ? setInterval(() => {
-  const victim = workers.splice(Math.floor(Math.random() * workers.length), 1)[0];
-  victim?.kill('SIGKILL');
-  crashes++;
-  workers.push(start('apps/worker/src/main.ts', workerEnv));
-}, Number(args.chaos) * 1000) : undefined;
+const chaos =
+  args.chaos && !args.server
+    ? setInterval(
+        () => {
+          const victim = workers.splice(Math.floor(Math.random() * workers.length), 1)[0];
+          victim?.kill('SIGKILL');
+          crashes++;
+          workers.push(start('apps/worker/src/main.ts', workerEnv));
+        },
+        Number(args.chaos) * 1000,
+      )
+    : undefined;
 
 const line = (text: string): void => void process.stderr.write(process.stderr.isTTY ? `\r\x1b[2K${text}` : `${text}\n`);
 const startedAt = Date.now();
@@ -143,7 +182,8 @@ while (Date.now() - startedAt < seconds * 1000) {
   const request = oneRequest().finally(() => inFlight.delete(request));
   inFlight.add(request);
   const elapsed = Math.round((Date.now() - startedAt) / 1000);
-  if (process.stderr.isTTY || elapsed % 10 === 0) line(`traffic ${elapsed}/${seconds} s · accepted ${accepted.size} · worker kills ${crashes}`);
+  if (process.stderr.isTTY || elapsed % 10 === 0)
+    line(`traffic ${elapsed}/${seconds} s · accepted ${accepted.size} · worker kills ${crashes}`);
   await new Promise((resolve) => setTimeout(resolve, 1000 / rate));
 }
 clearInterval(chaos);
@@ -175,9 +215,13 @@ if (process.stderr.isTTY) process.stderr.write('\n');
 const tally = new Map<string, number>();
 for (const value of outcome.values()) tally.set(value, (tally.get(value) ?? 0) + 1);
 const lost = accepted.size - outcome.size;
-console.log(`\nsoak: ${seconds} s at ${rate} req/s, ${args.server ? `server ${serverUrl}` : `${args.workers} workers`}${args.chaos ? `, a worker killed every ${args.chaos} s (${crashes} kills)` : ''}`);
+console.log(
+  `\nsoak: ${seconds} s at ${rate} req/s, ${args.server ? `server ${serverUrl}` : `${args.workers} workers`}${args.chaos ? `, a worker killed every ${args.chaos} s (${crashes} kills)` : ''}`,
+);
 console.log('requests:', Object.fromEntries([...statuses].sort()));
-console.log(`accepted ${accepted.size} · completed ${tally.get('completed') ?? 0} · failed ${[...tally].filter(([k]) => k.startsWith('failed')).reduce((s, [, n]) => s + n, 0)} · deleted by us ${tally.get('deleted') ?? 0} · lost ${lost}`);
+console.log(
+  `accepted ${accepted.size} · completed ${tally.get('completed') ?? 0} · failed ${[...tally].filter(([k]) => k.startsWith('failed')).reduce((s, [, n]) => s + n, 0)} · deleted by us ${tally.get('deleted') ?? 0} · lost ${lost}`,
+);
 for (const [key, n] of tally) if (key.startsWith('failed')) console.log(`  ${key}: ${n}`);
 
 for (const child of processes) child.kill('SIGTERM');

@@ -23,9 +23,14 @@ function target(args: unknown[]): { path?: unknown; host?: unknown; port?: unkno
   if (typeof path === 'string' && path !== '') return connect.apply(this, args);
   const where = `${typeof host === 'string' ? host : 'localhost'}:${String(port)}`;
   refused.push(where);
-  throw new Error(`A unit test tried to connect to ${where}. Tests that need Redis, a server or the network belong in the integration project (vitest.config.ts).`);
+  throw new Error(
+    `A unit test tried to connect to ${where}. Tests that need Redis, a server or the network belong in the integration project (vitest.config.ts).`,
+  );
 };
 
 afterEach(() => {
-  if (refused.length > 0) throw new Error(`A unit test tried to connect to ${refused.splice(0).join(', ')}: move it to the integration project (vitest.config.ts).`);
+  if (refused.length > 0)
+    throw new Error(
+      `A unit test tried to connect to ${refused.splice(0).join(', ')}: move it to the integration project (vitest.config.ts).`,
+    );
 });

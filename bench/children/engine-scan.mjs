@@ -14,16 +14,19 @@ const cacheDir = process.env.BENCH_TOKEN_CACHE_DIR;
 const cache = cacheDir ? await VolumeTokenCache.open(cacheDir, { maxEntries: 1_000_000 }) : null;
 await cache?.sync();
 const stats = { hits: 0, misses: 0 };
-const report = await runScan({
-  root,
-  repoName: 'bench',
-  source: { type: 'local', url: null, hostFamily: null, ref: null, branch: null, commit: null, subdir: null },
-  // The API's defaults: every artifact (txt, md, json), ignore files honoured, no zip.
-  options: { ...DEFAULT_SCAN_OPTIONS },
-  limits: { ...DEFAULT_ENGINE_LIMITS, maxFiles: 10_000_000 },
-  encoding: 'o200k_base',
-  outDir,
-}, cache ? { tokenCache: { cache, stats } } : {});
+const report = await runScan(
+  {
+    root,
+    repoName: 'bench',
+    source: { type: 'local', url: null, hostFamily: null, ref: null, branch: null, commit: null, subdir: null },
+    // The API's defaults: every artifact (txt, md, json), ignore files honoured, no zip.
+    options: { ...DEFAULT_SCAN_OPTIONS },
+    limits: { ...DEFAULT_ENGINE_LIMITS, maxFiles: 10_000_000 },
+    encoding: 'o200k_base',
+    outDir,
+  },
+  cache ? { tokenCache: { cache, stats } } : {},
+);
 await cache?.flush();
 process.stdout.write(
   `${JSON.stringify({

@@ -79,9 +79,27 @@ function sourceSample(budget: number): string[] {
   const estimate = measure(() => texts.forEach((t) => estimateTokensFromBytes(t)), 3).median;
   const count = measure(() => texts.forEach((t) => exact.countUtf8(t)), 3).median;
   results.push(
-    { key: 'estimator-mbps', label: `estimateTokensFromBytes, one thread (${texts.length} TS/JS files, ${mb.toFixed(1)} MB)`, value: mb / (estimate / 1000), unit: 'MB/s', limit: null },
-    { key: 'exact-mbps', label: 'exact o200k count of the same bytes, one thread', value: mb / (count / 1000), unit: 'MB/s', limit: null },
-    { key: 'estimator-speedup', label: 'estimator ÷ exact throughput', value: count / estimate, unit: '×', limit: null },
+    {
+      key: 'estimator-mbps',
+      label: `estimateTokensFromBytes, one thread (${texts.length} TS/JS files, ${mb.toFixed(1)} MB)`,
+      value: mb / (estimate / 1000),
+      unit: 'MB/s',
+      limit: null,
+    },
+    {
+      key: 'exact-mbps',
+      label: 'exact o200k count of the same bytes, one thread',
+      value: mb / (count / 1000),
+      unit: 'MB/s',
+      limit: null,
+    },
+    {
+      key: 'estimator-speedup',
+      label: 'estimator ÷ exact throughput',
+      value: count / estimate,
+      unit: '×',
+      limit: null,
+    },
   );
 }
 
@@ -97,10 +115,14 @@ function sourceSample(budget: number): string[] {
     ['`.`', Buffer.alloc(10 * MiB, '.')],
     ['random a-z', randomLetters(10 * MiB)],
   ];
-  const speeds = files.map(([name, bytes]) => ({ name, mbps: bytes.length / 1e6 / (measure(() => counter.countUtf8(bytes), 3).median / 1000) }));
+  const speeds = files.map(([name, bytes]) => ({
+    name,
+    mbps: bytes.length / 1e6 / (measure(() => counter.countUtf8(bytes), 3).median / 1000),
+  }));
   results.push({
     key: 'count-runs-mbps',
-    label: 'no file counts slower than 10 MB/s: three 10 MiB files of one piece, a run of `x`, a run of `.`, random lower-case letters (exact o200k, one thread; the slowest file)',
+    label:
+      'no file counts slower than 10 MB/s: three 10 MiB files of one piece, a run of `x`, a run of `.`, random lower-case letters (exact o200k, one thread; the slowest file)',
     value: Math.min(...speeds.map((s) => s.mbps)),
     unit: 'MB/s',
     limit: 10,
@@ -153,12 +175,28 @@ for (const withoutNul of [false, true]) {
   const utf8 = new TextEncoder().encode(text);
   const legacy = encodeLegacy(text, 'euc-kr');
   const m = measure(() => classifyContent('docs/ko.md', utf8));
-  results.push({ key: 'classify-korean-utf8', label: `classify a ${(utf8.length / 1024).toFixed(1)} KB Korean Markdown file, UTF-8 (a peer took 3.5 s)`, value: m.median, unit: 'ms', limit: 100, note: `first call ${m.first.toFixed(2)} ms` });
+  results.push({
+    key: 'classify-korean-utf8',
+    label: `classify a ${(utf8.length / 1024).toFixed(1)} KB Korean Markdown file, UTF-8 (a peer took 3.5 s)`,
+    value: m.median,
+    unit: 'ms',
+    limit: 100,
+    note: `first call ${m.first.toFixed(2)} ms`,
+  });
   const l = measure(() => classifyContent('docs/ko.md', legacy));
-  results.push({ key: 'classify-korean-euc-kr', label: 'the same file in EUC-KR (charset detection and decoding)', value: l.median, unit: 'ms', limit: 500, note: `first call ${l.first.toFixed(1)} ms` });
+  results.push({
+    key: 'classify-korean-euc-kr',
+    label: 'the same file in EUC-KR (charset detection and decoding)',
+    value: l.median,
+    unit: 'ms',
+    limit: 500,
+    note: `first call ${l.first.toFixed(1)} ms`,
+  });
 }
 {
-  const bytes = new TextEncoder().encode('export const value = "héllo wörld 日本語"; // ünïcödé comment\n'.repeat(170_000));
+  const bytes = new TextEncoder().encode(
+    'export const value = "héllo wörld 日本語"; // ünïcödé comment\n'.repeat(170_000),
+  );
   const best = (fn: () => unknown) => Math.min(...[0, 1, 2, 3].map(() => time(fn)));
   const baseline = best(() => isUtf8(bytes) && Buffer.from(bytes.buffer).toString('utf8'));
   const measured = best(() => classifyContent('big.ts', bytes));
@@ -173,7 +211,14 @@ for (const withoutNul of [false, true]) {
 }
 
 // ---- archives refused from the central directory ----------------------------------------------------
-const LIMITS: ZipLimits = { maxEntries: 10_000, maxUncompressedBytes: 500 * MiB, maxRatio: 100, maxDepth: 50, maxNameBytes: 1024, maxComponentBytes: 255 };
+const LIMITS: ZipLimits = {
+  maxEntries: 10_000,
+  maxUncompressedBytes: 500 * MiB,
+  maxRatio: 100,
+  maxDepth: 50,
+  maxNameBytes: 1024,
+  maxComponentBytes: 255,
+};
 
 /** Time until extractZip refuses the archive with `code`, writing nothing. */
 async function refusalMs(zipPath: string, name: string, code: string): Promise<number> {
@@ -204,8 +249,22 @@ async function refusalMs(zipPath: string, name: string, code: string): Promise<n
   const rssBefore = process.memoryUsage.rss();
   const bombMs = await refusalMs(ratioBomb, 'ratio', 'ARCHIVE_TOO_LARGE');
   const rssChange = (process.memoryUsage.rss() - rssBefore) / MiB;
-  results.push({ key: 'zip-ratio-bomb', label: 'refuse a ratio bomb (200 MiB of zeros deflated to ~200 kB)', value: bombMs, unit: 'ms', limit: 500, note: `RSS changed by ${rssChange >= 0 ? '+' : ''}${rssChange.toFixed(1)} MiB` });
-  results.push({ key: 'zip-many-entries', label: 'refuse 100 000 entries from the end record', value: await refusalMs(many, 'many', 'TOO_MANY_ENTRIES'), unit: 'ms', limit: 250, note: `python3 built both zips in ${(craftMs / 1000).toFixed(1)} s` });
+  results.push({
+    key: 'zip-ratio-bomb',
+    label: 'refuse a ratio bomb (200 MiB of zeros deflated to ~200 kB)',
+    value: bombMs,
+    unit: 'ms',
+    limit: 500,
+    note: `RSS changed by ${rssChange >= 0 ? '+' : ''}${rssChange.toFixed(1)} MiB`,
+  });
+  results.push({
+    key: 'zip-many-entries',
+    label: 'refuse 100 000 entries from the end record',
+    value: await refusalMs(many, 'many', 'TOO_MANY_ENTRIES'),
+    unit: 'ms',
+    limit: 250,
+    note: `python3 built both zips in ${(craftMs / 1000).toFixed(1)} s`,
+  });
 }
 
 process.stdout.write(`${JSON.stringify(results)}\n`);

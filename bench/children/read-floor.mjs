@@ -11,7 +11,11 @@ const started = performance.now();
 const files = [];
 async function walk(dir) {
   const entries = await readdir(dir, { withFileTypes: true });
-  await Promise.all(entries.map((entry) => (entry.isDirectory() ? walk(join(dir, entry.name)) : entry.isFile() ? files.push(join(dir, entry.name)) : null)));
+  await Promise.all(
+    entries.map((entry) =>
+      entry.isDirectory() ? walk(join(dir, entry.name)) : entry.isFile() ? files.push(join(dir, entry.name)) : null,
+    ),
+  );
 }
 await walk(root);
 let next = 0;
@@ -24,4 +28,6 @@ await Promise.all(
     }
   }),
 );
-process.stdout.write(`${JSON.stringify({ ms: performance.now() - started, files: files.length, bytes, max_rss_mb: process.resourceUsage().maxRSS / 1024 })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ ms: performance.now() - started, files: files.length, bytes, max_rss_mb: process.resourceUsage().maxRSS / 1024 })}\n`,
+);

@@ -36,7 +36,7 @@ async function writeArtifact(name, escaped) {
   };
   const progress = { read: 0, written: 0 };
   for (const content of views) {
-    for (let from = 0; from < content.length; ) {
+    for (let from = 0; from < content.length;) {
       if (escaped) {
         if (buffer.length - at < MAX_ESCAPED_BYTES) await flush();
         const p = escapeJsonInto(content, from, buffer, at, progress);
@@ -59,9 +59,16 @@ async function writeArtifact(name, escaped) {
 }
 
 const started = performance.now();
-const [counts, ...written] = await Promise.all([Promise.all(batches.map((b) => pool.count(b))), writeArtifact('output.txt', false), writeArtifact('output.md', false), writeArtifact('output.json', true)]);
+const [counts, ...written] = await Promise.all([
+  Promise.all(batches.map((b) => pool.count(b))),
+  writeArtifact('output.txt', false),
+  writeArtifact('output.md', false),
+  writeArtifact('output.json', true),
+]);
 const ms = performance.now() - started;
 await pool.close();
 const tokens = counts.flat().reduce((sum, n) => sum + n, 0);
 const writtenBytes = written.reduce((sum, n) => sum + n, 0);
-process.stdout.write(`${JSON.stringify({ ms, files: views.length, bytes: total, tokens, written_bytes: writtenBytes, threads: pool.threads, max_rss_mb: process.resourceUsage().maxRSS / 1024 })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ ms, files: views.length, bytes: total, tokens, written_bytes: writtenBytes, threads: pool.threads, max_rss_mb: process.resourceUsage().maxRSS / 1024 })}\n`,
+);

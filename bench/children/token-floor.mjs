@@ -16,4 +16,6 @@ const counts = await Promise.all(batches.map((b) => pool.count(b)));
 const ms = performance.now() - started;
 await pool.close();
 const tokens = counts.flat().reduce((sum, n) => sum + n, 0);
-process.stdout.write(`${JSON.stringify({ ms, files: views.length, bytes: total, tokens, threads, max_rss_mb: process.resourceUsage().maxRSS / 1024 })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ ms, files: views.length, bytes: total, tokens, threads, max_rss_mb: process.resourceUsage().maxRSS / 1024 })}\n`,
+);

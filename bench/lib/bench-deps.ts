@@ -25,11 +25,15 @@ export async function ensureBenchDeps(log: (line: string) => void): Promise<Benc
     log('installing bench/ dependencies (npm ci --prefix bench)');
     await run('npm', ['ci', '--prefix', BENCH_DIR, '--no-audit', '--no-fund'], { maxBuffer: 1 << 24 });
   }
-  const pinned = JSON.parse(await readFile(join(BENCH_DIR, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+  const pinned = JSON.parse(await readFile(join(BENCH_DIR, 'package.json'), 'utf8')) as {
+    dependencies: Record<string, string>;
+  };
   const nodeVersion = pinned.dependencies.node as string;
   const node22 = await resolveNode(nodeVersion, log);
   const repomixCli = join(NODE_MODULES, 'repomix', 'bin', 'repomix.cjs');
-  const repomixVersion = (JSON.parse(await readFile(join(NODE_MODULES, 'repomix', 'package.json'), 'utf8')) as { version: string }).version;
+  const repomixVersion = (
+    JSON.parse(await readFile(join(NODE_MODULES, 'repomix', 'package.json'), 'utf8')) as { version: string }
+  ).version;
   // repomix refuses to start below Node 22; this fails early and clearly if the binary is wrong.
   const reported = execFileSync(node22, [repomixCli, '--version'], { encoding: 'utf8' }).trim();
   if (reported !== repomixVersion) throw new Error(`repomix --version said ${reported}, expected ${repomixVersion}`);
@@ -54,9 +58,19 @@ async function resolveNode(version: string, log: (line: string) => void): Promis
   if (versionOf(binary) === `v${version}`) return binary;
   log(`the node package's install script did not run: fetching node-${platform()}-${arch()}@${version}`);
   await mkdir(join(dir, `node-${platform()}-${arch()}-${version}`), { recursive: true });
-  const { stdout } = await run('npm', ['pack', `node-${platform()}-${arch()}@${version}`, '--pack-destination', dir, '--silent'], { cwd: dir });
+  const { stdout } = await run(
+    'npm',
+    ['pack', `node-${platform()}-${arch()}@${version}`, '--pack-destination', dir, '--silent'],
+    { cwd: dir },
+  );
   const tarball = join(dir, stdout.trim().split('\n').pop() as string);
-  await run('tar', ['-xzf', tarball, '-C', join(dir, `node-${platform()}-${arch()}-${version}`), '--strip-components=1']);
+  await run('tar', [
+    '-xzf',
+    tarball,
+    '-C',
+    join(dir, `node-${platform()}-${arch()}-${version}`),
+    '--strip-components=1',
+  ]);
   if (versionOf(binary) !== `v${version}`) throw new Error(`no working Node ${version} binary at ${binary}`);
   return binary;
 }

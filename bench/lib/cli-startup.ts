@@ -41,21 +41,46 @@ export async function cliStartup(options: { runs: number; tree: Corpus; deps: Be
     const keptCache = join(scratch, 'cache-kept');
     let fresh = 0;
     const reposcan = (args: string[], cacheHome: () => string) => async () =>
-      (await runMeasured(process.execPath, [BIN, ...args], { cwd: scratch, env: { XDG_CACHE_HOME: cacheHome(), REPOSCAN_CLI_FROM_SOURCE: '0' } })).wallMs;
+      (
+        await runMeasured(process.execPath, [BIN, ...args], {
+          cwd: scratch,
+          env: { XDG_CACHE_HOME: cacheHome(), REPOSCAN_CLI_FROM_SOURCE: '0' },
+        })
+      ).wallMs;
 
     const commands: Array<{ key: string; label: string; run: () => Promise<number> }> = [
-      { key: 'node', label: '`node -e 0` (Node alone)', run: async () => (await runMeasured(process.execPath, ['-e', '0'])).wallMs },
+      {
+        key: 'node',
+        label: '`node -e 0` (Node alone)',
+        run: async () => (await runMeasured(process.execPath, ['-e', '0'])).wallMs,
+      },
       { key: 'help', label: '`reposcan help`', run: reposcan(['help'], () => keptCache) },
-      { key: 'one-file-first', label: '`reposcan scan --local` of one file, first run (empty user cache)', run: reposcan(['scan', '--local', oneFile, '-o', out, '-q'], () => join(scratch, `cache-${++fresh}`)) },
-      { key: 'one-file-repeat', label: '`reposcan scan --local` of one file, repeat run', run: reposcan(['scan', '--local', oneFile, '-o', out, '-q'], () => keptCache) },
-      { key: 'tree-repeat', label: `\`reposcan scan --local\` of ${options.tree.id}, repeat run`, run: reposcan(['scan', '--local', options.tree.root, '-o', out, '-q'], () => keptCache) },
+      {
+        key: 'one-file-first',
+        label: '`reposcan scan --local` of one file, first run (empty user cache)',
+        run: reposcan(['scan', '--local', oneFile, '-o', out, '-q'], () => join(scratch, `cache-${++fresh}`)),
+      },
+      {
+        key: 'one-file-repeat',
+        label: '`reposcan scan --local` of one file, repeat run',
+        run: reposcan(['scan', '--local', oneFile, '-o', out, '-q'], () => keptCache),
+      },
+      {
+        key: 'tree-repeat',
+        label: `\`reposcan scan --local\` of ${options.tree.id}, repeat run`,
+        run: reposcan(['scan', '--local', options.tree.root, '-o', out, '-q'], () => keptCache),
+      },
     ];
     if (options.deps) {
       const deps = options.deps;
       const home = join(scratch, 'repomix');
       // The first run fills repomix's cache; every measured one is a repeat.
       await repomixRun(deps, options.tree, 'plain', home, true);
-      commands.push({ key: 'tree-repeat-repomix', label: `repomix plain of ${options.tree.id}, repeat run`, run: async () => (await repomixRun(deps, options.tree, 'plain', home, false)).wallMs });
+      commands.push({
+        key: 'tree-repeat-repomix',
+        label: `repomix plain of ${options.tree.id}, repeat run`,
+        run: async () => (await repomixRun(deps, options.tree, 'plain', home, false)).wallMs,
+      });
     }
     // Warm the file-system cache and fill the kept user cache.
     await reposcan(['scan', '--local', options.tree.root, '-o', out, '-q'], () => keptCache)();
@@ -64,16 +89,22 @@ export async function cliStartup(options: { runs: number; tree: Corpus; deps: Be
     const samples = new Map(commands.map((c) => [c.key, [] as number[]]));
     for (let i = 0; i < options.runs; i++) {
       const shift = i % commands.length;
-      for (const command of [...commands.slice(shift), ...commands.slice(0, shift)]) samples.get(command.key)?.push(await command.run());
+      for (const command of [...commands.slice(shift), ...commands.slice(0, shift)])
+        samples.get(command.key)?.push(await command.run());
     }
-    return { tree: options.tree.root, rows: commands.map((c) => ({ key: c.key, label: c.label, wall_ms: spread(samples.get(c.key) ?? []) })) };
+    return {
+      tree: options.tree.root,
+      rows: commands.map((c) => ({ key: c.key, label: c.label, wall_ms: spread(samples.get(c.key) ?? []) })),
+    };
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }
 }
 
 /** The targets: help in 0.1 s, a first one-file scan in 0.2 s, a repeat scan in half repomix's repeat. */
-export function cliTargets(result: CliStartup): Array<{ target: string; measured: string; value: number | null; limit: string; met: boolean | null }> {
+export function cliTargets(
+  result: CliStartup,
+): Array<{ target: string; measured: string; value: number | null; limit: string; met: boolean | null }> {
   const median = (key: string): number | null => result.rows.find((r) => r.key === key)?.wall_ms?.median ?? null;
   const ms = (v: number | null): string => (v === null ? 'not measured' : `${Math.round(v)} ms`);
   const help = median('help');
@@ -82,11 +113,26 @@ export function cliTargets(result: CliStartup): Array<{ target: string; measured
   const repomix = median('tree-repeat-repomix');
   const ratio = repeat !== null && repomix !== null ? repeat / repomix : null;
   return [
-    { target: 'CLI: `reposcan help`, start to exit', measured: ms(help), value: help, limit: '≤ 100 ms', met: help === null ? null : help <= 100 },
-    { target: 'CLI: one-file `scan --local`, first run', measured: ms(first), value: first, limit: '≤ 200 ms', met: first === null ? null : first <= 200 },
+    {
+      target: 'CLI: `reposcan help`, start to exit',
+      measured: ms(help),
+      value: help,
+      limit: '≤ 100 ms',
+      met: help === null ? null : help <= 100,
+    },
+    {
+      target: 'CLI: one-file `scan --local`, first run',
+      measured: ms(first),
+      value: first,
+      limit: '≤ 200 ms',
+      met: first === null ? null : first <= 200,
+    },
     {
       target: 'CLI: repeat `scan --local` of a tree ÷ repomix repeat run',
-      measured: ratio === null ? `${ms(repeat)} (repomix not installed)` : `${ratio.toFixed(2)} (${ms(repeat)} ÷ ${ms(repomix)})`,
+      measured:
+        ratio === null
+          ? `${ms(repeat)} (repomix not installed)`
+          : `${ratio.toFixed(2)} (${ms(repeat)} ÷ ${ms(repomix)})`,
       value: ratio,
       limit: '≤ 0.5',
       met: ratio === null ? null : ratio <= 0.5,
@@ -97,10 +143,15 @@ export function cliTargets(result: CliStartup): Array<{ target: string; measured
 export function renderCliStartup(result: CliStartup): string[] {
   // ÷ Node alone: on a loaded machine every process start slows alike; the ratio moves less.
   const node = result.rows.find((r) => r.key === 'node')?.wall_ms?.median ?? null;
-  const out = ['| CLI start-up (process start to exit) | n | median ms (min–max) | ÷ `node -e 0` |', '|---|---:|---|---:|'];
+  const out = [
+    '| CLI start-up (process start to exit) | n | median ms (min–max) | ÷ `node -e 0` |',
+    '|---|---:|---|---:|',
+  ];
   for (const r of result.rows) {
     const w = r.wall_ms;
-    out.push(`| ${r.label} | ${w?.n ?? 0} | ${w ? `${Math.round(w.median)} (${Math.round(w.min)}–${Math.round(w.max)})` : ''} | ${w && node ? (w.median / node).toFixed(2) : ''} |`);
+    out.push(
+      `| ${r.label} | ${w?.n ?? 0} | ${w ? `${Math.round(w.median)} (${Math.round(w.min)}–${Math.round(w.max)})` : ''} | ${w && node ? (w.median / node).toFixed(2) : ''} |`,
+    );
   }
   out.push('');
   return out;

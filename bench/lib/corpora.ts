@@ -30,22 +30,70 @@ export interface PinnedPackage {
 
 /** Set A: about 71 MB, 8 900 files of TypeScript, JavaScript (CJS/ESM, bundles), .d.ts, source maps, Markdown. */
 export const REAL_SET_A: readonly PinnedPackage[] = [
-  { name: 'typescript', version: '5.9.3', integrity: 'sha512-jl1vZzPDinLr9eUt3J/t7V6FgNEw9QjvBPdysz9KfQDD41fQrC2Y4vKQdiaUpFT4bXlb1RHhLpp8wtm6M5TgSw==' },
-  { name: 'date-fns', version: '4.1.0', integrity: 'sha512-Ukq0owbQXxa/U3EGtsdVBkR1w7KOQ5gIBqdH2hkvknzZPYvBxb/aa6E8L7tmjFtkwZBu3UXBbjIgPo/Ez4xaNg==' },
-  { name: 'rxjs', version: '7.8.2', integrity: 'sha512-dhKf903U/PQZY6boNNtAGdWbG85WAbjT/1xYoZIC7FAY0yWapOBQVsVrDl58W86//e1VpMNBtRV4MaXfdMySFA==' },
-  { name: 'lodash', version: '4.17.21', integrity: 'sha512-v2kDEe57lecTulaDIuNTPy3Ry4gLGJ6Z1O3vE1krgXZNrsQ+LFTGHVxVjcXPs17LhbZVGedAJv8XZ1tvj5FvSg==' },
-  { name: '@angular/core', version: '20.3.0', integrity: 'sha512-4uH2TAMm1nXqQ9lcZyyNkjcdQ0Fjcf9Hh0HYrhMOEV6GAUHvM2I8Vr2dSQ40p/UKLEfe9+cpZ78EPocqPQCG6A==' },
-  { name: 'react-dom', version: '19.2.0', integrity: 'sha512-UlbRu4cAiGaIewkPyiRGJk0imDN2T3JjieT6spoL2UeSf5od4n5LB/mQ4ejmxhCFT1tYe8IvaFulzynWovsEFQ==' },
+  {
+    name: 'typescript',
+    version: '5.9.3',
+    integrity: 'sha512-jl1vZzPDinLr9eUt3J/t7V6FgNEw9QjvBPdysz9KfQDD41fQrC2Y4vKQdiaUpFT4bXlb1RHhLpp8wtm6M5TgSw==',
+  },
+  {
+    name: 'date-fns',
+    version: '4.1.0',
+    integrity: 'sha512-Ukq0owbQXxa/U3EGtsdVBkR1w7KOQ5gIBqdH2hkvknzZPYvBxb/aa6E8L7tmjFtkwZBu3UXBbjIgPo/Ez4xaNg==',
+  },
+  {
+    name: 'rxjs',
+    version: '7.8.2',
+    integrity: 'sha512-dhKf903U/PQZY6boNNtAGdWbG85WAbjT/1xYoZIC7FAY0yWapOBQVsVrDl58W86//e1VpMNBtRV4MaXfdMySFA==',
+  },
+  {
+    name: 'lodash',
+    version: '4.17.21',
+    integrity: 'sha512-v2kDEe57lecTulaDIuNTPy3Ry4gLGJ6Z1O3vE1krgXZNrsQ+LFTGHVxVjcXPs17LhbZVGedAJv8XZ1tvj5FvSg==',
+  },
+  {
+    name: '@angular/core',
+    version: '20.3.0',
+    integrity: 'sha512-4uH2TAMm1nXqQ9lcZyyNkjcdQ0Fjcf9Hh0HYrhMOEV6GAUHvM2I8Vr2dSQ40p/UKLEfe9+cpZ78EPocqPQCG6A==',
+  },
+  {
+    name: 'react-dom',
+    version: '19.2.0',
+    integrity: 'sha512-UlbRu4cAiGaIewkPyiRGJk0imDN2T3JjieT6spoL2UeSf5od4n5LB/mQ4ejmxhCFT1tYe8IvaFulzynWovsEFQ==',
+  },
 ];
 
 /** Set B: the same kinds of package at other versions (about 68 MB), so A + B is twice A with the same mix. */
 export const REAL_SET_B: readonly PinnedPackage[] = [
-  { name: 'typescript', version: '5.8.3', integrity: 'sha512-p1diW6TqL9L07nNxvRMM7hMMw4c5XOo/1ibL4aAIGmSAt9slTE1Xgw5KWuof2uTOvCg9BY7ZRi+GaF+7sfgPeQ==' },
-  { name: 'date-fns', version: '3.6.0', integrity: 'sha512-fRHTG8g/Gif+kSh50gaGEdToemgfj74aRX3swtiouboip5JDLAyDE9F11nHMIcvOaXeOC6D7SpNhi7uFyB7Uww==' },
-  { name: 'rxjs', version: '7.8.1', integrity: 'sha512-AA3TVj+0A2iuIoQkWEK/tqFjBq2j+6PO6Y0zJcvzLAFhEFIO3HL0vls9hWLncZbAAbK0mar7oZ4V079I/qPMxg==' },
-  { name: 'lodash-es', version: '4.17.21', integrity: 'sha512-mKnC+QJ9pWVzv+C4/U3rRsHapFfHvQFoFB92e52xeyGMcX6/OlIl78je1u8vePzYZSkkogMPJ2yjxxsb89cxyw==' },
-  { name: '@angular/core', version: '19.2.0', integrity: 'sha512-WKTRltOt3MMWWuhRX7Y9RonKxIYjZeBDE6XRwceHMgaEDS2d8I2D3AIuqizRsgHpJqDPnQnH+vxcek4FivcSGA==' },
-  { name: 'react-dom', version: '19.1.0', integrity: 'sha512-Xs1hdnE+DyKgeHJeJznQmYMIBG3TKIHJJT95Q58nHLSrElKlGQqDTR2HQ9fx5CN/Gk6Vh/kupBTDLU11/nDk/g==' },
+  {
+    name: 'typescript',
+    version: '5.8.3',
+    integrity: 'sha512-p1diW6TqL9L07nNxvRMM7hMMw4c5XOo/1ibL4aAIGmSAt9slTE1Xgw5KWuof2uTOvCg9BY7ZRi+GaF+7sfgPeQ==',
+  },
+  {
+    name: 'date-fns',
+    version: '3.6.0',
+    integrity: 'sha512-fRHTG8g/Gif+kSh50gaGEdToemgfj74aRX3swtiouboip5JDLAyDE9F11nHMIcvOaXeOC6D7SpNhi7uFyB7Uww==',
+  },
+  {
+    name: 'rxjs',
+    version: '7.8.1',
+    integrity: 'sha512-AA3TVj+0A2iuIoQkWEK/tqFjBq2j+6PO6Y0zJcvzLAFhEFIO3HL0vls9hWLncZbAAbK0mar7oZ4V079I/qPMxg==',
+  },
+  {
+    name: 'lodash-es',
+    version: '4.17.21',
+    integrity: 'sha512-mKnC+QJ9pWVzv+C4/U3rRsHapFfHvQFoFB92e52xeyGMcX6/OlIl78je1u8vePzYZSkkogMPJ2yjxxsb89cxyw==',
+  },
+  {
+    name: '@angular/core',
+    version: '19.2.0',
+    integrity: 'sha512-WKTRltOt3MMWWuhRX7Y9RonKxIYjZeBDE6XRwceHMgaEDS2d8I2D3AIuqizRsgHpJqDPnQnH+vxcek4FivcSGA==',
+  },
+  {
+    name: 'react-dom',
+    version: '19.1.0',
+    integrity: 'sha512-Xs1hdnE+DyKgeHJeJznQmYMIBG3TKIHJJT95Q58nHLSrElKlGQqDTR2HQ9fx5CN/Gk6Vh/kupBTDLU11/nDk/g==',
+  },
 ];
 
 /** `--quick`: about 14 MB per set, for developing the harness. */
@@ -109,8 +157,18 @@ export async function prepareCorpora(quick: boolean, log: (line: string) => void
 
   const describe = (set: PinnedPackage[]) => set.map((p) => `${p.name}@${p.version}`).join(', ');
   return {
-    real: { id: `${prefix}real`, description: `npm packages: ${describe(a)}`, root: realRoot, ...(await treeSize(realRoot)) },
-    real2x: { id: `${prefix}real-2x`, description: `real plus ${describe(b)}`, root: real2xRoot, ...(await treeSize(real2xRoot)) },
+    real: {
+      id: `${prefix}real`,
+      description: `npm packages: ${describe(a)}`,
+      root: realRoot,
+      ...(await treeSize(realRoot)),
+    },
+    real2x: {
+      id: `${prefix}real-2x`,
+      description: `real plus ${describe(b)}`,
+      root: real2xRoot,
+      ...(await treeSize(real2xRoot)),
+    },
     synthetic: {
       id: `synthetic-${syntheticCount}`,
       description: `${syntheticCount} small generated code-like files, folders up to 10 deep`,
@@ -142,14 +200,19 @@ async function fetchTarball(pkg: PinnedPackage, log: (line: string) => void): Pr
   const file = join(TARBALLS, `${folderName(pkg)}.tgz`);
   if (existsSync(file) && (await integrityOf(file)) === pkg.integrity) return file;
   log(`npm pack ${pkg.name}@${pkg.version}`);
-  await run('npm', ['pack', `${pkg.name}@${pkg.version}`, '--pack-destination', TARBALLS, '--silent'], { cwd: TARBALLS });
+  await run('npm', ['pack', `${pkg.name}@${pkg.version}`, '--pack-destination', TARBALLS, '--silent'], {
+    cwd: TARBALLS,
+  });
   const actual = await integrityOf(file);
-  if (actual !== pkg.integrity) throw new Error(`${pkg.name}@${pkg.version}: tarball integrity ${actual} is not the pinned ${pkg.integrity}`);
+  if (actual !== pkg.integrity)
+    throw new Error(`${pkg.name}@${pkg.version}: tarball integrity ${actual} is not the pinned ${pkg.integrity}`);
   return file;
 }
 
 async function integrityOf(file: string): Promise<string> {
-  return `sha512-${createHash('sha512').update(await readFile(file)).digest('base64')}`;
+  return `sha512-${createHash('sha512')
+    .update(await readFile(file))
+    .digest('base64')}`;
 }
 
 async function unpack(tarball: string, dest: string): Promise<void> {
@@ -234,7 +297,10 @@ const WORDS = (
   'tree type update upload user value version view worker writer'
 ).split(' ');
 // Folder names both tools walk into (none of node_modules, dist, build, out, vendor, tmp …).
-const DIR_WORDS = 'api app auth common components core domain features handlers helpers internal lib models modules pages services shared src store utils views'.split(' ');
+const DIR_WORDS =
+  'api app auth common components core domain features handlers helpers internal lib models modules pages services shared src store utils views'.split(
+    ' ',
+  );
 const EXTENSIONS = ['ts', 'ts', 'ts', 'js', 'js', 'tsx', 'py', 'go', 'rs', 'md', 'json', 'css', 'yaml', 'txt'] as const;
 
 async function writeSyntheticTree(root: string, count: number): Promise<void> {
@@ -261,17 +327,39 @@ async function writeSyntheticTree(root: string, count: number): Promise<void> {
     const n = int(1000);
     switch (ext) {
       case 'py':
-        return [`def ${a}(${b}, ${word()}=None):`, `    ${b} = ${word()}.${camel()}(${n})`, `    return ${b} + ${n}`, `# ${word()} ${word()} ${word()}`][int(4)] as string;
+        return [
+          `def ${a}(${b}, ${word()}=None):`,
+          `    ${b} = ${word()}.${camel()}(${n})`,
+          `    return ${b} + ${n}`,
+          `# ${word()} ${word()} ${word()}`,
+        ][int(4)] as string;
       case 'go':
-        return [`func ${a}(${b} int) error {`, `\t${b} := ${word()}.${camel()}(${n})`, `\treturn nil`, `}`][int(4)] as string;
+        return [`func ${a}(${b} int) error {`, `\t${b} := ${word()}.${camel()}(${n})`, `\treturn nil`, `}`][
+          int(4)
+        ] as string;
       case 'rs':
-        return [`pub fn ${a}(${b}: u32) -> Result<(), Error> {`, `    let ${b} = ${word()}::${a}(${n})?;`, `    Ok(())`, `}`][int(4)] as string;
+        return [
+          `pub fn ${a}(${b}: u32) -> Result<(), Error> {`,
+          `    let ${b} = ${word()}::${a}(${n})?;`,
+          `    Ok(())`,
+          `}`,
+        ][int(4)] as string;
       case 'md':
-        return [`## ${word()} ${word()}`, `The ${word()} ${word()} uses \`${a}\` to ${word()} the ${word()} (${n} ${word()}s).`, `- ${word()} ${word()} ${word()}`, ''][int(4)] as string;
+        return [
+          `## ${word()} ${word()}`,
+          `The ${word()} ${word()} uses \`${a}\` to ${word()} the ${word()} (${n} ${word()}s).`,
+          `- ${word()} ${word()} ${word()}`,
+          '',
+        ][int(4)] as string;
       case 'json':
         return `  "${a}": ${[String(n), `"${word()}-${word()}"`, 'true', 'null'][int(4)] as string},`;
       case 'css':
-        return [`.${word()}-${word()} {`, `  margin: ${n % 32}px ${n % 16}px;`, `  color: #${(n * 4099).toString(16).padStart(6, '0').slice(0, 6)};`, `}`][int(4)] as string;
+        return [
+          `.${word()}-${word()} {`,
+          `  margin: ${n % 32}px ${n % 16}px;`,
+          `  color: #${(n * 4099).toString(16).padStart(6, '0').slice(0, 6)};`,
+          `}`,
+        ][int(4)] as string;
       case 'yaml':
         return [`${b}:`, `  ${a}: ${n}`, `  - ${word()}-${word()}`, `# ${word()} ${word()}`][int(4)] as string;
       case 'txt':

@@ -66,12 +66,15 @@ export async function healthUnderScans(corpus: Corpus, seconds: number): Promise
     const done = new Set<string>();
     const feeder = (async () => {
       while (!stop) {
-        const states = await Promise.all(ids.filter((id) => !done.has(id)).map(async (id) => ({ id, status: await scanStatus(baseUrl, id) })));
+        const states = await Promise.all(
+          ids.filter((id) => !done.has(id)).map(async (id) => ({ id, status: await scanStatus(baseUrl, id) })),
+        );
         polls++;
         if (states.filter((s) => s.status.state === 'running').length >= 2) bothBusy++;
         for (const { id, status } of states) {
           if (status.state === 'completed') completed++;
-          if (status.state === 'failed' || status.state === 'cancelled') throw new Error(`load scan ${id} ${status.state}: ${JSON.stringify(status.error)}`);
+          if (status.state === 'failed' || status.state === 'cancelled')
+            throw new Error(`load scan ${id} ${status.state}: ${JSON.stringify(status.error)}`);
           if (status.state !== 'queued' && status.state !== 'running') done.add(id);
         }
         while (ids.length - done.size < 4) await submit();

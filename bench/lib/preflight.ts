@@ -31,10 +31,18 @@ function redisAnswers(url: string): Promise<boolean> {
 export async function preflight(needs: { load: boolean; micro: boolean }): Promise<void> {
   const problems: string[] = [];
   for (const command of ['git', 'tar', 'npm']) if (!has(command)) problems.push(`\`${command}\` is not on PATH.`);
-  if (needs.load && !has('wrk')) problems.push('`wrk` is not installed (Debian: apt-get install -y wrk), or leave out the load section: --sections real,real2x,synthetic,micro');
-  if (needs.micro && !has('python3')) problems.push('`python3` is not installed; the zip micro-benchmarks build their archives with it.');
+  if (needs.load && !has('wrk'))
+    problems.push(
+      '`wrk` is not installed (Debian: apt-get install -y wrk), or leave out the load section: --sections real,real2x,synthetic,micro',
+    );
+  if (needs.micro && !has('python3'))
+    problems.push('`python3` is not installed; the zip micro-benchmarks build their archives with it.');
   const redis = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-  if (!(await redisAnswers(redis))) problems.push(`Redis does not answer at ${redis}: start one (redis-server --save '' --daemonize yes) or set REDIS_URL.`);
-  if (process.platform !== 'linux') problems.push('Peak RSS of the API and worker is read from /proc: the benchmark runs on Linux only.');
+  if (!(await redisAnswers(redis)))
+    problems.push(
+      `Redis does not answer at ${redis}: start one (redis-server --save '' --daemonize yes) or set REDIS_URL.`,
+    );
+  if (process.platform !== 'linux')
+    problems.push('Peak RSS of the API and worker is read from /proc: the benchmark runs on Linux only.');
   if (problems.length > 0) throw new Error(`npm run bench cannot start:\n- ${problems.join('\n- ')}`);
 }

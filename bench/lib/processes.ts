@@ -35,9 +35,15 @@ export async function runMeasured(command: string, args: string[], options: RunO
   try {
     const [cmd, argv] = useTime ? [GNU_TIME, ['-f', '%M', '-o', timeFile, command, ...args]] : [command, args];
     const started = performance.now();
-    const child = spawn(cmd, argv, { cwd: options.cwd, env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(cmd, argv, {
+      cwd: options.cwd,
+      env: { ...process.env, ...options.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let sampled = 0;
-    const sampler = useTime ? undefined : setInterval(() => void readVmHwmKb(child.pid).then((kb) => (sampled = Math.max(sampled, kb ?? 0))), 50);
+    const sampler = useTime
+      ? undefined
+      : setInterval(() => void readVmHwmKb(child.pid).then((kb) => (sampled = Math.max(sampled, kb ?? 0))), 50);
     const { code, stdout, stderr } = await collect(child, options.timeoutMs);
     const wallMs = performance.now() - started;
     if (sampler) clearInterval(sampler);
@@ -55,7 +61,10 @@ export async function runMeasured(command: string, args: string[], options: RunO
   }
 }
 
-function collect(child: ChildProcess, timeoutMs: number | undefined): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function collect(
+  child: ChildProcess,
+  timeoutMs: number | undefined,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   let stdout = '';
   let stderr = '';
   child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -65,7 +74,11 @@ function collect(child: ChildProcess, timeoutMs: number | undefined): Promise<{ 
     child.once('error', reject);
     child.once('close', (code, signal) => {
       if (timer) clearTimeout(timer);
-      resolve({ code: signal ? -1 : code, stdout, stderr: signal ? `killed by ${signal} (timeout?)\n${stderr}` : stderr });
+      resolve({
+        code: signal ? -1 : code,
+        stdout,
+        stderr: signal ? `killed by ${signal} (timeout?)\n${stderr}` : stderr,
+      });
     });
   });
 }

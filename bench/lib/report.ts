@@ -31,8 +31,18 @@ export const RESCANS_IN_A_ROW = 5;
 export const ROWS: readonly RowDef[] = [
   { key: 'api-scan-cold', label: 'reposcan full scan (API + worker), cold', reposcan: true, warm: false },
   { key: 'api-scan-warm', label: 'reposcan rescan (API + worker), warm', reposcan: true, warm: true },
-  { key: 'api-scan-series', label: `reposcan cold scan + ${RESCANS_IN_A_ROW} rescans on one worker (API + worker; time of all)`, reposcan: false, warm: false },
-  { key: 'api-clone-cold', label: 'reposcan full scan of a git URL (loopback clone), cold', reposcan: true, warm: false },
+  {
+    key: 'api-scan-series',
+    label: `reposcan cold scan + ${RESCANS_IN_A_ROW} rescans on one worker (API + worker; time of all)`,
+    reposcan: false,
+    warm: false,
+  },
+  {
+    key: 'api-clone-cold',
+    label: 'reposcan full scan of a git URL (loopback clone), cold',
+    reposcan: true,
+    warm: false,
+  },
   { key: 'api-inspect', label: 'reposcan inspect (API, local path)', reposcan: true, warm: false },
   { key: 'engine-cold', label: 'reposcan engine, fresh process, cold', reposcan: true, warm: false },
   { key: 'engine-warm', label: 'reposcan engine, fresh process, warm', reposcan: true, warm: true },
@@ -40,9 +50,20 @@ export const ROWS: readonly RowDef[] = [
   { key: 'repomix-plain-warm', label: 'repomix 1.18.1 --style plain, warm', reposcan: false, warm: true },
   { key: 'repomix-json-cold', label: 'repomix 1.18.1 --style json, cold', reposcan: false, warm: false },
   { key: 'repomix-json-warm', label: 'repomix 1.18.1 --style json, warm', reposcan: false, warm: true },
-  { key: 'repomix-plain-secretlint-cold', label: 'repomix --style plain with its security check, cold', reposcan: false, warm: false },
+  {
+    key: 'repomix-plain-secretlint-cold',
+    label: 'repomix --style plain with its security check, cold',
+    reposcan: false,
+    warm: false,
+  },
   { key: 'token-floor', label: 'tokenizer floor (count only, all cores)', reposcan: false, warm: false },
-  { key: 'scan-floor', label: 'count + write floor (the tokenizer floor while the main thread writes the three artifacts\' bytes, hashed and synced)', reposcan: false, warm: false },
+  {
+    key: 'scan-floor',
+    label:
+      "count + write floor (the tokenizer floor while the main thread writes the three artifacts' bytes, hashed and synced)",
+    reposcan: false,
+    warm: false,
+  },
   { key: 'read-floor', label: 'read floor (read every file once)', reposcan: false, warm: false },
 ];
 
@@ -56,7 +77,12 @@ export interface Row {
   peak_rss_mb: number | null;
   files: number | null;
   tokens: number | null;
-  ratios: { repomix_plain: number | null; repomix_json: number | null; token_floor: number | null; read_floor: number | null };
+  ratios: {
+    repomix_plain: number | null;
+    repomix_json: number | null;
+    token_floor: number | null;
+    read_floor: number | null;
+  };
   samples: Sample[];
 }
 
@@ -86,7 +112,8 @@ export class Recorder {
 export function buildRows(recorder: Recorder, corpora: Corpus[]): Row[] {
   const rows: Row[] = [];
   for (const corpus of corpora) {
-    const median = (key: string): number | null => spread(recorder.get(corpus, key).map((s) => s.wallMs))?.median ?? null;
+    const median = (key: string): number | null =>
+      spread(recorder.get(corpus, key).map((s) => s.wallMs))?.median ?? null;
     const ratio = (a: number, key: string): number | null => {
       const b = median(key);
       return b === null || b === 0 ? null : a / b;
@@ -137,13 +164,23 @@ export function buildTargets(
   streams: IdleStreams[] | null = null,
 ): Target[] {
   const row = (corpus: string, key: string) => rows.find((r) => r.corpus === corpus && r.key === key);
-  const ratioTarget = (target: string, corpus: string, key: string, against: string, limit: number, strict = false): Target => {
+  const ratioTarget = (
+    target: string,
+    corpus: string,
+    key: string,
+    against: string,
+    limit: number,
+    strict = false,
+  ): Target => {
     const a = row(corpus, key);
     const b = row(corpus, against);
     const value = a && b ? a.wall_s.median / b.wall_s.median : null;
     return {
       target,
-      measured: value === null ? 'not measured' : `${value.toFixed(2)}× (${a?.wall_s.median.toFixed(2)} s ÷ ${b?.wall_s.median.toFixed(2)} s)`,
+      measured:
+        value === null
+          ? 'not measured'
+          : `${value.toFixed(2)}× (${a?.wall_s.median.toFixed(2)} s ÷ ${b?.wall_s.median.toFixed(2)} s)`,
       value,
       limit: `${strict ? '<' : '≤'} ${limit}×`,
       met: value === null ? null : strict ? value < limit : value <= limit,
@@ -153,8 +190,18 @@ export function buildTargets(
     ratioTarget('cold full scan ÷ repomix plain, cold', ids.real, 'api-scan-cold', 'repomix-plain-cold', 0.5),
     ratioTarget('cold full scan ÷ repomix json, cold', ids.real, 'api-scan-cold', 'repomix-json-cold', 0.25),
     ratioTarget('cold full scan ÷ tokenizer floor', ids.real, 'api-scan-cold', 'token-floor', 1.3),
-    informational(ratioTarget('count + write floor ÷ tokenizer floor (what no scan that writes the artifacts can go below) — informational', ids.real, 'scan-floor', 'token-floor', 1.3)),
-    informational(ratioTarget('cold full scan ÷ count + write floor — informational', ids.real, 'api-scan-cold', 'scan-floor', 1.3)),
+    informational(
+      ratioTarget(
+        'count + write floor ÷ tokenizer floor (what no scan that writes the artifacts can go below) — informational',
+        ids.real,
+        'scan-floor',
+        'token-floor',
+        1.3,
+      ),
+    ),
+    informational(
+      ratioTarget('cold full scan ÷ count + write floor — informational', ids.real, 'api-scan-cold', 'scan-floor', 1.3),
+    ),
     ratioTarget('warm rescan ÷ repomix plain, warm', ids.real, 'api-scan-warm', 'repomix-plain-warm', 0.5),
   ];
   const rss1 = row(ids.real, 'api-scan-cold')?.peak_rss_mb ?? null;
@@ -177,13 +224,25 @@ export function buildTargets(
   const growth = rss1 !== null && rss2 !== null ? rss2 / rss1 - 1 : null;
   targets.push({
     target: 'worker peak RSS on the corpus twice as big',
-    measured: growth === null ? 'not measured' : `${rss2?.toFixed(0)} MB, ${growth >= 0 ? '+' : ''}${(growth * 100).toFixed(1)} %`,
+    measured:
+      growth === null
+        ? 'not measured'
+        : `${rss2?.toFixed(0)} MB, ${growth >= 0 ? '+' : ''}${(growth * 100).toFixed(1)} %`,
     value: growth,
     limit: '≤ 250 MB and within ±10 %',
     met: growth === null || rss2 === null ? null : Math.abs(growth) <= 0.1 && rss2 <= 250,
   });
   targets.push(ratioTarget('inspect (local path) ÷ read floor', ids.real, 'api-inspect', 'read-floor', 2));
-  targets.push(ratioTarget('full scan of the many-small-files tree ÷ its read floor', ids.synthetic, 'api-scan-cold', 'read-floor', 2, true));
+  targets.push(
+    ratioTarget(
+      'full scan of the many-small-files tree ÷ its read floor',
+      ids.synthetic,
+      'api-scan-cold',
+      'read-floor',
+      2,
+      true,
+    ),
+  );
 
   if (load) {
     for (const s of load.summary) {
@@ -247,7 +306,15 @@ function informational(target: Target): Target {
 /** Every reposcan path and the tokenizer floors must agree on files and tokens per corpus; repomix must see the tree. */
 export function consistencyChecks(rows: Row[]): string[] {
   const problems: string[] = [];
-  const agreeing = ['api-scan-cold', 'api-scan-warm', 'api-clone-cold', 'engine-cold', 'engine-warm', 'token-floor', 'scan-floor'];
+  const agreeing = [
+    'api-scan-cold',
+    'api-scan-warm',
+    'api-clone-cold',
+    'engine-cold',
+    'engine-warm',
+    'token-floor',
+    'scan-floor',
+  ];
   for (const corpus of new Set(rows.map((r) => r.corpus))) {
     const group = rows.filter((r) => r.corpus === corpus && agreeing.includes(r.key));
     for (const field of ['tokens', 'files'] as const) {
@@ -255,7 +322,9 @@ export function consistencyChecks(rows: Row[]): string[] {
       const members = field === 'files' ? group.filter((r) => !r.key.endsWith('-floor')) : group;
       const values = new Set(members.flatMap((r) => r.samples.map((s) => s[field])).filter((v) => v !== undefined));
       if (values.size > 1) {
-        problems.push(`${corpus}: ${field} differ between runs: ${members.map((r) => `${r.key} ${r.samples.map((s) => s[field]).join('/')}`).join(', ')}`);
+        problems.push(
+          `${corpus}: ${field} differ between runs: ${members.map((r) => `${r.key} ${r.samples.map((s) => s[field]).join('/')}`).join(', ')}`,
+        );
       }
     }
   }
@@ -263,7 +332,8 @@ export function consistencyChecks(rows: Row[]): string[] {
   for (const corpus of new Set(rows.map((r) => r.corpus))) {
     const ours = rows.find((r) => r.corpus === corpus && r.key === 'engine-cold')?.files;
     for (const r of rows.filter((x) => x.corpus === corpus && x.key.startsWith('repomix-'))) {
-      if (ours && (r.files ?? 0) < ours * 0.9) problems.push(`${corpus}: ${r.key} packed ${r.files ?? 0} files, reposcan scanned ${ours}: not the same tree`);
+      if (ours && (r.files ?? 0) < ours * 0.9)
+        problems.push(`${corpus}: ${r.key} packed ${r.files ?? 0} files, reposcan scanned ${ours}: not the same tree`);
     }
   }
   return problems;
@@ -293,11 +363,14 @@ export function renderMarkdown(options: {
   // A run of sections that use no corpus (streams) has neither table.
   if (options.corpora.length > 0) {
     out.push('| corpus | files | MB | what |', '|---|---:|---:|---|');
-    for (const c of options.corpora) out.push(`| ${c.id} | ${c.files} | ${(c.bytes / 1e6).toFixed(1)} | ${c.description} |`);
+    for (const c of options.corpora)
+      out.push(`| ${c.id} | ${c.files} | ${(c.bytes / 1e6).toFixed(1)} | ${c.description} |`);
     out.push('');
   }
   if (options.rows.length > 0) {
-    out.push('| run | corpus | n | median s (min–max) | MB/s | peak RSS MB | files | tokens | ÷ repomix plain | ÷ repomix json | ÷ token floor | ÷ read floor |');
+    out.push(
+      '| run | corpus | n | median s (min–max) | MB/s | peak RSS MB | files | tokens | ÷ repomix plain | ÷ repomix json | ÷ token floor | ÷ read floor |',
+    );
     out.push('|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|');
   }
   for (const r of options.rows) {
@@ -309,7 +382,8 @@ export function renderMarkdown(options: {
   if (options.rows.length > 0) out.push('');
   out.push(...(options.extraTables ?? []));
   out.push('| target | measured | limit | |', '|---|---|---|---|');
-  for (const t of options.targets) out.push(`| ${t.target} | ${t.measured} | ${t.limit} | ${t.met === null ? '' : t.met ? 'met' : '**missed**'} |`);
+  for (const t of options.targets)
+    out.push(`| ${t.target} | ${t.measured} | ${t.limit} | ${t.met === null ? '' : t.met ? 'met' : '**missed**'} |`);
   out.push('');
   const informational = (options.micro ?? []).filter((m) => m.limit === null);
   if (informational.length > 0) {
@@ -317,13 +391,27 @@ export function renderMarkdown(options: {
     out.push('');
   }
   if (options.load) {
-    out.push('| load (wrk) | req/s | p50 ms | p90 ms | p99 ms | requests | errors |', '|---|---:|---:|---:|---:|---:|---:|');
+    out.push(
+      '| load (wrk) | req/s | p50 ms | p90 ms | p99 ms | requests | errors |',
+      '|---|---:|---:|---:|---:|---:|---:|',
+    );
     const line = (label: string, w: SummaryLoad['wrk']) =>
       `| ${label} | ${w.requests_per_sec.toFixed(0)} | ${w.latency_ms.p50.toFixed(1)} | ${w.latency_ms.p90.toFixed(1)} | ${w.latency_ms.p99.toFixed(1)} | ${w.requests} | ${w.non_2xx + w.socket_errors} |`;
-    for (const s of options.load.summary) out.push(line(`GET /v1/summary (${s.repo}, ${s.files} files), ${s.wrk.seconds} s, ${s.wrk.connections} connections`, s.wrk));
+    for (const s of options.load.summary)
+      out.push(
+        line(
+          `GET /v1/summary (${s.repo}, ${s.files} files), ${s.wrk.seconds} s, ${s.wrk.connections} connections`,
+          s.wrk,
+        ),
+      );
     if (options.load.health) {
       const h = options.load.health;
-      out.push(line(`GET /health while ${h.workers} workers scan (${h.scans_completed} scans finished meanwhile), ${h.wrk.seconds} s, ${h.wrk.connections} connections`, h.wrk));
+      out.push(
+        line(
+          `GET /health while ${h.workers} workers scan (${h.scans_completed} scans finished meanwhile), ${h.wrk.seconds} s, ${h.wrk.connections} connections`,
+          h.wrk,
+        ),
+      );
     }
     out.push('');
   }

@@ -52,8 +52,11 @@ export class Deployment {
   }
 
   async startApi(): Promise<{ process: ServiceProcess; baseUrl: string }> {
-    const api = await startService(process.execPath, [API_MAIN], { ...this.env, ROLE: 'api' }, (line) =>
-      typeof line.msg === 'string' && line.msg.startsWith('listening on '),
+    const api = await startService(
+      process.execPath,
+      [API_MAIN],
+      { ...this.env, ROLE: 'api' },
+      (line) => typeof line.msg === 'string' && line.msg.startsWith('listening on '),
     );
     this.processes.add(api);
     const baseUrl = (api.readyLine.msg as string).slice('listening on '.length);
@@ -61,7 +64,12 @@ export class Deployment {
   }
 
   async startWorker(): Promise<ServiceProcess> {
-    const worker = await startService(process.execPath, [WORKER_MAIN], { ...this.env, ROLE: 'worker' }, (line) => line.msg === 'scan worker started');
+    const worker = await startService(
+      process.execPath,
+      [WORKER_MAIN],
+      { ...this.env, ROLE: 'worker' },
+      (line) => line.msg === 'scan worker started',
+    );
     this.processes.add(worker);
     return worker;
   }
@@ -87,7 +95,12 @@ interface Envelope<T> {
   detail?: string;
 }
 
-export async function call<T>(baseUrl: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: Envelope<T> }> {
+export async function call<T>(
+  baseUrl: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: Envelope<T> }> {
   const response = await fetch(`${baseUrl}${path}`, {
     method,
     headers: body === undefined ? {} : { 'content-type': 'application/json' },
@@ -120,7 +133,9 @@ export async function scanAndWait(baseUrl: string, repoPath: string): Promise<Sc
 
 /** POST /v1/scan?wait=false. */
 export async function submitScan(baseUrl: string, repoPath: string): Promise<string> {
-  const { status, body } = await call<{ scan_id: string }>(baseUrl, 'POST', '/v1/scan?wait=false', { repo_path: repoPath });
+  const { status, body } = await call<{ scan_id: string }>(baseUrl, 'POST', '/v1/scan?wait=false', {
+    repo_path: repoPath,
+  });
   if (status !== 202) throw new Error(`POST /v1/scan answered ${status}: ${JSON.stringify(body)}`);
   return body.data.scan_id;
 }

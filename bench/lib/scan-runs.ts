@@ -52,7 +52,13 @@ export async function engineRuns(corpus: Corpus, warm: boolean): Promise<{ cold:
         env: { BENCH_TOKEN_CACHE_DIR: cacheDir },
       });
       const r = lastJsonLine<ChildReport>(m.stdout);
-      return { wallMs: m.wallMs, peakRssMb: m.peakRssMb, files: r.files, tokens: r.tokens, extra: { timings: r.timings, artifact_bytes: r.artifact_bytes } };
+      return {
+        wallMs: m.wallMs,
+        peakRssMb: m.peakRssMb,
+        files: r.files,
+        tokens: r.tokens,
+        extra: { timings: r.timings, artifact_bytes: r.artifact_bytes },
+      };
     } finally {
       await rm(outDir, { recursive: true, force: true });
     }
@@ -78,7 +84,13 @@ export async function scanFloor(corpus: Corpus): Promise<Sample> {
   try {
     const m = await runMeasured(process.execPath, [join(CHILDREN, 'scan-floor.mjs'), corpus.root, outDir]);
     const r = lastJsonLine<ChildReport & { written_bytes: number }>(m.stdout);
-    return { wallMs: r.ms, peakRssMb: m.peakRssMb, files: r.files, tokens: r.tokens, extra: { bytes: r.bytes, written_bytes: r.written_bytes, threads: r.threads } };
+    return {
+      wallMs: r.ms,
+      peakRssMb: m.peakRssMb,
+      files: r.files,
+      tokens: r.tokens,
+      extra: { bytes: r.bytes, written_bytes: r.written_bytes, threads: r.threads },
+    };
   } finally {
     await rm(outDir, { recursive: true, force: true });
   }
@@ -88,7 +100,13 @@ export async function scanFloor(corpus: Corpus): Promise<Sample> {
 export async function tokenFloor(corpus: Corpus): Promise<Sample> {
   const m = await runMeasured(process.execPath, [join(CHILDREN, 'token-floor.mjs'), corpus.root]);
   const r = lastJsonLine<ChildReport>(m.stdout);
-  return { wallMs: r.ms, peakRssMb: m.peakRssMb, files: r.files, tokens: r.tokens, extra: { bytes: r.bytes, threads: r.threads } };
+  return {
+    wallMs: r.ms,
+    peakRssMb: m.peakRssMb,
+    files: r.files,
+    tokens: r.tokens,
+    extra: { bytes: r.bytes, threads: r.threads },
+  };
 }
 
 export type RepomixStyle = 'plain' | 'json' | 'markdown';
@@ -101,13 +119,29 @@ export type RepomixStyle = 'plain' | 'json' | 'markdown';
  * repository, and this repository ignores bench/corpora/, which would hide every file. The
  * corpora hold no ignore files of their own, so nothing else changes.
  */
-export async function repomixRun(deps: BenchDeps, corpus: Corpus, style: RepomixStyle, home: string, cold: boolean, security = false): Promise<Sample> {
+export async function repomixRun(
+  deps: BenchDeps,
+  corpus: Corpus,
+  style: RepomixStyle,
+  home: string,
+  cold: boolean,
+  security = false,
+): Promise<Sample> {
   if (cold) await rm(join(home, 'tmp', 'repomix'), { recursive: true, force: true });
   await mkdir(join(home, 'tmp'), { recursive: true });
   await mkdir(join(home, 'cwd'), { recursive: true });
   await mkdir(join(home, 'config'), { recursive: true });
   const out = join(home, `output.${style === 'markdown' ? 'md' : style === 'json' ? 'json' : 'txt'}`);
-  const args = [deps.repomixCli, corpus.root, '--style', style, '-o', out, '--no-gitignore', ...(security ? [] : ['--no-security-check'])];
+  const args = [
+    deps.repomixCli,
+    corpus.root,
+    '--style',
+    style,
+    '-o',
+    out,
+    '--no-gitignore',
+    ...(security ? [] : ['--no-security-check']),
+  ];
   try {
     // An empty working directory and config home: no repomix.config.json or global config is picked up.
     const m = await runMeasured(deps.node22, args, {
@@ -169,7 +203,12 @@ export async function inspectRun(corpus: Corpus): Promise<Sample> {
     const data = await inspect(api.baseUrl, corpus.root);
     const wallMs = performance.now() - started;
     const kb = resetOk ? await readVmHwmKb(api.process.pid) : null;
-    return { wallMs, peakRssMb: kb === null ? null : kb / 1024, files: data.summary.total_files, tokens: data.summary.estimated_tokens };
+    return {
+      wallMs,
+      peakRssMb: kb === null ? null : kb / 1024,
+      files: data.summary.total_files,
+      tokens: data.summary.estimated_tokens,
+    };
   } finally {
     await deployment.close();
   }

@@ -126,7 +126,9 @@ export async function idleStreams(streams: number, scans: number, seconds: numbe
 
     // A hundred at a time: the API and this client share the machine.
     for (let i = 0; i < streams; i += 100) {
-      const batch = Array.from({ length: Math.min(100, streams - i) }, (_, j) => openStream(agent, `${baseUrl}/v1/scans/${ids[(i + j) % ids.length]}/events`));
+      const batch = Array.from({ length: Math.min(100, streams - i) }, (_, j) =>
+        openStream(agent, `${baseUrl}/v1/scans/${ids[(i + j) % ids.length]}/events`),
+      );
       open.push(...(await Promise.all(batch)));
     }
     await idle();

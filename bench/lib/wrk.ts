@@ -18,9 +18,13 @@ export interface WrkResult {
 
 /** wrk runs with 2 threads and 16 connections by default: at 2 000 req/s that is 8 ms of queueing on average (Little's law). */
 export async function runWrk(url: string, seconds: number, connections = 16, threads = 2): Promise<WrkResult> {
-  const { stdout } = await run('wrk', [`-t${threads}`, `-c${connections}`, `-d${seconds}s`, '--timeout', '5s', '--latency', url], {
-    timeout: (seconds + 30) * 1000,
-  });
+  const { stdout } = await run(
+    'wrk',
+    [`-t${threads}`, `-c${connections}`, `-d${seconds}s`, '--timeout', '5s', '--latency', url],
+    {
+      timeout: (seconds + 30) * 1000,
+    },
+  );
   return parseWrk(stdout, { url, seconds, connections, threads });
 }
 
@@ -32,7 +36,10 @@ function toMs(value: string, unit: string): number {
   return n;
 }
 
-export function parseWrk(output: string, base: Pick<WrkResult, 'url' | 'seconds' | 'connections' | 'threads'>): WrkResult {
+export function parseWrk(
+  output: string,
+  base: Pick<WrkResult, 'url' | 'seconds' | 'connections' | 'threads'>,
+): WrkResult {
   const percentile = (p: number): number => {
     const match = new RegExp(`^\\s+${p}%\\s+([\\d.]+)(us|ms|s|m)\\s*$`, 'm').exec(output);
     if (!match) throw new Error(`wrk output has no ${p}% latency:\n${output}`);

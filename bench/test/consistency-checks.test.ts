@@ -14,13 +14,21 @@ function checks(samples: Record<string, Sample[]>): string[] {
 
 describe('consistencyChecks', () => {
   it('passes when every reposcan path and the floors count the same tokens (the floors count textual files only)', () => {
-    expect(checks({ 'engine-cold': [run(10, 500)], 'api-scan-cold': [run(10, 500), run(10, 500)], 'token-floor': [run(9, 500)], 'scan-floor': [run(9, 500)], 'repomix-plain-cold': [run(9, 520)] })).toEqual([]);
+    expect(
+      checks({
+        'engine-cold': [run(10, 500)],
+        'api-scan-cold': [run(10, 500), run(10, 500)],
+        'token-floor': [run(9, 500)],
+        'scan-floor': [run(9, 500)],
+        'repomix-plain-cold': [run(9, 520)],
+      }),
+    ).toEqual([]);
   });
 
   it('flags a token total that differs between runs, e.g. a warm run served from a wrong cache', () => {
-    expect(checks({ 'engine-cold': [run(10, 500)], 'api-scan-warm': [run(10, 501)], 'token-floor': [run(10, 500)] })).toEqual([
-      'c: tokens differ between runs: api-scan-warm 501, engine-cold 500, token-floor 500',
-    ]);
+    expect(
+      checks({ 'engine-cold': [run(10, 500)], 'api-scan-warm': [run(10, 501)], 'token-floor': [run(10, 500)] }),
+    ).toEqual(['c: tokens differ between runs: api-scan-warm 501, engine-cold 500, token-floor 500']);
   });
 
   it('flags repomix packing a different tree (it applied an ignore file reposcan did not)', () => {
@@ -32,8 +40,8 @@ describe('consistencyChecks', () => {
 
 describe('consistencyChecks, the count + write floor', () => {
   it('flags it counting other tokens than the scans', () => {
-    expect(checks({ 'engine-cold': [run(10, 500)], 'token-floor': [run(9, 500)], 'scan-floor': [run(9, 499)] })).toEqual([
-      'c: tokens differ between runs: engine-cold 500, token-floor 500, scan-floor 499',
-    ]);
+    expect(
+      checks({ 'engine-cold': [run(10, 500)], 'token-floor': [run(9, 500)], 'scan-floor': [run(9, 499)] }),
+    ).toEqual(['c: tokens differ between runs: engine-cold 500, token-floor 500, scan-floor 499']);
   });
 });

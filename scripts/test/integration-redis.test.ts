@@ -26,7 +26,11 @@ describe('the integration tests find their Redis', () => {
   });
 
   it('never print a password from REDIS_URL', () => {
-    const plan = planTestRedis({ url: 'redis://user:s3cret@redis.internal:6380/2', answers: false, hasRedisServer: false });
+    const plan = planTestRedis({
+      url: 'redis://user:s3cret@redis.internal:6380/2',
+      answers: false,
+      hasRedisServer: false,
+    });
     expect(JSON.stringify(plan)).not.toContain('s3cret');
     expect(JSON.stringify(plan)).toContain('redis://user:***@redis.internal:6380/2');
   });

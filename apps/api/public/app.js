@@ -126,7 +126,12 @@ async function callApi(url, init = {}) {
   if (body && body.status === 'error' && typeof body.detail === 'string') {
     throw new ApiProblem(body.detail, typeof body.code === 'string' ? body.code : '', response.status, retryAfter);
   }
-  throw new ApiProblem(`The server answered HTTP ${response.status} without an explanation.`, `HTTP_${response.status}`, response.status, retryAfter);
+  throw new ApiProblem(
+    `The server answered HTTP ${response.status} without an explanation.`,
+    `HTTP_${response.status}`,
+    response.status,
+    retryAfter,
+  );
 }
 
 /** @param {unknown} error @returns {Problem} */
@@ -267,7 +272,11 @@ function previewFromSummary(data) {
     totals: toTotals(data.summary),
     files,
     // As inspect does: the tree follows tree_depth and is drawn even when the outputs skip it.
-    tree: renderTree(data.repository.name, files.map((f) => f.path), data.options.tree_depth),
+    tree: renderTree(
+      data.repository.name,
+      files.map((f) => f.path),
+      data.options.tree_depth,
+    ),
     exact: true,
   };
 }
@@ -341,7 +350,10 @@ function renderRows() {
   ui.tableNote.hidden = rows.length <= MAX_TABLE_ROWS;
   ui.tableNote.textContent = `Showing the first ${MAX_TABLE_ROWS.toLocaleString('en-US')} of ${rows.length.toLocaleString('en-US')} files in this order; the totals count them all.`;
   for (const th of ui.table.querySelectorAll('th[data-key]')) {
-    th.setAttribute('aria-sort', th.getAttribute('data-key') === key ? (descending ? 'descending' : 'ascending') : 'none');
+    th.setAttribute(
+      'aria-sort',
+      th.getAttribute('data-key') === key ? (descending ? 'descending' : 'ascending') : 'none',
+    );
   }
 }
 
@@ -408,8 +420,21 @@ function drawChart(byType, total) {
   const largest = entries[0]?.[1] ?? 1;
   const percent = (/** @type {number} */ tokens) => (total > 0 ? Math.round((tokens / total) * 100) : 0);
   const height = entries.length * rowHeight;
-  const chart = svg('svg', { viewBox: `0 0 ${width} ${height}`, width, height, role: 'img', 'aria-labelledby': 'chart-title', class: 'bars' });
-  chart.append(svg('title', { id: 'chart-title' }, `Tokens by subcategory: ${entries.map(([name, tokens]) => `${name} ${tokens} (${percent(tokens)} %)`).join(', ')}`));
+  const chart = svg('svg', {
+    viewBox: `0 0 ${width} ${height}`,
+    width,
+    height,
+    role: 'img',
+    'aria-labelledby': 'chart-title',
+    class: 'bars',
+  });
+  chart.append(
+    svg(
+      'title',
+      { id: 'chart-title' },
+      `Tokens by subcategory: ${entries.map(([name, tokens]) => `${name} ${tokens} (${percent(tokens)} %)`).join(', ')}`,
+    ),
+  );
   entries.forEach(([name, tokens], index) => {
     const y = index * rowHeight;
     const barWidth = Math.max(2, (tokens / largest) * barSpace);
@@ -417,7 +442,11 @@ function drawChart(byType, total) {
     row.append(
       svg('text', { x: 0, y: y + 19, class: 'bar-label' }, name),
       svg('rect', { x: labelWidth, y: y + 6, width: barWidth.toFixed(1), height: 16, rx: 3, class: 'bar' }),
-      svg('text', { x: labelWidth + barWidth + 6, y: y + 19, class: 'bar-value' }, `${formatTokens(tokens)} · ${percent(tokens)} %`),
+      svg(
+        'text',
+        { x: labelWidth + barWidth + 6, y: y + 19, class: 'bar-value' },
+        `${formatTokens(tokens)} · ${percent(tokens)} %`,
+      ),
     );
     chart.append(row);
   });
@@ -510,7 +539,10 @@ function showZipPreviewHint() {
   clearPreview();
   shownKey = '';
   refused = null;
-  setPreviewState('empty', 'ZIP uploads are previewed from the finished scan: press Scan, and the preview appears when it completes.');
+  setPreviewState(
+    'empty',
+    'ZIP uploads are previewed from the finished scan: press Scan, and the preview appears when it completes.',
+  );
 }
 
 /**
@@ -548,7 +580,12 @@ async function runPreview() {
   requestedKey = key;
   setPreviewState('loading', shown ? 'Updating the preview…' : 'Loading the preview…');
   try {
-    const data = await callApi('/v1/inspect', { method: 'POST', headers: { 'content-type': 'application/json' }, body: key, signal: request.signal });
+    const data = await callApi('/v1/inspect', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: key,
+      signal: request.signal,
+    });
     if (request !== previewRequest) return;
     const preview = previewFromInspect(data);
     shownKey = key;
@@ -580,7 +617,9 @@ async function runPreview() {
 /** @param {Preview} preview */
 function readyMessage(preview) {
   const where = preview.branch ? `${preview.name} @ ${preview.branch}` : preview.name;
-  return preview.exact ? `${where}, from the finished scan (exact token counts).` : `${where}: a preview with estimated token counts; nothing is stored.`;
+  return preview.exact
+    ? `${where}, from the finished scan (exact token counts).`
+    : `${where}: a preview with estimated token counts; nothing is stored.`;
 }
 
 /** The form changed: a scan refusal on screen was about what was submitted before, so it goes. */
@@ -631,7 +670,11 @@ for (const input of [ui.docsOnly, ui.syncIgnore, ui.skipTree]) {
 ui.zipFile.addEventListener('change', () => {
   onEdited();
   const file = ui.zipFile.files?.[0];
-  if (file) setPreviewState('empty', `${file.name} (${formatSize(file.size)}) is ready: press Scan; the preview appears when the scan completes.`);
+  if (file)
+    setPreviewState(
+      'empty',
+      `${file.name} (${formatSize(file.size)}) is ready: press Scan; the preview appears when the scan completes.`,
+    );
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -746,7 +789,11 @@ function codeSpanText(span) {
   const ticks = /^`+/.exec(span)?.[0] ?? '';
   if (!ticks || span.length < 2 * ticks.length || !span.endsWith(ticks)) return null;
   const text = span.slice(ticks.length, span.length - ticks.length);
-  const padded = text.length >= 2 && text.startsWith(' ') && text.endsWith(' ') && (text[1] === '`' || text[text.length - 2] === '`');
+  const padded =
+    text.length >= 2 &&
+    text.startsWith(' ') &&
+    text.endsWith(' ') &&
+    (text[1] === '`' || text[text.length - 2] === '`');
   return padded ? text.slice(1, -1) : text;
 }
 
@@ -767,7 +814,15 @@ async function loadDigest() {
   if (!artifact) return;
   closeDigest();
   /** @type {Digest} */
-  const d = { url: artifact.url, format: digestFormat(), bytes: artifact.bytes, lines: [], positions: new Map(), complete: false, abort: new AbortController() };
+  const d = {
+    url: artifact.url,
+    format: digestFormat(),
+    bytes: artifact.bytes,
+    lines: [],
+    positions: new Map(),
+    complete: false,
+    abort: new AbortController(),
+  };
   digest = d;
   ui.digestView.hidden = false;
   ui.digestView.scrollTop = 0;
@@ -785,7 +840,11 @@ async function loadDigest() {
     if (!response.ok || !response.body) {
       /** @type {any} */
       const body = await response.json().catch(() => null);
-      throw new ApiProblem(typeof body?.detail === 'string' ? body.detail : `The server answered HTTP ${response.status}.`, typeof body?.code === 'string' ? body.code : `HTTP_${response.status}`, response.status);
+      throw new ApiProblem(
+        typeof body?.detail === 'string' ? body.detail : `The server answered HTTP ${response.status}.`,
+        typeof body?.code === 'string' ? body.code : `HTTP_${response.status}`,
+        response.status,
+      );
     }
     const reader = response.body.getReader();
     const decoder = new TextDecoder();
@@ -796,7 +855,8 @@ async function loadDigest() {
       if (digest !== d) return;
       // A buffered response can arrive in large chunks: take them a piece at a time.
       const pieces = [];
-      if (value) for (let at = 0; at < value.byteLength; at += READ_PIECE) pieces.push(value.subarray(at, at + READ_PIECE));
+      if (value)
+        for (let at = 0; at < value.byteLength; at += READ_PIECE) pieces.push(value.subarray(at, at + READ_PIECE));
       if (done) pieces.push(null);
       for (const piece of pieces) {
         const text = piece ? decoder.decode(piece, { stream: true }) : decoder.decode();
@@ -828,7 +888,15 @@ async function loadDigest() {
   } catch (error) {
     if (d.abort.signal.aborted || digest !== d) return;
     ui.digestStatus.textContent = 'The digest could not be shown here; the download buttons still have it.';
-    showProblem(ui.digestError, error instanceof TypeError ? { detail: 'Could not reach the API. Check that the server is running, then try again.', code: 'NETWORK_ERROR' } : toProblem(error));
+    showProblem(
+      ui.digestError,
+      error instanceof TypeError
+        ? {
+            detail: 'Could not reach the API. Check that the server is running, then try again.',
+            code: 'NETWORK_ERROR',
+          }
+        : toProblem(error),
+    );
   }
 }
 
@@ -847,7 +915,13 @@ function digestGeometry(d) {
   const view = ui.digestView.clientHeight;
   const visible = Math.max(1, Math.floor(view / lineHeight));
   const height = Math.max(view, Math.min(d.lines.length * lineHeight, MAX_SCROLL_PX));
-  return { lineHeight, visible, height, scrollRange: Math.max(0, height - view), lineRange: Math.max(0, d.lines.length - visible) };
+  return {
+    lineHeight,
+    visible,
+    height,
+    scrollRange: Math.max(0, height - view),
+    lineRange: Math.max(0, d.lines.length - visible),
+  };
 }
 
 function drawDigest() {
@@ -857,7 +931,11 @@ function drawDigest() {
   ui.digestSpacer.style.height = `${Math.max(0, g.height - ui.digestView.clientHeight)}px`;
   const top = ui.digestView.scrollTop;
   const first =
-    pinned && Math.abs(pinned.scrollTop - top) < 1 ? pinned.line : g.scrollRange > 0 ? Math.min(g.lineRange, Math.round((top / g.scrollRange) * g.lineRange)) : 0;
+    pinned && Math.abs(pinned.scrollTop - top) < 1
+      ? pinned.line
+      : g.scrollRange > 0
+        ? Math.min(g.lineRange, Math.round((top / g.scrollRange) * g.lineRange))
+        : 0;
   const fragment = document.createDocumentFragment();
   for (let i = first; i < Math.min(d.lines.length, first + g.visible + 1); i++) {
     const line = d.lines[i] ?? '';
@@ -865,7 +943,9 @@ function drawDigest() {
     div.className = i === targetLine ? 'line target' : 'line';
     div.dataset.line = String(i + 1);
     div.textContent =
-      line.length > MAX_SHOWN_LINE ? `${line.slice(0, MAX_SHOWN_LINE)} … (${(line.length - MAX_SHOWN_LINE).toLocaleString('en-US')} more characters: Copy or download the digest for them)` : line;
+      line.length > MAX_SHOWN_LINE
+        ? `${line.slice(0, MAX_SHOWN_LINE)} … (${(line.length - MAX_SHOWN_LINE).toLocaleString('en-US')} more characters: Copy or download the digest for them)`
+        : line;
     fragment.append(div);
   }
   ui.digestLines.replaceChildren(fragment);
@@ -937,7 +1017,8 @@ async function copyDigest() {
   ui.digestStatus.textContent = `Copying the digest (${formatSize(artifact.bytes)})…`;
   // The clipboard takes the text as a promise, so the download may finish after the click.
   const text = fetch(artifact.url).then(async (response) => {
-    if (!response.ok) throw new ApiProblem(`The server answered HTTP ${response.status}.`, `HTTP_${response.status}`, response.status);
+    if (!response.ok)
+      throw new ApiProblem(`The server answered HTTP ${response.status}.`, `HTTP_${response.status}`, response.status);
     return new Blob([await response.blob()], { type: 'text/plain' });
   });
   try {
@@ -946,7 +1027,16 @@ async function copyDigest() {
   } catch (error) {
     ui.digestStatus.textContent = 'The digest was not copied.';
     const refused = error instanceof DOMException && error.name === 'NotAllowedError';
-    showProblem(ui.digestError, refused ? { detail: 'The browser did not allow this page to write to the clipboard. Allow it, or use the download button.', code: 'CLIPBOARD_DENIED' } : toProblem(error));
+    showProblem(
+      ui.digestError,
+      refused
+        ? {
+            detail:
+              'The browser did not allow this page to write to the clipboard. Allow it, or use the download button.',
+            code: 'CLIPBOARD_DENIED',
+          }
+        : toProblem(error),
+    );
   }
 }
 
@@ -955,9 +1045,29 @@ async function copyDigest() {
 
 // Progress by phase: reading files is most of the work; the bar only moves forward.
 /** @type {Record<string, [number, number]>} */
-const PHASE_SPAN = { queued: [0, 0], clone: [0, 10], extract: [0, 10], walk: [10, 15], read: [15, 90], render: [90, 95], zip: [95, 98], publish: [98, 99], done: [99, 99] };
+const PHASE_SPAN = {
+  queued: [0, 0],
+  clone: [0, 10],
+  extract: [0, 10],
+  walk: [10, 15],
+  read: [15, 90],
+  render: [90, 95],
+  zip: [95, 98],
+  publish: [98, 99],
+  done: [99, 99],
+};
 /** @type {Record<string, string>} */
-const PHASE_LABEL = { queued: 'Queued', clone: 'Cloning', extract: 'Unpacking', walk: 'Listing files', read: 'Reading files', render: 'Writing outputs', zip: 'Building the ZIP', publish: 'Publishing', done: 'Finishing' };
+const PHASE_LABEL = {
+  queued: 'Queued',
+  clone: 'Cloning',
+  extract: 'Unpacking',
+  walk: 'Listing files',
+  read: 'Reading files',
+  render: 'Writing outputs',
+  zip: 'Building the ZIP',
+  publish: 'Publishing',
+  done: 'Finishing',
+};
 /** @type {Record<string, string>} */
 const FORMAT_LABEL = { txt: 'Text (.txt)', md: 'Markdown (.md)', json: 'JSON (.json)', zip: 'ZIP bundle (.zip)' };
 
@@ -975,7 +1085,8 @@ function showProgress(status) {
   ui.progress.value = value;
   ui.progress.textContent = `${value} %`;
   const files = total > 0 ? ` · ${done.toLocaleString('en-US')} / ${total.toLocaleString('en-US')} files` : '';
-  const label = status.state === 'running' || status.state === 'queued' ? (PHASE_LABEL[phase] ?? phase) : capitalize(status.state);
+  const label =
+    status.state === 'running' || status.state === 'queued' ? (PHASE_LABEL[phase] ?? phase) : capitalize(status.state);
   ui.progressText.textContent = `${label}${files} · ${value} %`;
 }
 
@@ -1039,7 +1150,11 @@ async function submitScan() {
   }
   const source = sourceFields();
   if (!source.repo_path) throw new ApiProblem('Type a repository URL or a server path first.', '');
-  return callApi('/v1/scan?wait=false', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...source, ...scanOptions() }) });
+  return callApi('/v1/scan?wait=false', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ ...source, ...scanOptions() }),
+  });
 }
 
 /**
@@ -1063,7 +1178,15 @@ function showDownloads(result) {
   const items = Object.entries(result.artifacts).map(([format, artifact]) =>
     downloadLink(artifact.url, `${FORMAT_LABEL[format] ?? format}`, formatSize(artifact.bytes), format),
   );
-  items.push(downloadLink(`/v1/summary/${result.scan_id}`, 'Summary (.json)', 'metadata', 'summary', `${result.repo_name}-summary.json`));
+  items.push(
+    downloadLink(
+      `/v1/summary/${result.scan_id}`,
+      'Summary (.json)',
+      'metadata',
+      'summary',
+      `${result.repo_name}-summary.json`,
+    ),
+  );
   ui.downloads.replaceChildren(...items);
   ui.scanResult.hidden = false;
 }
@@ -1110,7 +1233,8 @@ async function startScan() {
       offerDigest(status.result);
       if (uploading ? mode() === 'zip' : previewKey() === scanKey) {
         const summary = await callApi(`/v1/summary/${status.scan_id}`);
-        if (uploading ? mode() === 'zip' : previewKey() === scanKey) showExactPreview(previewFromSummary(summary), scanKey);
+        if (uploading ? mode() === 'zip' : previewKey() === scanKey)
+          showExactPreview(previewFromSummary(summary), scanKey);
       }
     } else if (status.state === 'failed' && status.error) {
       showProblem(ui.scanError, { detail: status.error.message, code: status.error.code });

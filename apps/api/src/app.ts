@@ -79,7 +79,16 @@ export function createApp(deps: AppDeps): Express {
       // answer is logged at debug, so it neither floods the log nor costs a busy API its latency.
       const level = res.statusCode < 400 && PROBE_PATHS.has(req.path) ? 'debug' : 'info';
       if (!deps.log.isLevelEnabled(level)) return;
-      deps.log[level]({ requestId: String(res.locals.requestId), method: req.method, path: req.path, status: res.statusCode, ms: Date.now() - started }, 'request');
+      deps.log[level](
+        {
+          requestId: String(res.locals.requestId),
+          method: req.method,
+          path: req.path,
+          status: res.statusCode,
+          ms: Date.now() - started,
+        },
+        'request',
+      );
     });
     next();
   });
@@ -89,10 +98,30 @@ export function createApp(deps: AppDeps): Express {
   const inspectLimiter: RequestHandler = rateLimit(deps.inspectRateLimitPerMinute, 'previews (inspect requests)');
   const waitMs = deps.scanWaitSeconds * 1000;
   const artifacts = new ArtifactService(deps.store, deps.scans);
-  app.use(systemRoutes({ version: deps.version, openApi: deps.openApi, store: deps.store, queue: deps.redisQueue, minFreeDiskRatio: deps.minFreeDiskRatio, metrics: deps.metrics }));
+  app.use(
+    systemRoutes({
+      version: deps.version,
+      openApi: deps.openApi,
+      store: deps.store,
+      queue: deps.redisQueue,
+      minFreeDiskRatio: deps.minFreeDiskRatio,
+      metrics: deps.metrics,
+    }),
+  );
   app.use(scanRoutes({ scans: deps.scans, settings: deps.settings, workers: deps.workers, waitMs, limiter }));
-  app.use(uploadRoutes({ scans: deps.scans, store: deps.store, maxUploadBytes: deps.maxUploadBytes, archiveLimits: deps.settings.archive, waitMs, limiter }));
-  app.use(inspectRoutes({ inspect: deps.inspect, settings: deps.settings, limits: deps.limits, limiter: inspectLimiter }));
+  app.use(
+    uploadRoutes({
+      scans: deps.scans,
+      store: deps.store,
+      maxUploadBytes: deps.maxUploadBytes,
+      archiveLimits: deps.settings.archive,
+      waitMs,
+      limiter,
+    }),
+  );
+  app.use(
+    inspectRoutes({ inspect: deps.inspect, settings: deps.settings, limits: deps.limits, limiter: inspectLimiter }),
+  );
   app.use(scansRoutes({ scans: deps.scans, streams: deps.eventStreams }));
   app.use(artifactRoutes({ artifacts, scans: deps.scans }));
   if (deps.queueDashboard) app.use(QUEUE_DASHBOARD_PATH, deps.queueDashboard);

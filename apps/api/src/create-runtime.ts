@@ -6,7 +6,15 @@ import { buildOpenApiDocument } from '@reposcan/contracts';
 import { createBullMqTransport, createMemoryTransport } from '@reposcan/queue';
 import type { QueueLog, QueueTransport } from '@reposcan/queue';
 import type { ScanStore } from '@reposcan/storage';
-import { createLogger, engineLimitsFromConfig, FaultInjector, janitorSettings, listenOn, openScanStore, startJanitor } from '@reposcan/runtime';
+import {
+  createLogger,
+  engineLimitsFromConfig,
+  FaultInjector,
+  janitorSettings,
+  listenOn,
+  openScanStore,
+  startJanitor,
+} from '@reposcan/runtime';
 import type { Logger, RunningJanitor } from '@reposcan/runtime';
 import { sourceSettingsFromConfig } from '@reposcan/sources';
 import { closeWithinGrace, startScanWorker } from '@reposcan/scan-worker';
@@ -47,7 +55,12 @@ export interface RuntimeOptions {
  * default, so a client sending headers slowly was cut off after 30 to 60 s. Checked every second,
  * the cut-off comes 30 to 31 s after the connection's request began, as README says.
  */
-const SERVER_TIMEOUTS = { headersTimeout: 30_000, requestTimeout: 300_000, keepAliveTimeout: 5_000, connectionsCheckingInterval: 1_000 } as const;
+const SERVER_TIMEOUTS = {
+  headersTimeout: 30_000,
+  requestTimeout: 300_000,
+  keepAliveTimeout: 5_000,
+  connectionsCheckingInterval: 1_000,
+} as const;
 
 /**
  * The composition root of the API process: the one place that turns configuration into
@@ -65,7 +78,13 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   await listenOn(server, config.port, config.host, 'PORT');
   const queueLog: QueueLog = (level, message, meta) => log[level]({ ...meta }, message);
   const transport = config.redisUrl
-    ? createBullMqTransport({ redisUrl: config.redisUrl, prefix: config.queuePrefix, maxWaiting: config.maxQueuedScans, attempts: config.jobAttempts, log: queueLog })
+    ? createBullMqTransport({
+        redisUrl: config.redisUrl,
+        prefix: config.queuePrefix,
+        maxWaiting: config.maxQueuedScans,
+        attempts: config.jobAttempts,
+        log: queueLog,
+      })
     : createMemoryTransport({ maxWaiting: config.maxQueuedScans, attempts: config.jobAttempts });
   // This process hears every state announcement: a request waiting on a scan answers as soon as
   // the worker (here or in another process) has written it.
@@ -76,11 +95,22 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     throw error;
   });
   // Every API process sweeps too: a scan accepted here whose enqueue was lost is found again.
-  const janitor = startJanitor({ store, queue: transport.queue, log, ...janitorSettings(config, config.role === 'all') });
-  const inspect = new InspectService({ concurrency: config.inspectConcurrency, timeoutMs: config.inspectTimeoutSeconds * 1000 });
+  const janitor = startJanitor({
+    store,
+    queue: transport.queue,
+    log,
+    ...janitorSettings(config, config.role === 'all'),
+  });
+  const inspect = new InspectService({
+    concurrency: config.inspectConcurrency,
+    timeoutMs: config.inspectTimeoutSeconds * 1000,
+  });
   const eventStreams = new EventStreams({ perClient: config.maxEventStreamsPerClient, total: config.maxEventStreams });
   // `scans` is made just below; the gauges read it only when scraped.
-  const metrics = createMetrics(transport.queue, () => inspect.inFlight, { eventStreamsOpen: () => eventStreams.size, stateWatchers: () => scans.watchers.size });
+  const metrics = createMetrics(transport.queue, () => inspect.inFlight, {
+    eventStreamsOpen: () => eventStreams.size,
+    stateWatchers: () => scans.watchers.size,
+  });
   const scans: ScanService = new ScanService({
     store,
     queue: transport.queue,
@@ -93,9 +123,16 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     onAccepted: (source) => metrics.scansAccepted.inc({ source }),
   });
   // ROLE=all: the worker reports on the API's registry, so one /metrics covers the process.
-  const worker = config.role === 'all' ? startScanWorker({ config, transport, store, log, registry: metrics.registry }) : null;
-  const dashboard = config.enableQueueDashboard && config.redisUrl ? queueDashboard({ redisUrl: config.redisUrl, prefix: config.queuePrefix, log: queueLog }) : null;
-  if (config.enableQueueDashboard && !dashboard) log.warn('ENABLE_QUEUE_DASHBOARD is set but there is no Redis queue to show (embedded mode): set REDIS_URL for the dashboard');
+  const worker =
+    config.role === 'all' ? startScanWorker({ config, transport, store, log, registry: metrics.registry }) : null;
+  const dashboard =
+    config.enableQueueDashboard && config.redisUrl
+      ? queueDashboard({ redisUrl: config.redisUrl, prefix: config.queuePrefix, log: queueLog })
+      : null;
+  if (config.enableQueueDashboard && !dashboard)
+    log.warn(
+      'ENABLE_QUEUE_DASHBOARD is set but there is no Redis queue to show (embedded mode): set REDIS_URL for the dashboard',
+    );
   const cors = corsPolicy(config.corsOrigins === '*' ? '*' : [...config.corsOrigins]);
   const liveness = livenessProbe(config.version, cors);
   const app = createApp({
@@ -115,7 +152,9 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     limits: engineLimitsFromConfig(config),
     cors,
     liveness,
-    trustProxy: Array.isArray(config.trustProxy) ? [...(config.trustProxy as string[])] : (config.trustProxy as boolean | number),
+    trustProxy: Array.isArray(config.trustProxy)
+      ? [...(config.trustProxy as string[])]
+      : (config.trustProxy as boolean | number),
     maxJsonBodyBytes: config.maxJsonBodyBytes,
     maxUploadBytes: config.maxUploadBytes,
     scanWaitSeconds: config.scanWaitSeconds,

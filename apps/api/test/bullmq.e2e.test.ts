@@ -35,10 +35,14 @@ describe('end to end, BullMQ on Redis with the API and two separate worker proce
   defineScanScenarios(() => api);
 
   it('shared the work between both workers and published every scan exactly once', () => {
-    const completed = workers.flatMap((w) => w.logs.filter((l) => l.msg === 'scan completed').map((l) => String(l.scanId)));
+    const completed = workers.flatMap((w) =>
+      w.logs.filter((l) => l.msg === 'scan completed').map((l) => String(l.scanId)),
+    );
     expect(new Set(completed).size).toBe(completed.length);
     expect(workers.every((w) => w.logs.some((l) => l.msg === 'scan completed'))).toBe(true);
-    expect(workers.flatMap((w) => w.logs).filter((l) => String(l.msg).startsWith('another attempt published first'))).toEqual([]);
+    expect(
+      workers.flatMap((w) => w.logs).filter((l) => String(l.msg).startsWith('another attempt published first')),
+    ).toEqual([]);
   });
 
   it('workers stop cleanly on SIGTERM', async () => {

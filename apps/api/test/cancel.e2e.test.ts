@@ -28,7 +28,8 @@ describe('cancelling a running scan', () => {
     const accepted = await postScan(api, { repo_path: root, exclude_patterns: [pattern] }, '?wait=false');
     expect(accepted.status).toBe(202);
     const scanId = ((await accepted.json()) as Envelope).data.scan_id;
-    const status = async (): Promise<Envelope['data']> => ((await (await fetch(`${api.baseUrl}/v1/scans/${scanId}`)).json()) as Envelope).data;
+    const status = async (): Promise<Envelope['data']> =>
+      ((await (await fetch(`${api.baseUrl}/v1/scans/${scanId}`)).json()) as Envelope).data;
     await expect.poll(async () => (await status()).state, { timeout: 30_000, interval: 20 }).not.toBe('queued');
 
     const deleted = await fetch(`${api.baseUrl}/v1/cleanup/${scanId}`, { method: 'DELETE' });

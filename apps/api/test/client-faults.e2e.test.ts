@@ -34,14 +34,21 @@ function capturingLogger(): { log: pino.Logger; lines: LogLine[] } {
 function parseResponse(text: string): RawResponse {
   const end = text.indexOf('\r\n\r\n');
   const [statusLine = '', ...headerLines] = text.slice(0, end).split('\r\n');
-  const headers = Object.fromEntries(headerLines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+  const headers = Object.fromEntries(
+    headerLines.map((line) => [
+      line.slice(0, line.indexOf(':')).toLowerCase(),
+      line.slice(line.indexOf(':') + 1).trim(),
+    ]),
+  );
   return { status: Number(statusLine.split(' ')[1]), headers, body: text.slice(end + 4) };
 }
 
 /** One request written to a socket exactly as given; the answer is whatever comes back before the server closes. */
 function rawRequest(api: TestApi, head: string, body: Buffer): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
-    const socket = connect(Number(new URL(api.baseUrl).port), '127.0.0.1', () => socket.write(Buffer.concat([Buffer.from(head, 'latin1'), body])));
+    const socket = connect(Number(new URL(api.baseUrl).port), '127.0.0.1', () =>
+      socket.write(Buffer.concat([Buffer.from(head, 'latin1'), body])),
+    );
     const chunks: Buffer[] = [];
     socket.on('data', (chunk: Buffer) => chunks.push(chunk));
     socket.on('error', reject);
@@ -75,17 +82,39 @@ describe('uploads and their names', () => {
 
   describe('a multipart body the parser cannot read is 400 INVALID_MULTIPART, never a 500', () => {
     it.each([
-      ['has no boundary in its Content-Type', 'multipart/form-data', () => filePart('form-data; name="file"; filename="repo.zip"', zip)],
+      [
+        'has no boundary in its Content-Type',
+        'multipart/form-data',
+        () => filePart('form-data; name="file"; filename="repo.zip"', zip),
+      ],
       ['is empty', 'multipart/form-data; boundary=XYZ', () => Buffer.alloc(0)],
       // Large enough that the part is being written under incoming/ when the body ends.
-      ['ends before its closing boundary', 'multipart/form-data; boundary=XYZ', () => filePart('form-data; name="file"; filename="repo.zip"', Buffer.concat([zip, Buffer.alloc(256 * 1024, 7)]), false)],
-      ['has a raw control character in a part header', 'multipart/form-data; boundary=XYZ', () => filePart('form-data; name="file"; filename="evil\u001b[31m.zip"', zip)],
+      [
+        'ends before its closing boundary',
+        'multipart/form-data; boundary=XYZ',
+        () =>
+          filePart(
+            'form-data; name="file"; filename="repo.zip"',
+            Buffer.concat([zip, Buffer.alloc(256 * 1024, 7)]),
+            false,
+          ),
+      ],
+      [
+        'has a raw control character in a part header',
+        'multipart/form-data; boundary=XYZ',
+        () => filePart('form-data; name="file"; filename="evil\u001b[31m.zip"', zip),
+      ],
     ])('a body that %s', async (_case, contentType, body) => {
       const scansBefore = await readdir(join(api.dataDir, 'scans'));
       const errorsBefore = logs.lines.filter((l) => l.level >= 50).length;
       const bytes = body();
       const response = await rawRequest(api, uploadHead(contentType, bytes.length), bytes);
-      const envelope = JSON.parse(response.body) as { status: string; code: string; detail: string; request_id: string };
+      const envelope = JSON.parse(response.body) as {
+        status: string;
+        code: string;
+        detail: string;
+        request_id: string;
+      };
       expect({ status: response.status, code: envelope.code }).toEqual({ status: 400, code: 'INVALID_MULTIPART' });
       expect(response.headers['content-type']).toMatch(/^application\/json/);
       expect(envelope.detail).toMatch(/boundary.*curl -F file=@repo\.zip/);
@@ -111,8 +140,16 @@ describe('uploads and their names', () => {
     it.each([
       // RFC 5987 lets a name carry any byte: ESC [31m would colour a terminal that prints it.
       ['an escape sequence (filename*)', `form-data; name="file"; filename*=UTF-8''evil%1B%5B31m.zip`, 'evil_[31m'],
-      ['NUL, a line feed and a right-to-left override', `form-data; name="file"; filename*=UTF-8''a%00b%0Ac%E2%80%AEd.zip`, 'a_b_c_d'],
-      ['a Windows path and a right-to-left override, in UTF-8', 'form-data; name="file"; filename="C:\\Users\\me\\caf\u00e9\u202egnp.zip"', 'caf\u00e9_gnp'],
+      [
+        'NUL, a line feed and a right-to-left override',
+        `form-data; name="file"; filename*=UTF-8''a%00b%0Ac%E2%80%AEd.zip`,
+        'a_b_c_d',
+      ],
+      [
+        'a Windows path and a right-to-left override, in UTF-8',
+        'form-data; name="file"; filename="C:\\Users\\me\\caf\u00e9\u202egnp.zip"',
+        'caf\u00e9_gnp',
+      ],
     ])('%s', async (_case, contentDisposition, repoName) => {
       const result = await scanned(filePart(contentDisposition, zip));
       expect(result.repoName).toBe(repoName);
@@ -136,7 +173,16 @@ describe('a preview abandoned by its client', () => {
   it('is logged as the request it was, at info, never as an error', async () => {
     const blackHole = await startBlackHoleServer();
     const logs = capturingLogger();
-    const api = await startTestApi({ GIT_ALLOW_HTTP: 'true', GIT_ALLOW_PRIVATE_HOSTS: 'true', GIT_ALLOWED_HOSTS: '127.0.0.1', CLONE_TIMEOUT_SECONDS: '60', INSPECT_TIMEOUT_SECONDS: '60' }, { log: logs.log });
+    const api = await startTestApi(
+      {
+        GIT_ALLOW_HTTP: 'true',
+        GIT_ALLOW_PRIVATE_HOSTS: 'true',
+        GIT_ALLOWED_HOSTS: '127.0.0.1',
+        CLONE_TIMEOUT_SECONDS: '60',
+        INSPECT_TIMEOUT_SECONDS: '60',
+      },
+      { log: logs.log },
+    );
     try {
       const client = new AbortController();
       const request = fetch(`${api.baseUrl}/v1/inspect`, {
@@ -146,7 +192,9 @@ describe('a preview abandoned by its client', () => {
         signal: client.signal,
       }).catch(() => 'aborted');
       // The preview is under way (its git waits on a server that never answers) when the client leaves.
-      await expect.poll(() => processesMentioning(blackHole.origin).length, { timeout: 20_000, interval: 50 }).toBeGreaterThan(0);
+      await expect
+        .poll(() => processesMentioning(blackHole.origin).length, { timeout: 20_000, interval: 50 })
+        .toBeGreaterThan(0);
       client.abort();
       expect(await request).toBe('aborted');
       const abandoned = (): LogLine[] => logs.lines.filter((l) => l.msg === 'preview abandoned: the client went away');

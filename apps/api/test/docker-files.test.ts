@@ -23,7 +23,10 @@ interface Service {
 }
 
 describe('docker-compose.yml', async () => {
-  const compose = parse(await readFile(`${root}docker-compose.yml`, 'utf8'), { merge: true }) as { services: Record<string, Service>; volumes: Record<string, unknown> };
+  const compose = parse(await readFile(`${root}docker-compose.yml`, 'utf8'), { merge: true }) as {
+    services: Record<string, Service>;
+    volumes: Record<string, unknown>;
+  };
   const { redis, api, worker } = compose.services as Record<'redis' | 'api' | 'worker', Service>;
 
   it('runs Redis with an append-only file and the noeviction policy BullMQ needs', () => {
@@ -71,7 +74,8 @@ describe('docker-compose.yml', async () => {
 
   it('sets only variables the service reads', () => {
     const known = new Set(Object.keys(CONFIG_VARIABLES));
-    for (const service of [api, worker]) for (const name of Object.keys(service.environment ?? {})) expect(known, name).toContain(name);
+    for (const service of [api, worker])
+      for (const name of Object.keys(service.environment ?? {})) expect(known, name).toContain(name);
   });
 });
 

@@ -45,7 +45,9 @@ const eventsUrl = (api: TestApi, scanId: string) => `${api.baseUrl}/v1/scans/${s
 function story(stream: LiveStream): string[] {
   return stream.events.map((e) => {
     const data = e.data as { state: string; progress: { files_done: number; files_total: number } };
-    return e.event === 'state' ? `state:${data.state}` : `progress:${data.progress.files_done}/${data.progress.files_total}`;
+    return e.event === 'state'
+      ? `state:${data.state}`
+      : `progress:${data.progress.files_done}/${data.progress.files_total}`;
   });
 }
 
@@ -69,11 +71,22 @@ describe('event streams share one watcher per scan', () => {
     const readsBefore = (await metric(api, 'reposcan_state_reads_total')) as number;
     const now = () => new Date().toISOString();
     const steps: Array<(r: ScanStateRecord) => ScanStateRecord> = [
-      (r) => ({ ...r, state: 'running', attempt: 1, started_at: now(), progress: { phase: 'read', files_done: 0, files_total: 3 } }),
+      (r) => ({
+        ...r,
+        state: 'running',
+        attempt: 1,
+        started_at: now(),
+        progress: { phase: 'read', files_done: 0, files_total: 3 },
+      }),
       (r) => ({ ...r, progress: { ...r.progress, files_done: 1 } }),
       (r) => ({ ...r, progress: { ...r.progress, files_done: 2 } }),
       (r) => ({ ...r, progress: { ...r.progress, files_done: 3 } }),
-      (r) => ({ ...r, state: 'failed', completed_at: now(), error: { code: 'SCAN_TIMEOUT', message: 'The scan took longer than SCAN_TIMEOUT_SECONDS.' } }),
+      (r) => ({
+        ...r,
+        state: 'failed',
+        completed_at: now(),
+        error: { code: 'SCAN_TIMEOUT', message: 'The scan took longer than SCAN_TIMEOUT_SECONDS.' },
+      }),
     ];
     for (const [i, step] of steps.entries()) {
       // As a worker would: the write is announced, and every stream's watcher reads it once.
@@ -82,11 +95,23 @@ describe('event streams share one watcher per scan', () => {
     }
     for (const s of streams) {
       expect(await s.ended).toEqual({ byServer: true });
-      expect(story(s)).toEqual(['state:queued', 'state:running', 'progress:1/3', 'progress:2/3', 'progress:3/3', 'state:failed']);
+      expect(story(s)).toEqual([
+        'state:queued',
+        'state:running',
+        'progress:1/3',
+        'progress:2/3',
+        'progress:3/3',
+        'state:failed',
+      ]);
     }
     // Twenty streams, five changes: five reads, not a hundred.
     expect((await metric(api, 'reposcan_state_reads_total')) as number).toBe(readsBefore + steps.length);
-    await until('every stream and watcher is released', async () => (await metric(api, 'reposcan_event_streams_open')) === 0 && (await metric(api, 'reposcan_state_watchers')) === 0);
+    await until(
+      'every stream and watcher is released',
+      async () =>
+        (await metric(api, 'reposcan_event_streams_open')) === 0 &&
+        (await metric(api, 'reposcan_state_watchers')) === 0,
+    );
   });
 
   it('streams of different scans get their own scan only, and a client that leaves frees its stream', async () => {
@@ -97,8 +122,18 @@ describe('event streams share one watcher per scan', () => {
     expect(await metric(api, 'reposcan_state_watchers')).toBe(2);
 
     onB.close();
-    await until('the stream of the client that left is released', async () => (await metric(api, 'reposcan_event_streams_open')) === 1 && (await metric(api, 'reposcan_state_watchers')) === 1);
-    await api.runtime.store.updateState(a, (r) => ({ ...r, state: 'running', attempt: 1, started_at: new Date().toISOString() }));
+    await until(
+      'the stream of the client that left is released',
+      async () =>
+        (await metric(api, 'reposcan_event_streams_open')) === 1 &&
+        (await metric(api, 'reposcan_state_watchers')) === 1,
+    );
+    await api.runtime.store.updateState(a, (r) => ({
+      ...r,
+      state: 'running',
+      attempt: 1,
+      started_at: new Date().toISOString(),
+    }));
     await onA.waitFor(2);
     expect(story(onA)).toEqual(['state:queued', 'state:running']);
     expect(story(onB)).toEqual(['state:queued']);
@@ -156,7 +191,10 @@ describe('event stream caps', () => {
   const clientB = { 'x-forwarded-for': '203.0.113.2' };
   const clientC = { 'x-forwarded-for': '203.0.113.3' };
   beforeAll(async () => {
-    api = await startTestApi({ ...NO_WORKER, TRUST_PROXY: 'true', MAX_EVENT_STREAMS_PER_CLIENT: '2', MAX_EVENT_STREAMS: '3' }, NO_FALLBACK);
+    api = await startTestApi(
+      { ...NO_WORKER, TRUST_PROXY: 'true', MAX_EVENT_STREAMS_PER_CLIENT: '2', MAX_EVENT_STREAMS: '3' },
+      NO_FALLBACK,
+    );
   });
   afterAll(async () => {
     await api?.close();
@@ -190,7 +228,11 @@ describe('event stream caps', () => {
     expectRefused(await openStream(url, clientA), 503, 'EVENT_STREAMS_FULL');
 
     // The scan ends: every stream closes and every place is free again.
-    await api.runtime.store.updateState(scanId, (r) => ({ ...r, state: 'cancelled', completed_at: new Date().toISOString() }));
+    await api.runtime.store.updateState(scanId, (r) => ({
+      ...r,
+      state: 'cancelled',
+      completed_at: new Date().toISOString(),
+    }));
     for (const s of [a2, b1, c1]) expect(await s.ended).toEqual({ byServer: true });
     await until('every place is free', async () => (await metric(api, 'reposcan_event_streams_open')) === 0);
     const other = await submitQueued(api);
@@ -265,15 +307,25 @@ describe('a whole scan on the event stream', () => {
       const before = events[i - 1];
       if (!before) continue;
       const rank = (x: EventData): number => SCAN_PHASES.indexOf(x.progress.phase);
-      expect(rank(e), `phase of event ${i}: ${before.progress.phase} → ${e.progress.phase}`).toBeGreaterThanOrEqual(rank(before));
-      if (rank(e) === rank(before)) expect(e.progress.files_done, `files_done within ${e.progress.phase}`).toBeGreaterThanOrEqual(before.progress.files_done);
-      if (rank(e) === rank(before) && e.progress.phase !== 'walk') expect(e.progress.files_total).toBe(before.progress.files_total);
-      expect(Date.parse(e.updated_at), `updated_at of event ${i}`).toBeGreaterThanOrEqual(Date.parse(before.updated_at));
+      expect(rank(e), `phase of event ${i}: ${before.progress.phase} → ${e.progress.phase}`).toBeGreaterThanOrEqual(
+        rank(before),
+      );
+      if (rank(e) === rank(before))
+        expect(e.progress.files_done, `files_done within ${e.progress.phase}`).toBeGreaterThanOrEqual(
+          before.progress.files_done,
+        );
+      if (rank(e) === rank(before) && e.progress.phase !== 'walk')
+        expect(e.progress.files_total).toBe(before.progress.files_total);
+      expect(Date.parse(e.updated_at), `updated_at of event ${i}`).toBeGreaterThanOrEqual(
+        Date.parse(before.updated_at),
+      );
     }
     for (const e of events.slice(0, -1)) expect(Date.parse(e.updated_at)).toBeLessThanOrEqual(completedAt);
     expect(Date.parse(last?.updated_at ?? '')).toBeGreaterThanOrEqual(completedAt);
     // The summary says the same completion time as the state.
-    const summary = (await (await fetch(`${api.baseUrl}/v1/summary/${scanId}`)).json()) as { data: { completed_at: string } };
+    const summary = (await (await fetch(`${api.baseUrl}/v1/summary/${scanId}`)).json()) as {
+      data: { completed_at: string };
+    };
     expect(summary.data.completed_at).toBe(last?.completed_at);
   });
 });

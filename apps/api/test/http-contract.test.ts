@@ -81,7 +81,10 @@ describe('HTTP contract (embedded mode)', () => {
     it('serves the checked-in openapi.yaml byte for byte, its JSON form, and Swagger UI at /docs', async () => {
       const checkedIn = await readFile(fileURLToPath(new URL('../../../openapi.yaml', import.meta.url)), 'utf8');
       expect(await (await fetch(`${api.baseUrl}/openapi.yaml`)).text()).toBe(checkedIn);
-      const spec = (await (await fetch(`${api.baseUrl}/openapi.json`)).json()) as { openapi: string; paths: Record<string, unknown> };
+      const spec = (await (await fetch(`${api.baseUrl}/openapi.json`)).json()) as {
+        openapi: string;
+        paths: Record<string, unknown>;
+      };
       expect(spec.openapi).toBe('3.1.0');
       expect(Object.keys(spec.paths)).toContain('/v1/scan');
       const docs = await fetch(`${api.baseUrl}/docs/`);
@@ -103,16 +106,22 @@ describe('HTTP contract (embedded mode)', () => {
     it('allows any origin by default (CORS)', async () => {
       const response = await fetch(`${api.baseUrl}/health`, { headers: { origin: 'https://app.example' } });
       expect(response.headers.get('access-control-allow-origin')).toBe('*');
-      const preflight = await fetch(`${api.baseUrl}/v1/scan`, { method: 'OPTIONS', headers: { origin: 'https://app.example', 'access-control-request-method': 'POST' } });
+      const preflight = await fetch(`${api.baseUrl}/v1/scan`, {
+        method: 'OPTIONS',
+        headers: { origin: 'https://app.example', 'access-control-request-method': 'POST' },
+      });
       expect(preflight.status).toBe(204);
     });
   });
 
   describe('paths with and without a trailing slash', () => {
-    it.each(['/health/', '/v1/scans/{id}/', '/v1/summary/{id}/', '/v1/download/{id}/?format=md'])('%s works', async (path) => {
-      const response = await fetch(`${api.baseUrl}${path.replace('{id}', completedId)}`);
-      expect(response.status).toBe(200);
-    });
+    it.each(['/health/', '/v1/scans/{id}/', '/v1/summary/{id}/', '/v1/download/{id}/?format=md'])(
+      '%s works',
+      async (path) => {
+        const response = await fetch(`${api.baseUrl}${path.replace('{id}', completedId)}`);
+        expect(response.status).toBe(200);
+      },
+    );
 
     it('POST /v1/scan/ works', async () => {
       expect((await postScan({ ...api, baseUrl: api.baseUrl }, { repo_path: api.repoDir }, '/')).status).toBe(201);
@@ -120,20 +129,23 @@ describe('HTTP contract (embedded mode)', () => {
   });
 
   describe('scan_id in the path', () => {
-    it.each(['..%2F..%2Fetc', '..%2F..%2Fetc%2Fpasswd', 'abc%00def', 'ABCDEF01-2345-4678-9abc-def012345678', 'x'.repeat(5000)])(
-      '%s is 400 INVALID_SCAN_ID on every route',
-      async (id) => {
-        for (const [method, path] of [
-          ['GET', `/v1/scans/${id}`],
-          ['GET', `/v1/scans/${id}/events`],
-          ['GET', `/v1/summary/${id}`],
-          ['GET', `/v1/download/${id}?format=txt`],
-          ['DELETE', `/v1/cleanup/${id}`],
-        ] as const) {
-          await expectError(await fetch(`${api.baseUrl}${path}`, { method }), 400, 'INVALID_SCAN_ID');
-        }
-      },
-    );
+    it.each([
+      '..%2F..%2Fetc',
+      '..%2F..%2Fetc%2Fpasswd',
+      'abc%00def',
+      'ABCDEF01-2345-4678-9abc-def012345678',
+      'x'.repeat(5000),
+    ])('%s is 400 INVALID_SCAN_ID on every route', async (id) => {
+      for (const [method, path] of [
+        ['GET', `/v1/scans/${id}`],
+        ['GET', `/v1/scans/${id}/events`],
+        ['GET', `/v1/summary/${id}`],
+        ['GET', `/v1/download/${id}?format=txt`],
+        ['DELETE', `/v1/cleanup/${id}`],
+      ] as const) {
+        await expectError(await fetch(`${api.baseUrl}${path}`, { method }), 400, 'INVALID_SCAN_ID');
+      }
+    });
 
     it('an unknown UUID is 404 SCAN_NOT_FOUND everywhere', async () => {
       const id = '3f0c2a51-8d7e-4b1a-9c3e-2f6d5b4a1e90';
@@ -154,7 +166,11 @@ describe('HTTP contract (embedded mode)', () => {
       await expectError(await post(api, '/v1/scan', '{"repo_path":'), 400, 'INVALID_JSON');
     });
     it('unknown fields are 400 INVALID_REQUEST naming them', async () => {
-      const body = await expectError(await postScan(api, { repo_path: api.repoDir, colour: 'red' }), 400, 'INVALID_REQUEST');
+      const body = await expectError(
+        await postScan(api, { repo_path: api.repoDir, colour: 'red' }),
+        400,
+        'INVALID_REQUEST',
+      );
       expect(body.detail).toContain('"colour"');
     });
     it('wrong types are 400 INVALID_REQUEST', async () => {
@@ -163,24 +179,47 @@ describe('HTTP contract (embedded mode)', () => {
       await expectError(await postScan(api, { repo_path: api.repoDir, tree_depth: -1 }), 400, 'INVALID_REQUEST');
     });
     it('too many patterns are 400', async () => {
-      await expectError(await postScan(api, { repo_path: api.repoDir, include_patterns: Array(51).fill('*.ts') }), 400, 'INVALID_REQUEST');
+      await expectError(
+        await postScan(api, { repo_path: api.repoDir, include_patterns: Array(51).fill('*.ts') }),
+        400,
+        'INVALID_REQUEST',
+      );
     });
     it('a __proto__ key is just an unknown field', async () => {
-      await expectError(await post(api, '/v1/scan', `{"repo_path":"${api.repoDir}","__proto__":{"polluted":true}}`), 400, 'INVALID_REQUEST');
+      await expectError(
+        await post(api, '/v1/scan', `{"repo_path":"${api.repoDir}","__proto__":{"polluted":true}}`),
+        400,
+        'INVALID_REQUEST',
+      );
       expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     });
     it('a body over MAX_JSON_BODY_BYTES is 413 BODY_TOO_LARGE', async () => {
-      await expectError(await post(api, '/v1/scan', JSON.stringify({ repo_path: 'x'.repeat(5000) })), 413, 'BODY_TOO_LARGE');
+      await expectError(
+        await post(api, '/v1/scan', JSON.stringify({ repo_path: 'x'.repeat(5000) })),
+        413,
+        'BODY_TOO_LARGE',
+      );
     });
     it('a body that is not JSON is 415', async () => {
       await expectError(await post(api, '/v1/scan', 'repo_path=x', 'text/plain'), 415, 'UNSUPPORTED_MEDIA_TYPE');
-      await expectError(await post(api, '/v1/inspect', 'repo_path=x', 'application/x-www-form-urlencoded'), 415, 'UNSUPPORTED_MEDIA_TYPE');
+      await expectError(
+        await post(api, '/v1/inspect', 'repo_path=x', 'application/x-www-form-urlencoded'),
+        415,
+        'UNSUPPORTED_MEDIA_TYPE',
+      );
     });
-    it.each(['ext::sh -c touch% /tmp/pwned', '--upload-pack=touch /tmp/x', 'relative/path', 'not a url'])('repo_path %s is 400 INVALID_REPO_PATH', async (repoPath) => {
-      await expectError(await postScan(api, { repo_path: repoPath }), 400, 'INVALID_REPO_PATH');
-    });
+    it.each(['ext::sh -c touch% /tmp/pwned', '--upload-pack=touch /tmp/x', 'relative/path', 'not a url'])(
+      'repo_path %s is 400 INVALID_REPO_PATH',
+      async (repoPath) => {
+        await expectError(await postScan(api, { repo_path: repoPath }), 400, 'INVALID_REPO_PATH');
+      },
+    );
     it('a branch that looks like an option is 400', async () => {
-      await expectError(await postScan(api, { repo_path: 'https://github.com/a/b', branch: '--upload-pack=x' }), 400, 'INVALID_REQUEST');
+      await expectError(
+        await postScan(api, { repo_path: 'https://github.com/a/b', branch: '--upload-pack=x' }),
+        400,
+        'INVALID_REQUEST',
+      );
     });
     it('an unknown download format is 400', async () => {
       await expectError(await fetch(`${api.baseUrl}/v1/download/${completedId}?format=pdf`), 400, 'INVALID_REQUEST');
@@ -201,7 +240,11 @@ describe('HTTP contract (embedded mode)', () => {
       await expectError(await postScan(api, { repo_path: repoPath }), status, code);
     });
     it('a missing folder inside the allowed root is 422 LOCAL_PATH_NOT_FOUND', async () => {
-      await expectError(await postScan(api, { repo_path: join(api.localRoot, 'missing') }), 422, 'LOCAL_PATH_NOT_FOUND');
+      await expectError(
+        await postScan(api, { repo_path: join(api.localRoot, 'missing') }),
+        422,
+        'LOCAL_PATH_NOT_FOUND',
+      );
     });
     it('a prefix trick next to the allowed root is refused', async () => {
       await expectError(await postScan(api, { repo_path: `${api.localRoot}X` }), 403, 'OUTSIDE_ALLOWED_ROOTS');
@@ -210,7 +253,11 @@ describe('HTTP contract (embedded mode)', () => {
 
   describe('artifacts', () => {
     it('serves each format with its content type, ETag and attachment disposition', async () => {
-      const expected = { txt: 'text/plain; charset=utf-8', md: 'text/markdown; charset=utf-8', json: 'application/json' };
+      const expected = {
+        txt: 'text/plain; charset=utf-8',
+        md: 'text/markdown; charset=utf-8',
+        json: 'application/json',
+      };
       for (const [format, type] of Object.entries(expected)) {
         const response = await fetch(`${api.baseUrl}/v1/download/${completedId}?format=${format}`);
         expect(response.status).toBe(200);
@@ -221,22 +268,34 @@ describe('HTTP contract (embedded mode)', () => {
     });
     it('honours Range requests and If-None-Match', async () => {
       const full = await (await fetch(`${api.baseUrl}/v1/download/${completedId}?format=txt`)).text();
-      const partial = await fetch(`${api.baseUrl}/v1/download/${completedId}?format=txt`, { headers: { range: 'bytes=0-9' } });
+      const partial = await fetch(`${api.baseUrl}/v1/download/${completedId}?format=txt`, {
+        headers: { range: 'bytes=0-9' },
+      });
       expect(partial.status).toBe(206);
       expect(await partial.text()).toBe(full.slice(0, 10));
       const etag = (await fetch(`${api.baseUrl}/v1/download/${completedId}?format=txt`)).headers.get('etag') ?? '';
-      expect((await fetch(`${api.baseUrl}/v1/download/${completedId}?format=txt`, { headers: { 'if-none-match': etag } })).status).toBe(304);
+      expect(
+        (await fetch(`${api.baseUrl}/v1/download/${completedId}?format=txt`, { headers: { 'if-none-match': etag } }))
+          .status,
+      ).toBe(304);
     });
     it('a range past the end is 416 RANGE_NOT_SATISFIABLE, as JSON, with the size in Content-Range and nothing to save', async () => {
-      const size = (await (await fetch(`${api.baseUrl}/v1/download/${completedId}?format=txt`)).arrayBuffer()).byteLength;
-      const response = await fetch(`${api.baseUrl}/v1/download/${completedId}?format=txt`, { headers: { range: `bytes=${size + 100}-` } });
+      const size = (await (await fetch(`${api.baseUrl}/v1/download/${completedId}?format=txt`)).arrayBuffer())
+        .byteLength;
+      const response = await fetch(`${api.baseUrl}/v1/download/${completedId}?format=txt`, {
+        headers: { range: `bytes=${size + 100}-` },
+      });
       expect(response.headers.get('content-type')).toMatch(/^application\/json/);
       expect(response.headers.get('content-disposition')).toBeNull();
       expect(response.headers.get('content-range')).toBe(`bytes */${size}`);
       await expectError(response, 416, 'RANGE_NOT_SATISFIABLE');
     });
     it('a zip that was not produced is 404 FORMAT_NOT_PRODUCED with a detail that says so', async () => {
-      const body = await expectError(await fetch(`${api.baseUrl}/v1/download/${completedId}?format=zip`), 404, 'FORMAT_NOT_PRODUCED');
+      const body = await expectError(
+        await fetch(`${api.baseUrl}/v1/download/${completedId}?format=zip`),
+        404,
+        'FORMAT_NOT_PRODUCED',
+      );
       expect(body.detail).toContain('create_zip');
     });
     it('the summary holds metadata, never file contents', async () => {
@@ -246,7 +305,21 @@ describe('HTTP contract (embedded mode)', () => {
       expect(text).not.toContain('export function main');
       const body = JSON.parse(text) as { data: Record<string, unknown> };
       expect(Object.keys(body.data).sort()).toEqual(
-        ['artifacts', 'assets', 'completed_at', 'created_at', 'encoding', 'files', 'options', 'repository', 'scan_id', 'skipped', 'state', 'summary', 'timings'].sort(),
+        [
+          'artifacts',
+          'assets',
+          'completed_at',
+          'created_at',
+          'encoding',
+          'files',
+          'options',
+          'repository',
+          'scan_id',
+          'skipped',
+          'state',
+          'summary',
+          'timings',
+        ].sort(),
       );
     });
   });
@@ -284,13 +357,25 @@ describe('HTTP contract (embedded mode)', () => {
     it('a wrong field name is 400 and a missing file is 400', async () => {
       const form = new FormData();
       form.append('archive', new Blob(['PK\x05\x06']), 'a.zip');
-      await expectError(await fetch(`${api.baseUrl}/v1/upload`, { method: 'POST', body: form }), 400, 'INVALID_REQUEST');
-      await expectError(await fetch(`${api.baseUrl}/v1/upload`, { method: 'POST', body: new FormData() }), 400, 'INVALID_REQUEST');
+      await expectError(
+        await fetch(`${api.baseUrl}/v1/upload`, { method: 'POST', body: form }),
+        400,
+        'INVALID_REQUEST',
+      );
+      await expectError(
+        await fetch(`${api.baseUrl}/v1/upload`, { method: 'POST', body: new FormData() }),
+        400,
+        'INVALID_REQUEST',
+      );
     });
     it('an upload over MAX_UPLOAD_BYTES is 413 UPLOAD_TOO_LARGE and leaves nothing behind', async () => {
       const form = new FormData();
       form.append('file', new Blob([new Uint8Array(300_000)]), 'big.zip');
-      await expectError(await fetch(`${api.baseUrl}/v1/upload`, { method: 'POST', body: form }), 413, 'UPLOAD_TOO_LARGE');
+      await expectError(
+        await fetch(`${api.baseUrl}/v1/upload`, { method: 'POST', body: form }),
+        413,
+        'UPLOAD_TOO_LARGE',
+      );
       expect(await readdir(join(api.dataDir, 'incoming'))).toEqual([]);
     });
     it('a JSON body is 415', async () => {
@@ -301,20 +386,55 @@ describe('HTTP contract (embedded mode)', () => {
       form.append('file', new Blob([new Uint8Array(zip)]), 'repo.zip');
       return fetch(`${api.baseUrl}/v1/upload${query}`, { method: 'POST', body: form });
     };
-    const crafted = (name: string, spec: Record<string, unknown>): Buffer => craftZip(join(api.dataDir, '..', name), spec);
+    const crafted = (name: string, spec: Record<string, unknown>): Buffer =>
+      craftZip(join(api.dataDir, '..', name), spec);
 
     // Refused from the central directory before a scan exists, even with ?wait=false: no scan id,
     // nothing queued, nothing kept.
     it.each([
-      ['a symlink entry to /etc/passwd', 422, 'UNSAFE_ARCHIVE', { entries: [{ name: 'passwd', data: '/etc/passwd', mode: 0o120777 }, { name: 'ok.txt', data: 'ok' }] }],
+      [
+        'a symlink entry to /etc/passwd',
+        422,
+        'UNSAFE_ARCHIVE',
+        {
+          entries: [
+            { name: 'passwd', data: '/etc/passwd', mode: 0o120777 },
+            { name: 'ok.txt', data: 'ok' },
+          ],
+        },
+      ],
       ['a zip-slip name', 422, 'UNSAFE_ARCHIVE', { entries: [{ name: '../../evil.txt', data: 'x' }] }],
-      ['README.md and readme.md', 422, 'UNSAFE_ARCHIVE', { entries: [{ name: 'README.md', data: 'a' }, { name: 'readme.md', data: 'b' }] }],
-      ['an encrypted entry', 422, 'UNSAFE_ARCHIVE', { entries: [{ name: 'secret.txt', data: 'x' }], patches: [{ op: 'encrypt', index: 0 }] }],
-      ['a ratio bomb', 413, 'ARCHIVE_TOO_LARGE', { entries: [{ name: 'zeros.bin', zeros: 50 * 1024 * 1024, method: 'deflated' }] }],
+      [
+        'README.md and readme.md',
+        422,
+        'UNSAFE_ARCHIVE',
+        {
+          entries: [
+            { name: 'README.md', data: 'a' },
+            { name: 'readme.md', data: 'b' },
+          ],
+        },
+      ],
+      [
+        'an encrypted entry',
+        422,
+        'UNSAFE_ARCHIVE',
+        { entries: [{ name: 'secret.txt', data: 'x' }], patches: [{ op: 'encrypt', index: 0 }] },
+      ],
+      [
+        'a ratio bomb',
+        413,
+        'ARCHIVE_TOO_LARGE',
+        { entries: [{ name: 'zeros.bin', zeros: 50 * 1024 * 1024, method: 'deflated' }] },
+      ],
       ['more entries than MAX_ARCHIVE_ENTRIES (50)', 413, 'TOO_MANY_ENTRIES', { many: 51 }],
     ])('an upload with %s is %i %s at once, before any scan exists', async (_name, status, code, spec) => {
       const before = await readdir(join(api.dataDir, 'scans'));
-      const body = await expectError(await upload(crafted(`${code}-${before.length}.zip`, spec), '?wait=false'), status, code);
+      const body = await expectError(
+        await upload(crafted(`${code}-${before.length}.zip`, spec), '?wait=false'),
+        status,
+        code,
+      );
       expect(body.data).toBeUndefined();
       expect(await readdir(join(api.dataDir, 'scans'))).toEqual(before);
       expect(await readdir(join(api.dataDir, 'incoming'))).toEqual([]);
@@ -323,13 +443,18 @@ describe('HTTP contract (embedded mode)', () => {
     it('an archive whose data lies about its size fails the scan: 422 UNSAFE_ARCHIVE with data.scan_id, then download is 409 SCAN_FAILED', async () => {
       // Only inflating shows the lie, so it passes the central-directory check and fails in the worker.
       const liar = crafted('liar.zip', {
-        entries: [{ name: 'first.txt', data: 'fine' }, { name: 'liar.bin', zeros: 1024 * 1024, method: 'deflated' }],
+        entries: [
+          { name: 'first.txt', data: 'fine' },
+          { name: 'liar.bin', zeros: 1024 * 1024, method: 'deflated' },
+        ],
         patches: [{ op: 'set-uncompressed', index: 1, size: 10 }],
       });
       const body = await expectError(await upload(liar), 422, 'UNSAFE_ARCHIVE');
       const scanId = body.data?.scan_id ?? '';
       expect(scanId).toMatch(UUID);
-      const status = (await (await fetch(`${api.baseUrl}/v1/scans/${scanId}`)).json()) as { data: { state: string; error: { code: string } } };
+      const status = (await (await fetch(`${api.baseUrl}/v1/scans/${scanId}`)).json()) as {
+        data: { state: string; error: { code: string } };
+      };
       expect(status.data).toMatchObject({ state: 'failed', error: { code: 'UNSAFE_ARCHIVE' } });
       await expectError(await fetch(`${api.baseUrl}/v1/download/${scanId}?format=txt`), 409, 'SCAN_FAILED');
       await expectError(await fetch(`${api.baseUrl}/v1/summary/${scanId}`), 409, 'SCAN_FAILED');
@@ -339,11 +464,19 @@ describe('HTTP contract (embedded mode)', () => {
   describe('inspect', () => {
     it('previews a local path and writes nothing under DATA_DIR', async () => {
       const before = await listTree(api.dataDir);
-      const response = await post(api, '/v1/inspect', JSON.stringify({ repo_path: api.repoDir, exclude_patterns: ['*.csv'] }));
+      const response = await post(
+        api,
+        '/v1/inspect',
+        JSON.stringify({ repo_path: api.repoDir, exclude_patterns: ['*.csv'] }),
+      );
       expect(response.status).toBe(200);
       const body = (await response.json()) as {
         status: string;
-        data: { repository: { name: string; tree_summary: string }; summary: { total_files: number; formatted: { total_size: string } }; files: Array<{ path: string; subcategory: string; tokens_estimate: number; url: string }> };
+        data: {
+          repository: { name: string; tree_summary: string };
+          summary: { total_files: number; formatted: { total_size: string } };
+          files: Array<{ path: string; subcategory: string; tokens_estimate: number; url: string }>;
+        };
       };
       expect(body.status).toBe('success');
       expect(body.data.repository.name).toBe('sample');
@@ -367,8 +500,16 @@ describe('HTTP contract (embedded mode)', () => {
       expect(await preview()).toEqual(first);
     });
     it('refuses what scan refuses', async () => {
-      await expectError(await post(api, '/v1/inspect', JSON.stringify({ repo_path: '/etc' })), 403, 'OUTSIDE_ALLOWED_ROOTS');
-      await expectError(await post(api, '/v1/inspect', JSON.stringify({ repo_path: api.repoDir, lite: true })), 400, 'INVALID_REQUEST');
+      await expectError(
+        await post(api, '/v1/inspect', JSON.stringify({ repo_path: '/etc' })),
+        403,
+        'OUTSIDE_ALLOWED_ROOTS',
+      );
+      await expectError(
+        await post(api, '/v1/inspect', JSON.stringify({ repo_path: api.repoDir, lite: true })),
+        400,
+        'INVALID_REQUEST',
+      );
     });
   });
 
@@ -423,7 +564,9 @@ describe('HTTP contract: states and limits that need their own configuration', (
   it('an unexpected failure is a generic 500 INTERNAL_ERROR: no stack, no path, the request id to report', async () => {
     const api = await startTestApi({ ROLE: 'api', SCAN_WAIT_SECONDS: '0' });
     try {
-      const { data } = (await (await postScan(api, { repo_path: api.repoDir })).json()) as { data: { scan_id: string } };
+      const { data } = (await (await postScan(api, { repo_path: api.repoDir })).json()) as {
+        data: { scan_id: string };
+      };
       await writeFile(join(api.dataDir, 'scans', data.scan_id, 'state.json'), '{"state": "half-written');
       const body = await expectError(await fetch(`${api.baseUrl}/v1/scans/${data.scan_id}`), 500, 'INTERNAL_ERROR');
       expect(body.detail).not.toMatch(/JSON|state\.json|position/);
@@ -438,7 +581,11 @@ describe('HTTP contract: states and limits that need their own configuration', (
     try {
       for (const path of ['/health', '/v1/scans/not-a-uuid']) {
         const allowed = await fetch(`${api.baseUrl}${path}`, { headers: { origin: 'https://b.example' } });
-        expect([path, allowed.headers.get('access-control-allow-origin'), allowed.headers.get('vary')]).toEqual([path, 'https://b.example', 'Origin']);
+        expect([path, allowed.headers.get('access-control-allow-origin'), allowed.headers.get('vary')]).toEqual([
+          path,
+          'https://b.example',
+          'Origin',
+        ]);
         const other = await fetch(`${api.baseUrl}${path}`, { headers: { origin: 'https://evil.example' } });
         expect([path, other.headers.get('access-control-allow-origin')]).toEqual([path, null]);
       }
@@ -466,12 +613,19 @@ describe('HTTP contract: states and limits that need their own configuration', (
     const api = await startTestApi({ RATE_LIMIT_PER_MINUTE: '2', INSPECT_RATE_LIMIT_PER_MINUTE: '30' });
     try {
       // What a page typing a path sends: every prefix, most of them refused (outside the roots, not found).
-      const prefixes = Array.from({ length: 30 }, (_, i) => api.repoDir.slice(0, Math.max(1, Math.round(((i + 1) / 30) * api.repoDir.length))));
+      const prefixes = Array.from({ length: 30 }, (_, i) =>
+        api.repoDir.slice(0, Math.max(1, Math.round(((i + 1) / 30) * api.repoDir.length))),
+      );
       const statuses: number[] = [];
-      for (const prefix of prefixes) statuses.push((await post(api, '/v1/inspect', JSON.stringify({ repo_path: prefix }))).status);
+      for (const prefix of prefixes)
+        statuses.push((await post(api, '/v1/inspect', JSON.stringify({ repo_path: prefix }))).status);
       expect(statuses).not.toContain(429);
       expect(statuses.at(-1)).toBe(200);
-      const limited = await expectError(await post(api, '/v1/inspect', JSON.stringify({ repo_path: api.repoDir })), 429, 'RATE_LIMITED');
+      const limited = await expectError(
+        await post(api, '/v1/inspect', JSON.stringify({ repo_path: api.repoDir })),
+        429,
+        'RATE_LIMITED',
+      );
       expect(limited.detail).toMatch(/previews.*limit 30 per minute/);
 
       // The scan budget is whole: both scans run, only a third is refused, and it names scans.
@@ -488,7 +642,9 @@ describe('HTTP contract: states and limits that need their own configuration', (
   it('inspect slots: requests beyond INSPECT_CONCURRENCY get 429 INSPECT_BUSY', async () => {
     const api = await startTestApi({ INSPECT_CONCURRENCY: '1' });
     try {
-      const responses = await Promise.all(Array.from({ length: 6 }, () => post(api, '/v1/inspect', JSON.stringify({ repo_path: api.repoDir }))));
+      const responses = await Promise.all(
+        Array.from({ length: 6 }, () => post(api, '/v1/inspect', JSON.stringify({ repo_path: api.repoDir }))),
+      );
       const statuses = responses.map((r) => r.status).sort();
       expect(statuses).toContain(200);
       expect(statuses).toContain(429);

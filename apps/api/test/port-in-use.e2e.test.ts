@@ -30,7 +30,10 @@ afterAll(async () => {
 });
 
 /** Runs an entry point to its exit; stdout holds the JSON log lines, stderr the error. */
-function runToExit(entry: string, env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function runToExit(
+  entry: string,
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=source', entry], {
     cwd: REPO_ROOT,
     env: { ...process.env, LOG_LEVEL: 'info', HOST: '127.0.0.1', DATA_DIR: dataDir, ...env },
@@ -61,7 +64,11 @@ describe('a port that is taken', () => {
   });
 
   it('stops the embedded API with "port N is in use; set PORT", exit 1, no stack trace and no worker started', async () => {
-    const { code, stdout, stderr } = await runToExit('apps/api/src/main.ts', { PORT: String(heldPort), REDIS_URL: '', ROLE: 'all' });
+    const { code, stdout, stderr } = await runToExit('apps/api/src/main.ts', {
+      PORT: String(heldPort),
+      REDIS_URL: '',
+      ROLE: 'all',
+    });
     expect(code).toBe(1);
     expect(stderr.trim()).toBe(
       `Invalid configuration (1 problem):\n  PORT=${heldPort}: port ${heldPort} on 127.0.0.1 is in use by another process; stop it or set PORT to a free port`,
@@ -73,7 +80,12 @@ describe('a port that is taken', () => {
   });
 
   it('stops a ROLE=worker process whose METRICS_PORT is taken before it takes any scan', async () => {
-    const { code, stdout, stderr } = await runToExit('apps/worker/src/main.ts', { ROLE: 'worker', REDIS_URL, QUEUE_PREFIX: `test-port-${process.pid}`, METRICS_PORT: String(heldPort) });
+    const { code, stdout, stderr } = await runToExit('apps/worker/src/main.ts', {
+      ROLE: 'worker',
+      REDIS_URL,
+      QUEUE_PREFIX: `test-port-${process.pid}`,
+      METRICS_PORT: String(heldPort),
+    });
     expect(code).toBe(1);
     expect(stderr.trim()).toBe(
       `Invalid configuration (1 problem):\n  METRICS_PORT=${heldPort}: port ${heldPort} on 127.0.0.1 is in use by another process; stop it or set METRICS_PORT to a free port`,

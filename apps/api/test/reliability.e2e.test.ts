@@ -48,9 +48,27 @@ interface Stack {
 async function stack(env: Record<string, string> = {}): Promise<Stack> {
   const redisUrl = env.REDIS_URL ?? REDIS_URL;
   const prefix = `reposcan-rel-${randomUUID().slice(0, 8)}`;
-  const api = await startTestApi({ REDIS_URL: redisUrl, ROLE: 'api', QUEUE_PREFIX: prefix, SCAN_WAIT_SECONDS: '0', ...env });
-  cleanups.push(() => api.close(), () => purgeQueuePrefix(redisUrl, prefix));
-  const base = { ...env, REDIS_URL: redisUrl, ROLE: 'worker', QUEUE_PREFIX: prefix, DATA_DIR: api.dataDir, ALLOWED_LOCAL_ROOTS: api.localRoot, WORKER_CONCURRENCY: '1', JOB_LOCK_SECONDS: '2' };
+  const api = await startTestApi({
+    REDIS_URL: redisUrl,
+    ROLE: 'api',
+    QUEUE_PREFIX: prefix,
+    SCAN_WAIT_SECONDS: '0',
+    ...env,
+  });
+  cleanups.push(
+    () => api.close(),
+    () => purgeQueuePrefix(redisUrl, prefix),
+  );
+  const base = {
+    ...env,
+    REDIS_URL: redisUrl,
+    ROLE: 'worker',
+    QUEUE_PREFIX: prefix,
+    DATA_DIR: api.dataDir,
+    ALLOWED_LOCAL_ROOTS: api.localRoot,
+    WORKER_CONCURRENCY: '1',
+    JOB_LOCK_SECONDS: '2',
+  };
   return {
     api,
     worker: async (extra = {}) => {
@@ -68,7 +86,10 @@ async function accept(api: TestApi, body: Record<string, unknown>): Promise<stri
 }
 
 async function uploadAccept(api: TestApi): Promise<string> {
-  const zip = await buildZip(join(api.dataDir, '..', `${randomUUID()}.zip`), { 'demo-main/README.md': '# Demo\n', 'demo-main/src/app.py': 'print("hi")\n' });
+  const zip = await buildZip(join(api.dataDir, '..', `${randomUUID()}.zip`), {
+    'demo-main/README.md': '# Demo\n',
+    'demo-main/src/app.py': 'print("hi")\n',
+  });
   const form = new FormData();
   form.append('file', new Blob([new Uint8Array(zip)]), 'demo.zip');
   const response = await fetch(`${api.baseUrl}/v1/upload?wait=false&create_zip=true`, { method: 'POST', body: form });
@@ -106,10 +127,14 @@ async function expectWholeResult(api: TestApi, scanId: string): Promise<void> {
   const zipFile = join(api.dataDir, '..', `${scanId}.zip`);
   await writeFile(zipFile, downloads.get('zip') ?? Buffer.alloc(0));
   const entries = await readZip(zipFile);
-  const manifest = JSON.parse((entries.get('manifest.json') ?? Buffer.from('{}')).toString()) as { files: Array<{ path: string; bytes: number; sha256: string }> };
+  const manifest = JSON.parse((entries.get('manifest.json') ?? Buffer.from('{}')).toString()) as {
+    files: Array<{ path: string; bytes: number; sha256: string }>;
+  };
   expect(manifest.files).toHaveLength(entries.size - 1);
-  for (const file of manifest.files) expect(sha256(entries.get(file.path) ?? Buffer.alloc(0)), file.path).toBe(file.sha256);
-  for (const format of ['txt', 'md', 'json']) expect(entries.get(`output.${format}`)?.equals(downloads.get(format) ?? Buffer.alloc(1)), format).toBe(true);
+  for (const file of manifest.files)
+    expect(sha256(entries.get(file.path) ?? Buffer.alloc(0)), file.path).toBe(file.sha256);
+  for (const format of ['txt', 'md', 'json'])
+    expect(entries.get(`output.${format}`)?.equals(downloads.get(format) ?? Buffer.alloc(1)), format).toBe(true);
 }
 
 interface BurstAnswer {
@@ -128,7 +153,9 @@ async function burst(baseUrl: string, body: Record<string, unknown>, count: numb
       return { status: response.status, retryAfter: response.headers.get('retry-after'), code: json.code, scanId: json.data?.scan_id };
     }));
     process.stdout.write(JSON.stringify(answers));`;
-  const { stdout } = await execFileAsync(process.execPath, ['--input-type=module', '-e', script], { maxBuffer: 16 * 1024 * 1024 });
+  const { stdout } = await execFileAsync(process.execPath, ['--input-type=module', '-e', script], {
+    maxBuffer: 16 * 1024 * 1024,
+  });
   return JSON.parse(stdout) as BurstAnswer[];
 }
 
@@ -144,25 +171,34 @@ describe.runIf(hasRedisServer)('reliability: real processes, real Redis', () => 
     fixtures?.cleanup();
   });
 
-  it.each(['clone', 'extract', 'scan', 'publish'] as const)('a worker killed (kill -9) at %s: the other one completes the scan exactly once, as attempt 2', async (phase) => {
-    const { api, worker } = await stack(LOOPBACK_GIT);
-    const victim = await worker({ FAULT_INJECTION: `${phase}:block` });
-    const scanId =
-      phase === 'clone'
-        ? await accept(api, { repo_path: `${git.origin}/acme/widgets`, create_zip: true })
-        : phase === 'extract'
-          ? await uploadAccept(api)
-          : await accept(api, { repo_path: api.repoDir, create_zip: true });
-    await victim.waitForStderr(`fault injection: block at ${phase}`);
-    expect(await status(api.baseUrl, scanId)).toMatchObject({ state: 'running', attempt: 1 });
-    const survivor = await worker();
-    await victim.stop('SIGKILL');
-    await expect.poll(async () => (await status(api.baseUrl, scanId)).attempt, { timeout: 60_000, interval: 50 }).toBe(2);
-    expect(await waitCompleted(api, scanId, 90_000)).toMatchObject({ state: 'completed', attempt: 2 });
-    await expectWholeResult(api, scanId);
-    // The log line follows the state write; under load it may arrive a moment later.
-    await expect.poll(() => survivor.logs.filter((l) => l.msg === 'scan completed' && l.scanId === scanId).length, { timeout: 10_000 }).toBe(1);
-  });
+  it.each(['clone', 'extract', 'scan', 'publish'] as const)(
+    'a worker killed (kill -9) at %s: the other one completes the scan exactly once, as attempt 2',
+    async (phase) => {
+      const { api, worker } = await stack(LOOPBACK_GIT);
+      const victim = await worker({ FAULT_INJECTION: `${phase}:block` });
+      const scanId =
+        phase === 'clone'
+          ? await accept(api, { repo_path: `${git.origin}/acme/widgets`, create_zip: true })
+          : phase === 'extract'
+            ? await uploadAccept(api)
+            : await accept(api, { repo_path: api.repoDir, create_zip: true });
+      await victim.waitForStderr(`fault injection: block at ${phase}`);
+      expect(await status(api.baseUrl, scanId)).toMatchObject({ state: 'running', attempt: 1 });
+      const survivor = await worker();
+      await victim.stop('SIGKILL');
+      await expect
+        .poll(async () => (await status(api.baseUrl, scanId)).attempt, { timeout: 60_000, interval: 50 })
+        .toBe(2);
+      expect(await waitCompleted(api, scanId, 90_000)).toMatchObject({ state: 'completed', attempt: 2 });
+      await expectWholeResult(api, scanId);
+      // The log line follows the state write; under load it may arrive a moment later.
+      await expect
+        .poll(() => survivor.logs.filter((l) => l.msg === 'scan completed' && l.scanId === scanId).length, {
+          timeout: 10_000,
+        })
+        .toBe(1);
+    },
+  );
 
   it('a worker blocked past its lock while another takes the scan over: one whole result, never a mix', async () => {
     const { api, worker } = await stack();
@@ -172,12 +208,17 @@ describe.runIf(hasRedisServer)('reliability: real processes, real Redis', () => 
     const other = await worker();
     expect((await waitCompleted(api, scanId, 90_000)).state).toBe('completed');
     // Both attempts reach publish; whichever comes second finds the result there and discards its own.
-    const discarded = (l: Record<string, unknown>): boolean => l.scanId === scanId && String(l.msg).startsWith('another attempt published first');
-    await expect.poll(() => [...blocked.logs, ...other.logs].filter(discarded).length, { timeout: 60_000, interval: 200 }).toBe(1);
+    const discarded = (l: Record<string, unknown>): boolean =>
+      l.scanId === scanId && String(l.msg).startsWith('another attempt published first');
+    await expect
+      .poll(() => [...blocked.logs, ...other.logs].filter(discarded).length, { timeout: 60_000, interval: 200 })
+      .toBe(1);
     // The discarding attempt logs before it writes the final state again, and a progress write it
     // started before the other attempt finished can briefly put `running` back (state.json is
     // read-modified-written per process, not locked across workers): wait for the state to settle.
-    await expect.poll(async () => (await status(api.baseUrl, scanId)).state, { timeout: 30_000, interval: 100 }).toBe('completed');
+    await expect
+      .poll(async () => (await status(api.baseUrl, scanId)).state, { timeout: 30_000, interval: 100 })
+      .toBe('completed');
     await expectWholeResult(api, scanId);
   });
 
@@ -215,14 +256,19 @@ describe.runIf(hasRedisServer)('reliability: real processes, real Redis', () => 
   it('Redis killed while scans are queued and running, then restarted (append-only file): every accepted scan ends; meanwhile 503 at once and /health stays up', async () => {
     const aofDir = await mkdtemp(join(tmpdir(), 'reposcan-aof-'));
     const redis = await PrivateRedis.start({ appendOnlyDir: aofDir });
-    cleanups.push(() => rm(aofDir, { recursive: true, force: true }), () => redis.down());
+    cleanups.push(
+      () => rm(aofDir, { recursive: true, force: true }),
+      () => redis.down(),
+    );
     const { api, worker } = await stack({ REDIS_URL: redis.url });
     await worker();
     const large = join(api.localRoot, 'large');
     await writeLargeTree(large, 300, 60_000);
     const ids = [await accept(api, { repo_path: large })];
     for (let i = 0; i < 5; i++) ids.push(await accept(api, { repo_path: api.repoDir }));
-    await expect.poll(async () => (await status(api.baseUrl, ids[0] ?? '')).state, { timeout: 30_000, interval: 50 }).toBe('running');
+    await expect
+      .poll(async () => (await status(api.baseUrl, ids[0] ?? '')).state, { timeout: 30_000, interval: 50 })
+      .toBe('running');
 
     await redis.down();
     const started = Date.now();
@@ -244,25 +290,49 @@ describe.runIf(hasRedisServer)('reliability: real processes, real Redis', () => 
     await cp(SAMPLE_REPO, join(localRoot, 'sample'), { recursive: true });
     const prefix = `reposcan-rel-${randomUUID().slice(0, 8)}`;
     const port = await freePort();
-    const env = { REDIS_URL, QUEUE_PREFIX: prefix, DATA_DIR: dataDir, ALLOWED_LOCAL_ROOTS: localRoot, LOG_LEVEL: 'info' };
-    const apiEnv = { ...env, ROLE: 'api', HOST: '127.0.0.1', PORT: String(port), SCAN_WAIT_SECONDS: '0', JANITOR_INTERVAL_SECONDS: '1' };
-    cleanups.push(() => rm(base, { recursive: true, force: true }), () => purgeQueuePrefix(REDIS_URL, prefix));
+    const env = {
+      REDIS_URL,
+      QUEUE_PREFIX: prefix,
+      DATA_DIR: dataDir,
+      ALLOWED_LOCAL_ROOTS: localRoot,
+      LOG_LEVEL: 'info',
+    };
+    const apiEnv = {
+      ...env,
+      ROLE: 'api',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      SCAN_WAIT_SECONDS: '0',
+      JANITOR_INTERVAL_SECONDS: '1',
+    };
+    cleanups.push(
+      () => rm(base, { recursive: true, force: true }),
+      () => purgeQueuePrefix(REDIS_URL, prefix),
+    );
     const baseUrl = `http://127.0.0.1:${port}`;
 
     const doomed = await startApiProcess({ ...apiEnv, FAULT_INJECTION: 'accept:crash' });
     cleanups.push(() => doomed.stop('SIGKILL'));
     const worker = await startWorkerProcess({ ...env, ROLE: 'worker', WORKER_CONCURRENCY: '1' });
     cleanups.push(() => worker.stop('SIGKILL'));
-    const answer = await fetch(`${baseUrl}/v1/scan`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ repo_path: join(localRoot, 'sample') }) }).catch(() => null);
+    const answer = await fetch(`${baseUrl}/v1/scan`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ repo_path: join(localRoot, 'sample') }),
+    }).catch(() => null);
     expect(answer).toBeNull(); // the process died before answering
     expect((await doomed.exited).signal).toBe('SIGKILL');
     const [scanId] = await readdir(join(dataDir, 'scans'));
-    expect(JSON.parse(await readFile(join(dataDir, 'scans', scanId ?? '', 'state.json'), 'utf8'))).toMatchObject({ state: 'queued' });
+    expect(JSON.parse(await readFile(join(dataDir, 'scans', scanId ?? '', 'state.json'), 'utf8'))).toMatchObject({
+      state: 'queued',
+    });
 
     const revived = await startApiProcess(apiEnv);
     cleanups.push(() => revived.stop('SIGKILL'));
     expect((await waitCompleted({ baseUrl }, scanId ?? '', 60_000)).state).toBe('completed');
-    expect(revived.logs.some((l) => l.scanId === scanId && String(l.msg).startsWith('janitor: re-enqueued'))).toBe(true);
+    expect(revived.logs.some((l) => l.scanId === scanId && String(l.msg).startsWith('janitor: re-enqueued'))).toBe(
+      true,
+    );
   });
 
   it('cleanup during a running clone: the scan is gone from the volume and the queue, and no git process is left', async () => {
@@ -271,14 +341,18 @@ describe.runIf(hasRedisServer)('reliability: real processes, real Redis', () => 
     const { api, worker } = await stack(LOOPBACK_GIT);
     await worker();
     const scanId = await accept(api, { repo_path: `${slow.origin}/acme/big` });
-    await expect.poll(() => processesMentioning(slow.origin).length, { timeout: 30_000, interval: 50 }).toBeGreaterThan(0);
+    await expect
+      .poll(() => processesMentioning(slow.origin).length, { timeout: 30_000, interval: 50 })
+      .toBeGreaterThan(0);
     expect(await status(api.baseUrl, scanId)).toMatchObject({ state: 'running', progress: { phase: 'clone' } });
 
     const deleted = await fetch(`${api.baseUrl}/v1/cleanup/${scanId}`, { method: 'DELETE' });
     expect(deleted.status).toBe(200);
     expect((await fetch(`${api.baseUrl}/v1/scans/${scanId}`)).status).toBe(404);
     await expect.poll(() => processesMentioning(slow.origin), { timeout: 15_000, interval: 100 }).toEqual([]);
-    await expect.poll(() => api.runtime.transport.queue.jobState(scanId), { timeout: 15_000, interval: 100 }).toBe('absent');
+    await expect
+      .poll(() => api.runtime.transport.queue.jobState(scanId), { timeout: 15_000, interval: 100 })
+      .toBe('absent');
     await expect.poll(() => readdir(join(api.dataDir, 'scans')), { timeout: 15_000, interval: 100 }).toEqual([]);
   });
 
@@ -288,8 +362,14 @@ describe.runIf(hasRedisServer)('reliability: real processes, real Redis', () => 
     const { api, worker } = await stack(LOOPBACK_GIT);
     const leaving = await worker({ SHUTDOWN_GRACE_SECONDS: '1' });
     const scanId = await accept(api, { repo_path: `${slow.origin}/acme/big`, create_zip: true });
-    await expect.poll(() => processesMentioning(slow.origin).length, { timeout: 30_000, interval: 50 }).toBeGreaterThan(0);
-    expect(await status(api.baseUrl, scanId)).toMatchObject({ state: 'running', attempt: 1, progress: { phase: 'clone' } });
+    await expect
+      .poll(() => processesMentioning(slow.origin).length, { timeout: 30_000, interval: 50 })
+      .toBeGreaterThan(0);
+    expect(await status(api.baseUrl, scanId)).toMatchObject({
+      state: 'running',
+      attempt: 1,
+      progress: { phase: 'clone' },
+    });
 
     const signalled = Date.now();
     expect(await leaving.stop('SIGTERM')).toBe(0);
@@ -338,7 +418,7 @@ describe.runIf(hasRedisServer)('reliability: real processes, real Redis', () => 
       // Leave less free space than MIN_FREE_DISK_RATIO (5 %): new work is refused before it starts.
       const filler = join(dataDir, 'filler.bin');
       await writeFile(filler, Buffer.alloc(0));
-      for (let chunk = Buffer.alloc(1024 * 1024); ; ) {
+      for (let chunk = Buffer.alloc(1024 * 1024); ;) {
         const free = Number(execFileSync('df', ['--output=avail', '-B1', dataDir]).toString().split('\n')[1]);
         if (free < 0.04 * 16 * 1024 * 1024) break;
         if (free < chunk.length) chunk = Buffer.alloc(Math.max(4096, free - 64 * 1024));
@@ -354,16 +434,32 @@ describe.runIf(hasRedisServer)('reliability: real processes, real Redis', () => 
     }
   });
 
-  it('200 scan requests at once: the excess is refused with 429 or 503 and Retry-After, every accepted scan finishes, the API\'s event loop stays responsive', async () => {
+  it("200 scan requests at once: the excess is refused with 429 or 503 and Retry-After, every accepted scan finishes, the API's event loop stays responsive", async () => {
     // The API runs as its own process, as in production, and reports its own event-loop lag on
     // /metrics (the window since the previous scrape); the clients run in another process.
     const base = await mkdtemp(join(tmpdir(), 'reposcan-burst-'));
     const prefix = `reposcan-rel-${randomUUID().slice(0, 8)}`;
     const port = await freePort();
-    const env = { REDIS_URL, QUEUE_PREFIX: prefix, DATA_DIR: join(base, 'data'), ALLOWED_LOCAL_ROOTS: join(base, 'repos') };
+    const env = {
+      REDIS_URL,
+      QUEUE_PREFIX: prefix,
+      DATA_DIR: join(base, 'data'),
+      ALLOWED_LOCAL_ROOTS: join(base, 'repos'),
+    };
     await cp(SAMPLE_REPO, join(base, 'repos', 'sample'), { recursive: true });
-    cleanups.push(() => rm(base, { recursive: true, force: true }), () => purgeQueuePrefix(REDIS_URL, prefix));
-    const api = await startApiProcess({ ...env, ROLE: 'api', HOST: '127.0.0.1', PORT: String(port), SCAN_WAIT_SECONDS: '0', RATE_LIMIT_PER_MINUTE: '150', MAX_QUEUED_SCANS: '40' });
+    cleanups.push(
+      () => rm(base, { recursive: true, force: true }),
+      () => purgeQueuePrefix(REDIS_URL, prefix),
+    );
+    const api = await startApiProcess({
+      ...env,
+      ROLE: 'api',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      SCAN_WAIT_SECONDS: '0',
+      RATE_LIMIT_PER_MINUTE: '150',
+      MAX_QUEUED_SCANS: '40',
+    });
     cleanups.push(() => api.stop('SIGKILL'));
     for (let i = 0; i < 2; i++) {
       const worker = await startWorkerProcess({ ...env, ROLE: 'worker', WORKER_CONCURRENCY: '1' });
@@ -372,7 +468,8 @@ describe.runIf(hasRedisServer)('reliability: real processes, real Redis', () => 
     const baseUrl = `http://127.0.0.1:${port}`;
     const lagSeconds = async (): Promise<{ p99: number; max: number }> => {
       const text = await (await fetch(`${baseUrl}/metrics`)).text();
-      const gauge = (name: string): number => Number(new RegExp(`^reposcan_nodejs_eventloop_lag_${name}_seconds (\\S+)$`, 'm').exec(text)?.[1]);
+      const gauge = (name: string): number =>
+        Number(new RegExp(`^reposcan_nodejs_eventloop_lag_${name}_seconds (\\S+)$`, 'm').exec(text)?.[1]);
       return { p99: gauge('p99'), max: gauge('max') };
     };
     await lagSeconds(); // starts the window

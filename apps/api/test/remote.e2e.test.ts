@@ -4,9 +4,16 @@
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { commitFiles, createFixtures, EXACT_LINKS } from '../../../packages/sources/test/remote/helpers/fixture-repos.js';
+import {
+  commitFiles,
+  createFixtures,
+  EXACT_LINKS,
+} from '../../../packages/sources/test/remote/helpers/fixture-repos.js';
 import type { Fixtures } from '../../../packages/sources/test/remote/helpers/fixture-repos.js';
-import { startBlackHoleServer, startGitHttpServer } from '../../../packages/sources/test/remote/helpers/git-http-server.js';
+import {
+  startBlackHoleServer,
+  startGitHttpServer,
+} from '../../../packages/sources/test/remote/helpers/git-http-server.js';
 import type { BlackHoleServer, GitHttpServer } from '../../../packages/sources/test/remote/helpers/git-http-server.js';
 import { processesMentioning } from '../../../packages/sources/test/remote/helpers/processes.js';
 import { postScan, waitCompleted } from './support/scenarios.js';
@@ -46,7 +53,9 @@ describe('remote repositories through the API (loopback git server)', () => {
     server = await startGitHttpServer(fixtures.projectRoot);
     blackHole = await startBlackHoleServer();
     // Redirects to the real server: git would fetch from wherever it is sent if it followed them.
-    redirecting = await startGitHttpServer(fixtures.projectRoot, { redirects: { '/moved/': `${server.origin}/acme/` } });
+    redirecting = await startGitHttpServer(fixtures.projectRoot, {
+      redirects: { '/moved/': `${server.origin}/acme/` },
+    });
     api = await startTestApi({
       GIT_ALLOW_HTTP: 'true',
       GIT_ALLOW_PRIVATE_HOSTS: 'true',
@@ -67,15 +76,23 @@ describe('remote repositories through the API (loopback git server)', () => {
     return { status: response.status, body: (await response.json()) as Envelope };
   };
   const summaryFiles = async (scanId: string): Promise<SummaryFile[]> =>
-    ((await (await fetch(`${api.baseUrl}/v1/summary/${scanId}`)).json()) as { data: { files: SummaryFile[] } }).data.files;
+    ((await (await fetch(`${api.baseUrl}/v1/summary/${scanId}`)).json()) as { data: { files: SummaryFile[] } }).data
+      .files;
 
   it('scans the default branch and reports the branch and commit it scanned', async () => {
     const { status, body } = await scan({ repo_path: `${server.origin}/acme/widgets` });
     expect(status).toBe(201);
     const result = body.data as unknown as ScanResult;
-    expect(result).toMatchObject({ repo_name: 'widgets', branch: 'trunk', commit: fixtures.commits.trunk, source: { type: 'remote', url: `${server.origin}/acme/widgets` } });
+    expect(result).toMatchObject({
+      repo_name: 'widgets',
+      branch: 'trunk',
+      commit: fixtures.commits.trunk,
+      source: { type: 'remote', url: `${server.origin}/acme/widgets` },
+    });
     const files = await summaryFiles(result.scan_id);
-    expect(files.find((f) => f.path === 'src/app.ts')?.url).toBe(`${server.origin}/acme/widgets/blob/${fixtures.commits.trunk}/src/app.ts`);
+    expect(files.find((f) => f.path === 'src/app.ts')?.url).toBe(
+      `${server.origin}/acme/widgets/blob/${fixtures.commits.trunk}/src/app.ts`,
+    );
   });
 
   it('scans the branch named in the body, which wins over a ref in the URL', async () => {
@@ -89,7 +106,9 @@ describe('remote repositories through the API (loopback git server)', () => {
     expect(body.data).toMatchObject({ branch: 'feature/x', commit: fixtures.commits['feature/x'] });
     const scanId = String(body.data.scan_id);
     expect((await summaryFiles(scanId)).map((f) => f.path)).toEqual(['docs/guide/a.md']);
-    const summary = (await (await fetch(`${api.baseUrl}/v1/summary/${scanId}`)).json()) as { data: { repository: { subdir: string } } };
+    const summary = (await (await fetch(`${api.baseUrl}/v1/summary/${scanId}`)).json()) as {
+      data: { repository: { subdir: string } };
+    };
     expect(summary.data.repository.subdir).toBe('docs/guide');
   });
 
@@ -123,7 +142,7 @@ describe('remote repositories through the API (loopback git server)', () => {
       { path: 'up', reason: 'symlink' },
     ];
 
-    it('scans every file with its blob\'s bytes and size, whatever .gitattributes asks for', async () => {
+    it("scans every file with its blob's bytes and size, whatever .gitattributes asks for", async () => {
       const { status, body } = await scan({ repo_path: `${server.origin}/acme/exact` });
       expect(status).toBe(201);
       const scanId = String(body.data.scan_id);
@@ -136,25 +155,40 @@ describe('remote repositories through the API (loopback git server)', () => {
       expect(json.files.map((f) => f.path).sort()).toEqual([...blobs.keys()].sort());
       for (const file of json.files) {
         const blob = blobs.get(file.path);
-        expect({ path: file.path, size: file.size_bytes, bytes: Buffer.from(file.content, 'utf8') }).toEqual({ path: file.path, size: blob?.length, bytes: blob });
+        expect({ path: file.path, size: file.size_bytes, bytes: Buffer.from(file.content, 'utf8') }).toEqual({
+          path: file.path,
+          size: blob?.length,
+          bytes: blob,
+        });
       }
-      const summary = (await (await fetch(`${api.baseUrl}/v1/summary/${scanId}`)).json()) as { data: { files: { path: string; size_bytes: number }[]; skipped: unknown[] } };
+      const summary = (await (await fetch(`${api.baseUrl}/v1/summary/${scanId}`)).json()) as {
+        data: { files: { path: string; size_bytes: number }[]; skipped: unknown[] };
+      };
       expect(summary.data.skipped).toEqual(skippedInExact);
-      for (const file of summary.data.files) expect({ path: file.path, size: file.size_bytes }).toEqual({ path: file.path, size: blobs.get(file.path)?.length });
+      for (const file of summary.data.files)
+        expect({ path: file.path, size: file.size_bytes }).toEqual({
+          path: file.path,
+          size: blobs.get(file.path)?.length,
+        });
     });
 
     it('never lets a link target into an artifact', async () => {
       const { body } = await scan({ repo_path: `${server.origin}/acme/exact` });
       for (const format of ['txt', 'md', 'json']) {
-        const artifact = await (await fetch(`${api.baseUrl}/v1/download/${String(body.data.scan_id)}?format=${format}`)).text();
-        for (const target of Object.values(EXACT_LINKS)) expect({ format, target, found: artifact.includes(target) }).toEqual({ format, target, found: false });
+        const artifact = await (
+          await fetch(`${api.baseUrl}/v1/download/${String(body.data.scan_id)}?format=${format}`)
+        ).text();
+        for (const target of Object.values(EXACT_LINKS))
+          expect({ format, target, found: artifact.includes(target) }).toEqual({ format, target, found: false });
       }
     });
 
     it('skips them in a folder scan too', async () => {
       const { status, body } = await scan({ repo_path: `${server.origin}/acme/exact/tree/main/docs` });
       expect(status).toBe(201);
-      const summary = (await (await fetch(`${api.baseUrl}/v1/summary/${String(body.data.scan_id)}`)).json()) as { data: { files: { path: string; size_bytes: number }[]; skipped: unknown[] } };
+      const summary = (await (await fetch(`${api.baseUrl}/v1/summary/${String(body.data.scan_id)}`)).json()) as {
+        data: { files: { path: string; size_bytes: number }[]; skipped: unknown[] };
+      };
       expect(summary.data.files.map((f) => [f.path, f.size_bytes])).toEqual([['docs/guide.md', 8]]);
       expect(summary.data.skipped).toEqual(skippedInExact.filter((entry) => entry.path.startsWith('docs/')));
     });
@@ -166,9 +200,15 @@ describe('remote repositories through the API (loopback git server)', () => {
         body: JSON.stringify({ repo_path: `${server.origin}/acme/exact` }),
       });
       expect(response.status).toBe(200);
-      const data = ((await response.json()) as Envelope).data as { files: { path: string; size_bytes: number }[]; skipped_count: number; repository: { tree_summary: string } };
+      const data = ((await response.json()) as Envelope).data as {
+        files: { path: string; size_bytes: number }[];
+        skipped_count: number;
+        repository: { tree_summary: string };
+      };
       const blobs = commitFiles(fixtures.exact.bare, fixtures.exact.commit);
-      expect(Object.fromEntries(data.files.map((f) => [f.path, f.size_bytes]))).toEqual(Object.fromEntries([...blobs].map(([path, bytes]) => [path, bytes.length])));
+      expect(Object.fromEntries(data.files.map((f) => [f.path, f.size_bytes]))).toEqual(
+        Object.fromEntries([...blobs].map(([path, bytes]) => [path, bytes.length])),
+      );
       expect(data.skipped_count).toBe(skippedInExact.length);
       for (const target of Object.values(EXACT_LINKS)) expect(data.repository.tree_summary).not.toContain(target);
     });
@@ -177,25 +217,37 @@ describe('remote repositories through the API (loopback git server)', () => {
   it('leaves a blob over MAX_FILE_BYTES on the server and lists it as too_large', async () => {
     const { status, body } = await scan({ repo_path: `${server.origin}/acme/big` });
     expect(status).toBe(201);
-    const summary = (await (await fetch(`${api.baseUrl}/v1/summary/${String(body.data.scan_id)}`)).json()) as { data: { skipped: { path: string; reason: string }[] } };
+    const summary = (await (await fetch(`${api.baseUrl}/v1/summary/${String(body.data.scan_id)}`)).json()) as {
+      data: { skipped: { path: string; reason: string }[] };
+    };
     expect(summary.data.skipped).toContainEqual({ path: 'blob.dat', reason: 'too_large' });
   });
 
   it.each([
     ['an unknown branch', 422, 'BRANCH_NOT_FOUND', { repo_path: 'ORIGIN/acme/widgets', branch: 'no-such-branch' }],
     ['an unknown repository', 422, 'REPO_NOT_FOUND', { repo_path: 'ORIGIN/acme/missing' }],
-    ['a folder that does not exist', 422, 'SUBDIR_NOT_FOUND', { repo_path: 'ORIGIN/acme/widgets/tree/trunk/no/such/folder' }],
+    [
+      'a folder that does not exist',
+      422,
+      'SUBDIR_NOT_FOUND',
+      { repo_path: 'ORIGIN/acme/widgets/tree/trunk/no/such/folder' },
+    ],
   ])('%s fails the scan once, answered as %i %s with the scan id', async (_name, status, code, request) => {
     const response = await scan({ ...request, repo_path: String(request.repo_path).replace('ORIGIN', server.origin) });
     expect({ status: response.status, code: response.body.code }).toEqual({ status, code });
-    const state = ((await (await fetch(`${api.baseUrl}/v1/scans/${String(response.body.data.scan_id)}`)).json()) as Envelope).data;
+    const state = (
+      (await (await fetch(`${api.baseUrl}/v1/scans/${String(response.body.data.scan_id)}`)).json()) as Envelope
+    ).data;
     expect(state).toMatchObject({ state: 'failed', attempt: 1, error: { code } }); // failed at once, not retried
   });
 
   it('refuses to follow a redirect: 403 CLONE_REDIRECT_BLOCKED, and the target is never asked', async () => {
     const before = server.requests.length;
     const response = await scan({ repo_path: `${redirecting.origin}/moved/widgets` });
-    expect({ status: response.status, code: response.body.code }).toEqual({ status: 403, code: 'CLONE_REDIRECT_BLOCKED' });
+    expect({ status: response.status, code: response.body.code }).toEqual({
+      status: 403,
+      code: 'CLONE_REDIRECT_BLOCKED',
+    });
     expect(server.requests.length).toBe(before);
   });
 
@@ -214,7 +266,10 @@ describe('remote repositories through the API (loopback git server)', () => {
       body: JSON.stringify({ repo_path: `${server.origin}/acme/widgets/tree/feature/x` }),
     });
     expect(response.status).toBe(200);
-    const data = ((await response.json()) as Envelope).data as { repository: { branch: string }; files: { path: string }[] };
+    const data = ((await response.json()) as Envelope).data as {
+      repository: { branch: string };
+      files: { path: string }[];
+    };
     expect(data.repository.branch).toBe('feature/x');
     expect(data.files.map((f) => f.path)).toContain('docs/guide/a.md');
     expect(await readdir(join(api.dataDir, 'scans'))).toEqual(before);
@@ -225,9 +280,16 @@ describe('inspect abandoned by its client', () => {
   it('stops its clone and frees its slot at once, not at the deadline', async () => {
     const blackHole = await startBlackHoleServer();
     // Deadlines far away: only the abandonment can free the slot within this test.
-    const api = await startTestApi({ GIT_ALLOW_HTTP: 'true', GIT_ALLOW_PRIVATE_HOSTS: 'true', GIT_ALLOWED_HOSTS: '127.0.0.1', CLONE_TIMEOUT_SECONDS: '60', INSPECT_TIMEOUT_SECONDS: '60' });
+    const api = await startTestApi({
+      GIT_ALLOW_HTTP: 'true',
+      GIT_ALLOW_PRIVATE_HOSTS: 'true',
+      GIT_ALLOWED_HOSTS: '127.0.0.1',
+      CLONE_TIMEOUT_SECONDS: '60',
+      INSPECT_TIMEOUT_SECONDS: '60',
+    });
     try {
-      const inFlight = async (): Promise<number> => Number(/^reposcan_inspect_in_flight (\d+)$/m.exec(await (await fetch(`${api.baseUrl}/metrics`)).text())?.[1]);
+      const inFlight = async (): Promise<number> =>
+        Number(/^reposcan_inspect_in_flight (\d+)$/m.exec(await (await fetch(`${api.baseUrl}/metrics`)).text())?.[1]);
       // The second preview runs on the thread the service keeps ready after the first.
       for (const attempt of ['on a new thread', 'on the thread kept ready']) {
         const client = new AbortController();
@@ -237,12 +299,16 @@ describe('inspect abandoned by its client', () => {
           body: JSON.stringify({ repo_path: `${blackHole.origin}/acme/widgets` }),
           signal: client.signal,
         }).catch(() => 'aborted');
-        await expect.poll(() => processesMentioning(blackHole.origin).length, { timeout: 20_000, interval: 50, message: attempt }).toBeGreaterThan(0);
+        await expect
+          .poll(() => processesMentioning(blackHole.origin).length, { timeout: 20_000, interval: 50, message: attempt })
+          .toBeGreaterThan(0);
         expect(await inFlight()).toBe(1);
         client.abort();
         expect(await request).toBe('aborted');
         await expect.poll(inFlight, { timeout: 15_000, interval: 100, message: attempt }).toBe(0);
-        await expect.poll(() => processesMentioning(blackHole.origin), { timeout: 15_000, interval: 100, message: attempt }).toEqual([]);
+        await expect
+          .poll(() => processesMentioning(blackHole.origin), { timeout: 15_000, interval: 100, message: attempt })
+          .toEqual([]);
       }
     } finally {
       await api.close();
@@ -275,7 +341,10 @@ describe('a client whose remotes never answer', () => {
         expect(response.status).toBe(202);
         return ((await response.json()) as { data: { scan_id: string } }).data.scan_id;
       };
-      const hanging = [await submit('198.51.100.1', `${blackHole.origin}/acme/one`), await submit('198.51.100.1', `${blackHole.origin}/acme/two`)];
+      const hanging = [
+        await submit('198.51.100.1', `${blackHole.origin}/acme/one`),
+        await submit('198.51.100.1', `${blackHole.origin}/acme/two`),
+      ];
       const other = await submit('198.51.100.2', api.repoDir);
       const done = await waitCompleted(api, other, 60_000);
       expect(done.state).toBe('completed');

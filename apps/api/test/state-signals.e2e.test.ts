@@ -67,7 +67,13 @@ describe('state signals over Redis: a worker process wakes the API process waiti
   let worker: ServiceProcess | undefined;
   beforeAll(async () => {
     api = await startTestApi({ ...WAIT, REDIS_URL, ROLE: 'api', QUEUE_PREFIX: prefix }, NO_POLL);
-    worker = await startWorkerProcess({ REDIS_URL, ROLE: 'worker', QUEUE_PREFIX: prefix, DATA_DIR: api.dataDir, ALLOWED_LOCAL_ROOTS: api.localRoot });
+    worker = await startWorkerProcess({
+      REDIS_URL,
+      ROLE: 'worker',
+      QUEUE_PREFIX: prefix,
+      DATA_DIR: api.dataDir,
+      ALLOWED_LOCAL_ROOTS: api.localRoot,
+    });
   });
   afterAll(async () => {
     await worker?.stop();

@@ -48,7 +48,9 @@ class FakeVolume {
   stamp = (scanId: string): Promise<string | null> => {
     this.stamps++;
     const state = this.states.get(scanId);
-    return Promise.resolve(state ? `${state.state}:${state.progress.files_done}:${this.versions.get(state) ?? 0}` : null);
+    return Promise.resolve(
+      state ? `${state.state}:${state.progress.files_done}:${this.versions.get(state) ?? 0}` : null,
+    );
   };
 
   private readonly versions = new WeakMap<ScanStateRecord, number>();
@@ -235,7 +237,12 @@ describe('StateWatchers', () => {
 
   it('a fallback tick reads the state only when its stamp moved', async () => {
     const volume = new FakeVolume();
-    const watchers = new StateWatchers({ signals: createLocalStateSignals(), read: volume.read, stamp: volume.stamp, fallbackMs: 30 });
+    const watchers = new StateWatchers({
+      signals: createLocalStateSignals(),
+      read: volume.read,
+      stamp: volume.stamp,
+      fallbackMs: 30,
+    });
     const scan = randomUUID();
     volume.set(scan, record(scan, 'running', 1));
     const listener = new Listener();

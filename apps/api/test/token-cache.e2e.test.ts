@@ -31,15 +31,29 @@ async function scan(api: TestApi, repoPath: string): Promise<Completed> {
   const response = await postScan(api, { repo_path: repoPath, create_zip: false }, '?wait=false');
   expect(response.status).toBe(202);
   const scanId = ((await response.json()) as { data: { scan_id: string } }).data.scan_id;
-  const status = (await waitCompleted(api, scanId)) as { state: string; result: { artifacts: Record<string, { sha256: string }> } };
+  const status = (await waitCompleted(api, scanId)) as {
+    state: string;
+    result: { artifacts: Record<string, { sha256: string }> };
+  };
   expect(status.state).toBe('completed');
-  const summary = ((await (await fetch(`${api.baseUrl}/v1/summary/${scanId}`)).json()) as { data: { summary: { estimated_tokens: number } } }).data.summary;
-  return { scanId, artifacts: Object.fromEntries(Object.entries(status.result.artifacts).map(([format, a]) => [format, a.sha256])), tokens: summary.estimated_tokens };
+  const summary = (
+    (await (await fetch(`${api.baseUrl}/v1/summary/${scanId}`)).json()) as {
+      data: { summary: { estimated_tokens: number } };
+    }
+  ).data.summary;
+  return {
+    scanId,
+    artifacts: Object.fromEntries(Object.entries(status.result.artifacts).map(([format, a]) => [format, a.sha256])),
+    tokens: summary.estimated_tokens,
+  };
 }
 
 const lookups = async (baseUrl: string): Promise<{ hit: number; miss: number }> => {
   const text = await scrape(baseUrl);
-  return { hit: sample(text, 'reposcan_token_cache_lookups_total', { result: 'hit' }) ?? 0, miss: sample(text, 'reposcan_token_cache_lookups_total', { result: 'miss' }) ?? 0 };
+  return {
+    hit: sample(text, 'reposcan_token_cache_lookups_total', { result: 'hit' }) ?? 0,
+    miss: sample(text, 'reposcan_token_cache_lookups_total', { result: 'miss' }) ?? 0,
+  };
 };
 
 describe('shared token cache', () => {
@@ -71,24 +85,37 @@ describe('shared token cache', () => {
     await expect(access(join(api.dataDir, 'token-cache'))).rejects.toThrow();
   });
 
-  it.runIf(hasRedisServer)('what one worker process counted, another one on the same volume does not count again', async () => {
-    const prefix = `reposcan-cache-${randomUUID().slice(0, 8)}`;
-    const api = await startTestApi({ REDIS_URL, ROLE: 'api', QUEUE_PREFIX: prefix, SCAN_WAIT_SECONDS: '0' });
-    cleanups.push(() => api.close(), () => purgeQueuePrefix(REDIS_URL, prefix));
-    const env = { REDIS_URL, ROLE: 'worker', QUEUE_PREFIX: prefix, DATA_DIR: api.dataDir, ALLOWED_LOCAL_ROOTS: api.localRoot, WORKER_CONCURRENCY: '1' };
+  it.runIf(hasRedisServer)(
+    'what one worker process counted, another one on the same volume does not count again',
+    async () => {
+      const prefix = `reposcan-cache-${randomUUID().slice(0, 8)}`;
+      const api = await startTestApi({ REDIS_URL, ROLE: 'api', QUEUE_PREFIX: prefix, SCAN_WAIT_SECONDS: '0' });
+      cleanups.push(
+        () => api.close(),
+        () => purgeQueuePrefix(REDIS_URL, prefix),
+      );
+      const env = {
+        REDIS_URL,
+        ROLE: 'worker',
+        QUEUE_PREFIX: prefix,
+        DATA_DIR: api.dataDir,
+        ALLOWED_LOCAL_ROOTS: api.localRoot,
+        WORKER_CONCURRENCY: '1',
+      };
 
-    const first = await startWorkerProcess(env);
-    cleanups.push(() => first.stop('SIGKILL'));
-    const cold = await scan(api, api.repoDir);
-    const coldLog = await first.waitForLog((line) => line.msg === 'scan completed' && line.scanId === cold.scanId);
-    expect(coldLog.cacheHits).toBe(0);
-    expect(await first.stop('SIGTERM')).toBe(0);
+      const first = await startWorkerProcess(env);
+      cleanups.push(() => first.stop('SIGKILL'));
+      const cold = await scan(api, api.repoDir);
+      const coldLog = await first.waitForLog((line) => line.msg === 'scan completed' && line.scanId === cold.scanId);
+      expect(coldLog.cacheHits).toBe(0);
+      expect(await first.stop('SIGTERM')).toBe(0);
 
-    const second = await startWorkerProcess(env);
-    cleanups.push(() => second.stop('SIGKILL'));
-    const warm = await scan(api, api.repoDir);
-    expect(warm.artifacts).toEqual(cold.artifacts);
-    const warmLog = await second.waitForLog((line) => line.msg === 'scan completed' && line.scanId === warm.scanId);
-    expect(warmLog.cacheHits).toBeGreaterThan(5);
-  });
+      const second = await startWorkerProcess(env);
+      cleanups.push(() => second.stop('SIGKILL'));
+      const warm = await scan(api, api.repoDir);
+      expect(warm.artifacts).toEqual(cold.artifacts);
+      const warmLog = await second.waitForLog((line) => line.msg === 'scan completed' && line.scanId === warm.scanId);
+      expect(warmLog.cacheHits).toBeGreaterThan(5);
+    },
+  );
 });

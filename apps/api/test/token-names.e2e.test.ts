@@ -42,10 +42,25 @@ describe('token count names on every answer', () => {
   it('a scan: the result, the status, the summary record and output.json carry `tokens` and the old name, equal', async () => {
     const response = await postScan(api, { repo_path: api.repoDir });
     expect(response.status).toBe(201);
-    const result = ((await response.json()) as { data: { scan_id: string; summary: Totals; artifacts: Record<string, { url: string }> } }).data;
-    const status = ((await (await fetch(`${api.baseUrl}/v1/scans/${result.scan_id}`)).json()) as { data: { result: { summary: Totals } } }).data;
-    const summary = ((await (await fetch(`${api.baseUrl}/v1/summary/${result.scan_id}`)).json()) as { data: { summary: Totals; files: FileEntry[] } }).data;
-    const output = (await (await fetch(`${api.baseUrl}${result.artifacts.json?.url ?? ''}`)).json()) as { summary: Totals; files: FileEntry[] };
+    const result = (
+      (await response.json()) as {
+        data: { scan_id: string; summary: Totals; artifacts: Record<string, { url: string }> };
+      }
+    ).data;
+    const status = (
+      (await (await fetch(`${api.baseUrl}/v1/scans/${result.scan_id}`)).json()) as {
+        data: { result: { summary: Totals } };
+      }
+    ).data;
+    const summary = (
+      (await (await fetch(`${api.baseUrl}/v1/summary/${result.scan_id}`)).json()) as {
+        data: { summary: Totals; files: FileEntry[] };
+      }
+    ).data;
+    const output = (await (await fetch(`${api.baseUrl}${result.artifacts.json?.url ?? ''}`)).json()) as {
+      summary: Totals;
+      files: FileEntry[];
+    };
 
     expectBothNames(summary.summary, summary.files);
     expectBothNames(output.summary, output.files);
@@ -54,7 +69,11 @@ describe('token count names on every answer', () => {
   });
 
   it('inspect: estimates keep only their old names', async () => {
-    const response = await fetch(`${api.baseUrl}/v1/inspect`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ repo_path: api.repoDir }) });
+    const response = await fetch(`${api.baseUrl}/v1/inspect`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ repo_path: api.repoDir }),
+    });
     expect(response.status).toBe(200);
     const data = ((await response.json()) as { data: { summary: Totals; files: FileEntry[] } }).data;
     expect(data.summary.estimated_tokens).toBeGreaterThan(0);

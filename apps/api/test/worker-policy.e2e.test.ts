@@ -15,10 +15,19 @@ import type { ServiceProcess } from './support/worker-processes.js';
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 /** An API on Redis that allows its own local root, and one worker process started with `workerEnv`. */
-async function apiAndWorker(workerEnv: (api: TestApi) => Record<string, string>): Promise<{ api: TestApi; worker: ServiceProcess; prefix: string }> {
+async function apiAndWorker(
+  workerEnv: (api: TestApi) => Record<string, string>,
+): Promise<{ api: TestApi; worker: ServiceProcess; prefix: string }> {
   const prefix = `reposcan-test-policy-${randomUUID().slice(0, 8)}`;
   const api = await startTestApi({ REDIS_URL, ROLE: 'api', QUEUE_PREFIX: prefix });
-  const worker = await startWorkerProcess({ REDIS_URL, ROLE: 'worker', QUEUE_PREFIX: prefix, DATA_DIR: api.dataDir, WORKER_CONCURRENCY: '1', ...workerEnv(api) });
+  const worker = await startWorkerProcess({
+    REDIS_URL,
+    ROLE: 'worker',
+    QUEUE_PREFIX: prefix,
+    DATA_DIR: api.dataDir,
+    WORKER_CONCURRENCY: '1',
+    ...workerEnv(api),
+  });
   return { api, worker, prefix };
 }
 
@@ -29,7 +38,7 @@ async function scanThatTheApiAccepts(api: TestApi): Promise<Record<string, unkno
   return waitCompleted(api, data.scan_id);
 }
 
-describe('Redis mode, a worker without the API\'s ALLOWED_LOCAL_ROOTS', () => {
+describe("Redis mode, a worker without the API's ALLOWED_LOCAL_ROOTS", () => {
   const prefix = `reposcan-test-policy-${randomUUID().slice(0, 8)}`;
   let api: TestApi;
   let worker: ServiceProcess | undefined;
@@ -53,14 +62,21 @@ describe('Redis mode, a worker without the API\'s ALLOWED_LOCAL_ROOTS', () => {
   });
 
   it('the worker says at start that it accepts no local paths, and why', async () => {
-    worker = await startWorkerProcess({ REDIS_URL, ROLE: 'worker', QUEUE_PREFIX: prefix, DATA_DIR: api.dataDir, WORKER_CONCURRENCY: '1', ALLOWED_LOCAL_ROOTS: '' });
+    worker = await startWorkerProcess({
+      REDIS_URL,
+      ROLE: 'worker',
+      QUEUE_PREFIX: prefix,
+      DATA_DIR: api.dataDir,
+      WORKER_CONCURRENCY: '1',
+      ALLOWED_LOCAL_ROOTS: '',
+    });
     const line = worker.logs.find((l) => String(l.msg).startsWith('this worker accepts'));
     expect(line?.msg).toBe(
       'this worker accepts no local paths (ALLOWED_LOCAL_ROOTS unset); git from github.com, gitlab.com, bitbucket.org, codeberg.org, gitea.com (GIT_ALLOWED_HOSTS), https only (GIT_ALLOW_HTTP=false), public addresses only (GIT_ALLOW_PRIVATE_HOSTS=false); uploaded ZIPs',
     );
   });
 
-  it('it fails the scan that was waiting with a sentence that blames the worker\'s ALLOWED_LOCAL_ROOTS', async () => {
+  it("it fails the scan that was waiting with a sentence that blames the worker's ALLOWED_LOCAL_ROOTS", async () => {
     const status = await waitCompleted(api, queuedScanId);
     expect(status.state).toBe('failed');
     expect(status.error).toEqual({
@@ -111,13 +127,19 @@ describe('Redis mode, a worker whose ALLOWED_LOCAL_ROOTS is another folder', () 
     await purgeQueuePrefix(REDIS_URL, prefix);
   });
 
-  it('names its roots at start and fails the scan as outside the worker\'s ALLOWED_LOCAL_ROOTS', async () => {
-    expect(worker.logs.some((l) => String(l.msg).startsWith(`this worker accepts local paths under ${otherRoot} (ALLOWED_LOCAL_ROOTS)`))).toBe(true);
+  it("names its roots at start and fails the scan as outside the worker's ALLOWED_LOCAL_ROOTS", async () => {
+    expect(
+      worker.logs.some((l) =>
+        String(l.msg).startsWith(`this worker accepts local paths under ${otherRoot} (ALLOWED_LOCAL_ROOTS)`),
+      ),
+    ).toBe(true);
     const status = await scanThatTheApiAccepts(api);
     expect(status.state).toBe('failed');
     const error = status.error as { code: string; message: string };
     expect(error.code).toBe('OUTSIDE_ALLOWED_ROOTS');
-    expect(error.message).toMatch(/^The API accepted this scan, but the worker that ran it refused it\. Refused by the worker's configuration \(ALLOWED_LOCAL_ROOTS of the worker\): /);
+    expect(error.message).toMatch(
+      /^The API accepted this scan, but the worker that ran it refused it\. Refused by the worker's configuration \(ALLOWED_LOCAL_ROOTS of the worker\): /,
+    );
     expect(error.message).toContain('Give every worker the same ALLOWED_LOCAL_ROOTS as the API');
   });
 });

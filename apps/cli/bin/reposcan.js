@@ -16,7 +16,9 @@ if (existsSync(built) && process.env.REPOSCAN_CLI_FROM_SOURCE !== '1') {
   // Resolved from this file, not the working directory, so it works from any folder.
   const tsx = import.meta.resolve('tsx');
   const main = fileURLToPath(new URL('../src/main.ts', import.meta.url));
-  const child = spawn(process.execPath, ['--conditions=source', '--import', tsx, main, ...process.argv.slice(2)], { stdio: 'inherit' });
+  const child = spawn(process.execPath, ['--conditions=source', '--import', tsx, main, ...process.argv.slice(2)], {
+    stdio: 'inherit',
+  });
   // Ctrl-C reaches the whole foreground group; a kill aimed at this process alone is passed on.
   const forward = (signal) => child.kill(signal);
   const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'];

@@ -18,12 +18,18 @@ export function summaryFileName(repoName: string): string {
 }
 
 function safeStem(repoName: string): string {
-  // eslint-disable-next-line no-control-regex -- control characters are what it removes
-  const safe = repoName.replace(/[\u0000-\u001f\u007f/\\:*?"<>|]+/g, '_').replace(/^\.+/, '').slice(0, 200);
+  const safe = repoName
+    // eslint-disable-next-line no-control-regex -- control characters are what it removes
+    .replace(/[\u0000-\u001f\u007f/\\:*?"<>|]+/g, '_')
+    .replace(/^\.+/, '')
+    .slice(0, 200);
   return safe || 'repository';
 }
 
 /** The formats to write: the ones asked for, or every one the scan produced, in output order. */
-export function selectFormats(produced: readonly ArtifactFormat[], asked: readonly ArtifactFormat[] | null): ArtifactFormat[] {
+export function selectFormats(
+  produced: readonly ArtifactFormat[],
+  asked: readonly ArtifactFormat[] | null,
+): ArtifactFormat[] {
   return ARTIFACT_FORMATS.filter((f) => produced.includes(f) && (asked === null || asked.includes(f)));
 }

@@ -1,7 +1,21 @@
 import { parseArgs } from 'node:util';
 import type { ParseArgsConfig } from 'node:util';
-import { ARTIFACT_FORMATS, DEFAULT_TOKEN_ENCODING, PREVIEW_OPTION_NAMES, SCAN_OPTION_FLAGS, SCAN_OPTION_NAMES, SCAN_OPTIONS, TOKEN_ENCODINGS } from '@reposcan/contracts/vocabulary';
-import type { ArtifactFormatName, PreviewScanOptions, ScanOptionName, TokenEncodingName, WireScanOptions } from '@reposcan/contracts/vocabulary';
+import {
+  ARTIFACT_FORMATS,
+  DEFAULT_TOKEN_ENCODING,
+  PREVIEW_OPTION_NAMES,
+  SCAN_OPTION_FLAGS,
+  SCAN_OPTION_NAMES,
+  SCAN_OPTIONS,
+  TOKEN_ENCODINGS,
+} from '@reposcan/contracts/vocabulary';
+import type {
+  ArtifactFormatName,
+  PreviewScanOptions,
+  ScanOptionName,
+  TokenEncodingName,
+  WireScanOptions,
+} from '@reposcan/contracts/vocabulary';
 import { UsageError } from './exit-codes.js';
 
 export const DEFAULT_SERVER = 'http://127.0.0.1:8000';
@@ -40,7 +54,12 @@ export interface InspectArgs extends Common {
 }
 
 /** `usage`: no command at all, a usage error that prints the whole usage (on stderr). */
-export type CliArgs = ScanArgs | InspectArgs | { command: 'help'; topic: 'scan' | 'inspect' | null } | { command: 'version' } | { command: 'usage' };
+export type CliArgs =
+  | ScanArgs
+  | InspectArgs
+  | { command: 'help'; topic: 'scan' | 'inspect' | null }
+  | { command: 'version' }
+  | { command: 'usage' };
 
 const commonOptions = {
   branch: { type: 'string' },
@@ -96,7 +115,11 @@ export function parseCliArgs(argv: string[], env: NodeJS.ProcessEnv): CliArgs {
   }
   if (command === 'scan') return parseScan(rest, env);
   if (command === 'inspect') return parseInspect(rest, env);
-  throw new UsageError(command.startsWith('-') ? `give a command before options: reposcan scan|inspect …` : `unknown command "${command}"; the commands are scan and inspect.`);
+  throw new UsageError(
+    command.startsWith('-')
+      ? `give a command before options: reposcan scan|inspect …`
+      : `unknown command "${command}"; the commands are scan and inspect.`,
+  );
 }
 
 function parseScan(argv: string[], env: NodeJS.ProcessEnv): CliArgs {
@@ -106,10 +129,14 @@ function parseScan(argv: string[], env: NodeJS.ProcessEnv): CliArgs {
   const options: WireScanOptions = optionValues(SCAN_OPTION_NAMES, values);
   const formats = values.format ? listOf(values.format).map((f) => oneOf('--format', f, ARTIFACT_FORMATS)) : null;
   if (formats?.length === 0) throw new UsageError(`--format needs at least one of ${ARTIFACT_FORMATS.join(', ')}.`);
-  const encoding = values.encoding === undefined ? DEFAULT_TOKEN_ENCODING : oneOf('--encoding', values.encoding, TOKEN_ENCODINGS);
-  if (values.encoding !== undefined && !common.local) throw new UsageError('--encoding applies to --local scans; a server counts tokens in its own TOKEN_ENCODING.');
-  if (values.cleanup && common.local) throw new UsageError('--cleanup deletes the scan from the server; a --local scan has nothing to delete.');
-  if (values['no-cache'] && !common.local) throw new UsageError('--no-cache applies to --local scans; a server keeps its own token cache.');
+  const encoding =
+    values.encoding === undefined ? DEFAULT_TOKEN_ENCODING : oneOf('--encoding', values.encoding, TOKEN_ENCODINGS);
+  if (values.encoding !== undefined && !common.local)
+    throw new UsageError('--encoding applies to --local scans; a server counts tokens in its own TOKEN_ENCODING.');
+  if (values.cleanup && common.local)
+    throw new UsageError('--cleanup deletes the scan from the server; a --local scan has nothing to delete.');
+  if (values['no-cache'] && !common.local)
+    throw new UsageError('--no-cache applies to --local scans; a server keeps its own token cache.');
   if (values.output === '') throw new UsageError('-o/--output needs a folder.');
   // Asking for the zip asks the scan to build it.
   if (formats?.includes('zip')) options.create_zip = true;
@@ -129,18 +156,36 @@ function parseInspect(argv: string[], env: NodeJS.ProcessEnv): CliArgs {
   const { values, positionals } = parse(argv, inspectOptions);
   if (values.help) return { command: 'help', topic: 'inspect' };
   const common = commonArgs('inspect', values, positionals, env);
-  return { ...common, command: 'inspect', options: optionValues(PREVIEW_OPTION_NAMES, values), tree: values.tree ?? false };
+  return {
+    ...common,
+    command: 'inspect',
+    options: optionValues(PREVIEW_OPTION_NAMES, values),
+    tree: values.tree ?? false,
+  };
 }
 
-type CommonValues = { [K in keyof typeof commonOptions]?: (typeof commonOptions)[K]['type'] extends 'string' ? string : boolean };
+type CommonValues = {
+  [K in keyof typeof commonOptions]?: (typeof commonOptions)[K]['type'] extends 'string' ? string : boolean;
+};
 type FlagValues = Record<string, string | boolean | Array<string | boolean> | undefined>;
 
-function commonArgs(command: 'scan' | 'inspect', values: CommonValues, positionals: string[], env: NodeJS.ProcessEnv): Common {
-  if (positionals.length === 0) throw new UsageError(`reposcan ${command} needs a target: a repository URL, a folder${command === 'scan' ? ' or a .zip file' : ''}.`);
-  if (positionals.length > 1) throw new UsageError(`reposcan ${command} takes one target; got ${positionals.length}: ${positionals.join(' ')}.`);
+function commonArgs(
+  command: 'scan' | 'inspect',
+  values: CommonValues,
+  positionals: string[],
+  env: NodeJS.ProcessEnv,
+): Common {
+  if (positionals.length === 0)
+    throw new UsageError(
+      `reposcan ${command} needs a target: a repository URL, a folder${command === 'scan' ? ' or a .zip file' : ''}.`,
+    );
+  if (positionals.length > 1)
+    throw new UsageError(`reposcan ${command} takes one target; got ${positionals.length}: ${positionals.join(' ')}.`);
   const local = values.local ?? false;
-  if (local && values.server !== undefined) throw new UsageError('--local runs the engine in this process; it does not use --server.');
-  if (local && values.branch !== undefined) throw new UsageError('--branch needs a remote repository; --local scans the folder as it is on disk.');
+  if (local && values.server !== undefined)
+    throw new UsageError('--local runs the engine in this process; it does not use --server.');
+  if (local && values.branch !== undefined)
+    throw new UsageError('--branch needs a remote repository; --local scans the folder as it is on disk.');
   const server = values.server ?? (env.REPOSCAN_SERVER || DEFAULT_SERVER);
   if (!local) checkServerUrl(server);
   return {
@@ -169,7 +214,10 @@ function optionValues<K extends ScanOptionName>(names: readonly K[], values: Fla
         options[name] = listOf(given as string[] | undefined);
         break;
       case 'count':
-        options[name] = given === undefined ? null : integer(flag, given as string, row.min, 'max' in row ? row.max : Number.MAX_SAFE_INTEGER);
+        options[name] =
+          given === undefined
+            ? null
+            : integer(flag, given as string, row.min, 'max' in row ? row.max : Number.MAX_SAFE_INTEGER);
         break;
     }
   }
@@ -187,7 +235,10 @@ function parse<O extends ParseArgsConfig['options']>(argv: string[], options: O)
 
 /** Repeated options and comma lists both work: `--include a --include b` = `--include a,b`. */
 function listOf(values: string[] | undefined): string[] {
-  return (values ?? []).flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v.length > 0);
+  return (values ?? [])
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim())
+    .filter((v) => v.length > 0);
 }
 
 function oneOf<T extends string>(flag: string, value: string, allowed: readonly T[]): T {
@@ -197,7 +248,10 @@ function oneOf<T extends string>(flag: string, value: string, allowed: readonly 
 
 function integer(flag: string, value: string, min: number, max: number): number {
   const n = /^\d+$/.test(value) ? Number(value) : NaN;
-  if (!Number.isSafeInteger(n) || n < min || n > max) throw new UsageError(`${flag} must be a whole number from ${min}${max === Number.MAX_SAFE_INTEGER ? ' up' : ` to ${max}`}; got "${value}".`);
+  if (!Number.isSafeInteger(n) || n < min || n > max)
+    throw new UsageError(
+      `${flag} must be a whole number from ${min}${max === Number.MAX_SAFE_INTEGER ? ' up' : ` to ${max}`}; got "${value}".`,
+    );
   return n;
 }
 
@@ -208,5 +262,6 @@ function checkServerUrl(server: string): void {
   } catch {
     throw new UsageError(`--server must be an http(s) URL such as ${DEFAULT_SERVER}; got "${server}".`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--server must be an http(s) URL such as ${DEFAULT_SERVER}; got "${server}".`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new UsageError(`--server must be an http(s) URL such as ${DEFAULT_SERVER}; got "${server}".`);
 }

@@ -1,4 +1,11 @@
-import { ARTIFACT_FORMATS, DEFAULT_TOKEN_ENCODING, isOutputOption, orList, SCAN_OPTION_FLAGS, TOKEN_ENCODINGS } from '@reposcan/contracts/vocabulary';
+import {
+  ARTIFACT_FORMATS,
+  DEFAULT_TOKEN_ENCODING,
+  isOutputOption,
+  orList,
+  SCAN_OPTION_FLAGS,
+  TOKEN_ENCODINGS,
+} from '@reposcan/contracts/vocabulary';
 import type { ScanOptionName } from '@reposcan/contracts/vocabulary';
 import { DEFAULT_SERVER } from './cli-args.js';
 

@@ -18,7 +18,10 @@ export interface LocalTokenCounting {
 /** Counting for --local that starts nothing until a content needs counting (the cache may know them all). */
 export function localTokenCounting(
   encoding: TokenEncoding,
-  core: { createTokenPool(options: { encoding: TokenEncoding }): TokenPool; createTokenCounter(encoding: TokenEncoding): TokenCounter },
+  core: {
+    createTokenPool(options: { encoding: TokenEncoding }): TokenPool;
+    createTokenCounter(encoding: TokenEncoding): TokenCounter;
+  },
 ): LocalTokenCounting {
   let pool: TokenPool | null = null;
   let counter: TokenCounter | null = null;

@@ -15,7 +15,12 @@ export interface OutputFolder {
  * folder being scanned: then `<user cache>/reposcan/out/<name>`, so no scan ever reads the
  * digests of an earlier one (`scan --local .` would otherwise find its last outputs and grow).
  */
-export async function chooseOutputFolder(output: string | null, scanned: string | null, name: string, io: { cwd: string; env: NodeJS.ProcessEnv }): Promise<OutputFolder> {
+export async function chooseOutputFolder(
+  output: string | null,
+  scanned: string | null,
+  name: string,
+  io: { cwd: string; env: NodeJS.ProcessEnv },
+): Promise<OutputFolder> {
   let dir = resolve(io.cwd, output ?? '.');
   let movedBecause: string | null = null;
   if (output === null && scanned !== null && isInside(await realpathOr(io.cwd), await realpathOr(scanned))) {

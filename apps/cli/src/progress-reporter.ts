@@ -30,7 +30,17 @@ export function progressMode(stream: ProgressStream, quiet: boolean, env: NodeJS
 }
 
 // Share of the whole scan at the start of each phase; `read` fills most of the bar by files.
-const PHASE_START: Record<ScanPhase, number> = { queued: 0, clone: 2, extract: 2, walk: 10, read: 12, render: 85, zip: 90, publish: 97, done: 100 };
+const PHASE_START: Record<ScanPhase, number> = {
+  queued: 0,
+  clone: 2,
+  extract: 2,
+  walk: 10,
+  read: 12,
+  render: 85,
+  zip: 90,
+  publish: 97,
+  done: 100,
+};
 const PHASE_END: Partial<Record<ScanPhase, number>> = { read: 85, zip: 97 };
 const BAR_WIDTH = 24;
 const REDRAW_MS = 80;
@@ -45,7 +55,8 @@ export function percentOf(update: ProgressUpdate): number {
 
 function describe(update: ProgressUpdate): string {
   if (update.state !== 'running') return update.state;
-  if (update.filesTotal > 0 && update.phase !== 'done') return `${update.phase} ${update.filesDone}/${update.filesTotal} files`;
+  if (update.filesTotal > 0 && update.phase !== 'done')
+    return `${update.phase} ${update.filesDone}/${update.filesTotal} files`;
   return update.phase;
 }
 

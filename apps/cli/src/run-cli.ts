@@ -91,22 +91,53 @@ async function classify(error: unknown): Promise<Failure> {
   if (error instanceof UsageError) return { exit_code: EXIT.USAGE, message: error.message, code: 'USAGE' };
   if (error instanceof ScanEndedError) {
     const id = error.scanId ? ` ${error.scanId}` : '';
-    return { exit_code: EXIT.SCAN_FAILED, message: `scan${id} ${error.state}: ${error.code}: ${error.detail}`, code: error.code, detail: error.detail, scan_id: error.scanId };
+    return {
+      exit_code: EXIT.SCAN_FAILED,
+      message: `scan${id} ${error.state}: ${error.code}: ${error.detail}`,
+      code: error.code,
+      detail: error.detail,
+      scan_id: error.scanId,
+    };
   }
   const { ReposcanApiError, ReposcanConnectionError, ReposcanIntegrityError } = await import('@reposcan/client');
   if (error instanceof ReposcanApiError) {
-    const fields = { status: error.status, code: error.code, detail: error.detail, request_id: error.request_id, scan_id: error.scan_id };
+    const fields = {
+      status: error.status,
+      code: error.code,
+      detail: error.detail,
+      request_id: error.request_id,
+      scan_id: error.scan_id,
+    };
     const ref = error.request_id ? ` (request ${error.request_id})` : '';
     // A failure that belongs to a scan that exists is the scan's failure, not a refusal.
-    if (error.scan_id) return { ...fields, exit_code: EXIT.SCAN_FAILED, message: `scan ${error.scan_id} failed: ${error.code}: ${error.detail}${ref}` };
+    if (error.scan_id)
+      return {
+        ...fields,
+        exit_code: EXIT.SCAN_FAILED,
+        message: `scan ${error.scan_id} failed: ${error.code}: ${error.detail}${ref}`,
+      };
     // Something answered, but not a reposcan API (a proxy's page, a wrong --server): unusable.
-    if (error.status >= 500 || error.code === 'UNEXPECTED_RESPONSE') return { ...fields, exit_code: EXIT.UNAVAILABLE, message: `the server failed (HTTP ${error.status} ${error.code}): ${error.detail}${ref}` };
-    return { ...fields, exit_code: EXIT.REFUSED, message: `the API refused the request (HTTP ${error.status} ${error.code}): ${error.detail}${ref}` };
+    if (error.status >= 500 || error.code === 'UNEXPECTED_RESPONSE')
+      return {
+        ...fields,
+        exit_code: EXIT.UNAVAILABLE,
+        message: `the server failed (HTTP ${error.status} ${error.code}): ${error.detail}${ref}`,
+      };
+    return {
+      ...fields,
+      exit_code: EXIT.REFUSED,
+      message: `the API refused the request (HTTP ${error.status} ${error.code}): ${error.detail}${ref}`,
+    };
   }
   if (error instanceof ReposcanConnectionError) {
-    return { exit_code: EXIT.UNAVAILABLE, code: 'UNREACHABLE', message: `${error.message}; is the server running? (--server or REPOSCAN_SERVER)` };
+    return {
+      exit_code: EXIT.UNAVAILABLE,
+      code: 'UNREACHABLE',
+      message: `${error.message}; is the server running? (--server or REPOSCAN_SERVER)`,
+    };
   }
-  if (error instanceof ReposcanIntegrityError) return { exit_code: EXIT.UNAVAILABLE, code: 'INTEGRITY', message: error.message };
+  if (error instanceof ReposcanIntegrityError)
+    return { exit_code: EXIT.UNAVAILABLE, code: 'INTEGRITY', message: error.message };
   const message = error instanceof Error ? error.message : String(error);
   return { exit_code: EXIT.UNEXPECTED, code: 'UNEXPECTED', message: `unexpected error: ${message}` };
 }

@@ -19,7 +19,11 @@ export interface ScanOutcome {
     num_textual_files: number;
     num_non_textual_files: number;
     skipped_count: number;
-    summary: { total_files: number; estimated_tokens: number; formatted: { total_size: string; estimated_tokens: string } };
+    summary: {
+      total_files: number;
+      estimated_tokens: number;
+      formatted: { total_size: string; estimated_tokens: string };
+    };
   } & Record<string, unknown>;
   files: WrittenFile[];
   /** `<repo>.summary.json` beside the artifacts: every file and every skipped path with its reason. */

@@ -2,9 +2,7 @@ import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 
 export type ScanTarget =
-  | { kind: 'remote'; repoPath: string }
-  | { kind: 'folder'; path: string }
-  | { kind: 'zip'; file: string };
+  { kind: 'remote'; repoPath: string } | { kind: 'folder'; path: string } | { kind: 'zip'; file: string };
 
 // URLs and SCP-style addresses go to the server untouched; it decides what it accepts.
 const REMOTE = /^(?:[a-z][a-z0-9+.-]*:\/\/|git@[^:/]+:)/i;

@@ -20,7 +20,11 @@ export interface UserTokenCache {
  * per encoding under `<cacheRoot>/tokens/`. A repeat scan counts only files whose content changed.
  * Returns null when the folder cannot be used (read-only home …): the scan counts everything.
  */
-export async function openUserTokenCache(cacheRoot: string, encoding: TokenEncoding, maxEntries = USER_TOKEN_CACHE_ENTRIES): Promise<UserTokenCache | null> {
+export async function openUserTokenCache(
+  cacheRoot: string,
+  encoding: TokenEncoding,
+  maxEntries = USER_TOKEN_CACHE_ENTRIES,
+): Promise<UserTokenCache | null> {
   const { VolumeTokenCache, compactTokenCache } = await import('@reposcan/storage/token-cache');
   const dir = join(cacheRoot, 'tokens', encoding);
   let cache: Awaited<ReturnType<typeof VolumeTokenCache.open>>;

@@ -7,7 +7,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from './support/cli-process.js';
 
 interface LocalOutcome {
-  result: { repo_name: string; skipped_count: number; token_cache: { hits: number; misses: number } | null; summary: { total_files: number } };
+  result: {
+    repo_name: string;
+    skipped_count: number;
+    token_cache: { hits: number; misses: number } | null;
+    summary: { total_files: number };
+  };
   files: Array<{ format: string; path: string; bytes: number }>;
   summary_file: { path: string; bytes: number };
 }
@@ -37,7 +42,9 @@ describe('reposcan scan --local', () => {
     const first = await runCli(['scan', '--local', '..'], { cwd: join(repo, 'src'), env });
     expect(first.code, first.stderr).toBe(0);
     const out = join(cacheHome, 'reposcan', 'out', 'proj');
-    expect(first.stdout).toBe(['proj.txt', 'proj.md', 'proj.json', 'proj.summary.json'].map((f) => `${join(out, f)}\n`).join(''));
+    expect(first.stdout).toBe(
+      ['proj.txt', 'proj.md', 'proj.json', 'proj.summary.json'].map((f) => `${join(out, f)}\n`).join(''),
+    );
     expect(first.stderr).toContain(`writing to ${out} (the current folder is inside the scanned one; -o chooses)`);
     // Nothing was written into the scanned folder.
     expect((await readdir(repo)).sort()).toEqual(['.gitignore', 'README.md', 'secret.env', 'src']);
@@ -72,7 +79,14 @@ describe('reposcan scan --local', () => {
     const firstOutcome = JSON.parse(first.stdout) as LocalOutcome;
     expect(firstOutcome.result.summary.total_files).toBe(2);
     // The second scan lists the first one's outputs as skipped; everything else is the same.
-    const digests = () => Promise.all(['txt', 'md', 'json'].map(async (f) => (await readFile(join(copy, output, `${name}.${f}`), 'utf8')).replace(/^.*Skipped paths.*\n/m, '').replace(/"skipped_count": \d+/, '')));
+    const digests = () =>
+      Promise.all(
+        ['txt', 'md', 'json'].map(async (f) =>
+          (await readFile(join(copy, output, `${name}.${f}`), 'utf8'))
+            .replace(/^.*Skipped paths.*\n/m, '')
+            .replace(/"skipped_count": \d+/, ''),
+        ),
+      );
     const before = await digests();
 
     const second = await scan();
@@ -81,9 +95,14 @@ describe('reposcan scan --local', () => {
     expect(outcome.result.summary.total_files).toBe(2);
     expect(await digests()).toEqual(before);
     // Skipped, and listed so in the summary like any excluded path; no staging folder in the tree.
-    const summary = JSON.parse(await readFile(outcome.summary_file.path, 'utf8')) as { skipped: Array<{ path: string; reason: string }> };
+    const summary = JSON.parse(await readFile(outcome.summary_file.path, 'utf8')) as {
+      skipped: Array<{ path: string; reason: string }>;
+    };
     const skipped = summary.skipped.map((s) => s.path);
-    if (output === '.') expect(skipped).toEqual(expect.arrayContaining([`${name}.txt`, `${name}.md`, `${name}.json`, `${name}.zip`, `${name}.summary.json`]));
+    if (output === '.')
+      expect(skipped).toEqual(
+        expect.arrayContaining([`${name}.txt`, `${name}.md`, `${name}.json`, `${name}.zip`, `${name}.summary.json`]),
+      );
     else expect(skipped).toEqual(['digest/']);
     expect(skipped.filter((p) => p.includes('.reposcan-'))).toEqual([]);
     expect((await readdir(join(copy, output))).filter((f) => f.startsWith('.reposcan-'))).toEqual([]);
@@ -97,7 +116,10 @@ describe('reposcan scan --local', () => {
     expect(outcome.summary_file.path).toBe(join(out, 'proj.summary.json'));
     const txt = await readFile(join(out, 'proj.txt'), 'utf8');
     expect(txt).toContain('Skipped paths: 1 (listed in summary.json)');
-    const summary = JSON.parse(await readFile(outcome.summary_file.path, 'utf8')) as { skipped: Array<{ path: string; reason: string }>; files: Array<{ path: string }> };
+    const summary = JSON.parse(await readFile(outcome.summary_file.path, 'utf8')) as {
+      skipped: Array<{ path: string; reason: string }>;
+      files: Array<{ path: string }>;
+    };
     expect(summary.skipped).toEqual([expect.objectContaining({ path: 'secret.env', reason: 'ignored' })]);
     expect(summary.files.map((f) => f.path)).toEqual(expect.arrayContaining(['README.md', 'src/main.ts']));
     expect((await readdir(out)).sort()).toEqual(['proj.json', 'proj.md', 'proj.summary.json', 'proj.txt']);
@@ -110,13 +132,19 @@ describe('reposcan scan --local', () => {
     for (const name of ['proj.txt', 'proj.md', 'proj.json', 'proj.summary.json']) {
       const path = join(out, name);
       expect(run.stdout.split(path).length - 1, name).toBe(1);
-      expect(run.stderr).toMatch(new RegExp(`^reposcan: wrote ${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(\\d+ bytes\\)$`, 'm'));
+      expect(run.stderr).toMatch(
+        new RegExp(`^reposcan: wrote ${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(\\d+ bytes\\)$`, 'm'),
+      );
     }
   });
 
   it('counts once per user: a repeat scan takes every count from the cache; --no-cache neither reads nor writes it', async () => {
     const fresh = join(work, 'cache-fresh');
-    const scan = (extra: string[] = []) => runCli(['scan', '--local', repo, '-o', join(work, 'out-cache'), '--json', ...extra], { cwd: work, env: { XDG_CACHE_HOME: fresh } });
+    const scan = (extra: string[] = []) =>
+      runCli(['scan', '--local', repo, '-o', join(work, 'out-cache'), '--json', ...extra], {
+        cwd: work,
+        env: { XDG_CACHE_HOME: fresh },
+      });
 
     const skip = JSON.parse((await scan(['--no-cache'])).stdout) as LocalOutcome;
     expect(skip.result.token_cache).toBeNull();

@@ -52,7 +52,13 @@ describe('reposcan CLI', () => {
       expect(outcome.scan_id).toMatch(/^[0-9a-f-]{36}$/);
       expect(outcome.state).toBe('completed');
       expect(outcome.files.map((f) => f.format)).toEqual(['txt', 'md', 'json', 'zip']);
-      expect((await readdir(out)).sort()).toEqual(['sample.json', 'sample.md', 'sample.summary.json', 'sample.txt', 'sample.zip']);
+      expect((await readdir(out)).sort()).toEqual([
+        'sample.json',
+        'sample.md',
+        'sample.summary.json',
+        'sample.txt',
+        'sample.zip',
+      ]);
       // The summary the digests' footer points at, as GET /v1/summary answers it.
       expect(outcome.summary_file.path).toBe(join(out, 'sample.summary.json'));
       const summary = (await (await fetch(`${api.baseUrl}/v1/summary/${outcome.scan_id}`)).json()) as { data: unknown };
@@ -65,9 +71,14 @@ describe('reposcan CLI', () => {
 
     it('piped: stdout is only the written paths; stderr has plain phase lines and no escape codes', async () => {
       const out = outDir();
-      const run = await runCli(['scan', 'repos/sample', '--format', 'md,json', '-o', out], { cwd: join(api.localRoot, '..'), env });
+      const run = await runCli(['scan', 'repos/sample', '--format', 'md,json', '-o', out], {
+        cwd: join(api.localRoot, '..'),
+        env,
+      });
       expect(run.code, run.stderr).toBe(0);
-      expect(run.stdout).toBe(`${join(out, 'sample.md')}\n${join(out, 'sample.json')}\n${join(out, 'sample.summary.json')}\n`);
+      expect(run.stdout).toBe(
+        `${join(out, 'sample.md')}\n${join(out, 'sample.json')}\n${join(out, 'sample.summary.json')}\n`,
+      );
       expect((await readdir(out)).sort()).toEqual(['sample.json', 'sample.md', 'sample.summary.json']);
       expect(run.stderr).toContain(`reposcan: wrote ${join(out, 'sample.md')} (`);
       expect(run.stderr).toMatch(/^reposcan: (queued|walk|read|render|publish)/m);
@@ -84,7 +95,8 @@ describe('reposcan CLI', () => {
       expect(run.stdout).toContain('100% completed');
       expect(run.stdout).toContain(`${ESC}[K`);
       // stdout and stderr are the same terminal: each written path shows once.
-      for (const name of ['sample.txt', 'sample.md', 'sample.json', 'sample.summary.json']) expect(run.stdout.split(join(out, name)).length - 1, name).toBe(1);
+      for (const name of ['sample.txt', 'sample.md', 'sample.json', 'sample.summary.json'])
+        expect(run.stdout.split(join(out, name)).length - 1, name).toBe(1);
       expect(run.stdout).toContain(join(out, 'sample.txt'));
     });
 
@@ -102,8 +114,29 @@ describe('reposcan CLI', () => {
 
     it('every option reaches the API as the scan option it mirrors, for a scan body and for upload query parameters', async () => {
       const flags = [
-        ...['--include', '*.md,*.ts', '--include', '*.py', '--exclude', '*.test.ts', '--exclude-dir', 'docs', '--exclude-dir', 'data,config'],
-        ...['--lite', '--zip', '--tree-depth', '2', '--docs-only', '--no-sync-ignore', '--skip-tree', '--size-limit', '5000'],
+        ...[
+          '--include',
+          '*.md,*.ts',
+          '--include',
+          '*.py',
+          '--exclude',
+          '*.test.ts',
+          '--exclude-dir',
+          'docs',
+          '--exclude-dir',
+          'data,config',
+        ],
+        ...[
+          '--lite',
+          '--zip',
+          '--tree-depth',
+          '2',
+          '--docs-only',
+          '--no-sync-ignore',
+          '--skip-tree',
+          '--size-limit',
+          '5000',
+        ],
       ];
       const expected = {
         include_patterns: ['*.md', '*.ts', '*.py'],
@@ -124,7 +157,9 @@ describe('reposcan CLI', () => {
         const run = await runCli(['scan', target, ...flags, '--json', '-q', '-o', outDir()], { cwd: work, env });
         expect(run.code, run.stderr).toBe(0);
         const { scan_id } = JSON.parse(run.stdout) as JsonOutcome;
-        const summary = (await (await fetch(`${api.baseUrl}/v1/summary/${scan_id}`)).json()) as { data: { options: unknown } };
+        const summary = (await (await fetch(`${api.baseUrl}/v1/summary/${scan_id}`)).json()) as {
+          data: { options: unknown };
+        };
         expect(summary.data.options, target).toEqual(expected);
       }
     });
@@ -139,7 +174,9 @@ describe('reposcan CLI', () => {
         expect(run.stderr).toContain('This path is outside the folders this server allows scanning');
         const json = await runCli(['scan', outside, '--json'], { cwd: work, env });
         expect(json.code).toBe(3);
-        expect(JSON.parse(json.stdout)).toMatchObject({ error: { exit_code: 3, status: 403, code: 'OUTSIDE_ALLOWED_ROOTS' } });
+        expect(JSON.parse(json.stdout)).toMatchObject({
+          error: { exit_code: 3, status: 403, code: 'OUTSIDE_ALLOWED_ROOTS' },
+        });
       } finally {
         await rm(outside, { recursive: true, force: true });
       }
@@ -158,7 +195,13 @@ describe('reposcan CLI', () => {
 
     it('exit 4 when the scan fails: a zip whose data lies about its size ends UNSAFE_ARCHIVE in the worker', async () => {
       const zip = join(work, 'liar.zip');
-      craftZip(zip, { entries: [{ name: 'repo/README.md', data: '# fine\n' }, { name: 'repo/liar.bin', zeros: 1024 * 1024, method: 'deflated' }], patches: [{ op: 'set-uncompressed', index: 1, size: 10 }] });
+      craftZip(zip, {
+        entries: [
+          { name: 'repo/README.md', data: '# fine\n' },
+          { name: 'repo/liar.bin', zeros: 1024 * 1024, method: 'deflated' },
+        ],
+        patches: [{ op: 'set-uncompressed', index: 1, size: 10 }],
+      });
       const out = outDir();
       const run = await runCli(['scan', zip, '-o', out], { cwd: work, env });
       expect(run.code, run.stderr).toBe(4);
@@ -177,7 +220,9 @@ describe('reposcan CLI', () => {
 
     it('exit 5 when what answers is not a reposcan API', async () => {
       const { createServer } = await import('node:http');
-      const page = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<h1>Welcome to nginx!</h1>'));
+      const page = createServer((_req, res) =>
+        res.writeHead(200, { 'content-type': 'text/html' }).end('<h1>Welcome to nginx!</h1>'),
+      );
       await new Promise<void>((resolve) => page.listen(0, '127.0.0.1', resolve));
       try {
         const { port } = page.address() as { port: number };
@@ -247,17 +292,27 @@ describe('reposcan CLI', () => {
       const out = outDir();
       const port = await closedPort();
       // A server that is not running must not matter.
-      const run = await runCli(['scan', '--local', api.repoDir, '--json', '-o', out], { cwd: work, env: { REPOSCAN_SERVER: `http://127.0.0.1:${port}` } });
+      const run = await runCli(['scan', '--local', api.repoDir, '--json', '-o', out], {
+        cwd: work,
+        env: { REPOSCAN_SERVER: `http://127.0.0.1:${port}` },
+      });
       expect(run.code, run.stderr).toBe(0);
       const outcome = JSON.parse(run.stdout) as JsonOutcome;
       expect(outcome.scan_id).toBeNull();
       expect((await readdir(out)).sort()).toEqual(['sample.json', 'sample.md', 'sample.summary.json', 'sample.txt']);
 
       const server = (await (
-        await fetch(`${api.baseUrl}/v1/scan`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ repo_path: api.repoDir }) })
+        await fetch(`${api.baseUrl}/v1/scan`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ repo_path: api.repoDir }),
+        })
       ).json()) as { data: { scan_id: string } };
       for (const format of ['txt', 'md', 'json']) {
-        expect((await readFile(join(out, `sample.${format}`))).equals(await download(server.data.scan_id, format)), format).toBe(true);
+        expect(
+          (await readFile(join(out, `sample.${format}`))).equals(await download(server.data.scan_id, format)),
+          format,
+        ).toBe(true);
       }
     });
 
@@ -265,7 +320,8 @@ describe('reposcan CLI', () => {
       const out = outDir();
       const pty = await runCliInPty(['scan', '--local', api.repoDir, '--zip', '-o', out], { cwd: work });
       expect(pty.code, pty.stdout).toBe(0);
-      for (const name of ['sample.zip', 'sample.summary.json']) expect(pty.stdout.split(join(out, name)).length - 1, name).toBe(1);
+      for (const name of ['sample.zip', 'sample.summary.json'])
+        expect(pty.stdout.split(join(out, name)).length - 1, name).toBe(1);
       expect(pty.stdout).toMatch(/\r[█░]{24} +\d{1,3}% read \d+\/\d+ files/);
       const table = await runCli(['inspect', '--local', '.'], { cwd: api.repoDir });
       expect(table.code, table.stderr).toBe(0);

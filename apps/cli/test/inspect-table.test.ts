@@ -3,10 +3,23 @@ import type { InspectResult } from '@reposcan/client';
 import { renderInspectTable } from '../src/inspect-table.js';
 
 function preview(rows: number): InspectResult {
-  const files = Array.from({ length: rows }, (_, i) => ({ path: `src/f${i}.ts`, subcategory: 'code' as const, size_bytes: i, tokens_estimate: i * 2, url: `file:///src/f${i}.ts` }));
+  const files = Array.from({ length: rows }, (_, i) => ({
+    path: `src/f${i}.ts`,
+    subcategory: 'code' as const,
+    size_bytes: i,
+    tokens_estimate: i * 2,
+    url: `file:///src/f${i}.ts`,
+  }));
   return {
     repository: { name: 'big', branch: null, commit: null, tree_summary: '' },
-    summary: { total_files: rows, total_size: 0, estimated_tokens: 0, file_type_breakdown: {}, tokens_by_type: {}, formatted: { total_size: '0 B', estimated_tokens: '0' } },
+    summary: {
+      total_files: rows,
+      total_size: 0,
+      estimated_tokens: 0,
+      file_type_breakdown: {},
+      tokens_by_type: {},
+      formatted: { total_size: '0 B', estimated_tokens: '0' },
+    },
     files,
     skipped_count: 0,
   };

@@ -37,9 +37,7 @@ export interface SubmitOptions extends RequestOptions {
 }
 
 /** What POST /v1/scan or /v1/upload answered: the finished result, or the accepted scan to follow. */
-export type Submission =
-  | { kind: 'completed'; result: ScanResult }
-  | { kind: 'accepted'; accepted: ScanAccepted };
+export type Submission = { kind: 'completed'; result: ScanResult } | { kind: 'accepted'; accepted: ScanAccepted };
 
 /** A `state` or `progress` event of GET /v1/scans/{id}/events; `data` is the scan status. */
 export interface ScanEvent {
@@ -92,7 +90,12 @@ export class ReposcanClient {
   }
 
   /** POST /v1/upload: a .zip archive in field `file`, the options as query parameters. */
-  async upload(file: Blob, fileName: string, options: UploadOptions = {}, submit: SubmitOptions = {}): Promise<Submission> {
+  async upload(
+    file: Blob,
+    fileName: string,
+    options: UploadOptions = {},
+    submit: SubmitOptions = {},
+  ): Promise<Submission> {
     const form = new FormData();
     form.append('file', file, fileName);
     const query = toQueryString({ ...uploadQuery(options), wait: submit.wait === true ? 'true' : 'false' });
@@ -120,11 +123,18 @@ export class ReposcanClient {
    * One connection to the scan's event stream (GET /v1/scans/{id}/events, or the `events_url`
    * of an accepted scan), yielding each `state` and `progress` event until the server closes it.
    */
-  async *events(target: string | Pick<ScanAccepted, 'events_url'>, options: RequestOptions = {}): AsyncGenerator<ScanEvent> {
+  async *events(
+    target: string | Pick<ScanAccepted, 'events_url'>,
+    options: RequestOptions = {},
+  ): AsyncGenerator<ScanEvent> {
     const path = typeof target === 'string' ? `/v1/scans/${encodeURIComponent(target)}/events` : target.events_url;
-    const response = await this.#request('GET', path, { headers: { accept: 'text/event-stream' }, signal: options.signal });
+    const response = await this.#request('GET', path, {
+      headers: { accept: 'text/event-stream' },
+      signal: options.signal,
+    });
     if (!response.ok) throw await apiError(response);
-    if (!mediaType(response).startsWith('text/event-stream') || !response.body) throw await unexpected(response, 'an event stream');
+    if (!mediaType(response).startsWith('text/event-stream') || !response.body)
+      throw await unexpected(response, 'an event stream');
     for await (const raw of parseEventStream(response.body)) {
       if (raw.event !== 'state' && raw.event !== 'progress') continue;
       yield { event: raw.event, data: JSON.parse(raw.data) as ScanStatus };
@@ -136,7 +146,10 @@ export class ReposcanClient {
    * that drops early is reconnected (the status is read first, so a scan that ended meanwhile
    * still yields its final state).
    */
-  async *follow(target: string | Pick<ScanAccepted, 'scan_id' | 'events_url'>, options: FollowOptions = {}): AsyncGenerator<ScanEvent, ScanStatus> {
+  async *follow(
+    target: string | Pick<ScanAccepted, 'scan_id' | 'events_url'>,
+    options: FollowOptions = {},
+  ): AsyncGenerator<ScanEvent, ScanStatus> {
     const scanId = typeof target === 'string' ? target : target.scan_id;
     const maxReconnects = options.maxReconnects ?? 5;
     const delayMs = options.reconnectDelayMs ?? 1000;
@@ -164,7 +177,8 @@ export class ReposcanClient {
   /** GET /v1/download/{id}?format=…: the artifact as a byte stream. */
   async download(scanId: string, format: ArtifactFormat, options: RequestOptions = {}): Promise<Download> {
     const response = await this.#request('GET', `/v1/download/${encodeURIComponent(scanId)}?format=${format}`, options);
-    if (response.status !== 200) throw response.ok ? await unexpected(response, 'the artifact') : await apiError(response);
+    if (response.status !== 200)
+      throw response.ok ? await unexpected(response, 'the artifact') : await apiError(response);
     if (!response.body) throw await unexpected(response, 'the artifact');
     const length = response.headers.get('content-length');
     return {
@@ -201,7 +215,11 @@ export class ReposcanClient {
     return readJson<Ready>(response);
   }
 
-  async #request(method: string, path: string, init: { body?: RequestInit['body']; headers?: Record<string, string>; signal?: AbortSignal | undefined }): Promise<Response> {
+  async #request(
+    method: string,
+    path: string,
+    init: { body?: RequestInit['body']; headers?: Record<string, string>; signal?: AbortSignal | undefined },
+  ): Promise<Response> {
     // Links the API hands out (`events_url`, artifact `url`) are server-relative paths.
     const url = /^https?:\/\//i.test(path) ? path : this.baseUrl + path;
     try {
@@ -246,12 +264,14 @@ function toQueryString(query: Record<string, string | string[] | null | undefine
 }
 
 async function submission(response: Response): Promise<Submission> {
-  if (response.status === 201) return { kind: 'completed', result: (await readEnvelope<ScanResult>(response, [201])).data };
+  if (response.status === 201)
+    return { kind: 'completed', result: (await readEnvelope<ScanResult>(response, [201])).data };
   return { kind: 'accepted', accepted: (await readEnvelope<ScanAccepted>(response, [202])).data };
 }
 
 async function readEnvelope<T>(response: Response, expected: number[]): Promise<Envelope<T>> {
-  if (!expected.includes(response.status)) throw response.ok ? await unexpected(response, `HTTP ${expected.join(' or ')}`) : await apiError(response);
+  if (!expected.includes(response.status))
+    throw response.ok ? await unexpected(response, `HTTP ${expected.join(' or ')}`) : await apiError(response);
   const body = await readJson<Envelope<T>>(response);
   if (body?.status !== 'success' || !('data' in body)) throw unexpectedBody(response, 'a success envelope');
   return body;
@@ -273,7 +293,8 @@ async function apiError(response: Response): Promise<ReposcanApiError> {
   const common = {
     status: response.status,
     request_id: response.headers.get('x-request-id'),
-    retry_after: Number.isFinite(retryAfter) && retryAfter >= 0 && response.headers.has('retry-after') ? retryAfter : null,
+    retry_after:
+      Number.isFinite(retryAfter) && retryAfter >= 0 && response.headers.has('retry-after') ? retryAfter : null,
   };
   if (mediaType(response) === 'application/json') {
     try {

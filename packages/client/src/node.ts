@@ -11,7 +11,12 @@ import type { ReposcanClient, RequestOptions, SubmitOptions, Submission } from '
 import { ReposcanIntegrityError } from './errors.js';
 
 /** Upload a .zip from disk; the file is streamed, not read into memory first. */
-export async function uploadFile(client: ReposcanClient, path: string, options: UploadOptions = {}, submit: SubmitOptions = {}): Promise<Submission> {
+export async function uploadFile(
+  client: ReposcanClient,
+  path: string,
+  options: UploadOptions = {},
+  submit: SubmitOptions = {},
+): Promise<Submission> {
   const blob = await openAsBlob(path, { type: 'application/zip' });
   return client.upload(blob, basename(path), options, submit);
 }

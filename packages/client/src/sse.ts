@@ -19,7 +19,7 @@ export async function* parseEventStream(body: ReadableStream<Uint8Array>): Async
   let id: string | null = null;
   let first = true;
   try {
-    for (let done = false; !done; ) {
+    for (let done = false; !done;) {
       const chunk = await reader.read();
       done = chunk.done;
       if (!chunk.done) buffer += chunk.value;

@@ -47,7 +47,9 @@ describe('ReposcanClient against a real API', () => {
       const path = join(work, `out.${format}`);
       const saved = await downloadToFile(client, result.scan_id, format as 'txt', path, { expected: artifact });
       const bytes = await readFile(path);
-      const direct = Buffer.from(await (await fetch(`${api.baseUrl}/v1/download/${result.scan_id}?format=${format}`)).arrayBuffer());
+      const direct = Buffer.from(
+        await (await fetch(`${api.baseUrl}/v1/download/${result.scan_id}?format=${format}`)).arrayBuffer(),
+      );
       expect(bytes.equals(direct)).toBe(true);
       expect(saved).toMatchObject({ bytes: artifact.bytes, sha256: createHash('sha256').update(bytes).digest('hex') });
     }
@@ -69,7 +71,11 @@ describe('ReposcanClient against a real API', () => {
     const error = await client.scan({ repo_path: '/etc' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ReposcanApiError);
     const e = error as ReposcanApiError;
-    expect({ status: e.status, code: e.code, scan_id: e.scan_id }).toEqual({ status: 403, code: 'OUTSIDE_ALLOWED_ROOTS', scan_id: null });
+    expect({ status: e.status, code: e.code, scan_id: e.scan_id }).toEqual({
+      status: 403,
+      code: 'OUTSIDE_ALLOWED_ROOTS',
+      scan_id: null,
+    });
     expect(e.detail).toMatch(/ALLOWED_LOCAL_ROOTS/);
     expect(e.request_id).toMatch(/^[0-9a-f-]{36}$/);
   });
@@ -82,7 +88,13 @@ describe('ReposcanClient against a real API', () => {
 
     // A size lie passes the upload's check, so a scan exists and fails in the worker.
     const bad = join(work, 'bad.zip');
-    craftZip(bad, { entries: [{ name: 'repo/README.md', data: '# fine\n' }, { name: 'repo/liar.bin', zeros: 1024 * 1024, method: 'deflated' }], patches: [{ op: 'set-uncompressed', index: 1, size: 10 }] });
+    craftZip(bad, {
+      entries: [
+        { name: 'repo/README.md', data: '# fine\n' },
+        { name: 'repo/liar.bin', zeros: 1024 * 1024, method: 'deflated' },
+      ],
+      patches: [{ op: 'set-uncompressed', index: 1, size: 10 }],
+    });
     const error = (await uploadFile(client, bad, {}, { wait: true }).catch((e: unknown) => e)) as ReposcanApiError;
     expect(error).toMatchObject({ status: 422, code: 'UNSAFE_ARCHIVE' });
     expect(error.scan_id).toMatch(/^[0-9a-f-]{36}$/);
@@ -93,7 +105,9 @@ describe('ReposcanClient against a real API', () => {
     if (submission.kind !== 'completed') throw new Error('expected a completed scan');
     const artifact = submission.result.artifacts.md!;
     const dir = await mkdtemp(join(work, 'integrity-'));
-    const error = await downloadToFile(client, submission.result.scan_id, 'md', join(dir, 'x.md'), { expected: { ...artifact, sha256: '0'.repeat(64) } }).catch((e: unknown) => e);
+    const error = await downloadToFile(client, submission.result.scan_id, 'md', join(dir, 'x.md'), {
+      expected: { ...artifact, sha256: '0'.repeat(64) },
+    }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ReposcanIntegrityError);
     expect(await readdir(dir)).toEqual([]);
   });
@@ -122,7 +136,10 @@ describe('ReposcanClient against a real API', () => {
     const events: ScanEvent[] = [];
     for await (const event of flakyClient.follow(submission.accepted, { reconnectDelayMs: 10 })) events.push(event);
     expect(dropped).toBeGreaterThanOrEqual(1);
-    expect(events.at(-1)).toMatchObject({ event: 'state', data: { state: 'completed', scan_id: submission.accepted.scan_id } });
+    expect(events.at(-1)).toMatchObject({
+      event: 'state',
+      data: { state: 'completed', scan_id: submission.accepted.scan_id },
+    });
     expect(events.at(-1)!.data.result?.artifacts.md).toBeDefined();
   });
 

@@ -35,12 +35,16 @@ describe('parseEventStream', () => {
   });
 
   it('joins data lines, keeps one space after the colon only, and reads ids', async () => {
-    expect(await collect(['id: 7\ndata:  two spaces\ndata:x\n\n'])).toEqual([{ event: 'message', data: ' two spaces\nx', id: '7' }]);
+    expect(await collect(['id: 7\ndata:  two spaces\ndata:x\n\n'])).toEqual([
+      { event: 'message', data: ' two spaces\nx', id: '7' },
+    ]);
   });
 
   it('decodes UTF-8 split between chunks and drops a leading BOM', async () => {
     const bytes = new TextEncoder().encode('\uFEFFdata: café ✓\n\n');
-    expect(await collect([bytes.slice(0, 10), bytes.slice(10, 15), bytes.slice(15)])).toEqual([{ event: 'message', data: 'café ✓', id: null }]);
+    expect(await collect([bytes.slice(0, 10), bytes.slice(10, 15), bytes.slice(15)])).toEqual([
+      { event: 'message', data: 'café ✓', id: null },
+    ]);
   });
 
   it('does not dispatch an event without data, nor an unterminated last one', async () => {

@@ -9,7 +9,9 @@ export interface ConfigDoc {
 
 /** One entry per variable, in README order: the source for the README table and `.env.example`. */
 export const CONFIG_DOCS: readonly ConfigDoc[] = Object.freeze(
-  Object.entries(CONFIG_VARIABLES).map(([name, v]) => Object.freeze({ name, default: v.default, description: v.description })),
+  Object.entries(CONFIG_VARIABLES).map(([name, v]) =>
+    Object.freeze({ name, default: v.default, description: v.description }),
+  ),
 );
 
 /** `.env.example`: every variable with its description; literal defaults set, computed ones commented out. */

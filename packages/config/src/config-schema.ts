@@ -48,59 +48,205 @@ function computed<T>(defaultDoc: string, description: string, parse: (text: stri
  * description is the documentation: README, `.env.example` and CONFIG_DOCS come from here.
  */
 export const CONFIG_VARIABLES = {
-  HOST: variable('127.0.0.1', 'Address the API, or a worker\'s METRICS_PORT server, listens on (compose sets 0.0.0.0).', listenHost),
+  HOST: variable(
+    '127.0.0.1',
+    "Address the API, or a worker's METRICS_PORT server, listens on (compose sets 0.0.0.0).",
+    listenHost,
+  ),
   PORT: variable('8000', 'TCP port of the API (0 picks a free port).', wholeNumber(0, 65535)),
-  METRICS_PORT: computed('unset (off)', 'ROLE=worker only: serve GET /metrics and GET /health on this port for Prometheus and health checks; unset serves nothing.', unsetAs(null, wholeNumber(0, 65535))),
-  DATA_DIR: variable('./data', 'The shared volume for scans, uploads and staging; relative paths resolve against the working directory.', absolutePath),
-  REDIS_URL: computed('unset', 'Redis for the job queue, e.g. redis://127.0.0.1:6379; unset runs an embedded in-memory queue.', unsetAs(null, redisUrl)),
-  ROLE: computed('all without REDIS_URL, else api', 'What this process runs: api, worker, or all (API plus an in-process worker); worker needs REDIS_URL.', unsetAs(undefined, oneOf(ROLES))),
-  WORKER_CONCURRENCY: computed('cores − 1, min 1', 'Scans run at once per worker process.', unsetAs(Math.max(1, availableParallelism() - 1), wholeNumber(1, 256))),
-  WORKER_NICE: variable('19', 'ROLE=worker only: the nice value (0–19) a worker process lowers the CPU priority of all its threads (those Node itself starts included) to at start, so an API or anything latency-bound on the same host gets the CPU first (it still gets all the CPU nobody else wants); 0 keeps normal priority. Tokenizer and io threads always run at nice 19.', wholeNumber(0, 19)),
-  ALLOWED_LOCAL_ROOTS: computed('unset', 'Absolute folders, ":"-separated, that a local repo_path may point into; unset refuses local paths.', unsetAs([] as readonly string[], localRoots)),
-  GIT_ALLOWED_HOSTS: variable('github.com,gitlab.com,bitbucket.org,codeberg.org,gitea.com', 'Git hosts that may be cloned: host names (any port) or host:port, comma-separated; "*" allows any public host.', gitHosts),
+  METRICS_PORT: computed(
+    'unset (off)',
+    'ROLE=worker only: serve GET /metrics and GET /health on this port for Prometheus and health checks; unset serves nothing.',
+    unsetAs(null, wholeNumber(0, 65535)),
+  ),
+  DATA_DIR: variable(
+    './data',
+    'The shared volume for scans, uploads and staging; relative paths resolve against the working directory.',
+    absolutePath,
+  ),
+  REDIS_URL: computed(
+    'unset',
+    'Redis for the job queue, e.g. redis://127.0.0.1:6379; unset runs an embedded in-memory queue.',
+    unsetAs(null, redisUrl),
+  ),
+  ROLE: computed(
+    'all without REDIS_URL, else api',
+    'What this process runs: api, worker, or all (API plus an in-process worker); worker needs REDIS_URL.',
+    unsetAs(undefined, oneOf(ROLES)),
+  ),
+  WORKER_CONCURRENCY: computed(
+    'cores − 1, min 1',
+    'Scans run at once per worker process.',
+    unsetAs(Math.max(1, availableParallelism() - 1), wholeNumber(1, 256)),
+  ),
+  WORKER_NICE: variable(
+    '19',
+    'ROLE=worker only: the nice value (0–19) a worker process lowers the CPU priority of all its threads (those Node itself starts included) to at start, so an API or anything latency-bound on the same host gets the CPU first (it still gets all the CPU nobody else wants); 0 keeps normal priority. Tokenizer and io threads always run at nice 19.',
+    wholeNumber(0, 19),
+  ),
+  ALLOWED_LOCAL_ROOTS: computed(
+    'unset',
+    'Absolute folders, ":"-separated, that a local repo_path may point into; unset refuses local paths.',
+    unsetAs([] as readonly string[], localRoots),
+  ),
+  GIT_ALLOWED_HOSTS: variable(
+    'github.com,gitlab.com,bitbucket.org,codeberg.org,gitea.com',
+    'Git hosts that may be cloned: host names (any port) or host:port, comma-separated; "*" allows any public host.',
+    gitHosts,
+  ),
   GIT_ALLOW_HTTP: variable('false', 'Allow plain http:// clones (self-hosted git, tests).', flag),
-  GIT_ALLOW_PRIVATE_HOSTS: variable('false', 'Allow clones from private, loopback and link-local addresses (self-hosted git, tests).', flag),
+  GIT_ALLOW_PRIVATE_HOSTS: variable(
+    'false',
+    'Allow clones from private, loopback and link-local addresses (self-hosted git, tests).',
+    flag,
+  ),
   CORS_ORIGINS: variable('*', 'Origins allowed by CORS, comma-separated; "*" allows all.', corsOrigins),
-  SCAN_WAIT_SECONDS: variable('60', 'How long POST /v1/scan and /v1/upload wait for the result before answering 202.', wholeNumber(0, 3600, 'seconds')),
-  SCAN_TTL_HOURS: variable('24', 'Finished scans older than this are deleted by the janitor; 0 keeps them.', wholeNumber(0, 87_600, 'hours')),
-  TOKEN_ENCODING: variable(DEFAULT_TOKEN_ENCODING, `BPE encoding for token counts: ${orList(TOKEN_ENCODINGS)}.`, oneOf(TOKEN_ENCODINGS)),
-  TOKEN_CACHE_MAX_ENTRIES: variable('1000000', 'Token counts kept by content hash on the volume, shared by every worker, so a rescan counts only changed files; about 40 B each in a worker\'s memory and 20 B on disk; 0 turns the cache off.', wholeNumber(0, 100_000_000)),
-  QUEUE_PREFIX: variable('reposcan', 'BullMQ key prefix (and of the state-change channel), so several deployments or test runs can share one Redis.', queuePrefix),
-  RATE_LIMIT_PER_MINUTE: variable('60', 'Scan and upload requests per client per minute (previews have their own budget, INSPECT_RATE_LIMIT_PER_MINUTE); 0 turns the limit off.', wholeNumber(0, 1_000_000)),
-  TRUST_PROXY: computed('unset (false)', 'Express "trust proxy": true/false, a hop count, or a comma list of proxy addresses/subnets; decides the client address for rate limits.', unsetAs(false, trustProxy)),
+  SCAN_WAIT_SECONDS: variable(
+    '60',
+    'How long POST /v1/scan and /v1/upload wait for the result before answering 202.',
+    wholeNumber(0, 3600, 'seconds'),
+  ),
+  SCAN_TTL_HOURS: variable(
+    '24',
+    'Finished scans older than this are deleted by the janitor; 0 keeps them.',
+    wholeNumber(0, 87_600, 'hours'),
+  ),
+  TOKEN_ENCODING: variable(
+    DEFAULT_TOKEN_ENCODING,
+    `BPE encoding for token counts: ${orList(TOKEN_ENCODINGS)}.`,
+    oneOf(TOKEN_ENCODINGS),
+  ),
+  TOKEN_CACHE_MAX_ENTRIES: variable(
+    '1000000',
+    "Token counts kept by content hash on the volume, shared by every worker, so a rescan counts only changed files; about 40 B each in a worker's memory and 20 B on disk; 0 turns the cache off.",
+    wholeNumber(0, 100_000_000),
+  ),
+  QUEUE_PREFIX: variable(
+    'reposcan',
+    'BullMQ key prefix (and of the state-change channel), so several deployments or test runs can share one Redis.',
+    queuePrefix,
+  ),
+  RATE_LIMIT_PER_MINUTE: variable(
+    '60',
+    'Scan and upload requests per client per minute (previews have their own budget, INSPECT_RATE_LIMIT_PER_MINUTE); 0 turns the limit off.',
+    wholeNumber(0, 1_000_000),
+  ),
+  TRUST_PROXY: computed(
+    'unset (false)',
+    'Express "trust proxy": true/false, a hop count, or a comma list of proxy addresses/subnets; decides the client address for rate limits.',
+    unsetAs(false, trustProxy),
+  ),
   LOG_LEVEL: variable('info', 'Log level: fatal, error, warn, info, debug, trace or silent.', oneOf(LOG_LEVELS)),
-  MAX_JSON_BODY_BYTES: variable('65536', 'Largest JSON request body (64 KiB).', wholeNumber(1024, 64 * 1024 ** 2, 'bytes')),
+  MAX_JSON_BODY_BYTES: variable(
+    '65536',
+    'Largest JSON request body (64 KiB).',
+    wholeNumber(1024, 64 * 1024 ** 2, 'bytes'),
+  ),
   MAX_UPLOAD_BYTES: variable('52428800', 'Largest uploaded .zip (50 MiB).', wholeNumber(1, TiB, 'bytes')),
-  MAX_UNCOMPRESSED_BYTES: variable('524288000', 'Largest total size of an upload once extracted (500 MiB).', wholeNumber(1, TiB, 'bytes')),
+  MAX_UNCOMPRESSED_BYTES: variable(
+    '524288000',
+    'Largest total size of an upload once extracted (500 MiB).',
+    wholeNumber(1, TiB, 'bytes'),
+  ),
   MAX_ARCHIVE_ENTRIES: variable('10000', 'Most entries in an uploaded archive.', wholeNumber(1, 10_000_000)),
-  MAX_COMPRESSION_RATIO: variable('100', 'Highest uncompressed-to-compressed ratio of an archive entry or the whole archive.', wholeNumber(1, 100_000)),
+  MAX_COMPRESSION_RATIO: variable(
+    '100',
+    'Highest uncompressed-to-compressed ratio of an archive entry or the whole archive.',
+    wholeNumber(1, 100_000),
+  ),
   MAX_PATH_DEPTH: variable('50', 'Deepest folder nesting in an archive or a scanned tree.', wholeNumber(1, 1000)),
-  MAX_FILE_BYTES: variable('10485760', 'Largest file that is read; larger ones are skipped as too_large (10 MiB).', wholeNumber(1, GiB, 'bytes')),
-  MAX_SCAN_FILES: variable('50000', 'Most files a scan keeps; the rest are skipped with reason limit.', wholeNumber(1, 10_000_000)),
+  MAX_FILE_BYTES: variable(
+    '10485760',
+    'Largest file that is read; larger ones are skipped as too_large (10 MiB).',
+    wholeNumber(1, GiB, 'bytes'),
+  ),
+  MAX_SCAN_FILES: variable(
+    '50000',
+    'Most files a scan keeps; the rest are skipped with reason limit.',
+    wholeNumber(1, 10_000_000),
+  ),
   CLONE_TIMEOUT_SECONDS: variable('120', 'Wall-clock limit of a git clone.', wholeNumber(1, DAY_SECONDS, 'seconds')),
-  CLONE_STALL_SECONDS: variable('20', 'A git server that sends less than 1 kB/s for this long (not answering at all included) is given up on: the scan fails with CLONE_TIMEOUT at once, without another attempt.', wholeNumber(1, 3600, 'seconds')),
+  CLONE_STALL_SECONDS: variable(
+    '20',
+    'A git server that sends less than 1 kB/s for this long (not answering at all included) is given up on: the scan fails with CLONE_TIMEOUT at once, without another attempt.',
+    wholeNumber(1, 3600, 'seconds'),
+  ),
   MAX_CLONE_BYTES: variable('1073741824', 'Largest clone on disk (1 GiB).', wholeNumber(1, TiB, 'bytes')),
   SCAN_TIMEOUT_SECONDS: variable('600', 'Wall-clock limit of one scan job.', wholeNumber(1, DAY_SECONDS, 'seconds')),
-  WALK_TIMEOUT_SECONDS: variable('120', 'Wall-clock limit of listing one tree (a scan\'s or a preview\'s walk); past it the walk is stopped and the scan fails with WALK_TIMEOUT.', wholeNumber(1, DAY_SECONDS, 'seconds')),
+  WALK_TIMEOUT_SECONDS: variable(
+    '120',
+    "Wall-clock limit of listing one tree (a scan's or a preview's walk); past it the walk is stopped and the scan fails with WALK_TIMEOUT.",
+    wholeNumber(1, DAY_SECONDS, 'seconds'),
+  ),
   INSPECT_TIMEOUT_SECONDS: variable('30', 'Wall-clock limit of POST /v1/inspect.', wholeNumber(1, 3600, 'seconds')),
-  INSPECT_CONCURRENCY: variable('4', 'Inspections at once per API process; more are refused with 429.', wholeNumber(1, 256)),
-  INSPECT_RATE_LIMIT_PER_MINUTE: variable('240', 'Inspect (preview) requests per client per minute, a budget of their own: previews never use up RATE_LIMIT_PER_MINUTE, so a page previewing as you type cannot lock you out of scanning; 0 turns the limit off.', wholeNumber(0, 1_000_000)),
-  MAX_EVENT_STREAMS_PER_CLIENT: variable('20', 'Event streams (GET /v1/scans/{id}/events) one client may hold open at once, the client address as for RATE_LIMIT_PER_MINUTE; more are refused with 429. Enough for a dashboard following many scans, while no one client takes more than 1 % of MAX_EVENT_STREAMS.', wholeNumber(1, 1_000_000)),
-  MAX_EVENT_STREAMS: variable('2000', 'Event streams one API process holds open at once; more are refused with 503. 2 000 idle streams cost 1–2 % of a core and 40–50 MB (npm run bench, section streams).', wholeNumber(1, 1_000_000)),
-  MAX_QUEUED_SCANS: variable('500', 'Most scans waiting in the queue; more are refused with 503.', wholeNumber(1, 1_000_000)),
-  MIN_FREE_DISK_RATIO: variable('0.05', 'New work is refused with 507 when the data volume has less free space than this share; 0 turns the check off.', fraction),
-  JOB_ATTEMPTS: variable('3', 'Attempts per scan job for transient failures (network, Redis), with exponential backoff.', wholeNumber(1, 100)),
-  JOB_LOCK_SECONDS: variable('30', 'How long a worker holds a scan without renewing its lock; a killed worker\'s scan runs again elsewhere after about twice this.', wholeNumber(1, 3600, 'seconds')),
-  SHUTDOWN_GRACE_SECONDS: variable('30', 'On SIGTERM, how long a worker lets its running scans finish before handing them back to the queue.', wholeNumber(0, DAY_SECONDS, 'seconds')),
-  JANITOR_INTERVAL_SECONDS: variable('60', 'Seconds between janitor sweeps (lost jobs, stale staging, expired scans) on each API and worker process.', wholeNumber(1, DAY_SECONDS, 'seconds')),
-  ENABLE_QUEUE_DASHBOARD: variable('false', 'Serve a read-only bull-board queue dashboard at /admin/queues (needs REDIS_URL); it shows job data, so keep it behind your proxy.', flag),
-  FAULT_INJECTION: computed('unset', 'Tests only: make this process crash, hang or hit a full disk at a point of a scan, e.g. publish:block=6000 (README, Operations). Never set it in production.', unsetAs([] as readonly FaultRule[], faultRules)),
+  INSPECT_CONCURRENCY: variable(
+    '4',
+    'Inspections at once per API process; more are refused with 429.',
+    wholeNumber(1, 256),
+  ),
+  INSPECT_RATE_LIMIT_PER_MINUTE: variable(
+    '240',
+    'Inspect (preview) requests per client per minute, a budget of their own: previews never use up RATE_LIMIT_PER_MINUTE, so a page previewing as you type cannot lock you out of scanning; 0 turns the limit off.',
+    wholeNumber(0, 1_000_000),
+  ),
+  MAX_EVENT_STREAMS_PER_CLIENT: variable(
+    '20',
+    'Event streams (GET /v1/scans/{id}/events) one client may hold open at once, the client address as for RATE_LIMIT_PER_MINUTE; more are refused with 429. Enough for a dashboard following many scans, while no one client takes more than 1 % of MAX_EVENT_STREAMS.',
+    wholeNumber(1, 1_000_000),
+  ),
+  MAX_EVENT_STREAMS: variable(
+    '2000',
+    'Event streams one API process holds open at once; more are refused with 503. 2 000 idle streams cost 1–2 % of a core and 40–50 MB (npm run bench, section streams).',
+    wholeNumber(1, 1_000_000),
+  ),
+  MAX_QUEUED_SCANS: variable(
+    '500',
+    'Most scans waiting in the queue; more are refused with 503.',
+    wholeNumber(1, 1_000_000),
+  ),
+  MIN_FREE_DISK_RATIO: variable(
+    '0.05',
+    'New work is refused with 507 when the data volume has less free space than this share; 0 turns the check off.',
+    fraction,
+  ),
+  JOB_ATTEMPTS: variable(
+    '3',
+    'Attempts per scan job for transient failures (network, Redis), with exponential backoff.',
+    wholeNumber(1, 100),
+  ),
+  JOB_LOCK_SECONDS: variable(
+    '30',
+    "How long a worker holds a scan without renewing its lock; a killed worker's scan runs again elsewhere after about twice this.",
+    wholeNumber(1, 3600, 'seconds'),
+  ),
+  SHUTDOWN_GRACE_SECONDS: variable(
+    '30',
+    'On SIGTERM, how long a worker lets its running scans finish before handing them back to the queue.',
+    wholeNumber(0, DAY_SECONDS, 'seconds'),
+  ),
+  JANITOR_INTERVAL_SECONDS: variable(
+    '60',
+    'Seconds between janitor sweeps (lost jobs, stale staging, expired scans) on each API and worker process.',
+    wholeNumber(1, DAY_SECONDS, 'seconds'),
+  ),
+  ENABLE_QUEUE_DASHBOARD: variable(
+    'false',
+    'Serve a read-only bull-board queue dashboard at /admin/queues (needs REDIS_URL); it shows job data, so keep it behind your proxy.',
+    flag,
+  ),
+  FAULT_INJECTION: computed(
+    'unset',
+    'Tests only: make this process crash, hang or hit a full disk at a point of a scan, e.g. publish:block=6000 (README, Operations). Never set it in production.',
+    unsetAs([] as readonly FaultRule[], faultRules),
+  ),
 } as const;
 
 export type ConfigVariableName = keyof typeof CONFIG_VARIABLES;
 type EnvValues = { [K in ConfigVariableName]: z.output<(typeof CONFIG_VARIABLES)[K]['schema']> };
 
-type CamelCase<S extends string> = S extends `${infer Head}_${infer Tail}` ? `${Lowercase<Head>}${Capitalize<CamelCase<Tail>>}` : Lowercase<S>;
+type CamelCase<S extends string> = S extends `${infer Head}_${infer Tail}`
+  ? `${Lowercase<Head>}${Capitalize<CamelCase<Tail>>}`
+  : Lowercase<S>;
 type CamelEnv = { readonly [K in ConfigVariableName as CamelCase<K>]: EnvValues[K] };
 
 /** The parsed configuration: each variable under its camelCase name (MAX_UPLOAD_BYTES → maxUploadBytes), deeply frozen. */
@@ -127,9 +273,12 @@ export const ConfigSchema = z
   .refine((env) => !(env.ROLE === 'worker' && env.REDIS_URL === null), {
     when: () => true,
     path: ['ROLE'],
-    message: 'expected api or all when REDIS_URL is unset: a worker receives jobs through Redis (set REDIS_URL, or use ROLE=all)',
+    message:
+      'expected api or all when REDIS_URL is unset: a worker receives jobs through Redis (set REDIS_URL, or use ROLE=all)',
   })
   .transform((env): Omit<Config, 'version'> => {
-    const fields = Object.fromEntries(Object.entries(env).map(([name, value]) => [camelCase(name), value])) as unknown as CamelEnv;
+    const fields = Object.fromEntries(
+      Object.entries(env).map(([name, value]) => [camelCase(name), value]),
+    ) as unknown as CamelEnv;
     return { ...fields, role: env.ROLE ?? (env.REDIS_URL === null ? 'all' : 'api'), embedded: env.REDIS_URL === null };
   });

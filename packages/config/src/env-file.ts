@@ -15,7 +15,10 @@ const QUOTES = new Set(['"', "'", '`']);
  * file someone left in the folder. A missing file is no error. Returns a new object; the process
  * environment is left as it is, so nothing from the file reaches child processes such as git.
  */
-export function environmentWithEnvFile(env: Record<string, string | undefined> = process.env, dir: string = process.cwd()): Record<string, string | undefined> {
+export function environmentWithEnvFile(
+  env: Record<string, string | undefined> = process.env,
+  dir: string = process.cwd(),
+): Record<string, string | undefined> {
   const fromFile = readEnvFile(join(dir, ENV_FILE_NAME));
   if (!fromFile) return env;
   const merged: Record<string, string | undefined> = { ...fromFile };
@@ -37,7 +40,9 @@ export function readEnvFile(file: string): Record<string, string> | null {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw new ConfigError([`${file}: cannot be read (${(error as Error).message})`]);
   }
-  const problems = malformedLines(text).map((n) => `${file} line ${n}: not NAME=value, a comment (#) or blank; fix or remove the line`);
+  const problems = malformedLines(text).map(
+    (n) => `${file} line ${n}: not NAME=value, a comment (#) or blank; fix or remove the line`,
+  );
   if (problems.length > 0) throw new ConfigError(problems);
   return parseEnv(text) as Record<string, string>;
 }

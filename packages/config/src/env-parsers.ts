@@ -64,9 +64,11 @@ export function oneOf<const V extends string>(values: readonly V[]): Parser<V> {
 
 const HOST_NAME = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/i;
 
-export const listenHost: Parser<string> = (text) => (isIP(text) !== 0 || HOST_NAME.test(text) ? text : new Expected('an IP address or a host name'));
+export const listenHost: Parser<string> = (text) =>
+  isIP(text) !== 0 || HOST_NAME.test(text) ? text : new Expected('an IP address or a host name');
 
-export const absolutePath: Parser<string> = (text) => (text.includes('\0') ? new Expected('a folder path') : resolve(text));
+export const absolutePath: Parser<string> = (text) =>
+  text.includes('\0') ? new Expected('a folder path') : resolve(text);
 
 export const redisUrl: Parser<string> = (text) => {
   const url = URL.parse(text);
@@ -76,7 +78,9 @@ export const redisUrl: Parser<string> = (text) => {
 };
 
 export const queuePrefix: Parser<string> = (text) =>
-  /^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/.test(text) ? text : new Expected('1 to 64 letters, digits, ".", "_", ":" or "-"');
+  /^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/.test(text)
+    ? text
+    : new Expected('1 to 64 letters, digits, ".", "_", ":" or "-"');
 
 function splitList(text: string, separator: string): string[] {
   return text
@@ -112,7 +116,8 @@ export const gitHosts: Parser<'*' | readonly string[]> = (text) => {
   const what = 'a comma list of host names or host:port entries, or "*" alone';
   if (entries.includes('*')) return entries.length === 1 ? '*' : new Expected(what);
   const bad = entries.filter((e) => !isHostEntry(e));
-  if (entries.length === 0 || bad.length > 0) return new Expected(`${what}${bad.length > 0 ? ` (not valid: ${bad.join(', ')})` : ''}`);
+  if (entries.length === 0 || bad.length > 0)
+    return new Expected(`${what}${bad.length > 0 ? ` (not valid: ${bad.join(', ')})` : ''}`);
   return [...new Set(entries)];
 };
 
@@ -123,14 +128,23 @@ export const corsOrigins: Parser<'*' | readonly string[]> = (text) => {
   if (entries.includes('*')) return entries.length === 1 ? '*' : new Expected(what);
   const origins = entries.map(toOrigin);
   const bad = entries.filter((_, i) => origins[i] === null);
-  if (entries.length === 0 || bad.length > 0) return new Expected(`${what}${bad.length > 0 ? ` (not valid: ${bad.join(', ')})` : ''}`);
+  if (entries.length === 0 || bad.length > 0)
+    return new Expected(`${what}${bad.length > 0 ? ` (not valid: ${bad.join(', ')})` : ''}`);
   return [...new Set(origins as string[])];
 };
 
 function toOrigin(entry: string): string | null {
   const url = URL.parse(entry);
-  const bare = url !== null && url.pathname === '/' && url.search === '' && url.hash === '' && url.username === '' && url.password === '';
-  return bare && (url.protocol === 'https:' || url.protocol === 'http:') && !entry.endsWith('?') && !entry.endsWith('#') ? url.origin : null;
+  const bare =
+    url !== null &&
+    url.pathname === '/' &&
+    url.search === '' &&
+    url.hash === '' &&
+    url.username === '' &&
+    url.password === '';
+  return bare && (url.protocol === 'https:' || url.protocol === 'http:') && !entry.endsWith('?') && !entry.endsWith('#')
+    ? url.origin
+    : null;
 }
 
 const PROXY_PRESETS = ['loopback', 'linklocal', 'uniquelocal'];
@@ -143,7 +157,9 @@ export const trustProxy: Parser<boolean | number | readonly string[]> = (text) =
   const entries = splitList(text, ',');
   const bad = entries.filter((e) => !PROXY_PRESETS.includes(e.toLowerCase()) && !isSubnet(e));
   if (entries.length === 0 || bad.length > 0) {
-    return new Expected(`true, false, a hop count, or a comma list of IP addresses, subnets (10.0.0.0/8) and loopback/linklocal/uniquelocal (not valid: ${bad.join(', ')})`);
+    return new Expected(
+      `true, false, a hop count, or a comma list of IP addresses, subnets (10.0.0.0/8) and loopback/linklocal/uniquelocal (not valid: ${bad.join(', ')})`,
+    );
   }
   return entries.map((e) => (PROXY_PRESETS.includes(e.toLowerCase()) ? e.toLowerCase() : e));
 };
@@ -177,9 +193,16 @@ export const faultRules: Parser<readonly FaultRule[]> = (text) => {
     const m = /^([a-z]+):(crash|block|enospc)(?:=(\d+))?(?:@(.+))?$/.exec(entry);
     const point = FAULT_POINTS.find((p) => p === m?.[1]);
     if (!m || point === undefined || (m[3] !== undefined && m[2] !== 'block')) {
-      return new Expected(`point:action[=ms][@text] entries, points ${FAULT_POINTS.join(', ')}, actions crash, block[=ms], enospc (not valid: ${entry})`);
+      return new Expected(
+        `point:action[=ms][@text] entries, points ${FAULT_POINTS.join(', ')}, actions crash, block[=ms], enospc (not valid: ${entry})`,
+      );
     }
-    rules.push({ point, action: m[2] as FaultRule['action'], ...(m[3] === undefined ? {} : { ms: Number(m[3]) }), ...(m[4] === undefined ? {} : { match: m[4] }) });
+    rules.push({
+      point,
+      action: m[2] as FaultRule['action'],
+      ...(m[3] === undefined ? {} : { ms: Number(m[3]) }),
+      ...(m[4] === undefined ? {} : { match: m[4] }),
+    });
   }
   return rules;
 };

@@ -15,9 +15,13 @@ export interface LoadConfigOptions {
  * working directory (environmentWithEnvFile). Throws a ConfigError listing every bad variable (or
  * malformed line of `.env`); the apps print its message and exit(1). The result is deeply frozen.
  */
-export function loadConfig(env: Record<string, string | undefined> = environmentWithEnvFile(), options: LoadConfigOptions = {}): Config {
+export function loadConfig(
+  env: Record<string, string | undefined> = environmentWithEnvFile(),
+  options: LoadConfigOptions = {},
+): Config {
   const parsed = ConfigSchema.safeParse(env);
-  if (!parsed.success) throw new ConfigError(inVariableOrder(parsed.error.issues).map((issue) => describeIssue(issue, env)));
+  if (!parsed.success)
+    throw new ConfigError(inVariableOrder(parsed.error.issues).map((issue) => describeIssue(issue, env)));
   return deepFreeze({ ...parsed.data, version: options.version ?? rootVersion() });
 }
 
@@ -36,7 +40,10 @@ function inVariableOrder(issues: readonly z.core.$ZodIssue[]): z.core.$ZodIssue[
 function describeIssue(issue: z.core.$ZodIssue, env: Record<string, string | undefined>): string {
   const name = String(issue.path[0] ?? '(environment)');
   const raw = env[name];
-  const value = raw === undefined ? '(unset)' : JSON.stringify(redact(name, raw.length > MAX_SHOWN ? `${raw.slice(0, MAX_SHOWN)}…` : raw));
+  const value =
+    raw === undefined
+      ? '(unset)'
+      : JSON.stringify(redact(name, raw.length > MAX_SHOWN ? `${raw.slice(0, MAX_SHOWN)}…` : raw));
   return `${name}=${value}: ${issue.message}`;
 }
 

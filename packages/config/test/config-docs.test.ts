@@ -4,17 +4,65 @@ import { CONFIG_DOCS, loadConfig, renderConfigTable, renderEnvExample } from '..
 
 // The variables the contract (§2, §8) promises, and the service's own operational ones, in README order.
 const CONTRACT_VARIABLES = [
-  'HOST', 'PORT', 'METRICS_PORT', 'DATA_DIR', 'REDIS_URL', 'ROLE', 'WORKER_CONCURRENCY', 'WORKER_NICE', 'ALLOWED_LOCAL_ROOTS', 'GIT_ALLOWED_HOSTS',
-  'GIT_ALLOW_HTTP', 'GIT_ALLOW_PRIVATE_HOSTS', 'CORS_ORIGINS', 'SCAN_WAIT_SECONDS', 'SCAN_TTL_HOURS', 'TOKEN_ENCODING',
-  'TOKEN_CACHE_MAX_ENTRIES', 'QUEUE_PREFIX', 'RATE_LIMIT_PER_MINUTE', 'TRUST_PROXY', 'LOG_LEVEL', 'MAX_JSON_BODY_BYTES', 'MAX_UPLOAD_BYTES',
-  'MAX_UNCOMPRESSED_BYTES', 'MAX_ARCHIVE_ENTRIES', 'MAX_COMPRESSION_RATIO', 'MAX_PATH_DEPTH', 'MAX_FILE_BYTES',
-  'MAX_SCAN_FILES', 'CLONE_TIMEOUT_SECONDS', 'CLONE_STALL_SECONDS', 'MAX_CLONE_BYTES', 'SCAN_TIMEOUT_SECONDS', 'WALK_TIMEOUT_SECONDS', 'INSPECT_TIMEOUT_SECONDS',
-  'INSPECT_CONCURRENCY', 'INSPECT_RATE_LIMIT_PER_MINUTE', 'MAX_EVENT_STREAMS_PER_CLIENT', 'MAX_EVENT_STREAMS', 'MAX_QUEUED_SCANS', 'MIN_FREE_DISK_RATIO', 'JOB_ATTEMPTS', 'JOB_LOCK_SECONDS',
-  'SHUTDOWN_GRACE_SECONDS', 'JANITOR_INTERVAL_SECONDS', 'ENABLE_QUEUE_DASHBOARD', 'FAULT_INJECTION',
+  'HOST',
+  'PORT',
+  'METRICS_PORT',
+  'DATA_DIR',
+  'REDIS_URL',
+  'ROLE',
+  'WORKER_CONCURRENCY',
+  'WORKER_NICE',
+  'ALLOWED_LOCAL_ROOTS',
+  'GIT_ALLOWED_HOSTS',
+  'GIT_ALLOW_HTTP',
+  'GIT_ALLOW_PRIVATE_HOSTS',
+  'CORS_ORIGINS',
+  'SCAN_WAIT_SECONDS',
+  'SCAN_TTL_HOURS',
+  'TOKEN_ENCODING',
+  'TOKEN_CACHE_MAX_ENTRIES',
+  'QUEUE_PREFIX',
+  'RATE_LIMIT_PER_MINUTE',
+  'TRUST_PROXY',
+  'LOG_LEVEL',
+  'MAX_JSON_BODY_BYTES',
+  'MAX_UPLOAD_BYTES',
+  'MAX_UNCOMPRESSED_BYTES',
+  'MAX_ARCHIVE_ENTRIES',
+  'MAX_COMPRESSION_RATIO',
+  'MAX_PATH_DEPTH',
+  'MAX_FILE_BYTES',
+  'MAX_SCAN_FILES',
+  'CLONE_TIMEOUT_SECONDS',
+  'CLONE_STALL_SECONDS',
+  'MAX_CLONE_BYTES',
+  'SCAN_TIMEOUT_SECONDS',
+  'WALK_TIMEOUT_SECONDS',
+  'INSPECT_TIMEOUT_SECONDS',
+  'INSPECT_CONCURRENCY',
+  'INSPECT_RATE_LIMIT_PER_MINUTE',
+  'MAX_EVENT_STREAMS_PER_CLIENT',
+  'MAX_EVENT_STREAMS',
+  'MAX_QUEUED_SCANS',
+  'MIN_FREE_DISK_RATIO',
+  'JOB_ATTEMPTS',
+  'JOB_LOCK_SECONDS',
+  'SHUTDOWN_GRACE_SECONDS',
+  'JANITOR_INTERVAL_SECONDS',
+  'ENABLE_QUEUE_DASHBOARD',
+  'FAULT_INJECTION',
 ];
 
 // Defaults that depend on the host or on other variables, so the docs describe them in words.
-const COMPUTED = ['METRICS_PORT', 'REDIS_URL', 'ROLE', 'WORKER_CONCURRENCY', 'ALLOWED_LOCAL_ROOTS', 'TRUST_PROXY', 'FAULT_INJECTION'];
+const COMPUTED = [
+  'METRICS_PORT',
+  'REDIS_URL',
+  'ROLE',
+  'WORKER_CONCURRENCY',
+  'ALLOWED_LOCAL_ROOTS',
+  'TRUST_PROXY',
+  'FAULT_INJECTION',
+];
 
 describe('CONFIG_DOCS', () => {
   it('documents exactly the contract variables, each with a default and a one-line description', () => {
@@ -27,7 +75,9 @@ describe('CONFIG_DOCS', () => {
   });
 
   it('every literal default in the docs is the value applied when the variable is unset', () => {
-    const documented = Object.fromEntries(CONFIG_DOCS.filter((d) => !COMPUTED.includes(d.name)).map((d) => [d.name, d.default]));
+    const documented = Object.fromEntries(
+      CONFIG_DOCS.filter((d) => !COMPUTED.includes(d.name)).map((d) => [d.name, d.default]),
+    );
     expect(loadConfig(documented, { version: 'x' })).toEqual(loadConfig({}, { version: 'x' }));
   });
 

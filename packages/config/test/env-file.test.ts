@@ -19,12 +19,19 @@ describe('.env in the working directory', () => {
     writeEnv('PORT=9100\nLOG_LEVEL=debug\n# a comment\n\nexport QUEUE_PREFIX="from-file" # trailing comment\n');
     const env = environmentWithEnvFile({ PORT: '9200' }, dir);
     expect(env).toMatchObject({ PORT: '9200', LOG_LEVEL: 'debug', QUEUE_PREFIX: 'from-file' });
-    expect(loadConfig(env, { version: 'x' })).toMatchObject({ port: 9200, logLevel: 'debug', queuePrefix: 'from-file' });
+    expect(loadConfig(env, { version: 'x' })).toMatchObject({
+      port: 9200,
+      logLevel: 'debug',
+      queuePrefix: 'from-file',
+    });
   });
 
   it('an empty value in the environment still wins over the file', () => {
     writeEnv('REDIS_URL=redis://127.0.0.1:6379\n');
-    expect(loadConfig(environmentWithEnvFile({ REDIS_URL: '' }, dir), { version: 'x' })).toMatchObject({ redisUrl: null, embedded: true });
+    expect(loadConfig(environmentWithEnvFile({ REDIS_URL: '' }, dir), { version: 'x' })).toMatchObject({
+      redisUrl: null,
+      embedded: true,
+    });
   });
 
   it('leaves the environment object it was given unchanged', () => {

@@ -71,7 +71,12 @@ describe('loadConfig defaults', () => {
   });
 
   it('blank values count as unset', () => {
-    expect(loadConfig({ PORT: '', LOG_LEVEL: '   ', REDIS_URL: '' }, { version: 'x' })).toMatchObject({ port: 8000, logLevel: 'info', redisUrl: null, embedded: true });
+    expect(loadConfig({ PORT: '', LOG_LEVEL: '   ', REDIS_URL: '' }, { version: 'x' })).toMatchObject({
+      port: 8000,
+      logLevel: 'info',
+      redisUrl: null,
+      embedded: true,
+    });
   });
 
   it('ignores variables it does not know', () => {
@@ -79,7 +84,9 @@ describe('loadConfig defaults', () => {
   });
 
   it('reads the version from the root package.json unless given', () => {
-    const root = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
+    const root = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as {
+      version: string;
+    };
     expect(loadConfig({}).version).toBe(root.version);
   });
 
@@ -148,8 +155,25 @@ describe('each variable', () => {
     [{ JOB_LOCK_SECONDS: '2' }, { jobLockSeconds: 2 }],
     [{ SHUTDOWN_GRACE_SECONDS: '0' }, { shutdownGraceSeconds: 0 }],
     [{ JANITOR_INTERVAL_SECONDS: '1' }, { janitorIntervalSeconds: 1 }],
-    [{ FAULT_INJECTION: 'publish:block=6000, scan:crash@poison' }, { faultInjection: [{ point: 'publish', action: 'block', ms: 6000 }, { point: 'scan', action: 'crash', match: 'poison' }] }],
-    [{ FAULT_INJECTION: 'accept:crash,clone:block,extract:enospc' }, { faultInjection: [{ point: 'accept', action: 'crash' }, { point: 'clone', action: 'block' }, { point: 'extract', action: 'enospc' }] }],
+    [
+      { FAULT_INJECTION: 'publish:block=6000, scan:crash@poison' },
+      {
+        faultInjection: [
+          { point: 'publish', action: 'block', ms: 6000 },
+          { point: 'scan', action: 'crash', match: 'poison' },
+        ],
+      },
+    ],
+    [
+      { FAULT_INJECTION: 'accept:crash,clone:block,extract:enospc' },
+      {
+        faultInjection: [
+          { point: 'accept', action: 'crash' },
+          { point: 'clone', action: 'block' },
+          { point: 'extract', action: 'enospc' },
+        ],
+      },
+    ],
   ];
 
   it.each(cases)('%o', (env, expected) => {
@@ -213,15 +237,20 @@ describe('ConfigError', () => {
       LOG_LEVEL: 'loud',
       ROLE: 'worker',
     });
-    expect(error.problems).toEqual([
-      'PORT="eighty": expected a whole number from 0 to 65535',
-      'ROLE="worker": expected api or all when REDIS_URL is unset: a worker receives jobs through Redis (set REDIS_URL, or use ROLE=all)',
-      'ALLOWED_LOCAL_ROOTS="relative/path": expected absolute folder paths separated by ":" (not absolute: relative/path)',
-      'GIT_ALLOW_HTTP="maybe": expected true or false (or 1/0, yes/no)',
-      'LOG_LEVEL="loud": expected one of fatal, error, warn, info, debug, trace, silent',
-      'MAX_UPLOAD_BYTES="-1": expected a whole number of bytes from 1 to 1099511627776',
-    ].sort((a, b) => order(a) - order(b)));
-    expect(error.message.split('\n')).toEqual(['Invalid configuration (6 problems):', ...error.problems.map((p) => `  ${p}`)]);
+    expect(error.problems).toEqual(
+      [
+        'PORT="eighty": expected a whole number from 0 to 65535',
+        'ROLE="worker": expected api or all when REDIS_URL is unset: a worker receives jobs through Redis (set REDIS_URL, or use ROLE=all)',
+        'ALLOWED_LOCAL_ROOTS="relative/path": expected absolute folder paths separated by ":" (not absolute: relative/path)',
+        'GIT_ALLOW_HTTP="maybe": expected true or false (or 1/0, yes/no)',
+        'LOG_LEVEL="loud": expected one of fatal, error, warn, info, debug, trace, silent',
+        'MAX_UPLOAD_BYTES="-1": expected a whole number of bytes from 1 to 1099511627776',
+      ].sort((a, b) => order(a) - order(b)),
+    );
+    expect(error.message.split('\n')).toEqual([
+      'Invalid configuration (6 problems):',
+      ...error.problems.map((p) => `  ${p}`),
+    ]);
     expect(error.name).toBe('ConfigError');
   });
 

@@ -19,7 +19,10 @@ export const ErrorEnvelope = z
     detail: z.string().meta({ description: 'What happened and what to do about it.' }),
     request_id: z.string(),
     timestamp: z.iso.datetime(),
-    data: z.object({ scan_id: z.string() }).optional().meta({ description: 'Present when a scan exists for this failure.' }),
+    data: z
+      .object({ scan_id: z.string() })
+      .optional()
+      .meta({ description: 'Present when a scan exists for this failure.' }),
   })
   .meta({ id: 'ErrorEnvelope' });
 export type ErrorEnvelope = z.output<typeof ErrorEnvelope>;
@@ -28,6 +31,9 @@ export const HealthResponse = z.object({ status: z.literal('ok'), version: z.str
 export const ReadyResponse = z
   .object({
     status: z.enum(['ready', 'not_ready']),
-    checks: z.object({ redis: z.enum(['ok', 'down', 'not_used']), volume: z.enum(['ok', 'not_writable', 'low_space']) }),
+    checks: z.object({
+      redis: z.enum(['ok', 'down', 'not_used']),
+      volume: z.enum(['ok', 'not_writable', 'low_space']),
+    }),
   })
   .meta({ id: 'Ready' });

@@ -40,7 +40,8 @@ export function buildOpenApiDocument(version: string): Json {
   const addComponent = (id: string, def: Json): void => {
     const text = JSON.stringify(def);
     const existing = components[id];
-    if (existing && JSON.stringify(existing) !== text) throw new Error(`OpenAPI component ${id} has two different shapes`);
+    if (existing && JSON.stringify(existing) !== text)
+      throw new Error(`OpenAPI component ${id} has two different shapes`);
     components[id] = def;
   };
 
@@ -51,9 +52,13 @@ export function buildOpenApiDocument(version: string): Json {
   schema(ErrorEnvelope, 'output');
   // Refusals of the events endpoint alone: the other endpoints' answers do not list them.
   const streamCodes: readonly ErrorCode[] = ['TOO_MANY_EVENT_STREAMS', 'EVENT_STREAMS_FULL'];
-  const byStatus = (statuses: number[], codes: readonly ErrorCode[] = ERROR_CODES.filter((c) => !streamCodes.includes(c))): Record<string, Json> => {
+  const byStatus = (
+    statuses: number[],
+    codes: readonly ErrorCode[] = ERROR_CODES.filter((c) => !streamCodes.includes(c)),
+  ): Record<string, Json> => {
     const out: Record<string, Json> = {};
-    for (const status of statuses) out[String(status)] = errorResponse(codes.filter((c) => ERROR_STATUS[c].status === status));
+    for (const status of statuses)
+      out[String(status)] = errorResponse(codes.filter((c) => ERROR_STATUS[c].status === status));
     return out;
   };
   const ok = (description: string, zod: z.ZodType, name: string): Json => ({
@@ -68,13 +73,28 @@ export function buildOpenApiDocument(version: string): Json {
     schema: { type: 'string', format: 'uuid' },
   };
   const waitParams = [
-    { name: 'wait', in: 'query', required: false, description: 'false answers 202 at once instead of waiting up to SCAN_WAIT_SECONDS.', schema: { type: 'boolean', default: true } },
-    { name: 'Prefer', in: 'header', required: false, description: '`respond-async` answers 202 at once.', schema: { type: 'string', example: 'respond-async' } },
+    {
+      name: 'wait',
+      in: 'query',
+      required: false,
+      description: 'false answers 202 at once instead of waiting up to SCAN_WAIT_SECONDS.',
+      schema: { type: 'boolean', default: true },
+    },
+    {
+      name: 'Prefer',
+      in: 'header',
+      required: false,
+      description: '`respond-async` answers 202 at once.',
+      schema: { type: 'string', example: 'respond-async' },
+    },
   ];
   const accepted = {
-    description: 'Accepted: still running after SCAN_WAIT_SECONDS (or asked not to wait). Follow `status_url` or `events_url`.',
+    description:
+      'Accepted: still running after SCAN_WAIT_SECONDS (or asked not to wait). Follow `status_url` or `events_url`.',
     headers: { Location: { description: 'The status URL.', schema: { type: 'string' } } },
-    content: { 'application/json': { schema: schema(successEnvelope(ScanAccepted), 'output', 'ScanAcceptedResponse') } },
+    content: {
+      'application/json': { schema: schema(successEnvelope(ScanAccepted), 'output', 'ScanAcceptedResponse') },
+    },
   };
   const artifactContent = {
     'text/plain; charset=utf-8': { schema: { type: 'string' } },
@@ -90,7 +110,9 @@ export function buildOpenApiDocument(version: string): Json {
     ...(typeof s.description === 'string' ? { description: s.description } : {}),
     schema: s,
     // A list may be repeated (`?exclude_dirs=a&exclude_dirs=b`) as well as comma-separated.
-    ...(name in SCAN_OPTIONS && SCAN_OPTIONS[name as keyof typeof SCAN_OPTIONS].kind === 'list' ? { style: 'form', explode: true } : {}),
+    ...(name in SCAN_OPTIONS && SCAN_OPTIONS[name as keyof typeof SCAN_OPTIONS].kind === 'list'
+      ? { style: 'form', explode: true }
+      : {}),
   }));
 
   const paths: Record<string, Json> = {
@@ -98,23 +120,46 @@ export function buildOpenApiDocument(version: string): Json {
       post: {
         operationId: 'createScan',
         summary: 'Scan a remote repository or a server-local path',
-        description: 'Scans and uploads share one per-client budget, RATE_LIMIT_PER_MINUTE (then 429 `RATE_LIMITED` with `Retry-After`); previews (POST /v1/inspect) never count against it.',
+        description:
+          'Scans and uploads share one per-client budget, RATE_LIMIT_PER_MINUTE (then 429 `RATE_LIMITED` with `Retry-After`); previews (POST /v1/inspect) never count against it.',
         parameters: waitParams,
-        requestBody: { required: true, content: { 'application/json': { schema: schema(ScanRequest, 'input', 'ScanRequest') } } },
-        responses: { '201': ok('Completed within SCAN_WAIT_SECONDS: the scan result.', ScanResult, 'ScanResultResponse'), '202': accepted, ...byStatus([400, 403, 413, 415, 422, 429, 500, 502, 503, 504, 507]) },
+        requestBody: {
+          required: true,
+          content: { 'application/json': { schema: schema(ScanRequest, 'input', 'ScanRequest') } },
+        },
+        responses: {
+          '201': ok('Completed within SCAN_WAIT_SECONDS: the scan result.', ScanResult, 'ScanResultResponse'),
+          '202': accepted,
+          ...byStatus([400, 403, 413, 415, 422, 429, 500, 502, 503, 504, 507]),
+        },
       },
     },
     '/v1/upload': {
       post: {
         operationId: 'uploadScan',
         summary: 'Upload a .zip archive and scan it',
-        description: 'Counts against RATE_LIMIT_PER_MINUTE, the budget it shares with POST /v1/scan (then 429 `RATE_LIMITED` with `Retry-After`).',
+        description:
+          'Counts against RATE_LIMIT_PER_MINUTE, the budget it shares with POST /v1/scan (then 429 `RATE_LIMITED` with `Retry-After`).',
         parameters: [...uploadParams, waitParams[1]],
         requestBody: {
           required: true,
-          content: { 'multipart/form-data': { schema: { type: 'object', required: ['file'], properties: { file: { type: 'string', format: 'binary', description: 'The .zip archive (one file, field `file`).' } } } } },
+          content: {
+            'multipart/form-data': {
+              schema: {
+                type: 'object',
+                required: ['file'],
+                properties: {
+                  file: { type: 'string', format: 'binary', description: 'The .zip archive (one file, field `file`).' },
+                },
+              },
+            },
+          },
         },
-        responses: { '201': ok('Completed within SCAN_WAIT_SECONDS: the scan result.', ScanResult, 'ScanResultResponse'), '202': accepted, ...byStatus([400, 413, 415, 422, 429, 500, 503, 504, 507]) },
+        responses: {
+          '201': ok('Completed within SCAN_WAIT_SECONDS: the scan result.', ScanResult, 'ScanResultResponse'),
+          '202': accepted,
+          ...byStatus([400, 413, 415, 422, 429, 500, 503, 504, 507]),
+        },
       },
     },
     '/v1/inspect': {
@@ -123,8 +168,14 @@ export function buildOpenApiDocument(version: string): Json {
         summary: 'Preview a repository: tree, files, estimated tokens; writes nothing',
         description:
           'Previews have a per-client budget of their own, INSPECT_RATE_LIMIT_PER_MINUTE (then 429 `RATE_LIMITED` with `Retry-After`), separate from the one scans and uploads share, so previewing never uses up scanning; and INSPECT_CONCURRENCY slots per API process (then 429 `INSPECT_BUSY`, `Retry-After: 1`). A client that previews as a user types should send settled input only (on blur or Enter, or after a pause), drop answers to input that has changed since, and treat a 4xx for input still being typed as a hint rather than an error, as the web page does.',
-        requestBody: { required: true, content: { 'application/json': { schema: schema(InspectRequest, 'input', 'InspectRequest') } } },
-        responses: { '200': ok('The preview.', InspectResult, 'InspectResponse'), ...byStatus([400, 403, 413, 415, 422, 429, 500, 502, 504]) },
+        requestBody: {
+          required: true,
+          content: { 'application/json': { schema: schema(InspectRequest, 'input', 'InspectRequest') } },
+        },
+        responses: {
+          '200': ok('The preview.', InspectResult, 'InspectResponse'),
+          ...byStatus([400, 403, 413, 415, 422, 429, 500, 502, 504]),
+        },
       },
     },
     '/v1/scans/{scan_id}': {
@@ -138,7 +189,8 @@ export function buildOpenApiDocument(version: string): Json {
     '/v1/scans/{scan_id}/events': {
       get: {
         operationId: 'scanEvents',
-        summary: 'Server-sent events: `state` and `progress`, each with the scan status as data; closes after a terminal state',
+        summary:
+          'Server-sent events: `state` and `progress`, each with the scan status as data; closes after a terminal state',
         description:
           'A `state` event with the scan status at once, then one per state change and a `progress` event per progress change; a comment line every 15 s keeps idle connections open. ' +
           'Each client may hold MAX_EVENT_STREAMS_PER_CLIENT streams open (then 429 `TOO_MANY_EVENT_STREAMS`) and each API process MAX_EVENT_STREAMS (then 503 `EVENT_STREAMS_FULL`), both with `Retry-After`.',
@@ -160,13 +212,22 @@ export function buildOpenApiDocument(version: string): Json {
           '`json`: one object with `repository`, `encoding`, `tree`, `files`, then `summary`, `assets` and `skipped_count`. ' +
           'The tree draws every file the walk found: one that vanished before it was read is drawn and listed in `skipped` as `unreadable`. ' +
           'Lite outputs keep only the tree and the files. `zip`: at the top the three outputs, `summary.json`, a `README.md` describing the bundle and `manifest.json` (size and sha256 of every other entry); under `repository/` the non-textual files of the repository, at their paths in it. Only `repository/` holds files of the repository, so its own `README.md`, `manifest.json` or `assets/` never take the place of the bundle entries of the same name.',
-        parameters: [scanIdParam, { name: 'format', in: 'query', required: true, schema: { type: 'string', enum: [...ARTIFACT_FORMATS] } }],
+        parameters: [
+          scanIdParam,
+          { name: 'format', in: 'query', required: true, schema: { type: 'string', enum: [...ARTIFACT_FORMATS] } },
+        ],
         responses: {
-          '200': { description: 'The artifact, with ETag and Content-Disposition: attachment; Range requests are honoured (206).', content: artifactContent },
+          '200': {
+            description:
+              'The artifact, with ETag and Content-Disposition: attachment; Range requests are honoured (206).',
+            content: artifactContent,
+          },
           // A byte range of the same artifact: its media type, but not a whole document.
           '206': {
             description: 'Partial content for a Range request: the requested bytes, with Content-Range.',
-            content: Object.fromEntries(Object.keys(artifactContent).map((type) => [type, { schema: { type: 'string', format: 'binary' } }])),
+            content: Object.fromEntries(
+              Object.keys(artifactContent).map((type) => [type, { schema: { type: 'string', format: 'binary' } }]),
+            ),
           },
           '304': { description: 'Not modified: If-None-Match matched the ETag. No body.' },
           ...byStatus([400, 404, 409, 416]),
@@ -186,21 +247,51 @@ export function buildOpenApiDocument(version: string): Json {
         operationId: 'cleanup',
         summary: 'Cancel the scan if it is queued or running, then delete it and all its artifacts',
         parameters: [scanIdParam],
-        responses: { '200': ok('Deleted.', z.object({ scan_id: z.string() }), 'CleanupResponse'), ...byStatus([400, 404]) },
+        responses: {
+          '200': ok('Deleted.', z.object({ scan_id: z.string() }), 'CleanupResponse'),
+          ...byStatus([400, 404]),
+        },
       },
     },
-    '/health': { get: { operationId: 'health', summary: 'Liveness', responses: { '200': { description: 'Alive.', content: { 'application/json': { schema: schema(HealthResponse, 'output', 'Health') } } } } } },
+    '/health': {
+      get: {
+        operationId: 'health',
+        summary: 'Liveness',
+        responses: {
+          '200': {
+            description: 'Alive.',
+            content: { 'application/json': { schema: schema(HealthResponse, 'output', 'Health') } },
+          },
+        },
+      },
+    },
     '/ready': {
       get: {
         operationId: 'ready',
         summary: 'Readiness: Redis reachable (when used) and the volume writable',
         responses: {
-          '200': { description: 'Ready.', content: { 'application/json': { schema: schema(ReadyResponse, 'output', 'Ready') } } },
-          '503': { description: 'Not ready.', content: { 'application/json': { schema: { $ref: '#/components/schemas/Ready' } } } },
+          '200': {
+            description: 'Ready.',
+            content: { 'application/json': { schema: schema(ReadyResponse, 'output', 'Ready') } },
+          },
+          '503': {
+            description: 'Not ready.',
+            content: { 'application/json': { schema: { $ref: '#/components/schemas/Ready' } } },
+          },
         },
       },
     },
-    '/metrics': { get: { operationId: 'metrics', summary: 'Prometheus metrics', description: 'Request latency by route, scans accepted, queue waiting and active, inspect in flight; in the embedded mode and ROLE=all also the in-process worker: scans running and finished by state and code, files, bytes and tokens scanned, clone and scan durations. README, Operations, lists every metric. A ROLE=worker process serves its own on METRICS_PORT. ENABLE_QUEUE_DASHBOARD (with Redis) adds a read-only bull-board page at /admin/queues, outside this API description.', responses: { '200': { description: 'Prometheus text format.', content: { 'text/plain': { schema: { type: 'string' } } } } } } },
+    '/metrics': {
+      get: {
+        operationId: 'metrics',
+        summary: 'Prometheus metrics',
+        description:
+          'Request latency by route, scans accepted, queue waiting and active, inspect in flight; in the embedded mode and ROLE=all also the in-process worker: scans running and finished by state and code, files, bytes and tokens scanned, clone and scan durations. README, Operations, lists every metric. A ROLE=worker process serves its own on METRICS_PORT. ENABLE_QUEUE_DASHBOARD (with Redis) adds a read-only bull-board page at /admin/queues, outside this API description.',
+        responses: {
+          '200': { description: 'Prometheus text format.', content: { 'text/plain': { schema: { type: 'string' } } } },
+        },
+      },
+    },
   };
 
   const sorted = Object.fromEntries(Object.entries(components).sort(([a], [b]) => (a < b ? -1 : 1)));
@@ -225,7 +316,10 @@ function rewriteRefs(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(rewriteRefs);
   if (value && typeof value === 'object') {
     return Object.fromEntries(
-      Object.entries(value).map(([k, v]) => [k, k === '$ref' && typeof v === 'string' ? v.replace('#/$defs/', '#/components/schemas/') : rewriteRefs(v)]),
+      Object.entries(value).map(([k, v]) => [
+        k,
+        k === '$ref' && typeof v === 'string' ? v.replace('#/$defs/', '#/components/schemas/') : rewriteRefs(v),
+      ]),
     );
   }
   return value;

@@ -36,12 +36,14 @@ export type ScanOptionSpec = (SwitchOption | ListOption | CountOption) & {
 export const SCAN_OPTIONS = {
   exclude_dirs: {
     kind: 'list',
-    description: 'Folder names (any depth) or repository-root-relative folder paths to skip, on top of the defaults (VCS, dependency, cache and editor folders).',
+    description:
+      'Folder names (any depth) or repository-root-relative folder paths to skip, on top of the defaults (VCS, dependency, cache and editor folders).',
     example: ['dist', 'test/fixtures'],
   },
   include_patterns: {
     kind: 'list',
-    description: 'gitignore-style globs on root-relative POSIX paths; when given, only matching files are kept. A pattern without `/` matches a name at any depth; `**` spans folders.',
+    description:
+      'gitignore-style globs on root-relative POSIX paths; when given, only matching files are kept. A pattern without `/` matches a name at any depth; `**` spans folders.',
     example: ['*.ts', 'docs/**'],
   },
   exclude_patterns: {
@@ -53,13 +55,15 @@ export const SCAN_OPTIONS = {
     kind: 'switch',
     default: false,
     output: true,
-    description: 'Lite outputs: only the tree and file contents, without the summary, per-file metadata and asset list.',
+    description:
+      'Lite outputs: only the tree and file contents, without the summary, per-file metadata and asset list.',
   },
   create_zip: {
     kind: 'switch',
     default: false,
     output: true,
-    description: 'Also build the ZIP bundle: the outputs, manifest.json, summary.json and README.md at the top, the repository\'s non-textual files under repository/.',
+    description:
+      "Also build the ZIP bundle: the outputs, manifest.json, summary.json and README.md at the top, the repository's non-textual files under repository/.",
   },
   tree_depth: {
     kind: 'count',
@@ -75,7 +79,7 @@ export const SCAN_OPTIONS = {
   sync_ignore: {
     kind: 'switch',
     default: true,
-    description: 'Apply the repository\'s `.gitignore` files (every level) and `.gittxtignore`.',
+    description: "Apply the repository's `.gitignore` files (every level) and `.gittxtignore`.",
   },
   skip_tree: {
     kind: 'switch',
@@ -85,7 +89,8 @@ export const SCAN_OPTIONS = {
   size_limit: {
     kind: 'count',
     min: 1,
-    description: 'Skip files larger than this many bytes (reason `too_large`); the server per-file limit applies in any case.',
+    description:
+      'Skip files larger than this many bytes (reason `too_large`); the server per-file limit applies in any case.',
   },
 } as const satisfies Record<string, ScanOptionSpec>;
 
@@ -97,11 +102,19 @@ export const SCAN_OPTION_NAMES = Object.keys(SCAN_OPTIONS) as ScanOptionName[];
  * the wire order above). `arg` names the value a flag takes; a switch's flag takes none.
  */
 export const SCAN_OPTION_FLAGS = {
-  include_patterns: { flag: '--include', arg: '<glob>', help: 'keep only matching files (gitignore-style; repeat or comma-separate)' },
+  include_patterns: {
+    flag: '--include',
+    arg: '<glob>',
+    help: 'keep only matching files (gitignore-style; repeat or comma-separate)',
+  },
   exclude_patterns: { flag: '--exclude', arg: '<glob>', help: 'drop matching files and folders (wins over --include)' },
-  exclude_dirs: { flag: '--exclude-dir', arg: '<dir>', help: 'skip folders by name or root-relative path (on top of the defaults)' },
+  exclude_dirs: {
+    flag: '--exclude-dir',
+    arg: '<dir>',
+    help: 'skip folders by name or root-relative path (on top of the defaults)',
+  },
   docs_only: { flag: '--docs-only', help: 'keep only documentation files' },
-  sync_ignore: { flag: '--no-sync-ignore', help: 'ignore the repository\'s .gitignore/.gittxtignore files' },
+  sync_ignore: { flag: '--no-sync-ignore', help: "ignore the repository's .gitignore/.gittxtignore files" },
   tree_depth: { flag: '--tree-depth', arg: '<n>', help: 'draw n levels of the directory tree (0-100)' },
   skip_tree: { flag: '--skip-tree', help: 'leave the tree out' },
   size_limit: { flag: '--size-limit', arg: '<bytes>', help: 'skip files larger than this' },
@@ -111,7 +124,9 @@ export const SCAN_OPTION_FLAGS = {
 
 type Row<K extends ScanOptionName> = (typeof SCAN_OPTIONS)[K];
 type ValueOf<S> = S extends { kind: 'switch' } ? boolean : S extends { kind: 'list' } ? string[] : number | null;
-type CamelCase<S extends string> = S extends `${infer Head}_${infer Tail}` ? `${Head}${Capitalize<CamelCase<Tail>>}` : S;
+type CamelCase<S extends string> = S extends `${infer Head}_${infer Tail}`
+  ? `${Head}${Capitalize<CamelCase<Tail>>}`
+  : S;
 
 /** The options as the API spells them (request bodies, request.json, summary records). */
 export type WireScanOptions = { -readonly [K in ScanOptionName]: ValueOf<Row<K>> };
@@ -139,7 +154,9 @@ export function defaultValue<K extends ScanOptionName>(name: K): WireScanOptions
   return value as WireScanOptions[K];
 }
 
-export const DEFAULT_WIRE_SCAN_OPTIONS: WireScanOptions = Object.fromEntries(SCAN_OPTION_NAMES.map((name) => [name, defaultValue(name)])) as WireScanOptions;
+export const DEFAULT_WIRE_SCAN_OPTIONS: WireScanOptions = Object.fromEntries(
+  SCAN_OPTION_NAMES.map((name) => [name, defaultValue(name)]),
+) as WireScanOptions;
 export const DEFAULT_ENGINE_SCAN_OPTIONS: EngineScanOptions = toEngineOptions(DEFAULT_WIRE_SCAN_OPTIONS);
 
 /** The API's snake_case options as the engine's camelCase ones. */

@@ -10,11 +10,7 @@ export const MAX_PATTERN_LENGTH = 256;
 // eslint-disable-next-line no-control-regex
 const NO_CONTROL = /^[^\u0000-\u001f\u007f]*$/;
 
-const pattern = z
-  .string()
-  .min(1)
-  .max(MAX_PATTERN_LENGTH)
-  .regex(NO_CONTROL, 'must not contain control characters');
+const pattern = z.string().min(1).max(MAX_PATTERN_LENGTH).regex(NO_CONTROL, 'must not contain control characters');
 const patternList = z.array(pattern).max(MAX_PATTERNS);
 
 /** A git ref name we are willing to pass to git: no option look-alikes, no `..`, no odd bytes. */
@@ -23,7 +19,11 @@ export const BranchName = z
   .min(1)
   .max(200)
   .regex(/^(?!-)(?!.*\.\.)(?!.*\/\/)(?!.*\/$)(?!.*\.lock$)[A-Za-z0-9._+/-]+$/, 'must be a plain git branch or tag name')
-  .meta({ description: 'Branch or tag to scan. Wins over a ref in the URL; without either, the remote default branch is used.', example: 'main' });
+  .meta({
+    description:
+      'Branch or tag to scan. Wins over a ref in the URL; without either, the remote default branch is used.',
+    example: 'main',
+  });
 
 type Row<K extends ScanOptionName> = (typeof SCAN_OPTIONS)[K];
 
@@ -47,42 +47,46 @@ type BodyField<S> = S extends { kind: 'switch' }
     ? z.ZodDefault<typeof patternList>
     : z.ZodDefault<z.ZodNullable<z.ZodInt>>;
 
-export const ScanOptionFields = Object.fromEntries(SCAN_OPTION_NAMES.map((name) => [name, bodyField(SCAN_OPTIONS[name])])) as {
+export const ScanOptionFields = Object.fromEntries(
+  SCAN_OPTION_NAMES.map((name) => [name, bodyField(SCAN_OPTIONS[name])]),
+) as {
   [K in ScanOptionName]: BodyField<Row<K>>;
 };
 
 export const ScanOptions = z.strictObject(ScanOptionFields).meta({ id: 'ScanOptions' });
 export type ScanOptions = z.output<typeof ScanOptions>;
 
-export const RepoPath = z
-  .string()
-  .min(1)
-  .max(4096)
-  .meta({
-    description: 'Remote repository URL (https, the web forms `/tree/<ref>/<subdir>`, `/blob/…`, `/-/tree/…`, `/src/…`, or `git@host:owner/repo.git`) or an absolute server-local path inside ALLOWED_LOCAL_ROOTS.',
-    example: 'https://github.com/octocat/Hello-World',
-  });
+export const RepoPath = z.string().min(1).max(4096).meta({
+  description:
+    'Remote repository URL (https, the web forms `/tree/<ref>/<subdir>`, `/blob/…`, `/-/tree/…`, `/src/…`, or `git@host:owner/repo.git`) or an absolute server-local path inside ALLOWED_LOCAL_ROOTS.',
+  example: 'https://github.com/octocat/Hello-World',
+});
 
 export const ScanRequest = z
   .strictObject({ repo_path: RepoPath, branch: BranchName.optional(), ...ScanOptionFields })
   .meta({ id: 'ScanRequest', description: 'Body of POST /v1/scan. Unknown fields are rejected.' });
 export type ScanRequest = z.output<typeof ScanRequest>;
 
-const previewFields = Object.fromEntries(PREVIEW_OPTION_NAMES.map((name) => [name, ScanOptionFields[name]])) as Pick<typeof ScanOptionFields, PreviewOptionName>;
+const previewFields = Object.fromEntries(PREVIEW_OPTION_NAMES.map((name) => [name, ScanOptionFields[name]])) as Pick<
+  typeof ScanOptionFields,
+  PreviewOptionName
+>;
 export const InspectRequest = z
   .strictObject({ repo_path: RepoPath, branch: BranchName.optional(), ...previewFields })
-  .meta({ id: 'InspectRequest', description: 'Body of POST /v1/inspect: the selection options of a scan; nothing is written.' });
+  .meta({
+    id: 'InspectRequest',
+    description: 'Body of POST /v1/inspect: the selection options of a scan; nothing is written.',
+  });
 export type InspectRequest = z.output<typeof InspectRequest>;
 
 // Query strings carry text: booleans as true/false/1/0, lists comma-separated or repeated.
-const queryBool = z
-  .enum(['true', 'false', '1', '0'])
-  .transform((v) => v === 'true' || v === '1');
+const queryBool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 const queryList = z
   .union([z.string(), z.array(z.string())])
   .transform((v) => (Array.isArray(v) ? v : v.split(',')).map((s) => s.trim()).filter((s) => s.length > 0))
   .pipe(patternList);
-const queryInt = (min: number, max: number) => z.string().regex(/^\d+$/, 'must be a whole number').transform(Number).pipe(z.int().min(min).max(max));
+const queryInt = (min: number, max: number) =>
+  z.string().regex(/^\d+$/, 'must be a whole number').transform(Number).pipe(z.int().min(min).max(max));
 
 /** An option's schema as an upload query parameter. */
 function queryField(row: ScanOptionSpec): z.ZodType {
@@ -92,7 +96,10 @@ function queryField(row: ScanOptionSpec): z.ZodType {
     case 'list':
       return queryList.default([]).meta({ description: row.description });
     case 'count':
-      return queryInt(row.min, row.max ?? Number.MAX_SAFE_INTEGER).nullable().default(null).meta({ description: row.description });
+      return queryInt(row.min, row.max ?? Number.MAX_SAFE_INTEGER)
+        .nullable()
+        .default(null)
+        .meta({ description: row.description });
   }
 }
 
@@ -107,8 +114,12 @@ const QUERY_ORDER: readonly ScanOptionSpec['kind'][] = ['switch', 'count', 'list
 const queryNames = QUERY_ORDER.flatMap((kind) => SCAN_OPTION_NAMES.filter((name) => SCAN_OPTIONS[name].kind === kind));
 
 export const UploadQuery = z.strictObject({
-  ...(Object.fromEntries(queryNames.map((name) => [name, queryField(SCAN_OPTIONS[name])])) as { [K in ScanOptionName]: QueryField<Row<K>> }),
-  wait: queryBool.default(true).meta({ description: 'false answers 202 at once instead of waiting up to SCAN_WAIT_SECONDS.' }),
+  ...(Object.fromEntries(queryNames.map((name) => [name, queryField(SCAN_OPTIONS[name])])) as {
+    [K in ScanOptionName]: QueryField<Row<K>>;
+  }),
+  wait: queryBool
+    .default(true)
+    .meta({ description: 'false answers 202 at once instead of waiting up to SCAN_WAIT_SECONDS.' }),
 });
 export type UploadQuery = z.output<typeof UploadQuery>;
 

@@ -1,10 +1,20 @@
 import { z } from 'zod';
 import { ERROR_CODES } from './error-codes.js';
 import { ScanOptions } from './scan-options.js';
-import { ARTIFACT_FORMATS, ASSET_SUBCATEGORIES, SKIP_REASON_MEANINGS, SKIP_REASONS, TEXT_SUBCATEGORIES, TOKEN_ENCODINGS } from './vocabulary.js';
+import {
+  ARTIFACT_FORMATS,
+  ASSET_SUBCATEGORIES,
+  SKIP_REASON_MEANINGS,
+  SKIP_REASONS,
+  TEXT_SUBCATEGORIES,
+  TOKEN_ENCODINGS,
+} from './vocabulary.js';
 
 export const SCAN_ID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
-export const ScanId = z.string().regex(SCAN_ID_PATTERN).meta({ description: 'Server-made lowercase UUID v4.', example: '3f0c2a51-8d7e-4b1a-9c3e-2f6d5b4a1e90' });
+export const ScanId = z
+  .string()
+  .regex(SCAN_ID_PATTERN)
+  .meta({ description: 'Server-made lowercase UUID v4.', example: '3f0c2a51-8d7e-4b1a-9c3e-2f6d5b4a1e90' });
 
 export function isScanId(value: unknown): value is string {
   return typeof value === 'string' && SCAN_ID_PATTERN.test(value);
@@ -21,9 +31,11 @@ export const TERMINAL_STATES: readonly ScanState[] = ['completed', 'failed', 'ca
 export const SCAN_PHASES = ['queued', 'clone', 'extract', 'walk', 'read', 'render', 'zip', 'publish', 'done'] as const;
 export const ScanProgress = z
   .object({
-    phase: z.enum(SCAN_PHASES).describe(
-      'What the worker is doing. Reading and counting start while the walk is still listing files: during `walk`, `files_total` is the number found so far and grows; from `read` on it is final.',
-    ),
+    phase: z
+      .enum(SCAN_PHASES)
+      .describe(
+        'What the worker is doing. Reading and counting start while the walk is still listing files: during `walk`, `files_total` is the number found so far and grows; from `read` on it is final.',
+      ),
     files_done: z.int().min(0).describe('Files read, classified and counted so far.'),
     files_total: z.int().min(0).describe('Files to process: found so far during `walk`, all of them from `read` on.'),
   })
@@ -43,10 +55,14 @@ const SUBCATEGORY = z.union([TEXT_SUBCATEGORY, ASSET_SUBCATEGORY]);
 // A scan counts tokens exactly. The API first named those counts `estimated_tokens` (totals) and
 // `tokens_estimate` (per file); clients read them, so they stay, next to `tokens`, which says
 // what they are. Inspect's counts are estimates and keep only the old names.
-const SAME_AS_TOKENS = 'The same exact count as `tokens`, under the name the API first gave it; kept for compatibility.';
+const SAME_AS_TOKENS =
+  'The same exact count as `tokens`, under the name the API first gave it; kept for compatibility.';
 
 const sizeFields = { total_files: z.int(), total_size: z.int().meta({ description: 'Bytes over every kept file.' }) };
-const typeFields = { file_type_breakdown: z.record(z.string(), z.int()), tokens_by_type: z.record(z.string(), z.int()) };
+const typeFields = {
+  file_type_breakdown: z.record(z.string(), z.int()),
+  tokens_by_type: z.record(z.string(), z.int()),
+};
 
 /** Reads a record written before `tokens` existed: the exact count is there under its first name. */
 function addExactName(value: unknown, legacy: string): unknown {
@@ -59,11 +75,13 @@ export const SummaryTotals = z
   .preprocess(
     (value) => {
       const totals = addExactName(value, 'estimated_tokens') as { formatted?: unknown };
-      return typeof totals === 'object' && totals !== null && totals.formatted !== undefined ? { ...totals, formatted: addExactName(totals.formatted, 'estimated_tokens') } : totals;
+      return typeof totals === 'object' && totals !== null && totals.formatted !== undefined
+        ? { ...totals, formatted: addExactName(totals.formatted, 'estimated_tokens') }
+        : totals;
     },
     z.object({
       ...sizeFields,
-      tokens: z.int().meta({ description: 'Exact BPE count over every textual file, in the scan\'s encoding.' }),
+      tokens: z.int().meta({ description: "Exact BPE count over every textual file, in the scan's encoding." }),
       estimated_tokens: z.int().meta({ description: SAME_AS_TOKENS }),
       ...typeFields,
       formatted: z.object({
@@ -78,21 +96,33 @@ export const SummaryTotals = z
 export const InspectSummaryTotals = z
   .object({
     ...sizeFields,
-    estimated_tokens: z.int().meta({ description: 'A fast estimate (within a few per cent of the exact count); a scan counts exactly.' }),
+    estimated_tokens: z
+      .int()
+      .meta({ description: 'A fast estimate (within a few per cent of the exact count); a scan counts exactly.' }),
     ...typeFields,
-    formatted: z.object({ total_size: z.string().meta({ example: '28.1 kB' }), estimated_tokens: z.string().meta({ example: '3.0k' }) }),
+    formatted: z.object({
+      total_size: z.string().meta({ example: '28.1 kB' }),
+      estimated_tokens: z.string().meta({ example: '3.0k' }),
+    }),
   })
   .meta({ id: 'InspectSummaryTotals' });
 
 export const ArtifactFormat = z.enum(ARTIFACT_FORMATS);
 export type ArtifactFormat = z.output<typeof ArtifactFormat>;
-export const ArtifactInfo = z.object({ url: z.string().meta({ example: '/v1/download/3f0c2a51-8d7e-4b1a-9c3e-2f6d5b4a1e90?format=md' }), bytes: z.int(), sha256: z.string() });
+export const ArtifactInfo = z.object({
+  url: z.string().meta({ example: '/v1/download/3f0c2a51-8d7e-4b1a-9c3e-2f6d5b4a1e90?format=md' }),
+  bytes: z.int(),
+  sha256: z.string(),
+});
 export const ArtifactMap = z.partialRecord(ArtifactFormat, ArtifactInfo).meta({ id: 'Artifacts' });
 
 export const ScanResult = z
   .object({
     scan_id: ScanId,
-    repo_name: z.string().meta({ description: 'The repository\'s own name (`gittxt`, not `owner/gittxt`); for uploads the unwrapped folder\'s or the file\'s name.' }),
+    repo_name: z.string().meta({
+      description:
+        "The repository's own name (`gittxt`, not `owner/gittxt`); for uploads the unwrapped folder's or the file's name.",
+    }),
     branch: z.string().nullable(),
     commit: z.string().nullable().meta({ description: 'Commit SHA scanned (remote sources).' }),
     source: z.object({ type: SourceType, url: z.string().nullable() }),
@@ -145,13 +175,18 @@ export const TextFileEntry = z.preprocess(
     path: z.string(),
     subcategory: TEXT_SUBCATEGORY,
     size_bytes: z.int(),
-    tokens: z.int().meta({ description: 'Exact BPE count of the file in the scan\'s encoding.' }),
+    tokens: z.int().meta({ description: "Exact BPE count of the file in the scan's encoding." }),
     tokens_estimate: z.int().meta({ description: SAME_AS_TOKENS }),
     url: z.string(),
     encoding: z.string().optional().meta({ description: 'Source encoding when it was not UTF-8.' }),
   }),
 );
-export const AssetEntry = z.object({ path: z.string(), subcategory: ASSET_SUBCATEGORY, size_bytes: z.int(), url: z.string() });
+export const AssetEntry = z.object({
+  path: z.string(),
+  subcategory: ASSET_SUBCATEGORY,
+  size_bytes: z.int(),
+  url: z.string(),
+});
 export const SkippedEntry = z.object({
   path: z.string().meta({ description: 'A pruned folder is listed once, with a trailing `/`.' }),
   reason: z.enum(SKIP_REASONS).meta({
@@ -195,7 +230,12 @@ export const InspectFileEntry = z.object({
 
 export const InspectResult = z
   .object({
-    repository: z.object({ name: z.string(), branch: z.string().nullable(), commit: z.string().nullable(), tree_summary: z.string() }),
+    repository: z.object({
+      name: z.string(),
+      branch: z.string().nullable(),
+      commit: z.string().nullable(),
+      tree_summary: z.string(),
+    }),
     summary: InspectSummaryTotals,
     files: z.array(InspectFileEntry).meta({ description: 'Every kept file, textual and not.' }),
     skipped_count: z.int(),

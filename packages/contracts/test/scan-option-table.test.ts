@@ -83,7 +83,11 @@ describe('the scan option table', () => {
     expect(parsed).toEqual(preview);
     expect(InspectRequest.safeParse({ repo_path: '/srv/repo', lite: true }).success).toBe(false);
     expect(InspectRequest.safeParse({ repo_path: '/srv/repo', create_zip: true }).success).toBe(false);
-    expect(withOutputDefaults(InspectRequest.parse({ repo_path: '/srv/repo', ...preview }))).toMatchObject({ lite: false, create_zip: false, docs_only: true });
+    expect(withOutputDefaults(InspectRequest.parse({ repo_path: '/srv/repo', ...preview }))).toMatchObject({
+      lite: false,
+      create_zip: false,
+      docs_only: true,
+    });
   });
 
   it('gives every option its own command-line flag', () => {

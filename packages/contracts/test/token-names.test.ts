@@ -14,7 +14,11 @@ describe('records written before `tokens` existed', () => {
   };
 
   it('read with `tokens` equal to the count under its first name', () => {
-    expect(SummaryTotals.parse(oldTotals)).toEqual({ ...oldTotals, tokens: 12, formatted: { ...oldTotals.formatted, tokens: '12' } });
+    expect(SummaryTotals.parse(oldTotals)).toEqual({
+      ...oldTotals,
+      tokens: 12,
+      formatted: { ...oldTotals.formatted, tokens: '12' },
+    });
     const file = { path: 'a.ts', subcategory: 'code', size_bytes: 15, tokens_estimate: 6, url: '' };
     expect(TextFileEntry.parse(file)).toEqual({ ...file, tokens: 6 });
   });

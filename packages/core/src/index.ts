@@ -4,7 +4,16 @@ export { compareNames } from './path-order.js';
 export { walkTree, WalkTimeoutError, DEFAULT_EXCLUDED_DIRS } from './walk/index.js';
 export type { WalkInput } from './walk/index.js';
 export { classifyByName, classifyContent, isDocsPath } from './classify/index.js';
-export { createTokenCounter, createTokenPool, estimateTokens, estimateTokensFromBytes, TOKEN_KEY_BYTES, tokenCacheKey, TokenTable, withTokenCache } from './tokens/index.js';
+export {
+  createTokenCounter,
+  createTokenPool,
+  estimateTokens,
+  estimateTokensFromBytes,
+  TOKEN_KEY_BYTES,
+  tokenCacheKey,
+  TokenTable,
+  withTokenCache,
+} from './tokens/index.js';
 export type { CountTokens, TokenCache, TokenCacheStats, TokenCounter, TokenPool } from './tokens/index.js';
 export { formatSize, formatTokens } from './render/human-format.js';
 export { buildFileUrl } from './render/file-url.js';

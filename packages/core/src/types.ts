@@ -2,12 +2,24 @@
 // process boundaries and be serialised into summary.json unchanged.
 
 import { DEFAULT_ENGINE_SCAN_OPTIONS } from '@reposcan/contracts/vocabulary';
-import type { AssetSubcategory, EngineScanOptions, SkipReason, Subcategory, TextSubcategory } from '@reposcan/contracts/vocabulary';
+import type {
+  AssetSubcategory,
+  EngineScanOptions,
+  SkipReason,
+  Subcategory,
+  TextSubcategory,
+} from '@reposcan/contracts/vocabulary';
 
 // The shared words (subcategories, skip reasons, encodings, the scan options) are defined once
 // in the contracts' vocabulary; the engine speaks them under its own names.
 export { ASSET_SUBCATEGORIES, SKIP_REASONS, TEXT_SUBCATEGORIES } from '@reposcan/contracts/vocabulary';
-export type { AssetSubcategory, SkipReason, Subcategory, TextSubcategory, TokenEncodingName } from '@reposcan/contracts/vocabulary';
+export type {
+  AssetSubcategory,
+  SkipReason,
+  Subcategory,
+  TextSubcategory,
+  TokenEncodingName,
+} from '@reposcan/contracts/vocabulary';
 
 export interface SkippedPath {
   /** POSIX path relative to the repository root; a pruned directory is listed once, with a trailing `/`. */

@@ -4,12 +4,28 @@ import { Queue, UnrecoverableError, WaitingError, Worker } from 'bullmq';
 import type { Job, JobState, JobsOptions } from 'bullmq';
 import { clientTag, FAIR_SHARE_WINDOW_MS, fairPriority } from './fair-share.js';
 import { isFinalError, lockLostAbortReason, shutdownAbortReason, withinForceCloseGrace } from './failure-policy.js';
-import { BACKOFF_JITTER, DEFAULT_BACKOFF_MS, KEEP_COMPLETED, KEEP_FAILED, SCAN_JOB_NAME, SCAN_QUEUE_NAME, ScanJobPayload } from './job-contract.js';
+import {
+  BACKOFF_JITTER,
+  DEFAULT_BACKOFF_MS,
+  KEEP_COMPLETED,
+  KEEP_FAILED,
+  SCAN_JOB_NAME,
+  SCAN_QUEUE_NAME,
+  ScanJobPayload,
+} from './job-contract.js';
 import { invalidScanId, queueFull, queueUnavailable } from './queue-errors.js';
 import { consoleLog, createErrorReporter } from './queue-log.js';
 import type { QueueLog } from './queue-log.js';
 import { checkTransportOptions, checkWorkerOptions } from './queue-transport.js';
-import type { FinalFailure, QueueTransport, ScanJobState, ScanQueue, ScanWorker, ScanWorkerOptions, TransportOptions } from './queue-transport.js';
+import type {
+  FinalFailure,
+  QueueTransport,
+  ScanJobState,
+  ScanQueue,
+  ScanWorker,
+  ScanWorkerOptions,
+  TransportOptions,
+} from './queue-transport.js';
 import { closeConnection, createProducerConnection, createWorkerConnection } from './redis-connections.js';
 import { createRedisStateSignals } from './state-signals.js';
 import { createRedisWorkerRegistry } from './worker-registry.js';
@@ -78,7 +94,10 @@ function createBullMqQueue(o: BullMqTransportOptions, report: (source: string, e
   });
   const call = async <T>(operation: () => Promise<T>, deadlineMs = CALL_DEADLINE_MS): Promise<T> => {
     let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`Redis did not answer within ${deadlineMs} ms`)), deadlineMs)));
+    const deadline = new Promise<never>(
+      (_, reject) =>
+        (timer = setTimeout(() => reject(new Error(`Redis did not answer within ${deadlineMs} ms`)), deadlineMs)),
+    );
     deadline.catch(() => {});
     try {
       if (connection.status !== 'ready' && !firstAttemptDone) await Promise.race([firstAttempt, deadline]);
@@ -115,9 +134,15 @@ function createBullMqQueue(o: BullMqTransportOptions, report: (source: string, e
       const turn = enqueueTurn.then(() =>
         call(async () => {
           // Re-enqueueing a scan the queue already holds stays a no-op even when the queue is full.
-          if ((await countWaiting()) >= o.maxWaiting && (await queue.getJobState(scanId)) === 'unknown') throw queueFull(o.maxWaiting);
-          const priority = options.client === undefined ? undefined : fairPriority(await countSubmission(options.client));
-          await queue.add(SCAN_JOB_NAME, payload.data, { ...jobOptions, jobId: scanId, ...(priority === undefined ? {} : { priority }) });
+          if ((await countWaiting()) >= o.maxWaiting && (await queue.getJobState(scanId)) === 'unknown')
+            throw queueFull(o.maxWaiting);
+          const priority =
+            options.client === undefined ? undefined : fairPriority(await countSubmission(options.client));
+          await queue.add(SCAN_JOB_NAME, payload.data, {
+            ...jobOptions,
+            jobId: scanId,
+            ...(priority === undefined ? {} : { priority }),
+          });
         }),
       );
       enqueueTurn = turn.catch(() => undefined);
@@ -160,10 +185,18 @@ function createBullMqQueue(o: BullMqTransportOptions, report: (source: string, e
  * failure's text, says it was a crash. Any other failure leaves the counter within the limit: a
  * job past it never reaches the processor again.
  */
-export function finalFailureOf(job: Pick<Job, 'stalledCounter' | 'attemptsMade'>, error: Error, maxStalledCount: number): FinalFailure {
+export function finalFailureOf(
+  job: Pick<Job, 'stalledCounter' | 'attemptsMade'>,
+  error: Error,
+  maxStalledCount: number,
+): FinalFailure {
   // attemptsMade already counts this failure; for a crash it is the deferred one, which ran nothing.
   return job.stalledCounter > maxStalledCount
-    ? { code: 'WORKER_CRASHED', message: `The scan stopped its worker ${job.stalledCounter} times (killed or out of memory) and was not run again.`, attempts: job.stalledCounter + job.attemptsMade - 1 }
+    ? {
+        code: 'WORKER_CRASHED',
+        message: `The scan stopped its worker ${job.stalledCounter} times (killed or out of memory) and was not run again.`,
+        attempts: job.stalledCounter + job.attemptsMade - 1,
+      }
     : { code: 'FAILED', message: error.message, attempts: job.stalledCounter + job.attemptsMade };
 }
 
@@ -220,16 +253,23 @@ export class TrackedWorker extends Worker<ScanJobPayload> {
   private readonly announcementsTracked = this.on('active', (job) => {
     const id = job.id;
     if (id === undefined) return;
-    TrackedWorker.track(this.fetching, new Promise<void>((resolve) => this.awaitingStart.set(id, [...(this.awaitingStart.get(id) ?? []), resolve])));
+    TrackedWorker.track(
+      this.fetching,
+      new Promise<void>((resolve) => this.awaitingStart.set(id, [...(this.awaitingStart.get(id) ?? []), resolve])),
+    );
   });
 
-  protected override moveToActive(...args: Parameters<Worker<ScanJobPayload>['moveToActive']>): ReturnType<Worker<ScanJobPayload>['moveToActive']> {
+  protected override moveToActive(
+    ...args: Parameters<Worker<ScanJobPayload>['moveToActive']>
+  ): ReturnType<Worker<ScanJobPayload>['moveToActive']> {
     const fetched = super.moveToActive(...args);
     TrackedWorker.track(this.fetching, fetched);
     return fetched;
   }
 
-  override processJob(...args: Parameters<Worker<ScanJobPayload>['processJob']>): ReturnType<Worker<ScanJobPayload>['processJob']> {
+  override processJob(
+    ...args: Parameters<Worker<ScanJobPayload>['processJob']>
+  ): ReturnType<Worker<ScanJobPayload>['processJob']> {
     const processing = super.processJob(...args);
     TrackedWorker.track(this.processing, processing);
     const id = args[0].id ?? '';
@@ -272,7 +312,8 @@ function startBullMqWorker(
 
   const runAttempt = async (job: Job<unknown>, token: string | undefined, entry: RunningJob): Promise<void> => {
     const payload = ScanJobPayload.safeParse(job.data);
-    if (!payload.success || payload.data.scan_id !== job.id) throw new UnrecoverableError(`Job ${job.id} has no valid v1 scan payload.`);
+    if (!payload.success || payload.data.scan_id !== job.id)
+      throw new UnrecoverableError(`Job ${job.id} has no valid v1 scan payload.`);
     if (entry.handBack) return handBack(job, token);
     try {
       await options.processor({
@@ -308,7 +349,9 @@ function startBullMqWorker(
     maxStalledCount,
   });
   worker.on('error', (error) => report('worker', error));
-  worker.on('stalled', (jobId) => log('warn', 'scan job stalled: its worker stopped renewing the lock; it goes back to the queue', { scanId: jobId }));
+  worker.on('stalled', (jobId) =>
+    log('warn', 'scan job stalled: its worker stopped renewing the lock; it goes back to the queue', { scanId: jobId }),
+  );
   // A lost lock means the job was removed or another worker owns it now: stop this copy.
   worker.on('lockRenewalFailed', (jobIds) => {
     for (const id of jobIds) running.get(id)?.controller.abort(lockLostAbortReason());
@@ -320,7 +363,13 @@ function startBullMqWorker(
     const scanId = job.id;
     const callback = options
       .onFinalFailure(scanId, reason)
-      .catch((e: unknown) => log('error', 'onFinalFailure failed', { scanId, code: reason.code, err: e instanceof Error ? e.message : String(e) }))
+      .catch((e: unknown) =>
+        log('error', 'onFinalFailure failed', {
+          scanId,
+          code: reason.code,
+          err: e instanceof Error ? e.message : String(e),
+        }),
+      )
       .finally(() => pendingCallbacks.delete(callback));
     pendingCallbacks.add(callback);
   });

@@ -34,8 +34,17 @@ const TRANSIENT_REDIS_REPLY = /^(LOADING|BUSY|TRYAGAIN|CLUSTERDOWN|MASTERDOWN|RE
  * Causes are followed, so a wrapped ECONNRESET still counts.
  */
 export function isTransientError(error: unknown): boolean {
-  for (let e: unknown = error, depth = 0; e !== null && typeof e === 'object' && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
-    const { code, name, message, command } = e as { code?: unknown; name?: unknown; message?: unknown; command?: unknown };
+  for (
+    let e: unknown = error, depth = 0;
+    e !== null && typeof e === 'object' && depth < 5;
+    e = (e as { cause?: unknown }).cause, depth++
+  ) {
+    const { code, name, message, command } = e as {
+      code?: unknown;
+      name?: unknown;
+      message?: unknown;
+      command?: unknown;
+    };
     if (typeof code === 'string' && TRANSIENT_ERRNO.has(code)) return true;
     // ioredis: retries used up while disconnected, every cluster node failed, a command cut off by a closed connection.
     if (name === 'MaxRetriesPerRequestError' || name === 'ClusterAllFailedError') return true;

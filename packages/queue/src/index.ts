@@ -1,7 +1,15 @@
 export { SCAN_QUEUE_NAME, SCAN_JOB_NAME, ScanJobPayload } from './job-contract.js';
 export { isTransientError } from './failure-policy.js';
 export type { ScanJobContext, ScanProcessor } from './job-contract.js';
-export type { FinalFailure, QueueTransport, ScanJobState, ScanQueue, ScanWorker, ScanWorkerOptions, TransportOptions } from './queue-transport.js';
+export type {
+  FinalFailure,
+  QueueTransport,
+  ScanJobState,
+  ScanQueue,
+  ScanWorker,
+  ScanWorkerOptions,
+  TransportOptions,
+} from './queue-transport.js';
 export type { QueueLog } from './queue-log.js';
 export { createBullMqTransport } from './bullmq-transport.js';
 export type { BullMqTransportOptions } from './bullmq-transport.js';

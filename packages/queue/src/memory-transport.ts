@@ -6,7 +6,15 @@ import { consoleLog } from './queue-log.js';
 import { createLocalStateSignals } from './state-signals.js';
 import { createMemoryWorkerRegistry } from './worker-registry.js';
 import { checkTransportOptions, checkWorkerOptions } from './queue-transport.js';
-import type { FinalFailure, QueueTransport, ScanJobState, ScanQueue, ScanWorker, ScanWorkerOptions, TransportOptions } from './queue-transport.js';
+import type {
+  FinalFailure,
+  QueueTransport,
+  ScanJobState,
+  ScanQueue,
+  ScanWorker,
+  ScanWorkerOptions,
+  TransportOptions,
+} from './queue-transport.js';
 
 // The embedded mode's queue: the BullMQ transport's semantics (idempotent ids, a bound on
 // waiting jobs, retries with backoff, final errors, graceful close) inside one process. The
@@ -136,14 +144,26 @@ export function createMemoryTransport(o: TransportOptions): QueueTransport {
       if (!options.onFinalFailure) return;
       const callback = options
         .onFinalFailure(scanId, reason)
-        .catch((e: unknown) => log('error', 'onFinalFailure failed', { scanId, code: reason.code, err: e instanceof Error ? e.message : String(e) }))
+        .catch((e: unknown) =>
+          log('error', 'onFinalFailure failed', {
+            scanId,
+            code: reason.code,
+            err: e instanceof Error ? e.message : String(e),
+          }),
+        )
         .finally(() => pendingCallbacks.delete(callback));
       pendingCallbacks.add(callback);
     };
 
     const runAttempt = async (job: MemoryJob, entry: RunningAttempt): Promise<void> => {
       try {
-        await options.processor({ scanId: job.id, attempt: job.failedAttempts + 1, failedAttempts: job.failedAttempts, maxAttempts: o.attempts, signal: entry.controller.signal });
+        await options.processor({
+          scanId: job.id,
+          attempt: job.failedAttempts + 1,
+          failedAttempts: job.failedAttempts,
+          maxAttempts: o.attempts,
+          signal: entry.controller.signal,
+        });
         finish(job, 'completed');
       } catch (error) {
         if (entry.handBack) return makeWaiting(job, true);
@@ -155,7 +175,11 @@ export function createMemoryTransport(o: TransportOptions): QueueTransport {
           return;
         }
         finish(job, 'failed');
-        reportFinalFailure(job.id, { code: 'FAILED', message: error instanceof Error ? error.message : String(error), attempts: job.failedAttempts });
+        reportFinalFailure(job.id, {
+          code: 'FAILED',
+          message: error instanceof Error ? error.message : String(error),
+          attempts: job.failedAttempts,
+        });
       }
     };
 
@@ -163,7 +187,11 @@ export function createMemoryTransport(o: TransportOptions): QueueTransport {
       hasCapacity: () => accepting && !closed && running.size < options.concurrency,
       start(job) {
         job.state = 'active';
-        const entry: RunningAttempt = { controller: new AbortController(), handBack: false, settled: Promise.resolve() };
+        const entry: RunningAttempt = {
+          controller: new AbortController(),
+          handBack: false,
+          settled: Promise.resolve(),
+        };
         running.set(job.id, entry);
         entry.settled = runAttempt(job, entry).finally(() => {
           running.delete(job.id);

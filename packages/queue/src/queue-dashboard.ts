@@ -17,7 +17,12 @@ export interface QueueDashboard {
  * behind the API's back would desynchronise the two; DELETE /v1/cleanup/{id} is the way to
  * stop or remove a scan. Its own Redis connection, fail-fast like the API's.
  */
-export function createQueueDashboard(o: { redisUrl: string; prefix: string; serverAdapter: IServerAdapter; log?: QueueLog }): QueueDashboard {
+export function createQueueDashboard(o: {
+  redisUrl: string;
+  prefix: string;
+  serverAdapter: IServerAdapter;
+  log?: QueueLog;
+}): QueueDashboard {
   const report = createErrorReporter(o.log ?? consoleLog);
   const connection = createProducerConnection(o.redisUrl, report);
   const queue = new Queue(SCAN_QUEUE_NAME, { connection, prefix: o.prefix });

@@ -78,11 +78,15 @@ export interface TransportOptions {
 }
 
 export function checkTransportOptions(o: TransportOptions): void {
-  if (!Number.isInteger(o.maxWaiting) || o.maxWaiting < 1) throw new RangeError(`maxWaiting must be a positive integer, got ${o.maxWaiting}`);
-  if (!Number.isInteger(o.attempts) || o.attempts < 1) throw new RangeError(`attempts must be a positive integer, got ${o.attempts}`);
-  if (o.backoffMs !== undefined && !(o.backoffMs >= 0)) throw new RangeError(`backoffMs must be >= 0, got ${o.backoffMs}`);
+  if (!Number.isInteger(o.maxWaiting) || o.maxWaiting < 1)
+    throw new RangeError(`maxWaiting must be a positive integer, got ${o.maxWaiting}`);
+  if (!Number.isInteger(o.attempts) || o.attempts < 1)
+    throw new RangeError(`attempts must be a positive integer, got ${o.attempts}`);
+  if (o.backoffMs !== undefined && !(o.backoffMs >= 0))
+    throw new RangeError(`backoffMs must be >= 0, got ${o.backoffMs}`);
 }
 
 export function checkWorkerOptions(o: ScanWorkerOptions): void {
-  if (!Number.isInteger(o.concurrency) || o.concurrency < 1) throw new RangeError(`concurrency must be a positive integer, got ${o.concurrency}`);
+  if (!Number.isInteger(o.concurrency) || o.concurrency < 1)
+    throw new RangeError(`concurrency must be a positive integer, got ${o.concurrency}`);
 }

@@ -56,7 +56,10 @@ export async function closeConnection(client: Redis): Promise<void> {
   if (client.status === 'ready') {
     let timer: NodeJS.Timeout | undefined;
     const quitInTime = await Promise.race([
-      client.quit().then(() => true, () => false),
+      client.quit().then(
+        () => true,
+        () => false,
+      ),
       new Promise<false>((resolve) => (timer = setTimeout(resolve, QUIT_TIMEOUT_MS, false))),
     ]);
     clearTimeout(timer);

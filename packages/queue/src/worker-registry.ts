@@ -39,7 +39,11 @@ export function createMemoryWorkerRegistry(): WorkerRegistry {
  * listed in a set (`<prefix>:workers`) so that reading them needs no scan of the keyspace; ids
  * whose key has expired are dropped from the set by the reader.
  */
-export function createRedisWorkerRegistry(o: { redisUrl: string; prefix: string; report: (source: string, error: unknown) => void }): WorkerRegistry {
+export function createRedisWorkerRegistry(o: {
+  redisUrl: string;
+  prefix: string;
+  report: (source: string, error: unknown) => void;
+}): WorkerRegistry {
   let connection: Redis | null = null;
   const redis = (): Redis => (connection ??= createAnnouncementConnection(o.redisUrl, o.report));
   const setKey = `${o.prefix}:workers`;
@@ -86,7 +90,9 @@ export function createRedisWorkerRegistry(o: { redisUrl: string; prefix: string;
       // that follows answers QUEUE_UNAVAILABLE), a slow one within LIVE_READ_DEADLINE_MS.
       if (redis().status !== 'ready') return [];
       let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise<WorkerAnnouncement[]>((resolve) => (timer = setTimeout(resolve, LIVE_READ_DEADLINE_MS, [])));
+      const timeout = new Promise<WorkerAnnouncement[]>(
+        (resolve) => (timer = setTimeout(resolve, LIVE_READ_DEADLINE_MS, [])),
+      );
       try {
         return await Promise.race([read().catch(() => []), timeout]);
       } finally {

@@ -21,7 +21,11 @@ const requireHere = createRequire(import.meta.url);
 
 describe('the BullMQ release', () => {
   it('is the exact version packages/queue pins', () => {
-    const pinned = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { dependencies: Record<string, string> }).dependencies.bullmq;
+    const pinned = (
+      JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+        dependencies: Record<string, string>;
+      }
+    ).dependencies.bullmq;
     const installed = (requireHere('bullmq/package.json') as { version: string }).version;
     expect(pinned).toMatch(/^\d+\.\d+\.\d+$/);
     expect(installed).toBe(pinned);
@@ -31,7 +35,11 @@ describe('the BullMQ release', () => {
 describe('the Redis scripts BullMQ loads', () => {
   const scripts = new Map<string, string>();
   (RedisConnection.prototype as unknown as { loadCommands(version: string): void }).loadCommands.call(
-    { _client: { defineCommand: (name: string, command: { lua: string }) => scripts.set(name.replace(/:v$/, ''), command.lua) } },
+    {
+      _client: {
+        defineCommand: (name: string, command: { lua: string }) => scripts.set(name.replace(/:v$/, ''), command.lua),
+      },
+    },
     'v',
   );
   const script = (name: string): string => {
@@ -42,13 +50,21 @@ describe('the Redis scripts BullMQ loads', () => {
 
   it('count each stall on the job (stc) and, past maxStalledCount, store a deferred failure and move the job back to wait instead of failing it', () => {
     const stalls = script('moveStalledJobsToWait');
-    const args = (RedisQueueBackend.prototype as unknown as { moveStalledJobsToWaitArgs(): unknown[] }).moveStalledJobsToWaitArgs.call({
-      queue: { opts: { maxStalledCount: 7, stalledInterval: 500 }, keys: new Proxy({}, { get: (_, key) => String(key) }), toKey: (type: string) => type },
+    const args = (
+      RedisQueueBackend.prototype as unknown as { moveStalledJobsToWaitArgs(): unknown[] }
+    ).moveStalledJobsToWaitArgs.call({
+      queue: {
+        opts: { maxStalledCount: 7, stalledInterval: 500 },
+        keys: new Proxy({}, { get: (_, key) => String(key) }),
+        toKey: (type: string) => type,
+      },
     });
     expect(args[9]).toBe(7); // ARGV[1], after the nine keys
     expect(stalls).toMatch(/local maxStalledJobCount = tonumber\(ARGV\[1\]\)/);
     expect(stalls).toMatch(/local stalledCount = rcall\("HINCRBY", jobKey, "stc", 1\)/);
-    expect(stalls).toMatch(/if stalledCount > maxStalledJobCount\b[^\n]*then\s+local failedReason = [^\n]+\s+rcall\("HSET", jobKey, "defa", failedReason\)/);
+    expect(stalls).toMatch(
+      /if stalledCount > maxStalledJobCount\b[^\n]*then\s+local failedReason = [^\n]+\s+rcall\("HSET", jobKey, "defa", failedReason\)/,
+    );
     expect(stalls).toMatch(/moveJobToWait\(/);
     // Failing the job inside the stall check (as BullMQ 5 did) would emit no `failed` on any worker.
     expect(stalls).not.toMatch(/finishedOn|"atm"|:failed/);
@@ -68,7 +84,17 @@ describe('the Redis scripts BullMQ loads', () => {
 /** A Redis reply as moveToActive gives it: the job's hash (HGETALL), its id, no rate limit, no delay. */
 function fetchedJob(id: string, fields: Record<string, string> = {}): unknown[] {
   const now = String(Date.now());
-  const hash = { name: SCAN_JOB_NAME, data: JSON.stringify({ v: 1, scan_id: id }), opts: JSON.stringify({ attempts: 3 }), timestamp: now, delay: '0', priority: '0', processedOn: now, ats: '1', ...fields };
+  const hash = {
+    name: SCAN_JOB_NAME,
+    data: JSON.stringify({ v: 1, scan_id: id }),
+    opts: JSON.stringify({ attempts: 3 }),
+    timestamp: now,
+    delay: '0',
+    priority: '0',
+    processedOn: now,
+    ats: '1',
+    ...fields,
+  };
   return raw2NextJobData([Object.entries(hash).flat(), id, 0, 0]);
 }
 
@@ -125,7 +151,8 @@ class FakeBackend extends EventEmitter {
   }
   close(): Promise<void> {
     this.closing ??= Promise.resolve();
-    for (const call of this.calls.splice(0)) call.reply(call.method === 'moveToActive' ? [] : { result: undefined, finishedOn: Date.now() });
+    for (const call of this.calls.splice(0))
+      call.reply(call.method === 'moveToActive' ? [] : { result: undefined, finishedOn: Date.now() });
     for (const wake of this.onClose.splice(0)) wake();
     return this.closing;
   }
@@ -148,9 +175,18 @@ describe('TrackedWorker on a real BullMQ Worker', () => {
     for (const worker of workers.splice(0)) await worker.close(true);
   });
 
-  function start(processor: Processor<ScanJobPayload>): { backend: FakeBackend; worker: TrackedWorker; errors: Error[] } {
+  function start(processor: Processor<ScanJobPayload>): {
+    backend: FakeBackend;
+    worker: TrackedWorker;
+    errors: Error[];
+  } {
     const backend = new FakeBackend();
-    const worker = new TrackedWorker(SCAN_QUEUE_NAME, processor, { connection: {}, concurrency: 1 }, () => backend as unknown as RedisQueueBackend);
+    const worker = new TrackedWorker(
+      SCAN_QUEUE_NAME,
+      processor,
+      { connection: {}, concurrency: 1 },
+      () => backend as unknown as RedisQueueBackend,
+    );
     workers.push(worker);
     const errors: Error[] = [];
     worker.on('error', (error) => errors.push(error));
@@ -204,7 +240,9 @@ describe('TrackedWorker on a real BullMQ Worker', () => {
     worker.on('failed', (job, error) => failed.push([job, error]));
 
     // The job as the stall check leaves it when maxStalledCount is 1: counted twice, failure deferred.
-    (await backend.next('moveToActive')).reply(fetchedJob(crashed, { ats: '2', stc: '2', defa: 'job stalled more than allowable limit' }));
+    (await backend.next('moveToActive')).reply(
+      fetchedJob(crashed, { ats: '2', stc: '2', defa: 'job stalled more than allowable limit' }),
+    );
     (await backend.next('moveToFailed')).reply({ result: fetchedJob(broken, { stc: '1' }), finishedOn: Date.now() });
     (await backend.next('moveToFailed')).reply({ result: undefined, finishedOn: Date.now() });
     await waitFor('both failures', () => failed.length === 2);

@@ -41,7 +41,11 @@ describe('bullmq transport with Redis down', () => {
     for (const moment of ['at start', 'later']) {
       const { ms, error } = await timed(() => transport.queue.enqueue(randomUUID()));
       expect(error, moment).toBeInstanceOf(ScanError);
-      expect(error).toMatchObject({ code: 'QUEUE_UNAVAILABLE', retryable: true, options: { retryAfterSeconds: expect.any(Number) } });
+      expect(error).toMatchObject({
+        code: 'QUEUE_UNAVAILABLE',
+        retryable: true,
+        options: { retryAfterSeconds: expect.any(Number) },
+      });
       expect(ms, moment).toBeLessThan(2_000);
       await sleep(300);
     }
@@ -54,7 +58,12 @@ describe('bullmq transport with Redis down', () => {
   });
 
   it('fails the other producer calls fast too', async () => {
-    for (const call of [(): Promise<unknown> => transport.queue.waitingCount(), () => transport.queue.activeCount(), () => transport.queue.jobState(randomUUID()), () => transport.queue.remove(randomUUID())]) {
+    for (const call of [
+      (): Promise<unknown> => transport.queue.waitingCount(),
+      () => transport.queue.activeCount(),
+      () => transport.queue.jobState(randomUUID()),
+      () => transport.queue.remove(randomUUID()),
+    ]) {
       const { ms, error } = await timed(call);
       expect(error).toMatchObject({ code: 'QUEUE_UNAVAILABLE' });
       expect(ms).toBeLessThan(2_000);

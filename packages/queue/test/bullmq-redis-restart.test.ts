@@ -15,7 +15,13 @@ describe.runIf(hasRedisServer)('bullmq transport across a Redis restart', () => 
   const transports: QueueTransport[] = [];
 
   const open = (): QueueTransport => {
-    const transport = createBullMqTransport({ redisUrl: redis.url, prefix: `restart-${randomUUID()}`, maxWaiting: 10, attempts: 3, log: () => {} });
+    const transport = createBullMqTransport({
+      redisUrl: redis.url,
+      prefix: `restart-${randomUUID()}`,
+      maxWaiting: 10,
+      attempts: 3,
+      log: () => {},
+    });
     transports.push(transport);
     return transport;
   };

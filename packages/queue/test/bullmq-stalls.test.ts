@@ -24,7 +24,8 @@ const children: ChildProcess[] = [];
 const cleanups: (() => Promise<void>)[] = [];
 
 afterEach(async () => {
-  for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  for (const child of children.splice(0))
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
@@ -56,9 +57,11 @@ async function crashWorkerOn(prefix: string, scanId: string): Promise<number> {
     const message = JSON.parse(line) as { active: string; attempt: number };
     if (message.active === scanId) attempt = message.attempt;
   });
-  await waitFor(`child worker to run ${scanId}`, () => attempt > 0 || child.exitCode !== null, 20_000).catch((error: unknown) => {
-    throw new Error(`${String(error)}; child stderr: ${stderr}`);
-  });
+  await waitFor(`child worker to run ${scanId}`, () => attempt > 0 || child.exitCode !== null, 20_000).catch(
+    (error: unknown) => {
+      throw new Error(`${String(error)}; child stderr: ${stderr}`);
+    },
+  );
   expect(child.exitCode, stderr).toBeNull();
   child.kill('SIGKILL');
   await once(child, 'exit');
@@ -105,7 +108,9 @@ describe('bullmq transport when a worker process dies mid-job', () => {
       onFinalFailure: resolving((id, reason) => reports.push([id, reason])),
     });
     await waitFor('WORKER_CRASHED report', () => reports.length > 0, 10_000);
-    expect(reports).toEqual([[scanId, { code: 'WORKER_CRASHED', message: expect.stringContaining('2 times'), attempts: 2 }]]);
+    expect(reports).toEqual([
+      [scanId, { code: 'WORKER_CRASHED', message: expect.stringContaining('2 times'), attempts: 2 }],
+    ]);
     expect(processed).toEqual([]);
     expect(await transport.queue.jobState(scanId)).toBe('failed');
     const job = await inspect.getJob(scanId);

@@ -67,7 +67,11 @@ describe('what a failed attempt means for its job', () => {
   it('Redis that is away or loading is retried; a command Redis refuses is a bug', async () => {
     const port = await freePort();
     // Given up on (no reconnect), and still reconnecting when the command's retries ran out.
-    const closed = new Redis(`redis://127.0.0.1:${port}`, { maxRetriesPerRequest: 0, retryStrategy: () => null, lazyConnect: true });
+    const closed = new Redis(`redis://127.0.0.1:${port}`, {
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => null,
+      lazyConnect: true,
+    });
     const retrying = new Redis(`redis://127.0.0.1:${port}`, { maxRetriesPerRequest: 0 });
     for (const client of [closed, retrying]) client.on('error', () => {});
     const unreachable = [
@@ -100,8 +104,14 @@ describe('what a failed attempt means for its job', () => {
   it('a ScanError says so itself, also after crossing a thread (a plain object of its shape)', () => {
     expect(isFinalError(new ScanError('BRANCH_NOT_FOUND', 'no such branch'))).toBe(true);
     expect(isFinalError(new ScanError('CLONE_FAILED', 'remote hung up', { retryable: true }))).toBe(false);
-    expect(isFinalError({ name: 'ScanError', code: 'CLONE_FAILED', message: 'x', options: { retryable: true } })).toBe(false);
+    expect(isFinalError({ name: 'ScanError', code: 'CLONE_FAILED', message: 'x', options: { retryable: true } })).toBe(
+      false,
+    );
     // Its own flag wins over a transient cause: the code that threw it knew better.
-    expect(isFinalError(new ScanError('REPO_NOT_FOUND', 'gone', { cause: Object.assign(new Error('reset'), { code: 'ECONNRESET' }) }))).toBe(true);
+    expect(
+      isFinalError(
+        new ScanError('REPO_NOT_FOUND', 'gone', { cause: Object.assign(new Error('reset'), { code: 'ECONNRESET' }) }),
+      ),
+    ).toBe(true);
   });
 });

@@ -14,7 +14,16 @@ afterAll(async () => {
 });
 
 it('deletes the keys under a prefix, read literally, and nothing else', async () => {
-  await redis.mset(`${base}-a*b:scans:1`, '1', `${base}-a*b:scans:meta`, '1', `${base}-aXb:scans:1`, '1', `${base}-a*b`, '1');
+  await redis.mset(
+    `${base}-a*b:scans:1`,
+    '1',
+    `${base}-a*b:scans:meta`,
+    '1',
+    `${base}-aXb:scans:1`,
+    '1',
+    `${base}-a*b`,
+    '1',
+  );
   expect(await purgeQueuePrefix(REDIS_URL, `${base}-a*b`)).toBe(2);
   expect(await redis.exists(`${base}-aXb:scans:1`, `${base}-a*b`)).toBe(2);
   await redis.del(`${base}-a*b`);

@@ -11,7 +11,8 @@ import { REDIS_URL, countKeys, uniquePrefix } from './support/redis.js';
 
 const quiet = (): void => {};
 /** What a socket's peer hanging up looks like to Node: a transient failure. */
-const connectionReset = (): Error => Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET', syscall: 'read' });
+const connectionReset = (): Error =>
+  Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET', syscall: 'read' });
 const base: TransportOptions = { maxWaiting: 100, attempts: 3, backoffMs: 20, log: quiet };
 
 const opened: { transport: QueueTransport; prefix?: string }[] = [];
@@ -139,7 +140,14 @@ describe.each(['memory', 'bullmq'] as const)('%s transport', (kind) => {
     };
     const first = await submit('a1', 'client-a');
     await reaches(t, first, 'active');
-    const last = [await submit('a2', 'client-a'), await submit('a3', 'client-a'), await submit('b1', 'client-b'), await submit('c1', 'client-c'), await submit('b2', 'client-b'), await submit('lost')].at(-1) as string;
+    const last = [
+      await submit('a2', 'client-a'),
+      await submit('a3', 'client-a'),
+      await submit('b1', 'client-b'),
+      await submit('c1', 'client-c'),
+      await submit('b2', 'client-b'),
+      await submit('lost'),
+    ].at(-1) as string;
     release.open();
     await reaches(t, last, 'completed');
     await waitFor('every scan started', () => started.length === 7);
@@ -163,7 +171,10 @@ describe.each(['memory', 'bullmq'] as const)('%s transport', (kind) => {
     const scanId = id();
     await t.queue.enqueue(scanId);
     await waitFor('final failure report', () => reports.length === 1);
-    expect(reports[0]).toEqual([scanId, { code: 'FAILED', message: 'No branch "nope" in this repository.', attempts: 1 }]);
+    expect(reports[0]).toEqual([
+      scanId,
+      { code: 'FAILED', message: 'No branch "nope" in this repository.', attempts: 1 },
+    ]);
     expect(await t.queue.jobState(scanId)).toBe('failed');
     await sleep(100);
     expect(runs).toBe(1);
@@ -232,7 +243,14 @@ describe.each(['memory', 'bullmq'] as const)('%s transport', (kind) => {
 
   it('holds the bound exactly when a burst of enqueues runs at once', async () => {
     const t = open({ maxWaiting: 5 });
-    const outcomes = await Promise.all(Array.from({ length: 30 }, () => t.queue.enqueue(id()).then(() => 'added', (e: unknown) => (e as ScanError).code)));
+    const outcomes = await Promise.all(
+      Array.from({ length: 30 }, () =>
+        t.queue.enqueue(id()).then(
+          () => 'added',
+          (e: unknown) => (e as ScanError).code,
+        ),
+      ),
+    );
     expect(outcomes.filter((o) => o === 'added')).toHaveLength(5);
     expect(outcomes.filter((o) => o === 'QUEUE_FULL')).toHaveLength(25);
     expect(await t.queue.waitingCount()).toBe(5);

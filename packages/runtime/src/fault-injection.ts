@@ -16,7 +16,8 @@ export class FaultInjector {
       // Synchronous: the process may be about to die, or to stop its event loop.
       writeSync(2, `fault injection: ${rule.action} at ${point} (pid ${process.pid})\n`);
       if (rule.action === 'crash') process.kill(process.pid, 'SIGKILL');
-      if (rule.action === 'enospc') throw Object.assign(new Error('ENOSPC: no space left on device (fault injection)'), { code: 'ENOSPC' });
+      if (rule.action === 'enospc')
+        throw Object.assign(new Error('ENOSPC: no space left on device (fault injection)'), { code: 'ENOSPC' });
       // Stops the whole event loop (lock renewal included) without spinning a core.
       if (rule.action === 'block') Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, rule.ms ?? Infinity);
     }

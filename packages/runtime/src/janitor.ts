@@ -10,7 +10,10 @@ import type { Logger } from './create-logger.js';
  * The janitor's settings from the configuration. Token cache upkeep belongs to processes that run
  * scans (`runsScans`); an API-only process leaves the cache alone.
  */
-export function janitorSettings(config: Pick<Config, 'scanTtlHours' | 'scanTimeoutSeconds' | 'janitorIntervalSeconds' | 'tokenCacheMaxEntries'>, runsScans: boolean) {
+export function janitorSettings(
+  config: Pick<Config, 'scanTtlHours' | 'scanTimeoutSeconds' | 'janitorIntervalSeconds' | 'tokenCacheMaxEntries'>,
+  runsScans: boolean,
+) {
   return {
     ttlHours: config.scanTtlHours,
     maxAttemptMs: config.scanTimeoutSeconds * 1000,
@@ -72,7 +75,12 @@ export function createJanitor(options: JanitorOptions): Janitor {
   const stagingMaxAgeMs = options.maxAttemptMs + 5 * 60_000;
 
   const markLost = (id: string): Promise<ScanStateRecord> =>
-    store.updateState(id, (s) => ({ ...s, state: 'failed', completed_at: new Date(now()).toISOString(), error: { code: 'WORKER_CRASHED', message: LOST_MESSAGE } }));
+    store.updateState(id, (s) => ({
+      ...s,
+      state: 'failed',
+      completed_at: new Date(now()).toISOString(),
+      error: { code: 'WORKER_CRASHED', message: LOST_MESSAGE },
+    }));
 
   const sweepScan = async (id: string, report: SweepReport): Promise<void> => {
     const state = await store.readState(id);
@@ -85,7 +93,8 @@ export function createJanitor(options: JanitorOptions): Janitor {
     }
     if (TERMINAL_STATES.includes(state.state)) {
       const finishedAt = Date.parse(state.completed_at ?? state.updated_at);
-      if (options.ttlHours > 0 && now() - finishedAt > options.ttlHours * 3_600_000 && (await store.remove(id))) report.expired++;
+      if (options.ttlHours > 0 && now() - finishedAt > options.ttlHours * 3_600_000 && (await store.remove(id)))
+        report.expired++;
       return;
     }
     if (now() - Date.parse(state.updated_at) < settleMs) return;
@@ -105,10 +114,21 @@ export function createJanitor(options: JanitorOptions): Janitor {
   let running: Promise<SweepReport> | null = null;
   const sweep = (): Promise<SweepReport> => {
     running ??= (async () => {
-      const report: SweepReport = { expired: 0, staleStaging: 0, staleUploads: 0, requeued: 0, lost: 0, trash: await store.emptyTrash(), tokenCachesCompacted: 0 };
+      const report: SweepReport = {
+        expired: 0,
+        staleStaging: 0,
+        staleUploads: 0,
+        requeued: 0,
+        lost: 0,
+        trash: await store.emptyTrash(),
+        tokenCachesCompacted: 0,
+      };
       if (options.tokenCacheMaxEntries) {
         for (const encoding of TokenEncoding.options) {
-          const compacted = await compactTokenCache(store.tokenCacheDir(encoding), { maxEntries: options.tokenCacheMaxEntries, now: now() }).catch((error: unknown) => {
+          const compacted = await compactTokenCache(store.tokenCacheDir(encoding), {
+            maxEntries: options.tokenCacheMaxEntries,
+            now: now(),
+          }).catch((error: unknown) => {
             log.warn({ err: error, encoding }, 'janitor: could not compact the token cache');
             return null;
           });

@@ -21,12 +21,18 @@ function explainListenError(error: NodeJS.ErrnoException, port: number, host: st
   const at = `${variable}=${port}`;
   switch (error.code) {
     case 'EADDRINUSE':
-      return new ConfigError([`${at}: port ${port} on ${host} is in use by another process; stop it or set ${variable} to a free port`]);
+      return new ConfigError([
+        `${at}: port ${port} on ${host} is in use by another process; stop it or set ${variable} to a free port`,
+      ]);
     case 'EACCES':
-      return new ConfigError([`${at}: this user may not listen on port ${port} of ${host}; set ${variable} to a port above 1023`]);
+      return new ConfigError([
+        `${at}: this user may not listen on port ${port} of ${host}; set ${variable} to a port above 1023`,
+      ]);
     case 'EADDRNOTAVAIL':
     case 'ENOTFOUND':
-      return new ConfigError([`HOST=${JSON.stringify(host)}: not an address of this machine; set HOST to one (127.0.0.1, or 0.0.0.0 for every interface)`]);
+      return new ConfigError([
+        `HOST=${JSON.stringify(host)}: not an address of this machine; set HOST to one (127.0.0.1, or 0.0.0.0 for every interface)`,
+      ]);
     default:
       return error;
   }

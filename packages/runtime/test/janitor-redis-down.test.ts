@@ -16,10 +16,26 @@ afterEach(async () => {
 describe('janitor', () => {
   it('with Redis unreachable, cuts the sweep short instead of failing scans it cannot judge', async () => {
     const temp = await tempStore();
-    const transport = createBullMqTransport({ redisUrl: 'redis://127.0.0.1:1', prefix: `janitor-${randomUUID()}`, maxWaiting: 10, attempts: 1, log: () => {} });
-    cleanups.push(() => temp.cleanup(), () => transport.close());
+    const transport = createBullMqTransport({
+      redisUrl: 'redis://127.0.0.1:1',
+      prefix: `janitor-${randomUUID()}`,
+      maxWaiting: 10,
+      attempts: 1,
+      log: () => {},
+    });
+    cleanups.push(
+      () => temp.cleanup(),
+      () => transport.close(),
+    );
     const running = await createdScan(temp.store, { state: 'running', attempt: 1 });
-    const janitor = createJanitor({ store: temp.store, queue: transport.queue, log, ttlHours: 24, maxAttemptMs: 600_000, now: () => Date.now() + 60_000 });
+    const janitor = createJanitor({
+      store: temp.store,
+      queue: transport.queue,
+      log,
+      ttlHours: 24,
+      maxAttemptMs: 600_000,
+      now: () => Date.now() + 60_000,
+    });
     const report = await janitor.sweep();
     expect(report).toMatchObject({ requeued: 0, lost: 0 });
     expect(await temp.store.readState(running)).toMatchObject({ state: 'running' });

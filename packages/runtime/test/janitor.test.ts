@@ -19,13 +19,27 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function setup(overrides: Partial<JanitorOptions> = {}): Promise<{ temp: TempStore; transport: QueueTransport; janitor: (later?: number) => Janitor }> {
+async function setup(
+  overrides: Partial<JanitorOptions> = {},
+): Promise<{ temp: TempStore; transport: QueueTransport; janitor: (later?: number) => Janitor }> {
   const temp = await tempStore();
   const transport = createMemoryTransport({ maxWaiting: 100, attempts: 1 });
-  cleanups.push(() => temp.cleanup(), () => transport.close());
+  cleanups.push(
+    () => temp.cleanup(),
+    () => transport.close(),
+  );
   // `later`: how far the janitor's clock runs ahead, so records look as old as a test needs.
   const janitor = (later = 0): Janitor =>
-    createJanitor({ store: temp.store, queue: transport.queue, log, ttlHours: 24, maxAttemptMs: 600_000, settleMs: 30_000, now: () => Date.now() + later, ...overrides });
+    createJanitor({
+      store: temp.store,
+      queue: transport.queue,
+      log,
+      ttlHours: 24,
+      maxAttemptMs: 600_000,
+      settleMs: 30_000,
+      now: () => Date.now() + later,
+      ...overrides,
+    });
   return { temp, transport, janitor };
 }
 
@@ -65,7 +79,14 @@ describe('janitor', () => {
     const { temp, janitor } = await setup();
     const done = await createdScan(temp.store, { state: 'completed', completed_at: new Date().toISOString() });
     expect((await janitor(23 * HOUR).sweep()).expired).toBe(0);
-    const keepForever = createJanitor({ store: temp.store, queue: createMemoryTransport({ maxWaiting: 1, attempts: 1 }).queue, log, ttlHours: 0, maxAttemptMs: 1, now: () => Date.now() + 1000 * HOUR });
+    const keepForever = createJanitor({
+      store: temp.store,
+      queue: createMemoryTransport({ maxWaiting: 1, attempts: 1 }).queue,
+      log,
+      ttlHours: 0,
+      maxAttemptMs: 1,
+      now: () => Date.now() + 1000 * HOUR,
+    });
     expect((await keepForever.sweep()).expired).toBe(0);
     expect((await janitor(25 * HOUR).sweep()).expired).toBe(1);
     expect(await readState(temp, done)).toBeNull();
@@ -104,7 +125,7 @@ describe('janitor', () => {
     expect(await readdir(join(temp.dataDir, 'trash'))).toEqual([]);
   });
 
-  it('where workers run, keeps each encoding\'s token cache to a few segments and its entry limit', async () => {
+  it("where workers run, keeps each encoding's token cache to a few segments and its entry limit", async () => {
     const { temp, janitor } = await setup({ tokenCacheMaxEntries: 50 });
     const dir = temp.store.tokenCacheDir('cl100k_base');
     const cache = await VolumeTokenCache.open(dir, { maxEntries: 1000 });
@@ -133,7 +154,15 @@ describe('janitor', () => {
   it('when started, sweeps at once and then on its interval until stopped', async () => {
     const { temp, transport } = await setup();
     const first = await createdScan(temp.store);
-    const running = startJanitor({ store: temp.store, queue: transport.queue, log, ttlHours: 24, maxAttemptMs: 600_000, intervalMs: 200, now: () => Date.now() + 60_000 });
+    const running = startJanitor({
+      store: temp.store,
+      queue: transport.queue,
+      log,
+      ttlHours: 24,
+      maxAttemptMs: 600_000,
+      intervalMs: 200,
+      now: () => Date.now() + 60_000,
+    });
     cleanups.push(() => running.stop());
     await expect.poll(() => transport.queue.jobState(first)).toBe('waiting');
     const second = await createdScan(temp.store);

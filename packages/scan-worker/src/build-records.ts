@@ -6,9 +6,15 @@ export function downloadUrl(scanId: string, format: ArtifactFormat): string {
 }
 
 /** The summary record (GET /v1/summary): metadata only, never file contents. */
-export function buildSummaryRecord(scanId: string, report: ScanReport, createdAt: string, completedAt: string): SummaryRecord {
+export function buildSummaryRecord(
+  scanId: string,
+  report: ScanReport,
+  createdAt: string,
+  completedAt: string,
+): SummaryRecord {
   const artifacts: SummaryRecord['artifacts'] = {};
-  for (const a of report.artifacts) artifacts[a.format] = { url: downloadUrl(scanId, a.format), bytes: a.bytes, sha256: a.sha256 };
+  for (const a of report.artifacts)
+    artifacts[a.format] = { url: downloadUrl(scanId, a.format), bytes: a.bytes, sha256: a.sha256 };
   return {
     scan_id: scanId,
     state: 'completed',

@@ -7,7 +7,11 @@ export interface Failure extends FailureInfo {
 }
 
 function errnoCode(error: unknown): string | undefined {
-  for (let e: unknown = error, depth = 0; e && typeof e === 'object' && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+  for (
+    let e: unknown = error, depth = 0;
+    e && typeof e === 'object' && depth < 5;
+    e = (e as { cause?: unknown }).cause, depth++
+  ) {
     const code = (e as { code?: unknown }).code;
     if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return code;
   }
@@ -21,9 +25,18 @@ export function classifyFailure(error: unknown): Failure {
   if ((error as { name?: unknown } | null | undefined)?.name === 'ScanRootError') {
     const code = String((error as { code?: unknown }).code);
     if (code.startsWith('SUBDIR_')) {
-      return { code: 'SUBDIR_NOT_FOUND', message: 'The folder named in the URL does not exist at that ref. Check the path after /tree/<ref>/ and the branch.', retryable: false };
+      return {
+        code: 'SUBDIR_NOT_FOUND',
+        message:
+          'The folder named in the URL does not exist at that ref. Check the path after /tree/<ref>/ and the branch.',
+        retryable: false,
+      };
     }
-    return { code: 'LOCAL_PATH_NOT_FOUND', message: 'The scan root could not be read as a folder. Check the path and its permissions.', retryable: false };
+    return {
+      code: 'LOCAL_PATH_NOT_FOUND',
+      message: 'The scan root could not be read as a folder. Check the path and its permissions.',
+      retryable: false,
+    };
   }
   if ((error as { name?: unknown }).name === 'WalkTimeoutError') {
     return {
@@ -34,15 +47,25 @@ export function classifyFailure(error: unknown): Failure {
   }
   const errno = errnoCode(error);
   if (errno === 'ENOSPC' || errno === 'EDQUOT') {
-    return { code: 'DISK_FULL', message: 'The data volume ran out of space while writing this scan. Free space or retry later.', retryable: false };
+    return {
+      code: 'DISK_FULL',
+      message: 'The data volume ran out of space while writing this scan. Free space or retry later.',
+      retryable: false,
+    };
   }
   if (isTransientError(error)) {
-    return { code: 'INTERNAL_ERROR', message: 'The scan failed on a temporary fault (network, queue or a busy server) at every attempt. Try again in a few minutes.', retryable: true };
+    return {
+      code: 'INTERNAL_ERROR',
+      message:
+        'The scan failed on a temporary fault (network, queue or a busy server) at every attempt. Try again in a few minutes.',
+      retryable: true,
+    };
   }
   // Anything else is a bug: another attempt would fail the same way, only later.
   return {
     code: 'INTERNAL_ERROR',
-    message: 'The scan failed because of an internal error; it has been logged and was not retried, as it would fail the same way. Report it with the scan id.',
+    message:
+      'The scan failed because of an internal error; it has been logged and was not retried, as it would fail the same way. Report it with the scan id.',
     retryable: false,
   };
 }

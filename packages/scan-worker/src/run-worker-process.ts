@@ -16,7 +16,8 @@ export async function runWorkerProcess(config: Config = loadConfig()): Promise<v
   const log = createLogger(config.logLevel, 'reposcan-worker');
   if (!config.redisUrl) throw new Error('ROLE=worker needs REDIS_URL: a worker process takes its jobs from Redis.');
   // Scans are batch work: every thread Node has started, and (inheriting it) every thread of ours.
-  if (config.workerNice > 0 && !lowerProcessPriority(config.workerNice)) log.warn({ nice: config.workerNice }, 'could not lower the worker\'s CPU priority');
+  if (config.workerNice > 0 && !lowerProcessPriority(config.workerNice))
+    log.warn({ nice: config.workerNice }, "could not lower the worker's CPU priority");
   const transport = createBullMqTransport({
     redisUrl: config.redisUrl,
     prefix: config.queuePrefix,
@@ -32,7 +33,14 @@ export async function runWorkerProcess(config: Config = loadConfig()): Promise<v
   const http =
     config.metricsPort === null
       ? null
-      : await serveWorkerHttp({ host: config.host, port: config.metricsPort, version: config.version, registry, queue: transport.queue, stopping: () => stopping });
+      : await serveWorkerHttp({
+          host: config.host,
+          port: config.metricsPort,
+          version: config.version,
+          registry,
+          queue: transport.queue,
+          stopping: () => stopping,
+        });
   if (http) log.info({ host: config.host, port: http.port }, 'worker metrics and probes listening');
   const store = await openScanStore(config.dataDir, transport);
   const worker = startScanWorker({ config, transport, store, log, registry });

@@ -79,7 +79,8 @@ export async function readAttemptStart(store: ScanStore, scanId: string): Promis
  * the volume. Re-reading our own took 10-45 ms of parsing at the end of a big scan.
  */
 export async function finalizeCompleted(store: ScanStore, scanId: string, ours?: SummaryRecord): Promise<void> {
-  const published = ours ?? SummaryRecord.parse(JSON.parse(await readFile(store.resultFile(scanId, 'summary.json'), 'utf8')));
+  const published =
+    ours ?? SummaryRecord.parse(JSON.parse(await readFile(store.resultFile(scanId, 'summary.json'), 'utf8')));
   const result = resultFromSummary(published, artifactDirRelative(scanId));
   await store.updateState(scanId, (s) => ({
     ...s,
@@ -134,7 +135,13 @@ export class ScanAttempt {
     this.onJobAbort = () => this.abort(job.signal.reason);
     job.signal.addEventListener('abort', this.onJobAbort, { once: true });
     this.deadline = setTimeout(
-      () => this.abort(new ScanError('SCAN_TIMEOUT', `The scan took longer than ${Math.round(deps.scanTimeoutMs / 1000)} s and was stopped. Narrow it with include_patterns, exclude_dirs or a subfolder URL.`)),
+      () =>
+        this.abort(
+          new ScanError(
+            'SCAN_TIMEOUT',
+            `The scan took longer than ${Math.round(deps.scanTimeoutMs / 1000)} s and was stopped. Narrow it with include_patterns, exclude_dirs or a subfolder URL.`,
+          ),
+        ),
       deps.scanTimeoutMs,
     );
     this.cancelWatch = setInterval(() => {
@@ -146,7 +153,12 @@ export class ScanAttempt {
   }
 
   /** Starts the attempt's watches and makes its staging folder. */
-  static async open(deps: ScanAttemptDeps, job: ScanJobContext, state: ScanStateRecord, request: ScanRequestRecord): Promise<ScanAttempt> {
+  static async open(
+    deps: ScanAttemptDeps,
+    job: ScanJobContext,
+    state: ScanStateRecord,
+    request: ScanRequestRecord,
+  ): Promise<ScanAttempt> {
     const attempt = new ScanAttempt(deps, job, state, request);
     try {
       attempt.staging = await deps.store.createStaging(job.scanId, job.attempt);
@@ -166,7 +178,11 @@ export class ScanAttempt {
       state: 'running',
       attempt: this.job.attempt,
       started_at: s.started_at ?? this.now().toISOString(),
-      progress: { phase: source.type === 'upload' ? 'extract' : source.type === 'remote' ? 'clone' : 'walk', files_done: 0, files_total: 0 },
+      progress: {
+        phase: source.type === 'upload' ? 'extract' : source.type === 'remote' ? 'clone' : 'walk',
+        files_done: 0,
+        files_total: 0,
+      },
       error: null,
     }));
   }
@@ -212,7 +228,10 @@ export class ScanAttempt {
         signal: this.signal,
         summaryExtras: { scan_id: this.scanId, created_at: this.state.created_at },
       },
-      { countTokens: (texts, signal) => pool.count(texts, signal), tokenCache: cache ? { cache, stats: cacheStats } : undefined },
+      {
+        countTokens: (texts, signal) => pool.count(texts, signal),
+        tokenCache: cache ? { cache, stats: cacheStats } : undefined,
+      },
       (p) => {
         if (p.phase === 'walk' && p.files_done === 0) this.fault('scan');
         // Every file is counted: unless this scan's walk left its thread for the next walk (a
@@ -247,7 +266,10 @@ export class ScanAttempt {
     this.fault('publish');
     const outcome = await this.deps.store.publish(this.scanId, this.stagingDirs().outDir);
     if (outcome === 'published') return summary;
-    this.deps.log.info({ scanId: this.scanId, attempt: this.job.attempt }, 'another attempt published first; this one is discarded');
+    this.deps.log.info(
+      { scanId: this.scanId, attempt: this.job.attempt },
+      'another attempt published first; this one is discarded',
+    );
     return undefined;
   }
 
@@ -260,11 +282,19 @@ export class ScanAttempt {
     this.ended('completed');
     metrics.scanFinished('completed');
     log.info(
-      { scanId: this.scanId, attempt: this.job.attempt, files: report.summary.total_files, tokens: report.summary.estimated_tokens, cacheHits: cacheStats.hits, ms: report.timings.total_ms },
+      {
+        scanId: this.scanId,
+        attempt: this.job.attempt,
+        files: report.summary.total_files,
+        tokens: report.summary.estimated_tokens,
+        cacheHits: cacheStats.hits,
+        ms: report.timings.total_ms,
+      },
       'scan completed',
     );
     // After the job's own work, so the collection does not delay its completion.
-    if (this.deps.collectGarbage && report.summary.total_size >= COLLECT_GARBAGE_AFTER_BYTES) setImmediate(this.deps.collectGarbage);
+    if (this.deps.collectGarbage && report.summary.total_size >= COLLECT_GARBAGE_AFTER_BYTES)
+      setImmediate(this.deps.collectGarbage);
   }
 
   /**
@@ -277,7 +307,8 @@ export class ScanAttempt {
     if (reason instanceof CancelledByUser) return this.settleCancelled();
     if (this.job.signal.aborted && !(reason instanceof ScanError)) this.handBack();
     const failure = classifyFailure(reason);
-    if (failure.code === 'INTERNAL_ERROR') this.deps.log.error({ err: reason, scanId: this.scanId, attempt: this.job.attempt }, 'scan failed unexpectedly');
+    if (failure.code === 'INTERNAL_ERROR')
+      this.deps.log.error({ err: reason, scanId: this.scanId, attempt: this.job.attempt }, 'scan failed unexpectedly');
     else this.deps.log.info({ scanId: this.scanId, attempt: this.job.attempt, code: failure.code }, 'scan failed');
     await this.cleanUp();
     if (failure.retryable && this.job.failedAttempts + 1 < this.job.maxAttempts) return this.settleRetry(reason);
@@ -296,7 +327,9 @@ export class ScanAttempt {
   /** The user asked to cancel: staging gone first, then the state says so. */
   private async settleCancelled(): Promise<void> {
     await this.cleanUp();
-    await this.deps.store.updateState(this.scanId, (s) => ({ ...s, state: 'cancelled', completed_at: this.now().toISOString() })).catch(() => {});
+    await this.deps.store
+      .updateState(this.scanId, (s) => ({ ...s, state: 'cancelled', completed_at: this.now().toISOString() }))
+      .catch(() => {});
     this.ended('cancelled');
     this.deps.metrics.scanFinished('cancelled');
     this.deps.log.info({ scanId: this.scanId }, 'scan cancelled');
@@ -308,19 +341,30 @@ export class ScanAttempt {
    */
   private handBack(): never {
     this.ended('handed_back');
-    throw new ScanError('INTERNAL_ERROR', 'The worker stopped during the scan; it will run again.', { retryable: true });
+    throw new ScanError('INTERNAL_ERROR', 'The worker stopped during the scan; it will run again.', {
+      retryable: true,
+    });
   }
 
   /** Attempts are left: the scan is queued again and the queue, seeing the error, schedules the next one. */
   private async settleRetry(reason: unknown): Promise<never> {
-    await this.deps.store.updateState(this.scanId, (s) => ({ ...s, state: 'queued', progress: { phase: 'queued', files_done: 0, files_total: 0 } }));
+    await this.deps.store.updateState(this.scanId, (s) => ({
+      ...s,
+      state: 'queued',
+      progress: { phase: 'queued', files_done: 0, files_total: 0 },
+    }));
     this.ended('retry');
     throw reason;
   }
 
   /** No attempt could help, or none is left: failed, with the code and sentence the user is shown. */
   private async settleFailed(failure: Failure): Promise<never> {
-    await this.deps.store.updateState(this.scanId, (s) => ({ ...s, state: 'failed', completed_at: this.now().toISOString(), error: { code: failure.code, message: failure.message } }));
+    await this.deps.store.updateState(this.scanId, (s) => ({
+      ...s,
+      state: 'failed',
+      completed_at: this.now().toISOString(),
+      error: { code: failure.code, message: failure.message },
+    }));
     this.ended('failed');
     this.deps.metrics.scanFinished('failed', failure.code);
     throw new ScanError(failure.code, failure.message, { retryable: false });
@@ -369,7 +413,9 @@ export class ScanAttempt {
     const { dir } = this.stagingDirs();
     return (this.cleaning ??= (async () => {
       await this.deps.tokenCaches.flush(this.cache); // counts learnt by a failed scan are as good as any
-      await this.deps.store.removeStaging(dir).catch((error: unknown) => this.deps.log.warn({ err: error, scanId: this.scanId }, 'staging cleanup failed'));
+      await this.deps.store
+        .removeStaging(dir)
+        .catch((error: unknown) => this.deps.log.warn({ err: error, scanId: this.scanId }, 'staging cleanup failed'));
     })());
   }
 }

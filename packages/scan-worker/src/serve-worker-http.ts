@@ -30,12 +30,21 @@ export interface WorkerHttpDeps {
  */
 export async function serveWorkerHttp(deps: WorkerHttpDeps): Promise<WorkerHttp> {
   const json = (res: ServerResponse, status: number, body: unknown): void => {
-    res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' }).end(JSON.stringify(body));
+    res
+      .writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' })
+      .end(JSON.stringify(body));
   };
   // The API's error envelope, so one client parses both.
   const fail = (res: ServerResponse, code: ErrorCode, detail: string): void => {
     const { status, title } = ERROR_STATUS[code];
-    json(res, status, { status: 'error', error: title, code, detail, request_id: randomUUID(), timestamp: new Date().toISOString() });
+    json(res, status, {
+      status: 'error',
+      error: title,
+      code,
+      detail,
+      request_id: randomUUID(),
+      timestamp: new Date().toISOString(),
+    });
   };
   const ONLY = 'This worker answers GET /health, /ready and /metrics only.';
   const server: Server = createServer((req, res) => {
@@ -45,7 +54,10 @@ export async function serveWorkerHttp(deps: WorkerHttpDeps): Promise<WorkerHttp>
     if (path === '/ready') {
       void deps.queue.ping().then((redisUp) => {
         const ready = redisUp && !deps.stopping();
-        json(res, ready ? 200 : 503, { status: ready ? 'ready' : 'not_ready', checks: { redis: redisUp ? 'ok' : 'down', worker: deps.stopping() ? 'stopping' : 'ok' } });
+        json(res, ready ? 200 : 503, {
+          status: ready ? 'ready' : 'not_ready',
+          checks: { redis: redisUp ? 'ok' : 'down', worker: deps.stopping() ? 'stopping' : 'ok' },
+        });
       });
       return;
     }

@@ -22,7 +22,13 @@ export interface RunningWorker {
  * Consume scan jobs from `transport` in this process. Used by `ROLE=worker` and, in the same
  * form, by the embedded mode and `ROLE=all`, where `registry` is the API's so one /metrics shows both.
  */
-export function startScanWorker(deps: { config: Config; transport: QueueTransport; store: ScanStore; log: Logger; registry?: Registry }): RunningWorker {
+export function startScanWorker(deps: {
+  config: Config;
+  transport: QueueTransport;
+  store: ScanStore;
+  log: Logger;
+  registry?: Registry;
+}): RunningWorker {
   const { config, store, log } = deps;
   const metrics = createScanMetrics(deps.registry ?? new Registry());
   // One engine for the process: its tokenizer pools load their tables once, not once per job.
@@ -30,7 +36,9 @@ export function startScanWorker(deps: { config: Config; transport: QueueTranspor
   // Every thread started before the first scan (the read threads, the first walk's, every
   // tokenizer): one started mid-scan costs that scan its start-up and a cold JIT (~0.2 s), and
   // only a scan with two batches at once would start the second tokenizer.
-  engine.warm({ encoding: config.tokenEncoding }).catch((error: unknown) => log.warn({ err: error }, 'tokenizer threads failed to start; scans will retry'));
+  engine
+    .warm({ encoding: config.tokenEncoding })
+    .catch((error: unknown) => log.warn({ err: error }, 'tokenizer threads failed to start; scans will retry'));
   const sources = sourceSettingsFromConfig(config);
   const processor = createScanProcessor({
     store,
@@ -58,7 +66,13 @@ export function startScanWorker(deps: { config: Config; transport: QueueTranspor
           : 'The scan failed because of an internal error; it has been logged.';
       metrics.scanFinished('failed', code);
       await store
-        .updateState(scanId, (s) => ({ ...s, state: 'failed', attempt: Math.max(s.attempt, reason.attempts), completed_at: new Date().toISOString(), error: { code, message } }))
+        .updateState(scanId, (s) => ({
+          ...s,
+          state: 'failed',
+          attempt: Math.max(s.attempt, reason.attempts),
+          completed_at: new Date().toISOString(),
+          error: { code, message },
+        }))
         .catch((error: unknown) => log.warn({ err: error, scanId }, 'could not record final failure'));
     },
   });
@@ -67,7 +81,9 @@ export function startScanWorker(deps: { config: Config; transport: QueueTranspor
   log.info(`this worker ${describeSourcePolicy(sources)}`);
   // Announced while it runs, so an API can refuse at submit a source that no live worker accepts.
   const { allowedLocalRoots, allowedHosts, allowHttp, allowPrivateHosts } = sources;
-  const announcement = deps.transport.workers.announce({ sources: { allowedLocalRoots, allowedHosts, allowHttp, allowPrivateHosts } satisfies SourcePolicy });
+  const announcement = deps.transport.workers.announce({
+    sources: { allowedLocalRoots, allowedHosts, allowHttp, allowPrivateHosts } satisfies SourcePolicy,
+  });
   log.info({ concurrency: config.workerConcurrency, queue: deps.transport.kind }, 'scan worker started');
   let closing: Promise<void> | undefined;
   return {

@@ -16,7 +16,7 @@ export function asWorkerRefusal(error: unknown, settings: Pick<SourceSettings, '
   if (error.code === 'LOCAL_PATHS_DISABLED' && settings.allowedLocalRoots !== null) return error;
   const why =
     error.code === 'LOCAL_PATHS_DISABLED'
-      ? 'ALLOWED_LOCAL_ROOTS is unset in the worker\'s configuration, so the worker refuses every local path.'
+      ? "ALLOWED_LOCAL_ROOTS is unset in the worker's configuration, so the worker refuses every local path."
       : `Refused by the worker's configuration (${variable} of the worker): ${error.message}`;
   return new ScanError(
     error.code,

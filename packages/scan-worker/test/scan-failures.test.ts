@@ -28,7 +28,13 @@ function injectedEngine(count: (real: TokenPool, contents: readonly Uint8Array[]
   const engine = createEngine({ tokenThreads: 0 });
   const real = createTokenPool({ encoding: 'o200k_base', threads: 0 });
   cleanups.push(() => engine.close());
-  const pool: TokenPool = { encoding: real.encoding, threads: 0, warm: () => real.warm(), close: () => real.close(), count: (contents) => count(real, contents) };
+  const pool: TokenPool = {
+    encoding: real.encoding,
+    threads: 0,
+    warm: () => real.warm(),
+    close: () => real.close(),
+    count: (contents) => count(real, contents),
+  };
   return { ...engine, tokenPool: () => pool };
 }
 
@@ -43,7 +49,9 @@ afterEach(async () => {
 });
 
 /** A real local scan on the memory transport (3 attempts, fast backoff), with counting as `engine` does it. */
-async function runScanJob(engine: ScanEngine): Promise<{ state: ScanStateRecord | null; attempts: number[]; logs: LogLine[]; temp: TempStore }> {
+async function runScanJob(
+  engine: ScanEngine,
+): Promise<{ state: ScanStateRecord | null; attempts: number[]; logs: LogLine[]; temp: TempStore }> {
   const temp = await tempStore();
   const transport: QueueTransport = createMemoryTransport({ maxWaiting: 10, attempts: 3, backoffMs: 20 });
   cleanups.push(
@@ -121,7 +129,8 @@ describe('a scan that meets a transient failure', () => {
   it('runs again and completes on its second attempt', async () => {
     let failures = 0;
     const engine = injectedEngine((real, contents) => {
-      if (failures++ === 0) return Promise.reject(Object.assign(new Error('EAGAIN: resource temporarily unavailable'), { code: 'EAGAIN' }));
+      if (failures++ === 0)
+        return Promise.reject(Object.assign(new Error('EAGAIN: resource temporarily unavailable'), { code: 'EAGAIN' }));
       return real.count(contents);
     });
     const { state, attempts } = await runScanJob(engine);

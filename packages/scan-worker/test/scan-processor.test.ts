@@ -85,7 +85,24 @@ async function acceptedScan(engine: RunScan, prepare: PrepareSource = prepareSam
     processor: (job, deps = {}) =>
       createScanProcessor({
         store: temp.store,
-        sources: { allowedLocalRoots: null, allowedHosts: [], allowHttp: false, allowPrivateHosts: false, cloneTimeoutMs: 1000, cloneStallSeconds: 1, maxCloneBytes: 1, maxBlobBytes: 1, archive: { maxEntries: 1, maxUncompressedBytes: 1, maxRatio: 1, maxDepth: 1, maxNameBytes: 1, maxComponentBytes: 1 } },
+        sources: {
+          allowedLocalRoots: null,
+          allowedHosts: [],
+          allowHttp: false,
+          allowPrivateHosts: false,
+          cloneTimeoutMs: 1000,
+          cloneStallSeconds: 1,
+          maxCloneBytes: 1,
+          maxBlobBytes: 1,
+          archive: {
+            maxEntries: 1,
+            maxUncompressedBytes: 1,
+            maxRatio: 1,
+            maxDepth: 1,
+            maxNameBytes: 1,
+            maxComponentBytes: 1,
+          },
+        },
         limits: { maxFiles: 100, maxDepth: 10, maxFileBytes: 1 << 20, walkTimeoutMs: 10_000 },
         scanTimeoutMs: 60_000,
         engine: {
@@ -133,10 +150,21 @@ async function writeOutput(outDir: string, paths: string[], repoName = 'sample')
       estimated_tokens: 2 * paths.length,
       file_type_breakdown: { code: paths.length },
       tokens_by_type: { code: 2 * paths.length },
-      formatted: { total_size: `${bytes} B`, tokens: String(2 * paths.length), estimated_tokens: String(2 * paths.length) },
+      formatted: {
+        total_size: `${bytes} B`,
+        tokens: String(2 * paths.length),
+        estimated_tokens: String(2 * paths.length),
+      },
     },
     tree: null,
-    files: paths.map((path) => ({ path, subcategory: 'code', size_bytes: path.length + 1, tokens: 2, tokens_estimate: 2, url: '' })),
+    files: paths.map((path) => ({
+      path,
+      subcategory: 'code',
+      size_bytes: path.length + 1,
+      tokens: 2,
+      tokens_estimate: 2,
+      url: '',
+    })),
     assets: [],
     skipped: [],
     artifacts: [{ format: 'txt', file: 'output.txt', bytes, sha256: createHash('sha256').update(text).digest('hex') }],
@@ -161,7 +189,9 @@ function failingEngine(error: () => Error): RunScan {
 
 /** Resolves once `signal` aborts: an engine that runs until it is stopped. */
 function aborted(signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));
+  return new Promise((resolve) =>
+    signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true }),
+  );
 }
 
 /** Publishes, as another attempt of the same scan would, a result listing `paths`. */
@@ -177,7 +207,9 @@ async function publishAsAnotherAttempt(scan: Scan, paths: string[]): Promise<voi
 /** Attempt outcomes recorded on the worker's metrics, as /metrics shows them (zeros left out). */
 async function attemptOutcomes(registry: Registry): Promise<Record<string, number>> {
   const metric = await registry.getSingleMetric('reposcan_scan_attempts_total')?.get();
-  return Object.fromEntries((metric?.values ?? []).filter((v) => v.value > 0).map((v) => [String(v.labels.outcome), v.value]));
+  return Object.fromEntries(
+    (metric?.values ?? []).filter((v) => v.value > 0).map((v) => [String(v.labels.outcome), v.value]),
+  );
 }
 
 async function rejection(run: Promise<unknown>): Promise<unknown> {
@@ -195,9 +227,16 @@ describe('a scan attempt that completes', () => {
     await scan.processor({ attempt: 1 });
 
     const state = await scan.state();
-    expect(state).toMatchObject({ state: 'completed', attempt: 1, error: null, progress: { phase: 'done', files_done: 2, files_total: 2 } });
+    expect(state).toMatchObject({
+      state: 'completed',
+      attempt: 1,
+      error: null,
+      progress: { phase: 'done', files_done: 2, files_total: 2 },
+    });
     expect(state?.started_at).not.toBeNull();
-    const summary = JSON.parse(await readFile(scan.temp.store.resultFile(scan.scanId, 'summary.json'), 'utf8')) as { completed_at: string };
+    const summary = JSON.parse(await readFile(scan.temp.store.resultFile(scan.scanId, 'summary.json'), 'utf8')) as {
+      completed_at: string;
+    };
     expect(state?.completed_at).toBe(summary.completed_at);
     const text = await readFile(scan.temp.store.resultFile(scan.scanId, 'output.txt'), 'utf8');
     expect(text).toBe('src/a.ts\nREADME.md\n');
@@ -209,7 +248,13 @@ describe('a scan attempt that completes', () => {
       num_textual_files: 2,
       num_non_textual_files: 0,
       skipped_count: 0,
-      artifacts: { txt: { url: `/v1/download/${scan.scanId}?format=txt`, bytes: Buffer.byteLength(text), sha256: createHash('sha256').update(text).digest('hex') } },
+      artifacts: {
+        txt: {
+          url: `/v1/download/${scan.scanId}?format=txt`,
+          bytes: Buffer.byteLength(text),
+          sha256: createHash('sha256').update(text).digest('hex'),
+        },
+      },
     });
     expect(await scan.temp.store.listStaging(scan.scanId)).toEqual([]);
     expect(await attemptOutcomes(scan.registry)).toEqual({ completed: 1 });
@@ -224,8 +269,15 @@ describe('a scan attempt that completes', () => {
     await scan.processor({ attempt: 2 });
 
     const state = await scan.state();
-    expect(state).toMatchObject({ state: 'completed', attempt: 2, result: { num_textual_files: 3 }, progress: { files_done: 3 } });
-    expect(await readFile(scan.temp.store.resultFile(scan.scanId, 'output.txt'), 'utf8')).toBe('one.ts\ntwo.ts\nthree.ts\n');
+    expect(state).toMatchObject({
+      state: 'completed',
+      attempt: 2,
+      result: { num_textual_files: 3 },
+      progress: { files_done: 3 },
+    });
+    expect(await readFile(scan.temp.store.resultFile(scan.scanId, 'output.txt'), 'utf8')).toBe(
+      'one.ts\ntwo.ts\nthree.ts\n',
+    );
     expect(scan.logs.map((l) => l.msg)).toContain('another attempt published first; this one is discarded');
     expect(await scan.temp.store.listStaging(scan.scanId)).toEqual([]);
   });
@@ -255,7 +307,11 @@ describe('a scan attempt with nothing to do', () => {
 
   it('leaves a scan that already ended alone', async () => {
     const scan = await acceptedScan(engineOf(['a.ts']));
-    await scan.temp.store.updateState(scan.scanId, (s) => ({ ...s, state: 'cancelled', completed_at: new Date().toISOString() }));
+    await scan.temp.store.updateState(scan.scanId, (s) => ({
+      ...s,
+      state: 'cancelled',
+      completed_at: new Date().toISOString(),
+    }));
     const before = await scan.state();
     await scan.processor({ attempt: 2 });
 
@@ -296,7 +352,11 @@ describe('a scan attempt that is stopped', () => {
     const error = await rejection(scan.processor({ attempt: 1, signal: shutdown.signal }));
 
     expect(error).toBeInstanceOf(ScanError);
-    expect(error).toMatchObject({ code: 'INTERNAL_ERROR', retryable: true, message: 'The worker stopped during the scan; it will run again.' });
+    expect(error).toMatchObject({
+      code: 'INTERNAL_ERROR',
+      retryable: true,
+      message: 'The worker stopped during the scan; it will run again.',
+    });
     // Today the state is left as the attempt wrote it (running) until the next attempt begins.
     expect(await scan.state()).toMatchObject({ state: 'running', attempt: 1, error: null });
     expect(await scan.temp.store.listStaging(scan.scanId)).toEqual([]);
@@ -311,7 +371,13 @@ describe('a scan attempt that fails', () => {
     const error = await rejection(scan.processor({ attempt: 1, maxAttempts: 3 }));
 
     expect(error).toBe(fault);
-    expect(await scan.state()).toMatchObject({ state: 'queued', attempt: 1, error: null, completed_at: null, progress: { phase: 'queued', files_done: 0, files_total: 0 } });
+    expect(await scan.state()).toMatchObject({
+      state: 'queued',
+      attempt: 1,
+      error: null,
+      completed_at: null,
+      progress: { phase: 'queued', files_done: 0, files_total: 0 },
+    });
     expect(await scan.temp.store.listStaging(scan.scanId)).toEqual([]);
     expect(await attemptOutcomes(scan.registry)).toEqual({ retry: 1 });
   });
@@ -338,13 +404,16 @@ describe('a scan attempt that fails', () => {
     expect(await attemptOutcomes(scan.registry)).toEqual({ failed: 1 });
   });
 
-  it('on a refusal no attempt can change: failed at once with the refusal\'s code, the engine never run', async () => {
+  it("on a refusal no attempt can change: failed at once with the refusal's code, the engine never run", async () => {
     const refusal = new ScanError('LOCAL_PATH_NOT_FOUND', 'The folder does not exist. Check the path.');
     const scan = await acceptedScan(engineOf(['a.ts']), () => Promise.reject(refusal));
     const error = await rejection(scan.processor({ attempt: 1, maxAttempts: 3 }));
 
     expect(error).toMatchObject({ code: 'LOCAL_PATH_NOT_FOUND', retryable: false });
-    expect(await scan.state()).toMatchObject({ state: 'failed', error: { code: 'LOCAL_PATH_NOT_FOUND', message: 'The folder does not exist. Check the path.' } });
+    expect(await scan.state()).toMatchObject({
+      state: 'failed',
+      error: { code: 'LOCAL_PATH_NOT_FOUND', message: 'The folder does not exist. Check the path.' },
+    });
     expect(scan.calls).toEqual({ prepare: 1, engine: 0 });
     expect(await scan.temp.store.listStaging(scan.scanId)).toEqual([]);
     expect(scan.logs.find((l) => l.msg === 'scan failed')).toMatchObject({ code: 'LOCAL_PATH_NOT_FOUND' });

@@ -17,7 +17,7 @@ describe('a source the worker refuses on policy', () => {
     ['HOST_NOT_ALLOWED', 'GIT_ALLOWED_HOSTS'],
     ['SCHEME_NOT_ALLOWED', 'GIT_ALLOW_HTTP'],
     ['PRIVATE_ADDRESS', 'GIT_ALLOW_PRIVATE_HOSTS'],
-  ] as const)('%s keeps its code and names the worker\'s %s', (code, variable) => {
+  ] as const)("%s keeps its code and names the worker's %s", (code, variable) => {
     const error = refusal(code, 'The original sentence.');
     expect(error.code).toBe(code);
     expect(error.message).toBe(
@@ -27,12 +27,17 @@ describe('a source the worker refuses on policy', () => {
   });
 
   it('LOCAL_PATHS_DISABLED with no roots on the worker says ALLOWED_LOCAL_ROOTS is unset there', () => {
-    const error = refusal('LOCAL_PATHS_DISABLED', 'Scanning server-local paths is disabled on this server.', { allowedLocalRoots: null });
+    const error = refusal('LOCAL_PATHS_DISABLED', 'Scanning server-local paths is disabled on this server.', {
+      allowedLocalRoots: null,
+    });
     expect(error.message).toContain("ALLOWED_LOCAL_ROOTS is unset in the worker's configuration");
   });
 
   it('LOCAL_PATHS_DISABLED on a worker that has roots (no /proc) is its platform, left as it is', () => {
-    const original = new ScanError('LOCAL_PATHS_DISABLED', 'Scanning server-local paths needs a Linux server with /proc.');
+    const original = new ScanError(
+      'LOCAL_PATHS_DISABLED',
+      'Scanning server-local paths needs a Linux server with /proc.',
+    );
     expect(asWorkerRefusal(original, roots)).toBe(original);
   });
 

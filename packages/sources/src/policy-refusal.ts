@@ -6,7 +6,10 @@ import { parseRepoPath } from './remote/parse-repo-path.js';
 import { checkRemotePolicy } from './remote/remote-policy.js';
 
 /** The settings that decide which sources a process accepts (what a worker announces). */
-export type SourcePolicy = Pick<SourceSettings, 'allowedLocalRoots' | 'allowedHosts' | 'allowHttp' | 'allowPrivateHosts'>;
+export type SourcePolicy = Pick<
+  SourceSettings,
+  'allowedLocalRoots' | 'allowedHosts' | 'allowHttp' | 'allowPrivateHosts'
+>;
 
 /** The source-policy refusals, and the variable each one comes from. */
 export const POLICY_VARIABLE: Partial<Record<ErrorCode, string>> = {
@@ -24,7 +27,11 @@ export const POLICY_VARIABLE: Partial<Record<ErrorCode, string>> = {
  * decide); a remote URL is judged on its scheme, its host and `addresses`, the addresses this
  * process resolved its host to (no second lookup).
  */
-export async function policyRefusal(source: ScanRequestRecord['source'], policy: SourcePolicy, addresses: readonly string[]): Promise<ScanError | null> {
+export async function policyRefusal(
+  source: ScanRequestRecord['source'],
+  policy: SourcePolicy,
+  addresses: readonly string[],
+): Promise<ScanError | null> {
   if (source.type === 'upload') return null;
   if (source.type === 'local') {
     return policy.allowedLocalRoots === null || policy.allowedLocalRoots.length === 0

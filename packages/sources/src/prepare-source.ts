@@ -5,7 +5,14 @@ import type { ScanRequestRecord } from '@reposcan/contracts';
 import { extractZip } from './archive/index.js';
 import type { ZipLimits } from './archive/index.js';
 import { resolveLocalRoot } from './local/index.js';
-import { buildWebSource, checkRemotePolicy, cloneRemote, createGitEnv, parseRepoPath, resolveRef } from './remote/index.js';
+import {
+  buildWebSource,
+  checkRemotePolicy,
+  cloneRemote,
+  createGitEnv,
+  parseRepoPath,
+  resolveRef,
+} from './remote/index.js';
 import type { ClonedRemote, RemoteSourceInfo } from './remote/index.js';
 
 export interface SourceSettings {
@@ -26,7 +33,17 @@ export interface SourceSettings {
  * `SourceInfo` of @reposcan/core, spelled out (as RemoteSourceInfo is) so this package does not
  * depend on the engine; it is assignable to `SourceInfo`.
  */
-export type PreparedSourceInfo = RemoteSourceInfo | { type: 'local' | 'upload'; url: null; hostFamily: null; ref: null; branch: string | null; commit: null; subdir: null };
+export type PreparedSourceInfo =
+  | RemoteSourceInfo
+  | {
+      type: 'local' | 'upload';
+      url: null;
+      hostFamily: null;
+      ref: null;
+      branch: string | null;
+      commit: null;
+      subdir: null;
+    };
 
 export interface PreparedSource {
   /** Repository root the engine walks (the subdir, if any, is in `source.subdir`). */
@@ -71,13 +88,25 @@ export async function prepareSource(source: ScanRequestRecord['source'], ctx: Pr
     }
     case 'remote': {
       const parsed = parseRepoPath(source.repo_path);
-      if (parsed.kind !== 'remote') throw new ScanError('INVALID_REPO_PATH', 'The request names a local path where a repository URL was expected.');
+      if (parsed.kind !== 'remote')
+        throw new ScanError('INVALID_REPO_PATH', 'The request names a local path where a repository URL was expected.');
       const spec = parsed.url;
       // Resolved again here, not trusted from accept time: the pinned addresses are what git connects to.
-      const pinnedAddresses = await checkRemotePolicy(spec, { allowedHosts: settings.allowedHosts, allowHttp: settings.allowHttp, allowPrivateHosts: settings.allowPrivateHosts });
-      const gitEnv = await createGitEnv(spec, { allowHttp: settings.allowHttp, pinnedAddresses, stallSeconds: settings.cloneStallSeconds });
+      const pinnedAddresses = await checkRemotePolicy(spec, {
+        allowedHosts: settings.allowedHosts,
+        allowHttp: settings.allowHttp,
+        allowPrivateHosts: settings.allowPrivateHosts,
+      });
+      const gitEnv = await createGitEnv(spec, {
+        allowHttp: settings.allowHttp,
+        pinnedAddresses,
+        stallSeconds: settings.cloneStallSeconds,
+      });
       ctx.onPhase('clone');
-      const ref = await resolveRef(spec, source.branch, gitEnv, { timeoutMs: settings.cloneTimeoutMs, signal: ctx.signal });
+      const ref = await resolveRef(spec, source.branch, gitEnv, {
+        timeoutMs: settings.cloneTimeoutMs,
+        signal: ctx.signal,
+      });
       // The engine walks from a real path (it proves every open against it); our own folder, resolved once.
       const destDir = join(await realpath(ctx.workDir), 'repo');
       const cloned = await cloneRemote({
@@ -92,7 +121,12 @@ export async function prepareSource(source: ScanRequestRecord['source'], ctx: Pr
         signal: ctx.signal,
       });
       // The engine walks from the repository root so paths and ignore files match the repository.
-      return { root: destDir, repoName: spec.repo, source: buildWebSource(spec, cloned.branch, cloned.commit, cloned.subdir), sourceSkips: cloned.skips };
+      return {
+        root: destDir,
+        repoName: spec.repo,
+        source: buildWebSource(spec, cloned.branch, cloned.commit, cloned.subdir),
+        sourceSkips: cloned.skips,
+      };
     }
   }
 }

@@ -25,7 +25,11 @@ export class LockTimeoutError extends Error {}
  * a holder that merely froze finds out through `stillHeld()` before it writes.
  * Rejects with ENOENT when the lock's folder does not exist.
  */
-export async function withFileLock<T>(path: string, options: FileLockOptions, task: (lock: HeldLock) => Promise<T>): Promise<T> {
+export async function withFileLock<T>(
+  path: string,
+  options: FileLockOptions,
+  task: (lock: HeldLock) => Promise<T>,
+): Promise<T> {
   const token = randomBytes(12).toString('hex');
   await acquire(path, token, options);
   try {
@@ -83,4 +87,3 @@ async function breakIfStale(path: string, staleMs: number): Promise<boolean> {
   await rm(aside, { force: true });
   return true;
 }
-

@@ -78,7 +78,12 @@ export class ScanStore {
     if (this.roots) return;
     await mkdir(this.options.dataDir, { recursive: true });
     const dataDir = await realpath(this.options.dataDir);
-    const roots = { dataDir, scansRoot: join(dataDir, SCANS_DIR), trashRoot: join(dataDir, TRASH_DIR), incomingRoot: join(dataDir, INCOMING_DIR) };
+    const roots = {
+      dataDir,
+      scansRoot: join(dataDir, SCANS_DIR),
+      trashRoot: join(dataDir, TRASH_DIR),
+      incomingRoot: join(dataDir, INCOMING_DIR),
+    };
     await mkdir(roots.scansRoot, { recursive: true });
     await mkdir(roots.trashRoot, { recursive: true });
     await mkdir(roots.incomingRoot, { recursive: true });
@@ -106,7 +111,8 @@ export class ScanStore {
     const { scansRoot } = this.paths();
     const dir = join(scansRoot, id);
     // Defence in depth: with a valid id this cannot fail, whatever the platform's separators.
-    if (dirname(dir) !== scansRoot) throw new ScanError('INVALID_SCAN_ID', 'A scan_id is the lowercase UUID returned when the scan was accepted.');
+    if (dirname(dir) !== scansRoot)
+      throw new ScanError('INVALID_SCAN_ID', 'A scan_id is the lowercase UUID returned when the scan was accepted.');
     return dir;
   }
 
@@ -173,7 +179,10 @@ export class ScanStore {
    * not called and the record comes back unchanged, so a late duplicate attempt can never turn a
    * completed scan into a failed one.
    */
-  async updateState(id: string, mutate: (current: ScanStateRecord) => ScanStateRecord | null): Promise<ScanStateRecord> {
+  async updateState(
+    id: string,
+    mutate: (current: ScanStateRecord) => ScanStateRecord | null,
+  ): Promise<ScanStateRecord> {
     const dir = this.scanDir(id);
     return await this.serial.run(id, async () => {
       for (;;) {
@@ -200,7 +209,8 @@ export class ScanStore {
 
   async createStaging(id: string, attempt: number): Promise<StagingDirs> {
     const scanDir = await this.requireScanDir(id);
-    if (!Number.isSafeInteger(attempt) || attempt < 0) throw new ScanError('INTERNAL_ERROR', `Attempt must be a whole number ≥ 0, got ${attempt}.`);
+    if (!Number.isSafeInteger(attempt) || attempt < 0)
+      throw new ScanError('INTERNAL_ERROR', `Attempt must be a whole number ≥ 0, got ${attempt}.`);
     const dir = join(scanDir, `work.${attempt}.${randomBytes(8).toString('hex')}`);
     const dirs = { dir, srcDir: join(dir, 'src'), outDir: join(dir, 'out') };
     try {
@@ -229,10 +239,15 @@ export class ScanStore {
       throw new ScanError('INTERNAL_ERROR', 'publish() takes a folder inside a staging folder of the same scan.');
     }
     // A symlink would be renamed as the link itself, publishing whatever it points at.
-    if (!(await lstat(source)).isDirectory()) throw new ScanError('INTERNAL_ERROR', 'publish() takes a real folder, not a link.');
+    if (!(await lstat(source)).isDirectory())
+      throw new ScanError('INTERNAL_ERROR', 'publish() takes a real folder, not a link.');
     const entries = await readdir(source, { withFileTypes: true });
-    if (entries.length === 0) throw new ScanError('INTERNAL_ERROR', `Nothing to publish for scan ${id}: the output folder is empty.`);
-    await fsyncFiles(source, entries.filter((e) => e.isFile()).map((e) => e.name));
+    if (entries.length === 0)
+      throw new ScanError('INTERNAL_ERROR', `Nothing to publish for scan ${id}: the output folder is empty.`);
+    await fsyncFiles(
+      source,
+      entries.filter((e) => e.isFile()).map((e) => e.name),
+    );
     try {
       await rename(source, join(scanDir, RESULT_DIR));
     } catch (error) {
@@ -413,7 +428,10 @@ async function lockState<T>(dir: string, id: string, task: (lock: HeldLock) => P
     return await withFileLock(join(dir, STATE_LOCK), STATE_LOCK_TIMING, task);
   } catch (error) {
     if (hasCode(error, 'ENOENT')) throw notFound(id);
-    if (error instanceof LockTimeoutError) throw new ScanError('INTERNAL_ERROR', `The state of scan ${id} stayed locked by another process; try again.`, { cause: error });
+    if (error instanceof LockTimeoutError)
+      throw new ScanError('INTERNAL_ERROR', `The state of scan ${id} stayed locked by another process; try again.`, {
+        cause: error,
+      });
     // A full volume, whether it refused the lock file or state.json: DISK_FULL.
     throw asStorageError(error);
   }
@@ -434,18 +452,32 @@ function parseRecord(id: string, text: string): ScanStateRecord {
   try {
     data = JSON.parse(text);
   } catch (error) {
-    throw new ScanError('INTERNAL_ERROR', `${SCANS_DIR}/${id}/${STATE_FILE} is corrupt: not valid JSON.`, { cause: error });
+    throw new ScanError('INTERNAL_ERROR', `${SCANS_DIR}/${id}/${STATE_FILE} is corrupt: not valid JSON.`, {
+      cause: error,
+    });
   }
   const parsed = ScanStateRecord.safeParse(data);
-  if (!parsed.success) throw new ScanError('INTERNAL_ERROR', `${SCANS_DIR}/${id}/${STATE_FILE} is corrupt: ${describeIssues(parsed.error.issues)}.`);
+  if (!parsed.success)
+    throw new ScanError(
+      'INTERNAL_ERROR',
+      `${SCANS_DIR}/${id}/${STATE_FILE} is corrupt: ${describeIssues(parsed.error.issues)}.`,
+    );
   return parsed.data;
 }
 
 /** Checks a record before it is written, so a bug cannot put an unreadable state.json on the volume. */
 function validRecord(id: string, record: ScanStateRecord): ScanStateRecord {
   const parsed = ScanStateRecord.safeParse(record);
-  if (!parsed.success) throw new ScanError('INTERNAL_ERROR', `Refusing to write an invalid state for scan ${id}: ${describeIssues(parsed.error.issues)}.`);
-  if (parsed.data.scan_id !== id) throw new ScanError('INTERNAL_ERROR', `State record of scan ${parsed.data.scan_id} cannot be written for scan ${id}.`);
+  if (!parsed.success)
+    throw new ScanError(
+      'INTERNAL_ERROR',
+      `Refusing to write an invalid state for scan ${id}: ${describeIssues(parsed.error.issues)}.`,
+    );
+  if (parsed.data.scan_id !== id)
+    throw new ScanError(
+      'INTERNAL_ERROR',
+      `State record of scan ${parsed.data.scan_id} cannot be written for scan ${id}.`,
+    );
   return parsed.data;
 }
 

@@ -30,7 +30,11 @@ function recordsOf(file: Buffer): Buffer | null {
   if (file.length < MAGIC.length + CHECK_BYTES || !file.subarray(0, MAGIC.length).equals(MAGIC)) return null;
   const records = file.subarray(MAGIC.length, file.length - CHECK_BYTES);
   if (records.length % RECORD_BYTES !== 0) return null;
-  return hash('sha256', records, 'buffer').subarray(0, CHECK_BYTES).equals(file.subarray(file.length - CHECK_BYTES)) ? records : null;
+  return hash('sha256', records, 'buffer')
+    .subarray(0, CHECK_BYTES)
+    .equals(file.subarray(file.length - CHECK_BYTES))
+    ? records
+    : null;
 }
 
 async function readSegment(path: string): Promise<Buffer | null> {
@@ -138,7 +142,10 @@ export interface CompactionReport {
  * records than `maxEntries`, keeping the most recently written `maxEntries` distinct keys, and
  * removes crash debris. Returns null when nothing needed doing.
  */
-export async function compactTokenCache(dir: string, options: { maxEntries: number; maxSegments?: number; now?: number }): Promise<CompactionReport | null> {
+export async function compactTokenCache(
+  dir: string,
+  options: { maxEntries: number; maxSegments?: number; now?: number },
+): Promise<CompactionReport | null> {
   let names: string[];
   try {
     names = await segmentNames(dir);
@@ -157,8 +164,12 @@ export async function compactTokenCache(dir: string, options: { maxEntries: numb
     }
   }
   let records = 0;
-  for (const name of names) records += Math.max(0, ((await stat(join(dir, name)).catch(() => null))?.size ?? 0) - MAGIC.length - CHECK_BYTES) / RECORD_BYTES;
-  if (names.length <= (options.maxSegments ?? 16) && records <= options.maxEntries) return debrisRemoved > 0 ? { segmentsMerged: 0, entriesKept: 0, debrisRemoved } : null;
+  for (const name of names)
+    records +=
+      Math.max(0, ((await stat(join(dir, name)).catch(() => null))?.size ?? 0) - MAGIC.length - CHECK_BYTES) /
+      RECORD_BYTES;
+  if (names.length <= (options.maxSegments ?? 16) && records <= options.maxEntries)
+    return debrisRemoved > 0 ? { segmentsMerged: 0, entriesKept: 0, debrisRemoved } : null;
 
   const merged = new TokenTable(Math.min(records, options.maxEntries));
   const newestFirst = [...names].reverse();

@@ -35,7 +35,9 @@ describe('withFileLock', () => {
 
   it('waits for a live holder, and gives up after waitMs', async () => {
     await writeFile(lock, 'someone else');
-    await expect(withFileLock(lock, { staleMs: 10_000, waitMs: 150 }, () => Promise.resolve('ran'))).rejects.toBeInstanceOf(LockTimeoutError);
+    await expect(
+      withFileLock(lock, { staleMs: 10_000, waitMs: 150 }, () => Promise.resolve('ran')),
+    ).rejects.toBeInstanceOf(LockTimeoutError);
     let settled = false;
     const waiting = withFileLock(lock, TIMING, () => Promise.resolve('ran')).finally(() => (settled = true));
     await sleep(100);
@@ -62,6 +64,8 @@ describe('withFileLock', () => {
   });
 
   it('rejects with ENOENT when the folder is gone', async () => {
-    await expect(withFileLock(join(t.sandbox, 'missing', 'x.lock'), TIMING, () => Promise.resolve('ran'))).rejects.toMatchObject({ code: 'ENOENT' });
+    await expect(
+      withFileLock(join(t.sandbox, 'missing', 'x.lock'), TIMING, () => Promise.resolve('ran')),
+    ).rejects.toMatchObject({ code: 'ENOENT' });
   });
 });

@@ -98,7 +98,8 @@ describe('publish', () => {
 
   it('resultFile addresses only the fixed artifact names', async () => {
     const id = await createdScan(t.store);
-    for (const name of RESULT_FILE_NAMES) expect(t.store.resultFile(id, name)).toBe(join(t.store.scanDir(id), 'result', name));
+    for (const name of RESULT_FILE_NAMES)
+      expect(t.store.resultFile(id, name)).toBe(join(t.store.scanDir(id), 'result', name));
     for (const name of ['../state.json', 'state.json', 'output.exe', '']) {
       expect(await errorCode(() => t.store.resultFile(id, name as never)), name).toBe('INTERNAL_ERROR');
     }

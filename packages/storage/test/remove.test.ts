@@ -79,7 +79,14 @@ describe('remove and staging cleanup', () => {
     expect((await readdir(t.store.scanDir(id))).sort()).toEqual(['request.json', 'state.json']);
 
     const kept = await t.store.createStaging(id, 4);
-    for (const dir of [t.store.scanDir(id), kept.srcDir, t.dataDir, join(t.dataDir, 'scans'), join(t.store.scanDir(id), 'result'), join(kept.dir, '..', '..', '..')]) {
+    for (const dir of [
+      t.store.scanDir(id),
+      kept.srcDir,
+      t.dataDir,
+      join(t.dataDir, 'scans'),
+      join(t.store.scanDir(id), 'result'),
+      join(kept.dir, '..', '..', '..'),
+    ]) {
       expect(await errorCode(() => t.store.removeStaging(dir)), dir).toBe('INTERNAL_ERROR');
     }
     expect(await t.store.readState(id)).not.toBeNull();

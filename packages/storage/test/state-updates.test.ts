@@ -46,7 +46,11 @@ describe('scan state on disk', () => {
     const id = await createdScan(t.store);
     const stamps = [await t.store.stateStamp(id)];
     for (const done of [1, 2, 3]) {
-      await t.store.updateState(id, (s) => ({ ...s, state: 'running', progress: { phase: 'read', files_done: done, files_total: 3 } }));
+      await t.store.updateState(id, (s) => ({
+        ...s,
+        state: 'running',
+        progress: { phase: 'read', files_done: done, files_total: 3 },
+      }));
       stamps.push(await t.store.stateStamp(id));
     }
     expect(new Set(stamps).size).toBe(4);
@@ -67,14 +71,23 @@ describe('scan state on disk', () => {
     const id = await createdScan(t.store);
     const file = join(t.store.scanDir(id), 'state.json');
     await writeFile(file, '{"version":1,"scan_');
-    await expect(t.store.readState(id)).rejects.toMatchObject({ code: 'INTERNAL_ERROR', message: `scans/${id}/state.json is corrupt: not valid JSON.` });
+    await expect(t.store.readState(id)).rejects.toMatchObject({
+      code: 'INTERNAL_ERROR',
+      message: `scans/${id}/state.json is corrupt: not valid JSON.`,
+    });
     await writeFile(file, JSON.stringify({ ...stateRecord(id), state: 'exploded' }));
-    await expect(t.store.readState(id)).rejects.toMatchObject({ code: 'INTERNAL_ERROR', message: expect.stringMatching(/corrupt: state: /) as unknown });
+    await expect(t.store.readState(id)).rejects.toMatchObject({
+      code: 'INTERNAL_ERROR',
+      message: expect.stringMatching(/corrupt: state: /) as unknown,
+    });
   });
 
   it('concurrent updates in one process all apply, in call order', async () => {
     const id = await createdScan(t.store);
-    const bump = (s: ScanStateRecord): ScanStateRecord => ({ ...s, progress: { ...s.progress, files_done: s.progress.files_done + 1 } });
+    const bump = (s: ScanStateRecord): ScanStateRecord => ({
+      ...s,
+      progress: { ...s.progress, files_done: s.progress.files_done + 1 },
+    });
     const results = await Promise.all(Array.from({ length: 100 }, () => t.store.updateState(id, bump)));
     expect(results.map((r) => r.progress.files_done)).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
     expect((await t.store.readState(id))?.progress.files_done).toBe(100);
@@ -84,8 +97,14 @@ describe('scan state on disk', () => {
     const id = await createdScan(t.store);
     const other = new ScanStore({ dataDir: t.dataDir });
     await other.init();
-    const bump = (s: ScanStateRecord): ScanStateRecord => ({ ...s, progress: { ...s.progress, files_done: s.progress.files_done + 1 } });
-    await Promise.all([...Array.from({ length: 40 }, () => t.store.updateState(id, bump)), ...Array.from({ length: 40 }, () => other.updateState(id, bump))]);
+    const bump = (s: ScanStateRecord): ScanStateRecord => ({
+      ...s,
+      progress: { ...s.progress, files_done: s.progress.files_done + 1 },
+    });
+    await Promise.all([
+      ...Array.from({ length: 40 }, () => t.store.updateState(id, bump)),
+      ...Array.from({ length: 40 }, () => other.updateState(id, bump)),
+    ]);
     expect((await t.store.readState(id))?.progress.files_done).toBe(80);
     expect(await readdir(t.store.scanDir(id))).not.toContain('state.lock');
   });
@@ -100,7 +119,9 @@ describe('scan state on disk', () => {
         let finished = false;
         const progress = (async () => {
           for (let i = 1; !finished; i++) {
-            await stalled.updateState(id, (s) => (s.state === 'running' ? { ...s, progress: { phase: 'read', files_done: i, files_total: 1000 } } : null));
+            await stalled.updateState(id, (s) =>
+              s.state === 'running' ? { ...s, progress: { phase: 'read', files_done: i, files_total: 1000 } } : null,
+            );
           }
         })();
         await new Promise((resolve) => setTimeout(resolve, 5 + n * 3));
@@ -130,7 +151,12 @@ describe('scan state on disk', () => {
     let writing = true;
     const writer = (async () => {
       for (let i = 1; i <= 200; i++) {
-        await t.store.updateState(id, (s) => ({ ...s, state: 'running', error: null, source: { type: 'remote', url: `https://h/${i}/${padding}` } }));
+        await t.store.updateState(id, (s) => ({
+          ...s,
+          state: 'running',
+          error: null,
+          source: { type: 'remote', url: `https://h/${i}/${padding}` },
+        }));
       }
       writing = false;
     })();
@@ -155,18 +181,25 @@ describe('scan state on disk', () => {
     expect(await t.store.readState(id)).toEqual(changed);
   });
 
-  it.each(['completed', 'failed', 'cancelled'] as const)('%s is final: a late attempt cannot change it', async (terminal) => {
-    const id = await createdScan(t.store);
-    const final = await t.store.updateState(id, (s) => ({ ...s, state: terminal, completed_at: new Date().toISOString() }));
-    let called = false;
-    const after = await t.store.updateState(id, (s) => {
-      called = true;
-      return { ...s, state: 'failed', error: { code: 'WORKER_CRASHED', message: 'late duplicate' } };
-    });
-    expect(called).toBe(false);
-    expect(after).toEqual(final);
-    expect(await t.store.readState(id)).toEqual(final);
-  });
+  it.each(['completed', 'failed', 'cancelled'] as const)(
+    '%s is final: a late attempt cannot change it',
+    async (terminal) => {
+      const id = await createdScan(t.store);
+      const final = await t.store.updateState(id, (s) => ({
+        ...s,
+        state: terminal,
+        completed_at: new Date().toISOString(),
+      }));
+      let called = false;
+      const after = await t.store.updateState(id, (s) => {
+        called = true;
+        return { ...s, state: 'failed', error: { code: 'WORKER_CRASHED', message: 'late duplicate' } };
+      });
+      expect(called).toBe(false);
+      expect(after).toEqual(final);
+      expect(await t.store.readState(id)).toEqual(final);
+    },
+  );
 
   it('mutate works on a copy: changing it in place and returning null changes nothing', async () => {
     const id = await createdScan(t.store);
@@ -182,7 +215,9 @@ describe('scan state on disk', () => {
     const id = await createdScan(t.store);
     const before = await t.store.readState(id);
     expect(await errorCode(() => t.store.updateState(id, (s) => ({ ...s, attempt: -1 })))).toBe('INTERNAL_ERROR');
-    expect(await errorCode(() => t.store.updateState(id, (s) => ({ ...s, scan_id: randomUUID() })))).toBe('INTERNAL_ERROR');
+    expect(await errorCode(() => t.store.updateState(id, (s) => ({ ...s, scan_id: randomUUID() })))).toBe(
+      'INTERNAL_ERROR',
+    );
     await expect(
       t.store.updateState(id, () => {
         throw new Error('boom');
@@ -225,7 +260,10 @@ describe('state change announcements', () => {
         const file = join(store.scanDir(id), 'state.json');
         return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as { state: string }).state : null;
       };
-      const store: ScanStore = new ScanStore({ dataDir: sandbox.dataDir, onStateChanged: (id) => seen.push({ id, state: onDisk(id) }) });
+      const store: ScanStore = new ScanStore({
+        dataDir: sandbox.dataDir,
+        onStateChanged: (id) => seen.push({ id, state: onDisk(id) }),
+      });
       await store.init();
       const id = randomUUID();
       await store.create(id, REQUEST, stateRecord(id));

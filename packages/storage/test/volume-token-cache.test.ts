@@ -64,7 +64,10 @@ describe('VolumeTokenCache', () => {
     for (const name of await segments()) if ((await readFile(join(dir, name))).includes(bad)) badSegment = name;
     const bytes = await readFile(join(dir, badSegment));
     await writeFile(join(dir, badSegment), bytes.subarray(0, bytes.length - 3)); // a torn write
-    await writeFile(join(dir, '000000000000001-aaaaaaaaaaaa.seg'), Buffer.concat([Buffer.from('RSTOKC01'), bad, Buffer.alloc(4, 0), Buffer.alloc(16)])); // wrong checksum
+    await writeFile(
+      join(dir, '000000000000001-aaaaaaaaaaaa.seg'),
+      Buffer.concat([Buffer.from('RSTOKC01'), bad, Buffer.alloc(4, 0), Buffer.alloc(16)]),
+    ); // wrong checksum
     await writeFile(join(dir, '.tmp-000000000000002-bbbbbbbbbbbb.seg'), 'partial');
 
     const reader = await VolumeTokenCache.open(dir, { maxEntries: 1000 });
@@ -78,9 +81,15 @@ describe('VolumeTokenCache', () => {
     const writer = await VolumeTokenCache.open(dir, { maxEntries: 1000 });
     const old = keys(30);
     const recent = keys(30);
-    await learn(writer, old.map((k): [Buffer, number] => [k, 1]));
+    await learn(
+      writer,
+      old.map((k): [Buffer, number] => [k, 1]),
+    );
     await new Promise((resolve) => setTimeout(resolve, 5)); // a later millisecond: a later segment name
-    await learn(writer, recent.map((k): [Buffer, number] => [k, 2]));
+    await learn(
+      writer,
+      recent.map((k): [Buffer, number] => [k, 2]),
+    );
     const reader = await VolumeTokenCache.open(dir, { maxEntries: 40 });
     await reader.sync();
     expect(reader.size).toBe(40);
@@ -93,7 +102,10 @@ describe('compactTokenCache', () => {
     const writer = await VolumeTokenCache.open(dir, { maxEntries: 10_000 });
     const batches = Array.from({ length: 20 }, () => keys(10));
     for (const [i, batch] of batches.entries()) {
-      await learn(writer, batch.map((k): [Buffer, number] => [k, i]));
+      await learn(
+        writer,
+        batch.map((k): [Buffer, number] => [k, i]),
+      );
       await new Promise((resolve) => setTimeout(resolve, 2));
     }
     expect(await segments()).toHaveLength(20);
@@ -104,12 +116,16 @@ describe('compactTokenCache', () => {
     const reader = await VolumeTokenCache.open(dir, { maxEntries: 10_000 });
     await reader.sync();
     expect(reader.size).toBe(150);
-    for (const [i, batch] of batches.entries()) for (const key of batch) expect(reader.get(key)).toBe(i >= 5 ? i : undefined);
+    for (const [i, batch] of batches.entries())
+      for (const key of batch) expect(reader.get(key)).toBe(i >= 5 ? i : undefined);
   });
 
   it('does nothing while the folder is small, and nothing to a folder that does not exist', async () => {
     const writer = await VolumeTokenCache.open(dir, { maxEntries: 100 });
-    await learn(writer, keys(10).map((k): [Buffer, number] => [k, 1]));
+    await learn(
+      writer,
+      keys(10).map((k): [Buffer, number] => [k, 1]),
+    );
     expect(await compactTokenCache(dir, { maxEntries: 100 })).toBeNull();
     expect(await compactTokenCache(join(dir, 'missing'), { maxEntries: 100 })).toBeNull();
   });
@@ -117,8 +133,15 @@ describe('compactTokenCache', () => {
   it('two compactions at once leave every entry readable', async () => {
     const writer = await VolumeTokenCache.open(dir, { maxEntries: 10_000 });
     const all = keys(200);
-    for (let i = 0; i < 20; i++) await learn(writer, all.slice(i * 10, i * 10 + 10).map((k): [Buffer, number] => [k, 5]));
-    await Promise.all([compactTokenCache(dir, { maxEntries: 1000, maxSegments: 4 }), compactTokenCache(dir, { maxEntries: 1000, maxSegments: 4 })]);
+    for (let i = 0; i < 20; i++)
+      await learn(
+        writer,
+        all.slice(i * 10, i * 10 + 10).map((k): [Buffer, number] => [k, 5]),
+      );
+    await Promise.all([
+      compactTokenCache(dir, { maxEntries: 1000, maxSegments: 4 }),
+      compactTokenCache(dir, { maxEntries: 1000, maxSegments: 4 }),
+    ]);
     const reader = await VolumeTokenCache.open(dir, { maxEntries: 10_000 });
     await reader.sync();
     for (const key of all) expect(reader.get(key)).toBe(5);
@@ -126,7 +149,11 @@ describe('compactTokenCache', () => {
 
   it('a worker whose memory holds more than compaction kept starts again from the folder', async () => {
     const worker = await VolumeTokenCache.open(dir, { maxEntries: 100 });
-    for (let i = 0; i < 3; i++) await learn(worker, keys(60).map((k): [Buffer, number] => [k, 1]));
+    for (let i = 0; i < 3; i++)
+      await learn(
+        worker,
+        keys(60).map((k): [Buffer, number] => [k, 1]),
+      );
     expect(worker.size).toBe(180); // learnt entries are all kept until the next sync
     await compactTokenCache(dir, { maxEntries: 100 });
     await worker.sync();
@@ -141,7 +168,11 @@ describe('compactTokenCache', () => {
     await writeFile(fresh, 'x');
     const hourAgo = new Date(Date.now() - 2 * 3_600_000);
     await utimes(stale, hourAgo, hourAgo);
-    expect(await compactTokenCache(dir, { maxEntries: 100 })).toEqual({ segmentsMerged: 0, entriesKept: 0, debrisRemoved: 1 });
+    expect(await compactTokenCache(dir, { maxEntries: 100 })).toEqual({
+      segmentsMerged: 0,
+      entriesKept: 0,
+      debrisRemoved: 1,
+    });
     expect(await readdir(dir)).toEqual(['.tmp-000000000000002-dddddddddddd.seg']);
   });
 });

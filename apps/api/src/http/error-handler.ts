@@ -37,18 +37,42 @@ export function errorHandler(log: Logger): ErrorRequestHandler {
       return;
     }
     const e = err as { type?: string; code?: string; status?: number; name?: string };
-    if (e.type === 'entity.parse.failed') return sendError(res, 'INVALID_JSON', 'The body is not valid JSON. Send a JSON object with Content-Type: application/json.');
-    if (e.type === 'entity.too.large') return sendError(res, 'BODY_TOO_LARGE', 'The JSON body is larger than the server accepts (MAX_JSON_BODY_BYTES). Send fewer or shorter patterns.');
-    if (e.type === 'charset.unsupported' || e.type === 'encoding.unsupported') return sendError(res, 'UNSUPPORTED_MEDIA_TYPE', 'Send the body as UTF-8 JSON.');
+    if (e.type === 'entity.parse.failed')
+      return sendError(
+        res,
+        'INVALID_JSON',
+        'The body is not valid JSON. Send a JSON object with Content-Type: application/json.',
+      );
+    if (e.type === 'entity.too.large')
+      return sendError(
+        res,
+        'BODY_TOO_LARGE',
+        'The JSON body is larger than the server accepts (MAX_JSON_BODY_BYTES). Send fewer or shorter patterns.',
+      );
+    if (e.type === 'charset.unsupported' || e.type === 'encoding.unsupported')
+      return sendError(res, 'UNSUPPORTED_MEDIA_TYPE', 'Send the body as UTF-8 JSON.');
     if (e.name === 'MulterError') {
-      if (e.code === 'LIMIT_FILE_SIZE') return sendError(res, 'UPLOAD_TOO_LARGE', 'The archive is larger than the server accepts (MAX_UPLOAD_BYTES). Upload a smaller ZIP, or exclude build output and dependencies before zipping.');
-      return sendError(res, 'INVALID_REQUEST', MULTER_MESSAGES[e.code ?? ''] ?? 'The multipart form is malformed: send one file in the field `file`.');
+      if (e.code === 'LIMIT_FILE_SIZE')
+        return sendError(
+          res,
+          'UPLOAD_TOO_LARGE',
+          'The archive is larger than the server accepts (MAX_UPLOAD_BYTES). Upload a smaller ZIP, or exclude build output and dependencies before zipping.',
+        );
+      return sendError(
+        res,
+        'INVALID_REQUEST',
+        MULTER_MESSAGES[e.code ?? ''] ?? 'The multipart form is malformed: send one file in the field `file`.',
+      );
     }
     if (typeof e.status === 'number' && e.status >= 400 && e.status < 500) {
       return sendError(res, 'INVALID_REQUEST', 'The request could not be read. Check its headers and body.');
     }
     const requestId = String(res.locals.requestId ?? '');
     log.error({ err, requestId, method: req.method, path: req.path }, 'unhandled error');
-    sendError(res, 'INTERNAL_ERROR', `Something went wrong on our side; it has been logged as request ${requestId}. Retry, and report that id if it keeps happening.`);
+    sendError(
+      res,
+      'INTERNAL_ERROR',
+      `Something went wrong on our side; it has been logged as request ${requestId}. Retry, and report that id if it keeps happening.`,
+    );
   };
 }

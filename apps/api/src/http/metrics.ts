@@ -16,7 +16,11 @@ export interface StreamGauges {
 }
 
 /** Prometheus metrics of this API process; the queue's counts are read at scrape time (-1: Redis unreachable). */
-export function createMetrics(queue: Pick<ScanQueue, 'waitingCount' | 'activeCount'>, inspectInFlight: () => number, streams: StreamGauges): ApiMetrics {
+export function createMetrics(
+  queue: Pick<ScanQueue, 'waitingCount' | 'activeCount'>,
+  inspectInFlight: () => number,
+  streams: StreamGauges,
+): ApiMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'reposcan_' });
   const duration = new Histogram({
@@ -26,7 +30,12 @@ export function createMetrics(queue: Pick<ScanQueue, 'waitingCount' | 'activeCou
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
     registers: [registry],
   });
-  const scansAccepted = new Counter({ name: 'reposcan_scans_accepted_total', help: 'Scans accepted by this API process', labelNames: ['source'], registers: [registry] });
+  const scansAccepted = new Counter({
+    name: 'reposcan_scans_accepted_total',
+    help: 'Scans accepted by this API process',
+    labelNames: ['source'],
+    registers: [registry],
+  });
   new Gauge({
     name: 'reposcan_queue_waiting',
     help: 'Scans waiting in the queue, retries included',
@@ -67,7 +76,11 @@ export function createMetrics(queue: Pick<ScanQueue, 'waitingCount' | 'activeCou
       this.set(streams.stateWatchers());
     },
   });
-  const stateReads = new Counter({ name: 'reposcan_state_reads_total', help: 'Reads of a watched scan\'s state.json: one per state signal or fallback tick per scan, shared by all its waiters', registers: [registry] });
+  const stateReads = new Counter({
+    name: 'reposcan_state_reads_total',
+    help: "Reads of a watched scan's state.json: one per state signal or fallback tick per scan, shared by all its waiters",
+    registers: [registry],
+  });
   const observe: RequestHandler = (req, res, next) => {
     const end = duration.startTimer();
     res.on('finish', () => {

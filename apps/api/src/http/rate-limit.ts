@@ -33,7 +33,13 @@ export function rateLimit(perMinute: number, what: string, now: () => number = D
     w.count += 1;
     if (w.count > perMinute) {
       const retryAfterSeconds = Math.ceil((w.start + 60_000 - t) / 1000);
-      return next(new ScanError('RATE_LIMITED', `Too many ${what} from this client (limit ${perMinute} per minute). Retry after ${retryAfterSeconds} s.`, { retryAfterSeconds }));
+      return next(
+        new ScanError(
+          'RATE_LIMITED',
+          `Too many ${what} from this client (limit ${perMinute} per minute). Retry after ${retryAfterSeconds} s.`,
+          { retryAfterSeconds },
+        ),
+      );
     }
     next();
   };

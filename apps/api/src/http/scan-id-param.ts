@@ -5,7 +5,10 @@ import { ScanError, isScanId } from '@reposcan/contracts';
 export function scanIdParam(req: Request): string {
   const value = req.params.scan_id;
   if (!isScanId(value)) {
-    throw new ScanError('INVALID_SCAN_ID', 'scan_id must be the lowercase UUID that POST /v1/scan or /v1/upload returned.');
+    throw new ScanError(
+      'INVALID_SCAN_ID',
+      'scan_id must be the lowercase UUID that POST /v1/scan or /v1/upload returned.',
+    );
   }
   return value;
 }

@@ -7,7 +7,8 @@ export function parseOrThrow<T extends z.ZodType>(schema: T, value: unknown, whe
   if (result.success) return result.data;
   const problems = result.error.issues.map((issue) => {
     const path = issue.path.length > 0 ? issue.path.join('.') : where;
-    if (issue.code === 'unrecognized_keys') return `unknown field(s) ${issue.keys.map((k) => `"${k}"`).join(', ')} in the ${where}`;
+    if (issue.code === 'unrecognized_keys')
+      return `unknown field(s) ${issue.keys.map((k) => `"${k}"`).join(', ')} in the ${where}`;
     return `${path}: ${issue.message}`;
   });
   throw new ScanError('INVALID_REQUEST', `Fix the request ${where}: ${problems.join('; ')}.`);

@@ -14,7 +14,13 @@ const engine = createEngine({ tokenThreads: 0 });
 serveThread((job: InspectJob, { signal }) => run(job, signal));
 
 async function run(job: InspectJob, signal: AbortSignal): Promise<InspectResult> {
-  const prepared = await prepareSource(job.source, { workDir: job.workDir, uploadPath: null, settings: job.settings, signal, onPhase: () => {} });
+  const prepared = await prepareSource(job.source, {
+    workDir: job.workDir,
+    uploadPath: null,
+    settings: job.settings,
+    signal,
+    onPhase: () => {},
+  });
   const report = await engine.inspect({
     root: prepared.root,
     repoName: prepared.repoName,
@@ -25,8 +31,20 @@ async function run(job: InspectJob, signal: AbortSignal): Promise<InspectResult>
     signal,
   });
   const files = [
-    ...report.files.map((f) => ({ path: f.path, subcategory: f.subcategory, size_bytes: f.size_bytes, tokens_estimate: f.tokens_estimate, url: f.url })),
-    ...report.assets.map((a) => ({ path: a.path, subcategory: a.subcategory, size_bytes: a.size_bytes, tokens_estimate: 0, url: a.url })),
+    ...report.files.map((f) => ({
+      path: f.path,
+      subcategory: f.subcategory,
+      size_bytes: f.size_bytes,
+      tokens_estimate: f.tokens_estimate,
+      url: f.url,
+    })),
+    ...report.assets.map((a) => ({
+      path: a.path,
+      subcategory: a.subcategory,
+      size_bytes: a.size_bytes,
+      tokens_estimate: 0,
+      url: a.url,
+    })),
   ].sort((a, b) => compareNames(a.path, b.path));
   return {
     repository: { name: report.name, branch: report.branch, commit: prepared.source.commit, tree_summary: report.tree },
@@ -35,4 +53,3 @@ async function run(job: InspectJob, signal: AbortSignal): Promise<InspectResult>
     skipped_count: report.skipped.length,
   };
 }
-

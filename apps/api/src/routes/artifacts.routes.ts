@@ -30,15 +30,24 @@ export function artifactRoutes(deps: { artifacts: ArtifactService; scans: ScanSe
         }
       }
       // send handles Range (206), If-None-Match (304) and HEAD from the headers above.
-      res.sendFile(file.path, { etag: !file.sha256, lastModified: true, acceptRanges: true, dotfiles: 'allow' }, (error) => {
-        if (!error || res.headersSent) return;
-        // send has set `Content-Range: bytes */<size>`, which tells the client what it may ask for.
-        if ((error as { status?: unknown }).status === 416) {
-          next(new ScanError('RANGE_NOT_SATISFIABLE', 'The requested byte range is not within the artifact; ask for bytes inside the size in Content-Range, or drop the Range header.'));
-          return;
-        }
-        next(error);
-      });
+      res.sendFile(
+        file.path,
+        { etag: !file.sha256, lastModified: true, acceptRanges: true, dotfiles: 'allow' },
+        (error) => {
+          if (!error || res.headersSent) return;
+          // send has set `Content-Range: bytes */<size>`, which tells the client what it may ask for.
+          if ((error as { status?: unknown }).status === 416) {
+            next(
+              new ScanError(
+                'RANGE_NOT_SATISFIABLE',
+                'The requested byte range is not within the artifact; ask for bytes inside the size in Content-Range, or drop the Range header.',
+              ),
+            );
+            return;
+          }
+          next(error);
+        },
+      );
     })
     .all(methodNotAllowed(['GET', 'HEAD']));
 

@@ -11,7 +11,12 @@ import type { InspectService } from '../services/inspect-service.js';
 import { toRequestSource } from '../services/source-check.js';
 import { methodNotAllowed } from './method-not-allowed.js';
 
-export function inspectRoutes(deps: { inspect: InspectService; settings: SourceSettings; limits: EngineLimits; limiter: RequestHandler }): Router {
+export function inspectRoutes(deps: {
+  inspect: InspectService;
+  settings: SourceSettings;
+  limits: EngineLimits;
+  limiter: RequestHandler;
+}): Router {
   const router = Router();
   router
     .route('/v1/inspect')
@@ -20,8 +25,16 @@ export function inspectRoutes(deps: { inspect: InspectService; settings: SourceS
       const source = await toRequestSource(repo_path, branch, deps.settings);
       // A client that gives up (a live preview typing on) must not keep a slot, a thread and a clone busy.
       const abandoned = whenClientGoes(res, 'preview');
-      const data = await deps.inspect.inspect({ source, options: withOutputDefaults(options), settings: deps.settings, limits: deps.limits }, abandoned);
-      sendSuccess(res, 200, `Preview completed: ${data.summary.total_files} files, about ${data.summary.formatted.estimated_tokens} tokens.`, data);
+      const data = await deps.inspect.inspect(
+        { source, options: withOutputDefaults(options), settings: deps.settings, limits: deps.limits },
+        abandoned,
+      );
+      sendSuccess(
+        res,
+        200,
+        `Preview completed: ${data.summary.total_files} files, about ${data.summary.formatted.estimated_tokens} tokens.`,
+        data,
+      );
     })
     .all(methodNotAllowed(['POST']));
   return router;

@@ -12,12 +12,25 @@ export function wantsToWait(req: Request, waitQuery: boolean): boolean {
  * After a scan is accepted: wait up to SCAN_WAIT_SECONDS for it to finish, then answer 201
  * with the result, the failure's own status and code (with data.scan_id), or 202.
  */
-export async function respondToSubmission(req: Request, res: Response, scans: ScanService, scanId: string, wait: boolean, waitMs: number): Promise<void> {
+export async function respondToSubmission(
+  req: Request,
+  res: Response,
+  scans: ScanService,
+  scanId: string,
+  wait: boolean,
+  waitMs: number,
+): Promise<void> {
   const gone = new AbortController();
   res.on('close', () => gone.abort());
-  const record = wait && waitMs > 0 ? await scans.waitForTerminal(scanId, waitMs, gone.signal) : await scans.get(scanId);
+  const record =
+    wait && waitMs > 0 ? await scans.waitForTerminal(scanId, waitMs, gone.signal) : await scans.get(scanId);
   if (record.state === 'completed' && record.result) {
-    sendSuccess(res, 201, `Scan completed: ${record.result.num_textual_files} textual and ${record.result.num_non_textual_files} non-textual files.`, record.result);
+    sendSuccess(
+      res,
+      201,
+      `Scan completed: ${record.result.num_textual_files} textual and ${record.result.num_non_textual_files} non-textual files.`,
+      record.result,
+    );
     return;
   }
   if (record.state === 'failed' && record.error) {

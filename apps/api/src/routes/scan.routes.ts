@@ -11,7 +11,13 @@ import type { WorkerCoverage } from '../services/worker-coverage.js';
 import { methodNotAllowed } from './method-not-allowed.js';
 import { respondToSubmission, wantsToWait } from './respond-to-submission.js';
 
-export function scanRoutes(deps: { scans: ScanService; settings: SourceSettings; workers: WorkerCoverage; waitMs: number; limiter: RequestHandler }): Router {
+export function scanRoutes(deps: {
+  scans: ScanService;
+  settings: SourceSettings;
+  workers: WorkerCoverage;
+  waitMs: number;
+  limiter: RequestHandler;
+}): Router {
   const router = Router();
   router
     .route('/v1/scan')

@@ -41,7 +41,8 @@ export function scansRoutes(deps: { scans: ScanService; streams: EventStreams })
 const rendered = new WeakMap<ScanStateRecord, { data: string; progress: string }>();
 function render(record: ScanStateRecord): { data: string; progress: string } {
   let r = rendered.get(record);
-  if (!r) rendered.set(record, (r = { data: JSON.stringify(toStatus(record)), progress: JSON.stringify(record.progress) }));
+  if (!r)
+    rendered.set(record, (r = { data: JSON.stringify(toStatus(record)), progress: JSON.stringify(record.progress) }));
   return r;
 }
 

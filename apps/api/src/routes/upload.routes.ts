@@ -44,10 +44,20 @@ export function uploadRoutes(deps: UploadRouteDeps): Router {
   const declaredSize: RequestHandler = (req, _res, next) => {
     const length = Number(req.get('content-length') ?? 0);
     if (length > deps.maxUploadBytes + 64 * 1024) {
-      return next(new ScanError('UPLOAD_TOO_LARGE', `The upload is larger than the server accepts (${deps.maxUploadBytes} bytes). Upload a smaller ZIP, or leave build output and dependencies out of it.`));
+      return next(
+        new ScanError(
+          'UPLOAD_TOO_LARGE',
+          `The upload is larger than the server accepts (${deps.maxUploadBytes} bytes). Upload a smaller ZIP, or leave build output and dependencies out of it.`,
+        ),
+      );
     }
     if (!req.is('multipart/form-data')) {
-      return next(new ScanError('UNSUPPORTED_MEDIA_TYPE', 'Send the archive as multipart/form-data with the file in the field `file`.'));
+      return next(
+        new ScanError(
+          'UNSUPPORTED_MEDIA_TYPE',
+          'Send the archive as multipart/form-data with the file in the field `file`.',
+        ),
+      );
     }
     next();
   };
@@ -59,11 +69,15 @@ export function uploadRoutes(deps: UploadRouteDeps): Router {
       const part = req.file?.path;
       try {
         const { wait, ...options } = parseOrThrow(UploadQuery, req.query, 'query');
-        if (!req.file || !part) throw new ScanError('INVALID_REQUEST', 'Send the .zip archive in the multipart form field `file`.');
+        if (!req.file || !part)
+          throw new ScanError('INVALID_REQUEST', 'Send the .zip archive in the multipart form field `file`.');
         await checkZip(part, deps.archiveLimits);
         await deps.scans.assertDiskRoom();
         const fileName = cleanUploadName(req.file.originalname);
-        const state = await deps.scans.submit({ type: 'upload', file_name: fileName }, options, { client: clientOf(req), beforeEnqueue: (scanId) => rename(part, deps.store.uploadPath(scanId)) });
+        const state = await deps.scans.submit({ type: 'upload', file_name: fileName }, options, {
+          client: clientOf(req),
+          beforeEnqueue: (scanId) => rename(part, deps.store.uploadPath(scanId)),
+        });
         await respondToSubmission(req, res, deps.scans, state.scan_id, wantsToWait(req, wait), deps.waitMs);
       } finally {
         // Nothing received is left behind when the request fails; after a rename this is a no-op.

@@ -23,12 +23,20 @@ export interface ArtifactFile {
 export function assertCompleted(record: ScanStateRecord): void {
   if (record.state === 'completed') return;
   if (record.state === 'failed') {
-    throw new ScanError('SCAN_FAILED', `Scan ${record.scan_id} failed (${record.error?.code ?? 'unknown'}): ${record.error?.message ?? 'no detail'}`);
+    throw new ScanError(
+      'SCAN_FAILED',
+      `Scan ${record.scan_id} failed (${record.error?.code ?? 'unknown'}): ${record.error?.message ?? 'no detail'}`,
+    );
   }
-  if (record.state === 'cancelled') throw new ScanError('SCAN_CANCELLED', `Scan ${record.scan_id} was cancelled; run it again to get artifacts.`);
-  throw new ScanError('SCAN_NOT_READY', `Scan ${record.scan_id} is ${record.state} (phase ${record.progress.phase}). Retry shortly, or follow ${`/v1/scans/${record.scan_id}/events`}.`, {
-    retryAfterSeconds: 2,
-  });
+  if (record.state === 'cancelled')
+    throw new ScanError('SCAN_CANCELLED', `Scan ${record.scan_id} was cancelled; run it again to get artifacts.`);
+  throw new ScanError(
+    'SCAN_NOT_READY',
+    `Scan ${record.scan_id} is ${record.state} (phase ${record.progress.phase}). Retry shortly, or follow ${`/v1/scans/${record.scan_id}/events`}.`,
+    {
+      retryAfterSeconds: 2,
+    },
+  );
 }
 
 export class ArtifactService {
@@ -54,7 +62,12 @@ export class ArtifactService {
       );
     }
     const name = record.result?.repo_name || 'reposcan';
-    return { path, contentType: CONTENT_TYPES[format], fileName: `${name}.${format}`, sha256: record.result?.artifacts[format]?.sha256 ?? null };
+    return {
+      path,
+      contentType: CONTENT_TYPES[format],
+      fileName: `${name}.${format}`,
+      sha256: record.result?.artifacts[format]?.sha256 ?? null,
+    };
   }
 
   /**
@@ -76,10 +89,13 @@ export class ArtifactService {
     }
     const record = await this.scans.get(scanId);
     assertCompleted(record);
-    const json = JSON.stringify(SummaryRecord.parse(JSON.parse(await readFile(this.store.resultFile(scanId, 'summary.json'), 'utf8'))));
+    const json = JSON.stringify(
+      SummaryRecord.parse(JSON.parse(await readFile(this.store.resultFile(scanId, 'summary.json'), 'utf8'))),
+    );
     if (folder !== null) {
       this.summaries.set(scanId, { folder, json });
-      if (this.summaries.size > SUMMARY_CACHE_ENTRIES) this.summaries.delete(this.summaries.keys().next().value as string);
+      if (this.summaries.size > SUMMARY_CACHE_ENTRIES)
+        this.summaries.delete(this.summaries.keys().next().value as string);
     }
     return json;
   }

@@ -39,7 +39,11 @@ export class InspectService {
   /** `signal`: the client went away; the thread is stopped (git killed) and its slot freed at once. */
   async inspect(job: Omit<InspectJob, 'workDir'>, signal?: AbortSignal): Promise<InspectResult> {
     if (this.active >= this.options.concurrency) {
-      throw new ScanError('INSPECT_BUSY', `All ${this.options.concurrency} inspect slots are busy. Retry in a moment.`, { retryAfterSeconds: 1 });
+      throw new ScanError(
+        'INSPECT_BUSY',
+        `All ${this.options.concurrency} inspect slots are busy. Retry in a moment.`,
+        { retryAfterSeconds: 1 },
+      );
     }
     this.active += 1;
     const workDir = await mkdtemp(join(tmpdir(), 'reposcan-inspect-'));
@@ -91,11 +95,18 @@ export class InspectService {
     // kills git) and is ended after STOP_GRACE_MS. The signal's own reason: whoever aborts says
     // why (a client that went away is no failure).
     const stop = new AbortController();
-    const onAbort = (): void => stop.abort(signal?.reason instanceof Error ? signal.reason : new Error('inspect abandoned'));
+    const onAbort = (): void =>
+      stop.abort(signal?.reason instanceof Error ? signal.reason : new Error('inspect abandoned'));
     signal?.addEventListener('abort', onAbort, { once: true });
     if (signal?.aborted) onAbort();
     const timer = setTimeout(
-      () => stop.abort(new ScanError('SCAN_TIMEOUT', `The preview took longer than ${Math.round(this.options.timeoutMs / 1000)} s. Narrow it with include_patterns or a subfolder URL, or run a full scan.`)),
+      () =>
+        stop.abort(
+          new ScanError(
+            'SCAN_TIMEOUT',
+            `The preview took longer than ${Math.round(this.options.timeoutMs / 1000)} s. Narrow it with include_patterns or a subfolder URL, or run a full scan.`,
+          ),
+        ),
       this.options.timeoutMs,
     );
     try {

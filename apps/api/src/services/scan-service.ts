@@ -86,10 +86,13 @@ export class ScanService {
    */
   async assertDiskRoom(): Promise<void> {
     const now = Date.now();
-    if (this.disk === null || now - this.disk.checkedAt > DISK_CHECK_MS) this.disk = { checkedAt: now, status: this.deps.store.diskStatus() };
+    if (this.disk === null || now - this.disk.checkedAt > DISK_CHECK_MS)
+      this.disk = { checkedAt: now, status: this.deps.store.diskStatus() };
     const disk = await this.disk.status;
     if (!disk.writable || disk.freeRatio < this.deps.minFreeDiskRatio) {
-      throw new ScanError('DISK_FULL', 'The server is low on disk space and is not taking new scans. Retry later.', { retryAfterSeconds: 60 });
+      throw new ScanError('DISK_FULL', 'The server is low on disk space and is not taking new scans. Retry later.', {
+        retryAfterSeconds: 60,
+      });
     }
   }
 
@@ -108,7 +111,14 @@ export class ScanService {
     // Under a flood, refusals stay cheap: no folder is made and removed again for each one.
     if (this.queueFull !== null && Date.now() < this.queueFull.until) throw this.queueFull.error;
     const now = new Date().toISOString();
-    const request: ScanRequestRecord = { version: 1, scan_id: scanId, source, options, encoding: this.deps.encoding, created_at: now };
+    const request: ScanRequestRecord = {
+      version: 1,
+      scan_id: scanId,
+      source,
+      options,
+      encoding: this.deps.encoding,
+      created_at: now,
+    };
     const state: ScanStateRecord = {
       version: 1,
       scan_id: scanId,
@@ -129,7 +139,8 @@ export class ScanService {
       if (beforeEnqueue) await beforeEnqueue(scanId);
       await this.deps.queue.enqueue(scanId, client === undefined ? {} : { client });
     } catch (error) {
-      if (isScanError(error) && error.code === 'QUEUE_FULL') this.queueFull = { until: Date.now() + QUEUE_FULL_MEMORY_MS, error };
+      if (isScanError(error) && error.code === 'QUEUE_FULL')
+        this.queueFull = { until: Date.now() + QUEUE_FULL_MEMORY_MS, error };
       await this.deps.store.remove(scanId).catch(() => {});
       throw error;
     }
@@ -190,7 +201,8 @@ export class ScanService {
     if (!isTerminal(record)) {
       await this.deps.store.requestCancel(scanId);
       const removed = await this.deps.queue.remove(scanId);
-      if (removed === 'active') await this.waitForTerminal(scanId, this.deps.cancelGraceMs ?? 10_000).catch(() => record);
+      if (removed === 'active')
+        await this.waitForTerminal(scanId, this.deps.cancelGraceMs ?? 10_000).catch(() => record);
     }
     await this.deps.store.remove(scanId);
     void this.forgetJob(scanId, Date.now() + (this.deps.cancelGraceMs ?? 10_000));
@@ -202,6 +214,7 @@ export class ScanService {
    * this retries in the background until the job can go, within the deadline.
    */
   private async forgetJob(scanId: string, deadline: number): Promise<void> {
-    while ((await this.deps.queue.remove(scanId).catch(() => 'absent')) === 'active' && Date.now() < deadline) await sleep(FORGET_RETRY_MS);
+    while ((await this.deps.queue.remove(scanId).catch(() => 'absent')) === 'active' && Date.now() < deadline)
+      await sleep(FORGET_RETRY_MS);
   }
 }

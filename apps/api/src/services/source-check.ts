@@ -7,7 +7,11 @@ import type { SourceSettings } from '@reposcan/sources';
  * Refuse what policy refuses before anything is queued, so the caller gets the 400/403/422
  * at once instead of a failed scan later. The worker checks again before it clones.
  */
-export async function toRequestSource(repoPath: string, branch: string | undefined, settings: SourceSettings): Promise<ScanRequestRecord['source']> {
+export async function toRequestSource(
+  repoPath: string,
+  branch: string | undefined,
+  settings: SourceSettings,
+): Promise<ScanRequestRecord['source']> {
   return (await checkRequestSource(repoPath, branch, settings)).source;
 }
 
@@ -19,10 +23,18 @@ export async function checkRequestSource(
 ): Promise<{ source: ScanRequestRecord['source']; addresses: string[] }> {
   const parsed = parseRepoPath(repoPath);
   if (parsed.kind === 'local') {
-    if (branch !== undefined) throw new ScanError('INVALID_REQUEST', '`branch` applies to remote repositories only; a local path is scanned as it is on disk.');
+    if (branch !== undefined)
+      throw new ScanError(
+        'INVALID_REQUEST',
+        '`branch` applies to remote repositories only; a local path is scanned as it is on disk.',
+      );
     await resolveLocalRoot(parsed.path, settings.allowedLocalRoots);
     return { source: { type: 'local', repo_path: parsed.path }, addresses: [] };
   }
-  const addresses = await checkRemotePolicy(parsed.url, { allowedHosts: settings.allowedHosts, allowHttp: settings.allowHttp, allowPrivateHosts: settings.allowPrivateHosts });
+  const addresses = await checkRemotePolicy(parsed.url, {
+    allowedHosts: settings.allowedHosts,
+    allowHttp: settings.allowHttp,
+    allowPrivateHosts: settings.allowPrivateHosts,
+  });
   return { source: { type: 'remote', repo_path: repoPath, branch: branch ?? null }, addresses };
 }

@@ -25,10 +25,19 @@ export class WorkerCoverage {
     const policies = await this.livePolicies();
     // A worker whose announcement cannot be judged (another version) may accept it.
     if (policies.length === 0 || policies.includes(null)) return;
-    const refusals = await Promise.all(policies.map((policy) => (policy ? policyRefusal(source, policy, addresses) : Promise.resolve(null))));
+    const refusals = await Promise.all(
+      policies.map((policy) => (policy ? policyRefusal(source, policy, addresses) : Promise.resolve(null))),
+    );
     if (refusals.some((refusal) => refusal === null)) return;
-    const variables = [...new Set(refusals.map((refusal) => (refusal ? POLICY_VARIABLE[refusal.code] : undefined)).filter((v) => v !== undefined))];
-    const workers = policies.length === 1 ? 'the one live worker refuses it under its' : `all ${policies.length} live workers refuse it under their`;
+    const variables = [
+      ...new Set(
+        refusals.map((refusal) => (refusal ? POLICY_VARIABLE[refusal.code] : undefined)).filter((v) => v !== undefined),
+      ),
+    ];
+    const workers =
+      policies.length === 1
+        ? 'the one live worker refuses it under its'
+        : `all ${policies.length} live workers refuse it under their`;
     throw new ScanError(
       'NO_WORKER_ACCEPTS',
       `This server's API accepts this source, but ${workers} own configuration (${variables.join(', ')}), so it was not queued. An operator should give the workers the same ${variables.join(' and ')} as the API.`,
@@ -38,7 +47,12 @@ export class WorkerCoverage {
   private livePolicies(): Promise<(SourcePolicy | null)[]> {
     const now = Date.now();
     if (this.cached === null || now - this.cached.at > LIVE_WORKERS_CACHE_MS) {
-      this.cached = { at: now, policies: this.registry.live().then((announced) => announced.map((a) => (isSourcePolicy(a.sources) ? a.sources : null))) };
+      this.cached = {
+        at: now,
+        policies: this.registry
+          .live()
+          .then((announced) => announced.map((a) => (isSourcePolicy(a.sources) ? a.sources : null))),
+      };
     }
     return this.cached.policies;
   }

@@ -35,7 +35,10 @@ export async function openStream(url: string, headers: Record<string, string> = 
     ended: Promise.resolve({ byServer: true }),
     waitFor: (n) =>
       new Promise((resolve, reject) => {
-        const timer = setTimeout(() => done(new Error(`waited 10 s for event ${n}; have ${JSON.stringify(events.map((e) => e.event))}`)), 10_000);
+        const timer = setTimeout(
+          () => done(new Error(`waited 10 s for event ${n}; have ${JSON.stringify(events.map((e) => e.event))}`)),
+          10_000,
+        );
         const check = (): void => {
           if (events.length >= n) done();
           else if (over) done(new Error(`the stream ended after ${events.length} events, before event ${n}`));

@@ -3,7 +3,11 @@
  * counts only if `stillRunning()` holds after it, so every counted probe overlapped the scan,
  * however fast the scan happens to be. Stops after `maxProbes` counted probes or when the scan ends.
  */
-export async function probeWhileRunning(url: string, stillRunning: () => Promise<boolean>, maxProbes = 400): Promise<number[]> {
+export async function probeWhileRunning(
+  url: string,
+  stillRunning: () => Promise<boolean>,
+  maxProbes = 400,
+): Promise<number[]> {
   const latencies: number[] = [];
   while (latencies.length < maxProbes) {
     const window: number[] = [];

@@ -7,7 +7,11 @@ export function sample(text: string, name: string, labels: Record<string, string
   for (const line of text.split('\n')) {
     const match = /^([a-z_:][a-z0-9_:]*)(?:\{(.*)\})? (\S+)$/i.exec(line);
     if (!match || match[1] !== name) continue;
-    const have = (match[2] ?? '').split(/,(?=[a-z_]+=")/i).filter(Boolean).sort().join(',');
+    const have = (match[2] ?? '')
+      .split(/,(?=[a-z_]+=")/i)
+      .filter(Boolean)
+      .sort()
+      .join(',');
     if (have === wanted) return Number(match[3]);
   }
   return undefined;

@@ -20,7 +20,11 @@ async function json<T = Record<string, unknown>>(response: Response): Promise<En
 }
 
 export function postScan(api: TestApi, body: unknown, query = ''): Promise<Response> {
-  return fetch(`${api.baseUrl}/v1/scan${query}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  return fetch(`${api.baseUrl}/v1/scan${query}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
 }
 
 interface ScanResultData {
@@ -34,7 +38,11 @@ interface ScanResultData {
 }
 
 /** Polls GET /v1/scans/{id} until the scan is completed, failed or cancelled. */
-export async function waitCompleted(api: Pick<TestApi, 'baseUrl'>, scanId: string, timeoutMs = 60_000): Promise<Record<string, unknown>> {
+export async function waitCompleted(
+  api: Pick<TestApi, 'baseUrl'>,
+  scanId: string,
+  timeoutMs = 60_000,
+): Promise<Record<string, unknown>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const status = await json(await fetch(`${api.baseUrl}/v1/scans/${scanId}`));
@@ -65,9 +73,13 @@ export function defineScanScenarios(getApi: () => TestApi): void {
       const bytes = Buffer.from(await download.arrayBuffer());
       expect(bytes.length).toBe(artifact.bytes);
       expect(createHash('sha256').update(bytes).digest('hex')).toBe(artifact.sha256);
-      expect(download.headers.get('content-disposition')).toMatch(new RegExp(`^attachment; filename="?sample\\.${format}"?$`));
+      expect(download.headers.get('content-disposition')).toMatch(
+        new RegExp(`^attachment; filename="?sample\\.${format}"?$`),
+      );
     }
-    const summary = await json<{ files: unknown[]; repository: { name: string } }>(await fetch(`${api.baseUrl}/v1/summary/${result.scan_id}`));
+    const summary = await json<{ files: unknown[]; repository: { name: string } }>(
+      await fetch(`${api.baseUrl}/v1/summary/${result.scan_id}`),
+    );
     expect(summary.data.repository.name).toBe('sample');
     expect(summary.data.files.length).toBe(result.num_textual_files);
   });
@@ -81,7 +93,10 @@ export function defineScanScenarios(getApi: () => TestApi): void {
     });
     const form = new FormData();
     form.append('file', new Blob([new Uint8Array(zip)], { type: 'application/zip' }), 'demo.zip');
-    const response = await fetch(`${api.baseUrl}/v1/upload?lite=true&exclude_patterns=*_test.py`, { method: 'POST', body: form });
+    const response = await fetch(`${api.baseUrl}/v1/upload?lite=true&exclude_patterns=*_test.py`, {
+      method: 'POST',
+      body: form,
+    });
     expect(response.status).toBe(201);
     const body = await json<ScanResultData>(response);
     expect(body.data.repo_name).toBe('demo-main');
@@ -121,7 +136,9 @@ export function defineScanScenarios(getApi: () => TestApi): void {
 
   it('runs 20 scans submitted at once to completion, each published once', async () => {
     const api = getApi();
-    const responses = await Promise.all(Array.from({ length: 20 }, () => postScan(api, { repo_path: api.repoDir }, '?wait=false')));
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, () => postScan(api, { repo_path: api.repoDir }, '?wait=false')),
+    );
     expect(responses.map((r) => r.status)).toEqual(Array(20).fill(202));
     const ids = await Promise.all(responses.map(async (r) => (await json<{ scan_id: string }>(r)).data.scan_id));
     expect(new Set(ids).size).toBe(20);
@@ -140,10 +157,14 @@ export function defineScanScenarios(getApi: () => TestApi): void {
     await writeLargeTree(root, 1000, 80_000);
     const accepted = await json<{ scan_id: string }>(await postScan(api, { repo_path: root }, '?wait=false'));
     const statusUrl = `${api.baseUrl}/v1/scans/${accepted.data.scan_id}`;
-    const status = async (): Promise<{ state: string; progress: { phase: string } }> => (await json<{ state: string; progress: { phase: string } }>(await fetch(statusUrl))).data;
+    const status = async (): Promise<{ state: string; progress: { phase: string } }> =>
+      (await json<{ state: string; progress: { phase: string } }>(await fetch(statusUrl))).data;
     // Measure while the engine reads, classifies, counts and writes, not while it walks or waits.
     await expect.poll(async () => (await status()).progress.phase, { timeout: 60_000, interval: 20 }).toBe('read');
-    const latencies = await probeWhileRunning(`${api.baseUrl}/health`, async () => (await status()).state === 'running');
+    const latencies = await probeWhileRunning(
+      `${api.baseUrl}/health`,
+      async () => (await status()).state === 'running',
+    );
     expect(latencies.length).toBeGreaterThanOrEqual(100);
     expect(p99(latencies)).toBeLessThan(100);
     expect((await waitCompleted(api, accepted.data.scan_id, 120_000)).state).toBe('completed');
@@ -155,7 +176,11 @@ export function defineScanScenarios(getApi: () => TestApi): void {
     const cleanup = await fetch(`${api.baseUrl}/v1/cleanup/${data.scan_id}`, { method: 'DELETE' });
     expect(cleanup.status).toBe(200);
     expect((await json(cleanup)).message).toBe(`Deleted scan ID: ${data.scan_id}`);
-    for (const path of [`/v1/scans/${data.scan_id}`, `/v1/summary/${data.scan_id}`, `/v1/download/${data.scan_id}?format=txt`]) {
+    for (const path of [
+      `/v1/scans/${data.scan_id}`,
+      `/v1/summary/${data.scan_id}`,
+      `/v1/download/${data.scan_id}?format=txt`,
+    ]) {
       const response = await fetch(`${api.baseUrl}${path}`);
       expect(response.status).toBe(404);
       expect((await json(response)).code).toBe('SCAN_NOT_FOUND');

@@ -9,7 +9,9 @@ import type { Logger } from '@reposcan/runtime';
 import { createRuntime } from '../../src/create-runtime.js';
 import type { Runtime } from '../../src/create-runtime.js';
 
-export const SAMPLE_REPO = fileURLToPath(new URL('../../../../packages/core/test/fixtures/sample-repo', import.meta.url));
+export const SAMPLE_REPO = fileURLToPath(
+  new URL('../../../../packages/core/test/fixtures/sample-repo', import.meta.url),
+);
 
 export interface TestApi {
   runtime: Runtime;
@@ -25,7 +27,10 @@ export interface TestApi {
  * A real API on a free loopback port over a fresh DATA_DIR. `env` overrides configuration
  * exactly as environment variables would; `options.log` replaces the (silent) logger.
  */
-export async function startTestApi(env: Record<string, string> = {}, options: { statePollMs?: number; log?: Logger } = {}): Promise<TestApi> {
+export async function startTestApi(
+  env: Record<string, string> = {},
+  options: { statePollMs?: number; log?: Logger } = {},
+): Promise<TestApi> {
   const base = await mkdtemp(join(tmpdir(), 'reposcan-api-'));
   const dataDir = join(base, 'data');
   const localRoot = join(base, 'repos');

@@ -34,7 +34,11 @@ async function poll<T>(what: string, get: () => T | undefined, timeoutMs: number
  * A real reposcan process run from the TypeScript sources (tsx, `source` condition), resolved
  * once it logs `readyMessage`.
  */
-export async function startServiceProcess(entry: string, env: Record<string, string>, ready: (line: Record<string, unknown>) => boolean): Promise<ServiceProcess> {
+export async function startServiceProcess(
+  entry: string,
+  env: Record<string, string>,
+  ready: (line: Record<string, unknown>) => boolean,
+): Promise<ServiceProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=source', entry], {
     cwd: REPO_ROOT,
     env: { ...process.env, LOG_LEVEL: 'info', ...env },
@@ -58,13 +62,16 @@ export async function startServiceProcess(entry: string, env: Record<string, str
       }
     }
   });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   const service: ServiceProcess = {
     child,
     logs,
     stderr: () => stderr,
     waitForLog: (matches, timeoutMs = 60_000) => poll('a log line', () => logs.find(matches), timeoutMs),
-    waitForStderr: (text, timeoutMs = 60_000) => poll(`"${text}" on stderr`, () => (stderr.includes(text) ? true : undefined), timeoutMs).then(() => undefined),
+    waitForStderr: (text, timeoutMs = 60_000) =>
+      poll(`"${text}" on stderr`, () => (stderr.includes(text) ? true : undefined), timeoutMs).then(() => undefined),
     exited,
     stop: (signal = 'SIGTERM') =>
       new Promise((resolve) => {
@@ -73,7 +80,10 @@ export async function startServiceProcess(entry: string, env: Record<string, str
         child.kill(signal);
       }),
   };
-  const started = await Promise.race([service.waitForLog(ready, 30_000), exited.then(({ code }) => new Error(`process exited early (${code}): ${stderr}`))]);
+  const started = await Promise.race([
+    service.waitForLog(ready, 30_000),
+    exited.then(({ code }) => new Error(`process exited early (${code}): ${stderr}`)),
+  ]);
   if (started instanceof Error) throw started;
   return service;
 }
@@ -87,4 +97,3 @@ export function startWorkerProcess(env: Record<string, string>): Promise<Service
 export function startApiProcess(env: Record<string, string>): Promise<ServiceProcess> {
   return startServiceProcess('apps/api/src/main.ts', env, (line) => String(line.msg).startsWith('listening on'));
 }
-

@@ -23,7 +23,10 @@ const CRAFT_SCRIPT = fileURLToPath(new URL('../../../../packages/sources/test/ar
  * plus byte patches); `spec` is craft_zip.py's, e.g. `{ entries: [{ name, data, mode }], patches }`.
  */
 export function craftZip(out: string, spec: Record<string, unknown>): Buffer {
-  const result = spawnSync('python3', [CRAFT_SCRIPT], { input: `${JSON.stringify({ ...spec, out })}\n`, encoding: 'utf8' });
+  const result = spawnSync('python3', [CRAFT_SCRIPT], {
+    input: `${JSON.stringify({ ...spec, out })}\n`,
+    encoding: 'utf8',
+  });
   if (result.stdout.trim() !== 'ok') throw new Error(`craft_zip.py failed: ${result.stderr}`);
   return readFileSync(out);
 }

@@ -14,9 +14,16 @@ export async function inspect(args: InspectArgs, io: CliIo): Promise<InspectResu
 
 async function inspectOnServer(args: InspectArgs, io: CliIo): Promise<InspectResult> {
   const target = await classifyTarget(args.target, io.cwd);
-  if (target.kind === 'zip') throw new UsageError('inspect previews a repository URL or a folder; a .zip can only be scanned (reposcan scan file.zip).');
+  if (target.kind === 'zip')
+    throw new UsageError(
+      'inspect previews a repository URL or a folder; a .zip can only be scanned (reposcan scan file.zip).',
+    );
   const client = new ReposcanClient({ baseUrl: args.server });
-  return client.inspect({ repo_path: target.kind === 'remote' ? target.repoPath : target.path, branch: args.branch, ...args.options });
+  return client.inspect({
+    repo_path: target.kind === 'remote' ? target.repoPath : target.path,
+    branch: args.branch,
+    ...args.options,
+  });
 }
 
 async function inspectLocal(args: InspectArgs, io: CliIo): Promise<InspectResult> {
@@ -25,12 +32,30 @@ async function inspectLocal(args: InspectArgs, io: CliIo): Promise<InspectResult
   // Its threads end with the preview, so the process can exit.
   const engine = createEngine({ tokenThreads: 0 });
   const report = await engine
-    .inspect({ root: folder.root, repoName: folder.name, source: folder.source, options: toEngineOptions(withOutputDefaults(args.options)), limits: DEFAULT_ENGINE_LIMITS })
+    .inspect({
+      root: folder.root,
+      repoName: folder.name,
+      source: folder.source,
+      options: toEngineOptions(withOutputDefaults(args.options)),
+      limits: DEFAULT_ENGINE_LIMITS,
+    })
     .finally(() => engine.close());
   // The same listing the API builds: every kept file, non-textual ones with 0 tokens.
   const files = [
-    ...report.files.map((f) => ({ path: f.path, subcategory: f.subcategory, size_bytes: f.size_bytes, tokens_estimate: f.tokens_estimate, url: f.url })),
-    ...report.assets.map((a) => ({ path: a.path, subcategory: a.subcategory, size_bytes: a.size_bytes, tokens_estimate: 0, url: a.url })),
+    ...report.files.map((f) => ({
+      path: f.path,
+      subcategory: f.subcategory,
+      size_bytes: f.size_bytes,
+      tokens_estimate: f.tokens_estimate,
+      url: f.url,
+    })),
+    ...report.assets.map((a) => ({
+      path: a.path,
+      subcategory: a.subcategory,
+      size_bytes: a.size_bytes,
+      tokens_estimate: 0,
+      url: a.url,
+    })),
   ].sort((a, b) => compareNames(a.path, b.path));
   return {
     repository: { name: report.name, branch: report.branch, commit: null, tree_summary: report.tree },

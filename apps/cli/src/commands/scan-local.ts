@@ -56,7 +56,8 @@ export async function scanLocal(args: ScanArgs, io: CliIo): Promise<ScanOutcome>
           countTokens: counting.count,
           ...(tokenCache ? { tokenCache: { cache: tokenCache.cache, stats: tokenCache.stats } } : {}),
         },
-        (p) => progress.update({ state: 'running', phase: p.phase, filesDone: p.files_done, filesTotal: p.files_total }),
+        (p) =>
+          progress.update({ state: 'running', phase: p.phase, filesDone: p.files_done, filesTotal: p.files_total }),
       );
     } catch (error) {
       progress.finish();
@@ -69,7 +70,10 @@ export async function scanLocal(args: ScanArgs, io: CliIo): Promise<ScanOutcome>
 
     // A terminal already shows stdout's list of paths; the notes are for a redirected stdout.
     const note = io.stdout.isTTY ? () => {} : (line: string) => progress.note(line);
-    const formats = selectFormats(report.artifacts.map((a) => a.format), args.formats);
+    const formats = selectFormats(
+      report.artifacts.map((a) => a.format),
+      args.formats,
+    );
     const files: WrittenFile[] = [];
     for (const format of formats) {
       const artifact = report.artifacts.find((a) => a.format === format)!;
@@ -116,11 +120,17 @@ export async function scanLocal(args: ScanArgs, io: CliIo): Promise<ScanOutcome>
  * in the scanned tree (`inTree`: its path there), or, when it is the tree's root, the files named
  * like this scan's outputs; and the staging folder if it lies in the tree (a scan of a home folder).
  */
-function ownOutputs(inTree: string | null, stagingInTree: string | null, name: string): Map<string, SkipReason> | undefined {
+function ownOutputs(
+  inTree: string | null,
+  stagingInTree: string | null,
+  name: string,
+): Map<string, SkipReason> | undefined {
   const skips = new Map<string, SkipReason>();
   if (stagingInTree !== null && stagingInTree !== '') skips.set(stagingInTree, 'excluded_dir');
   if (inTree !== null && inTree !== '') skips.set(inTree, 'excluded_dir');
-  if (inTree === '') for (const file of [...ARTIFACT_FORMATS.map((f) => artifactFileName(name, f)), summaryFileName(name)]) skips.set(file, 'pattern');
+  if (inTree === '')
+    for (const file of [...ARTIFACT_FORMATS.map((f) => artifactFileName(name, f)), summaryFileName(name)])
+      skips.set(file, 'pattern');
   return skips.size > 0 ? skips : undefined;
 }
 

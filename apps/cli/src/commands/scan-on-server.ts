@@ -19,19 +19,29 @@ import type { ScanOutcome, WrittenFile } from '../scan-outcome.js';
  */
 export async function scanOnServer(args: ScanArgs, io: CliIo): Promise<ScanOutcome> {
   const target = await classifyTarget(args.target, io.cwd);
-  if (target.kind === 'zip' && args.branch !== undefined) throw new UsageError('--branch applies to remote repositories; an uploaded .zip has no branches.');
+  if (target.kind === 'zip' && args.branch !== undefined)
+    throw new UsageError('--branch applies to remote repositories; an uploaded .zip has no branches.');
   const client = new ReposcanClient({ baseUrl: args.server });
   const progress = createProgressReporter(io.stderr, progressMode(io.stderr, args.quiet, io.env));
   // A folder the server reads gets the same rule as --local: no default output inside it.
-  const output = await chooseOutputFolder(args.output, target.kind === 'folder' ? target.path : null, basename(target.kind === 'folder' ? target.path : 'repository'), io);
+  const output = await chooseOutputFolder(
+    args.output,
+    target.kind === 'folder' ? target.path : null,
+    basename(target.kind === 'folder' ? target.path : 'repository'),
+    io,
+  );
   if (output.movedBecause) progress.note(`writing to ${output.dir} (${output.movedBecause}; -o chooses)`);
   const options: UploadOptions = args.options;
   const submission: Submission =
     target.kind === 'zip'
       ? await uploadFile(client, target.file, options, { wait: false })
-      : await client.scan({ repo_path: target.kind === 'remote' ? target.repoPath : target.path, branch: args.branch, ...options }, { wait: false });
+      : await client.scan(
+          { repo_path: target.kind === 'remote' ? target.repoPath : target.path, branch: args.branch, ...options },
+          { wait: false },
+        );
 
-  const result = submission.kind === 'completed' ? submission.result : await followToEnd(client, submission.accepted, progress);
+  const result =
+    submission.kind === 'completed' ? submission.result : await followToEnd(client, submission.accepted, progress);
   // A terminal already shows stdout's list of paths; the notes are for a redirected stdout.
   const note = io.stdout.isTTY ? () => {} : (line: string) => progress.note(line);
   const files = await downloadArtifacts(client, result, args, output.dir, note);
@@ -43,26 +53,59 @@ export async function scanOnServer(args: ScanArgs, io: CliIo): Promise<ScanOutco
     await client.cleanup(result.scan_id);
     progress.note(`deleted scan ${result.scan_id} from the server`);
   }
-  return { scan_id: result.scan_id, state: 'completed', result, files, summary_file: { path: summaryPath, bytes: Buffer.byteLength(summary) } };
+  return {
+    scan_id: result.scan_id,
+    state: 'completed',
+    result,
+    files,
+    summary_file: { path: summaryPath, bytes: Buffer.byteLength(summary) },
+  };
 }
 
-async function followToEnd(client: ReposcanClient, accepted: ScanAccepted, progress: ProgressReporter): Promise<ScanResult> {
+async function followToEnd(
+  client: ReposcanClient,
+  accepted: ScanAccepted,
+  progress: ProgressReporter,
+): Promise<ScanResult> {
   let last: ScanStatus | null = null;
   for await (const { data } of client.follow(accepted)) {
     last = data;
-    progress.update({ state: data.state, phase: data.progress.phase, filesDone: data.progress.files_done, filesTotal: data.progress.files_total });
+    progress.update({
+      state: data.state,
+      phase: data.progress.phase,
+      filesDone: data.progress.files_done,
+      filesTotal: data.progress.files_total,
+    });
   }
   progress.finish();
   if (last?.state === 'completed' && last.result) return last.result;
-  if (last?.state === 'failed') throw new ScanEndedError(accepted.scan_id, 'failed', last.error?.code ?? 'SCAN_FAILED', last.error?.message ?? 'The scan failed without a reason.');
-  throw new ScanEndedError(accepted.scan_id, 'cancelled', 'SCAN_CANCELLED', 'The scan was cancelled (or deleted) before it finished.');
+  if (last?.state === 'failed')
+    throw new ScanEndedError(
+      accepted.scan_id,
+      'failed',
+      last.error?.code ?? 'SCAN_FAILED',
+      last.error?.message ?? 'The scan failed without a reason.',
+    );
+  throw new ScanEndedError(
+    accepted.scan_id,
+    'cancelled',
+    'SCAN_CANCELLED',
+    'The scan was cancelled (or deleted) before it finished.',
+  );
 }
 
-async function downloadArtifacts(client: ReposcanClient, result: ScanResult, args: ScanArgs, output: string, note: (line: string) => void): Promise<WrittenFile[]> {
+async function downloadArtifacts(
+  client: ReposcanClient,
+  result: ScanResult,
+  args: ScanArgs,
+  output: string,
+  note: (line: string) => void,
+): Promise<WrittenFile[]> {
   const produced = Object.keys(result.artifacts) as Array<WrittenFile['format']>;
   const formats = selectFormats(produced, args.formats);
   const missing = (args.formats ?? []).filter((f) => !formats.includes(f));
-  if (missing.length > 0) throw new Error(`the scan did not produce ${missing.join(', ')} (it produced ${produced.join(', ')}).`);
+  if (missing.length > 0)
+    throw new Error(`the scan did not produce ${missing.join(', ')} (it produced ${produced.join(', ')}).`);
   const written: WrittenFile[] = [];
   for (const format of formats) {
     const path = join(output, artifactFileName(result.repo_name, format));

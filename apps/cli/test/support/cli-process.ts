@@ -28,7 +28,12 @@ const TEST_CACHE_HOME = join(tmpdir(), `reposcan-cli-test-cache-${process.pid}`)
 
 /** The environment every run gets: sources, not a stale dist; no inherited server choice; a cache folder of its own. */
 function cliEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, REPOSCAN_CLI_FROM_SOURCE: '1', XDG_CACHE_HOME: TEST_CACHE_HOME, ...extra };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    REPOSCAN_CLI_FROM_SOURCE: '1',
+    XDG_CACHE_HOME: TEST_CACHE_HOME,
+    ...extra,
+  };
   if (!('REPOSCAN_SERVER' in extra)) delete env.REPOSCAN_SERVER;
   return env;
 }
@@ -36,11 +41,16 @@ function cliEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 /** `reposcan …args` with stdout and stderr piped (not a terminal). */
 export function runCli(args: string[], options: RunOptions): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [LAUNCHER, ...args], { cwd: options.cwd, env: cliEnv(options.env), timeout: 120_000, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
-      if (code === null) return reject(error ?? new Error('no exit code'));
-      resolve({ code, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [LAUNCHER, ...args],
+      { cwd: options.cwd, env: cliEnv(options.env), timeout: 120_000, maxBuffer: 16 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
+        if (code === null) return reject(error ?? new Error('no exit code'));
+        resolve({ code, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -56,11 +66,16 @@ function shellQuote(arg: string): string {
 export function runCliInPty(args: string[], options: RunOptions): Promise<CliRun> {
   const command = [process.execPath, LAUNCHER, ...args].map(shellQuote).join(' ');
   return new Promise((resolve, reject) => {
-    execFile('/usr/bin/script', ['-qfec', command, '/dev/null'], { cwd: options.cwd, env: cliEnv(options.env), timeout: 120_000 }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
-      if (code === null) return reject(error ?? new Error('no exit code'));
-      resolve({ code, stdout, stderr });
-    });
+    execFile(
+      '/usr/bin/script',
+      ['-qfec', command, '/dev/null'],
+      { cwd: options.cwd, env: cliEnv(options.env), timeout: 120_000 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
+        if (code === null) return reject(error ?? new Error('no exit code'));
+        resolve({ code, stdout, stderr });
+      },
+    );
   });
 }
 

@@ -70,8 +70,14 @@ export class OpenApiValidator {
     const where = `${method.toUpperCase()} ${path} → ${response.status}`;
     const operation = this.#spec.paths[path]?.[method.toLowerCase()];
     if (!operation) throw new Error(`${where}: openapi.yaml has no operation ${method.toUpperCase()} ${path}`);
-    const declared = operation.responses[String(response.status)] ?? operation.responses[`${String(response.status)[0]}XX`] ?? operation.responses.default;
-    if (!declared) throw new Error(`${where}: status ${response.status} is not described (the spec lists ${Object.keys(operation.responses).join(', ')})`);
+    const declared =
+      operation.responses[String(response.status)] ??
+      operation.responses[`${String(response.status)[0]}XX`] ??
+      operation.responses.default;
+    if (!declared)
+      throw new Error(
+        `${where}: status ${response.status} is not described (the spec lists ${Object.keys(operation.responses).join(', ')})`,
+      );
     this.seen.add(`${method.toUpperCase()} ${path} ${response.status}`);
 
     for (const header of Object.keys(declared.headers ?? {})) {
@@ -80,12 +86,19 @@ export class OpenApiValidator {
     const bytes = Buffer.from(await response.arrayBuffer());
     const header = response.headers.get('content-type');
     if (!declared.content) {
-      if (bytes.length > 0) throw new Error(`${where}: the spec declares no body, got ${bytes.length} bytes (${header ?? 'no content type'})`);
+      if (bytes.length > 0)
+        throw new Error(
+          `${where}: the spec declares no body, got ${bytes.length} bytes (${header ?? 'no content type'})`,
+        );
       return { status: response.status, contentType: null, body: null };
     }
-    if (!header) throw new Error(`${where}: no Content-Type, the spec declares ${Object.keys(declared.content).join(', ')}`);
+    if (!header)
+      throw new Error(`${where}: no Content-Type, the spec declares ${Object.keys(declared.content).join(', ')}`);
     const contentType = Object.keys(declared.content).find((type) => sameMediaType(type, header));
-    if (!contentType) throw new Error(`${where}: Content-Type ${header} is not described (the spec declares ${Object.keys(declared.content).join(', ')})`);
+    if (!contentType)
+      throw new Error(
+        `${where}: Content-Type ${header} is not described (the spec declares ${Object.keys(declared.content).join(', ')})`,
+      );
 
     const schema = declared.content[contentType]!.schema;
     const body = decodeBody(contentType, schema, bytes, where);
@@ -109,7 +122,12 @@ export class OpenApiValidator {
  * one (`application/json`) matches its media type with any parameters.
  */
 function sameMediaType(declared: string, actual: string): boolean {
-  const norm = (value: string): string[] => value.toLowerCase().split(';').map((part) => part.trim()).filter(Boolean);
+  const norm = (value: string): string[] =>
+    value
+      .toLowerCase()
+      .split(';')
+      .map((part) => part.trim())
+      .filter(Boolean);
   const [d, ...dParams] = norm(declared);
   const [a, ...aParams] = norm(actual);
   if (d !== a) return false;
@@ -130,8 +148,12 @@ function decodeBody(contentType: string, schema: Json, bytes: Buffer, where: str
 
 function assertValid(validate: ValidateFunction, value: unknown, where: string): void {
   if (validate(value)) return;
-  const errors = (validate.errors ?? []).map((e: ErrorObject) => `${e.instancePath || '(root)'} ${e.message ?? ''} ${JSON.stringify(e.params)}`);
-  throw new Error(`${where}: body does not match the spec:\n  ${errors.join('\n  ')}\nbody: ${JSON.stringify(value).slice(0, 2000)}`);
+  const errors = (validate.errors ?? []).map(
+    (e: ErrorObject) => `${e.instancePath || '(root)'} ${e.message ?? ''} ${JSON.stringify(e.params)}`,
+  );
+  throw new Error(
+    `${where}: body does not match the spec:\n  ${errors.join('\n  ')}\nbody: ${JSON.stringify(value).slice(0, 2000)}`,
+  );
 }
 
 /** `#/components/schemas/X` → the components schema registered with ajv. */
@@ -139,7 +161,12 @@ function toAjvRefs(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(toAjvRefs);
   if (value && typeof value === 'object') {
     return Object.fromEntries(
-      Object.entries(value).map(([k, v]) => [k, k === '$ref' && typeof v === 'string' ? v.replace('#/components/schemas/', `${COMPONENTS_ID}#/$defs/`) : toAjvRefs(v)]),
+      Object.entries(value).map(([k, v]) => [
+        k,
+        k === '$ref' && typeof v === 'string'
+          ? v.replace('#/components/schemas/', `${COMPONENTS_ID}#/$defs/`)
+          : toAjvRefs(v),
+      ]),
     );
   }
   return value;

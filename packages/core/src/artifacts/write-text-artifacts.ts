@@ -96,7 +96,7 @@ export class TextArtifactWriter {
       try {
         await flush(artifact);
         // The write buffer is empty: it carries the waiting blocks across.
-        for (let position = 0; ; ) {
+        for (let position = 0; ;) {
           const { bytesRead } = await waiting.read(artifact.buffer, 0, artifact.buffer.length, position);
           if (bytesRead === 0) break;
           position += bytesRead;
@@ -132,7 +132,12 @@ export class TextArtifactWriter {
         if (failed) throw failed;
         await artifact.handle.datasync();
         await artifact.handle.close();
-        return { format: artifact.renderer.format, file: artifact.file, bytes: artifact.bytes, sha256: artifact.hash.digest('hex') };
+        return {
+          format: artifact.renderer.format,
+          file: artifact.file,
+          bytes: artifact.bytes,
+          sha256: artifact.hash.digest('hex'),
+        };
       }),
     );
     // All settle before a failure is reported: the caller's clean-up must not race a late sync.
@@ -144,7 +149,9 @@ export class TextArtifactWriter {
   /** Closes everything after a failure; the caller removes the artifacts. */
   async abort(): Promise<void> {
     await Promise.allSettled(this.artifacts.flatMap((a) => (a.syncing ? [a.syncing] : [])));
-    await Promise.allSettled(this.artifacts.flatMap((a) => [a.handle.close(), ...(a.early?.handle ? [a.early.handle.close()] : [])]));
+    await Promise.allSettled(
+      this.artifacts.flatMap((a) => [a.handle.close(), ...(a.early?.handle ? [a.early.handle.close()] : [])]),
+    );
     await Promise.allSettled(this.artifacts.flatMap((a) => (a.early ? [rm(a.early.path, { force: true })] : [])));
   }
 }
@@ -175,7 +182,7 @@ const escaped: EscapeProgress = { read: 0, written: 0 };
 async function putJsonString(artifact: Artifact, content: Uint8Array): Promise<void> {
   if (artifact.buffer.length - artifact.used < MAX_ESCAPED_BYTES + 1) await flush(artifact);
   artifact.buffer[artifact.used++] = QUOTE;
-  for (let read = 0; read < content.length; ) {
+  for (let read = 0; read < content.length;) {
     if (artifact.buffer.length - artifact.used < MAX_ESCAPED_BYTES) await flush(artifact);
     escapeJsonInto(content, read, artifact.buffer, artifact.used, escaped);
     read = escaped.read;
@@ -217,7 +224,7 @@ async function write(artifact: Artifact, data: Uint8Array): Promise<void> {
 
 /** Writes all of `data` at the handle's current position (a write may take less than asked). */
 async function writeAll(handle: FileHandle, data: Uint8Array): Promise<void> {
-  for (let offset = 0; offset < data.byteLength; ) {
+  for (let offset = 0; offset < data.byteLength;) {
     const { bytesWritten } = await handle.write(data, offset, data.byteLength - offset);
     offset += bytesWritten;
   }

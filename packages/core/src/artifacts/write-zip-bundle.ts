@@ -86,7 +86,8 @@ async function openNoFollow(file: ZipSourceFile): Promise<Readable> {
 export async function writeZipBundle(input: ZipBundleInput): Promise<ZipBundleResult> {
   const own = [...input.documents.map((d) => d.name), ...input.files.map((f) => f.name), 'manifest.json'];
   for (const name of own) {
-    if (name.includes('/') || name === BUNDLE_REPOSITORY_DIR || own.indexOf(name) !== own.lastIndexOf(name)) throw new Error(`The bundle's own entry ${name} must be a distinct name at the top`);
+    if (name.includes('/') || name === BUNDLE_REPOSITORY_DIR || own.indexOf(name) !== own.lastIndexOf(name))
+      throw new Error(`The bundle's own entry ${name} must be a distinct name at the top`);
   }
   const { ZipArchive } = await (archiver ??= import('archiver'));
   const archive = new ZipArchive({ zlib: { level: 6 } });

@@ -6,7 +6,12 @@ import { decodeText } from './decode-text.js';
 import { sniffAssetSubcategory } from './sniff-asset.js';
 
 export type ContentClassification =
-  | { textual: true; subcategory: TextSubcategory; content: Uint8Array /* UTF-8 */; encoding: string | null /* null = UTF-8 */ }
+  | {
+      textual: true;
+      subcategory: TextSubcategory;
+      content: Uint8Array /* UTF-8 */;
+      encoding: string | null; /* null = UTF-8 */
+    }
   | { textual: false; subcategory: AssetSubcategory };
 
 /** `#!` at the start, after an optional UTF-8 BOM. */

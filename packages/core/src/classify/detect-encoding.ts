@@ -39,9 +39,26 @@ const DECODERS: ReadonlyMap<string, readonly [encoding: string, decode: Decode]>
   ['windows-1252', ['windows-1252', decodeWindows1252]],
   ['ISO-8859-9', ['windows-1254', whatwgDecoder('windows-1254')]],
   ...[
-    'Big5', 'EUC-JP', 'EUC-KR', 'GB18030', 'ISO-8859-2', 'ISO-8859-5', 'ISO-8859-6', 'ISO-8859-7',
-    'ISO-8859-8', 'KOI8-R', 'Shift_JIS', 'windows-1250', 'windows-1251', 'windows-1253', 'windows-1254',
-    'windows-1255', 'windows-1256', 'windows-1257', 'windows-1258', 'windows-874',
+    'Big5',
+    'EUC-JP',
+    'EUC-KR',
+    'GB18030',
+    'ISO-8859-2',
+    'ISO-8859-5',
+    'ISO-8859-6',
+    'ISO-8859-7',
+    'ISO-8859-8',
+    'KOI8-R',
+    'Shift_JIS',
+    'windows-1250',
+    'windows-1251',
+    'windows-1253',
+    'windows-1254',
+    'windows-1255',
+    'windows-1256',
+    'windows-1257',
+    'windows-1258',
+    'windows-874',
   ].map((name) => [name, [name, whatwgDecoder(name)]] as const),
 ]);
 
@@ -60,7 +77,13 @@ function fewReplacements(text: string): boolean {
 
 /** Single-byte encodings for Latin scripts, which chardet tells apart by letter statistics. */
 const LATIN_SINGLE_BYTE = new Set([
-  'ISO-8859-1', 'ISO-8859-2', 'ISO-8859-9', 'windows-1250', 'windows-1252', 'windows-1254', 'windows-1257',
+  'ISO-8859-1',
+  'ISO-8859-2',
+  'ISO-8859-9',
+  'windows-1250',
+  'windows-1252',
+  'windows-1254',
+  'windows-1257',
 ]);
 
 /** chardet's confidence (0–100) below which its pick among Latin encodings is a coin toss. */

@@ -8,7 +8,8 @@ const MAX_SUSPICIOUS_RATIO = 0.01;
 export const SAMPLE_UNITS = 64 * 1024;
 
 function isSuspicious(code: number): boolean {
-  if (code < 0x20) return !(code === 0x09 || code === 0x0a || code === 0x0b || code === 0x0c || code === 0x0d || code === 0x1b);
+  if (code < 0x20)
+    return !(code === 0x09 || code === 0x0a || code === 0x0b || code === 0x0c || code === 0x0d || code === 0x1b);
   return code === 0x7f;
 }
 

@@ -70,7 +70,8 @@ export class IoThreads {
    * (whatever it was computing) and rejects with WalkTimeoutError or the signal's reason.
    */
   walk = (input: WalkInput, sink: WalkSink, signal?: AbortSignal): Promise<SkippedPath[]> => {
-    if (input.acceptFile !== undefined) return Promise.reject(new TypeError('a walk on a thread takes no acceptFile function; set docsOnly instead'));
+    if (input.acceptFile !== undefined)
+      return Promise.reject(new TypeError('a walk on a thread takes no acceptFile function; set docsOnly instead'));
     if (signal?.aborted) return Promise.reject(signal.reason as Error);
     if (this.#closed) return Promise.reject(new Error('the engine is closed'));
     const thread = this.#spareWalk ?? this.#spawnWalk();
@@ -80,7 +81,10 @@ export class IoThreads {
     const stop = new AbortController();
     const onAbort = (): void => stop.abort(signal?.reason);
     signal?.addEventListener('abort', onAbort, { once: true });
-    const timer = setTimeout(() => stop.abort(new WalkTimeoutError(input.limits.walkTimeoutMs)), input.limits.walkTimeoutMs);
+    const timer = setTimeout(
+      () => stop.abort(new WalkTimeoutError(input.limits.walkTimeoutMs)),
+      input.limits.walkTimeoutMs,
+    );
     const request: IoRequest = { kind: 'walk', input };
     return thread
       .request<SkippedPath[], WalkedFile[]>(request, {
@@ -92,7 +96,8 @@ export class IoThreads {
       })
       .then(
         (skipped) => {
-          if (paths + skipped.length <= KEEP_WALK_THREAD_UP_TO && this.#spareWalk === null && !this.#closed) this.#spareWalk = thread;
+          if (paths + skipped.length <= KEEP_WALK_THREAD_UP_TO && this.#spareWalk === null && !this.#closed)
+            this.#spareWalk = thread;
           else void thread.terminate();
           return skipped;
         },
@@ -115,7 +120,8 @@ export class IoThreads {
   estimate = (contents: Uint8Array[]): Promise<number[]> => this.#ask<number[]>({ kind: 'estimate', contents });
 
   /** A batch of reads on a file thread, into the shared memory of each request's `into`. */
-  readFiles = (requests: readonly ReadRequest[], maxBytes: number): Promise<ReadOutcome[]> => this.#ask<ReadOutcome[]>({ kind: 'read', requests: [...requests], maxBytes });
+  readFiles = (requests: readonly ReadRequest[], maxBytes: number): Promise<ReadOutcome[]> =>
+    this.#ask<ReadOutcome[]>({ kind: 'read', requests: [...requests], maxBytes });
 
   /** Ends every thread; requests in flight reject, later ones are refused. */
   async close(): Promise<void> {
@@ -141,7 +147,12 @@ export class IoThreads {
   }
 
   #addFileThread(): WorkerThread {
-    const thread = new WorkerThread({ entry: FILE_ENTRY, label: LABEL, youngGenerationMb: 4, onExit: (gone) => this.#files.delete(gone) });
+    const thread = new WorkerThread({
+      entry: FILE_ENTRY,
+      label: LABEL,
+      youngGenerationMb: 4,
+      onExit: (gone) => this.#files.delete(gone),
+    });
     this.#files.add(thread);
     return thread;
   }

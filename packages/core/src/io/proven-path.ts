@@ -62,5 +62,8 @@ export async function isAt(fd: number, realPath: string): Promise<boolean> {
 
 /** The error a check finds when what opened is not where it was asked for. */
 export function movedError(): Error {
-  return Object.assign(new Error('the entry is not where the scan found it: a folder on the way was moved or swapped for a link'), { code: 'EMOVED' });
+  return Object.assign(
+    new Error('the entry is not where the scan found it: a folder on the way was moved or swapped for a link'),
+    { code: 'EMOVED' },
+  );
 }

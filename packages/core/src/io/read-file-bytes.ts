@@ -3,8 +3,7 @@ import { fdPath, isAtSync, PROVES_PATHS } from './proven-path.js';
 
 export type ReadOutcome =
   /** `bytes` live in shared memory (`into`, or a new SharedArrayBuffer): token threads read them without a copy. */
-  | { ok: true; bytes: Uint8Array }
-  | { ok: false; reason: 'too_large' | 'symlink' | 'unreadable' };
+  { ok: true; bytes: Uint8Array } | { ok: false; reason: 'too_large' | 'symlink' | 'unreadable' };
 
 /** One file to read into `into`, a view of shared memory sized from the walk (size + 1). */
 export interface ReadRequest {
@@ -38,7 +37,8 @@ function readOpen(path: string, maxBytes: number, into: Uint8Array | undefined):
     // One byte of headroom tells a file that grew past the cap from one that fits exactly.
     const room = Math.min(stat.size, maxBytes) + 1;
     // `into` was sized from the walk; a file that has grown since then gets memory of its own.
-    const buffer = into !== undefined && into.length >= room ? into.subarray(0, room) : new Uint8Array(new SharedArrayBuffer(room));
+    const buffer =
+      into !== undefined && into.length >= room ? into.subarray(0, room) : new Uint8Array(new SharedArrayBuffer(room));
     let filled = 0;
     while (filled < buffer.length) {
       const wanted = buffer.length - filled;
@@ -96,7 +96,11 @@ export function readFilesSync(requests: readonly ReadRequest[], maxBytes: number
         folder = null; // not closed twice should the open throw
         folder = openFolder(folderAbs);
       }
-      outcomes.push(folder.fd < 0 || slash < 0 ? UNREADABLE : readOpen(`${fdPath(folder.fd)}/${absPath.slice(slash + 1)}`, maxBytes, into));
+      outcomes.push(
+        folder.fd < 0 || slash < 0
+          ? UNREADABLE
+          : readOpen(`${fdPath(folder.fd)}/${absPath.slice(slash + 1)}`, maxBytes, into),
+      );
     }
   } finally {
     if (folder !== null && folder.fd >= 0) closeSync(folder.fd);

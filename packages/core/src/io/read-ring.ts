@@ -22,7 +22,8 @@ export class ReadRing {
 
   /** A region of `bytes` after the live ones, or null until older regions are released. */
   tryAcquire(bytes: number): RingRegion | null {
-    if (bytes > this.capacity) throw new RangeError(`A region of ${bytes} bytes does not fit a ring of ${this.capacity}`);
+    if (bytes > this.capacity)
+      throw new RangeError(`A region of ${bytes} bytes does not fit a ring of ${this.capacity}`);
     const oldest = this.live[0];
     let start: number;
     if (oldest === undefined) start = 0;

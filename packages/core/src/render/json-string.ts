@@ -28,7 +28,13 @@ export interface EscapeProgress {
  * for (a byte is only started with `MAX_ESCAPED_BYTES` free), without the surrounding quotes.
  * Returns where it stopped in both; call again with a fresh target until `read` is the length.
  */
-export type JsonEscaper = (source: Uint8Array, from: number, target: Uint8Array, at: number, progress: EscapeProgress) => EscapeProgress;
+export type JsonEscaper = (
+  source: Uint8Array,
+  from: number,
+  target: Uint8Array,
+  at: number,
+  progress: EscapeProgress,
+) => EscapeProgress;
 
 /** The part of the WebAssembly API used here (the project's lib has no DOM types to name it). */
 interface WasmApi {
@@ -59,7 +65,11 @@ export function wasmJsonEscaper(): JsonEscaper | null {
     let written = at;
     for (;;) {
       // Within this many bytes, even all escapes fit.
-      const take = Math.min(source.length - read, INPUT_BYTES, Math.floor((target.length - written) / MAX_ESCAPED_BYTES));
+      const take = Math.min(
+        source.length - read,
+        INPUT_BYTES,
+        Math.floor((target.length - written) / MAX_ESCAPED_BYTES),
+      );
       if (take <= 0) break;
       memory.set(source.subarray(read, read + take), INPUT);
       const end = wasm.escape(INPUT, take, OUTPUT);
@@ -76,7 +86,16 @@ export function wasmJsonEscaper(): JsonEscaper | null {
 /** Each byte's escape letter (`\n` → 'n'), 0 when it takes `\u00XX`, or 0xff when it needs no escape. */
 const ESCAPE = new Uint8Array(256).fill(0xff);
 ESCAPE.fill(0, 0, 0x20);
-for (const [byte, letter] of [[0x08, 'b'], [0x09, 't'], [0x0a, 'n'], [0x0c, 'f'], [0x0d, 'r'], [0x22, '"'], [0x5c, '\\']] as const) ESCAPE[byte] = letter.charCodeAt(0);
+for (const [byte, letter] of [
+  [0x08, 'b'],
+  [0x09, 't'],
+  [0x0a, 'n'],
+  [0x0c, 'f'],
+  [0x0d, 'r'],
+  [0x22, '"'],
+  [0x5c, '\\'],
+] as const)
+  ESCAPE[byte] = letter.charCodeAt(0);
 const HEX = Buffer.from('0123456789abcdef');
 
 /** The same escape one byte at a time, for a Node without WebAssembly. */

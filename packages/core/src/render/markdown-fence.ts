@@ -26,7 +26,7 @@ const BACKTICK = 0x60;
 export function fenceForUtf8(content: Uint8Array): string {
   const bytes = asBuffer(content);
   let longest = 0;
-  for (let at = bytes.indexOf(BACKTICK); at !== -1; ) {
+  for (let at = bytes.indexOf(BACKTICK); at !== -1;) {
     let end = at + 1;
     while (bytes[end] === BACKTICK) end++;
     if (end - at > longest) longest = end - at;

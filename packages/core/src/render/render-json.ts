@@ -10,7 +10,11 @@ export const jsonRenderer: FormatRenderer = {
   format: 'json',
   head(ctx) {
     const lines = ['{'];
-    if (!ctx.lite) lines.push(`  "repository": ${JSON.stringify(ctx.repository)},`, `  "encoding": ${JSON.stringify(ctx.encoding)},`);
+    if (!ctx.lite)
+      lines.push(
+        `  "repository": ${JSON.stringify(ctx.repository)},`,
+        `  "encoding": ${JSON.stringify(ctx.encoding)},`,
+      );
     if (ctx.tree !== null) lines.push(`  "tree": ${JSON.stringify(ctx.tree)},`);
     lines.push('  "files": [');
     return `${lines.join('\n')}\n`;

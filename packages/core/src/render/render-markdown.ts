@@ -28,7 +28,8 @@ function summaryTable(ctx: RenderContext): string {
     ['Total size', summary.formatted.total_size],
     [`Tokens (${ctx.encoding})`, summary.formatted.estimated_tokens],
   ];
-  for (const [type, tokens] of Object.entries(summary.tokens_by_type)) rows.push([`Tokens: ${type}`, formatTokens(tokens ?? 0)]);
+  for (const [type, tokens] of Object.entries(summary.tokens_by_type))
+    rows.push([`Tokens: ${type}`, formatTokens(tokens ?? 0)]);
   if (ctx.skippedCount > 0) rows.push(['Skipped paths', `${ctx.skippedCount} (listed in summary.json)`]);
   return table(rows);
 }
@@ -67,7 +68,9 @@ export const markdownRenderer: FormatRenderer = {
     const parts: string[] = [];
     if (fileCount === 0) parts.push('_No textual files._\n');
     if (!ctx.lite && ctx.assets.length > 0) {
-      const rows = ctx.assets.map((a) => `| ${tableCode(displayPath(a.path))} | ${a.subcategory} | ${formatSize(a.size_bytes)} |`);
+      const rows = ctx.assets.map(
+        (a) => `| ${tableCode(displayPath(a.path))} | ${a.subcategory} | ${formatSize(a.size_bytes)} |`,
+      );
       parts.push(`## Non-textual files\n\n| Path | Type | Size |\n|---|---|---|\n${rows.join('\n')}\n`);
     }
     if (!ctx.lite) parts.push(`## Summary\n\n${summaryTable(ctx)}\n`);

@@ -54,7 +54,9 @@ export const txtRenderer: FormatRenderer = {
   *file(record: TextFileRecord, content: Uint8Array, _index: number, lite: boolean) {
     const header = [RULE, `FILE: ${displayPath(record.path)}`];
     if (!lite) {
-      header.push(`TYPE: ${record.subcategory} | SIZE: ${formatSize(record.size_bytes)} | TOKENS: ${record.tokens_estimate}`);
+      header.push(
+        `TYPE: ${record.subcategory} | SIZE: ${formatSize(record.size_bytes)} | TOKENS: ${record.tokens_estimate}`,
+      );
       if (record.encoding) header.push(`ENCODING: ${record.encoding} (decoded to UTF-8)`);
       if (record.url) header.push(`URL: ${record.url}`);
     }
@@ -67,7 +69,9 @@ export const txtRenderer: FormatRenderer = {
     if (ctx.lite) return '';
     const parts: string[] = [];
     if (ctx.assets.length > 0) {
-      const rows = ctx.assets.map((a) => `${a.subcategory.padEnd(6)}  ${formatSize(a.size_bytes).padStart(10)}  ${displayPath(a.path)}`);
+      const rows = ctx.assets.map(
+        (a) => `${a.subcategory.padEnd(6)}  ${formatSize(a.size_bytes).padStart(10)}  ${displayPath(a.path)}`,
+      );
       parts.push(section('NON-TEXTUAL FILES (not included as text)', rows));
     }
     parts.push(section('SUMMARY', summaryLines(ctx)));

@@ -63,10 +63,21 @@ export async function collectFiles(
   let walkMs: number | null = null;
   const walkSkipped: SkippedPath[] = [];
   const walking = deps
-    .walk({ root: input.root, subdir: source.subdir, options, limits, docsOnly: options.docsOnly, sourceSkips: input.sourceSkips }, (chunk) => {
-      for (const file of chunk) walkedPaths.push(file.path);
-      feed.push(chunk);
-    }, input.signal)
+    .walk(
+      {
+        root: input.root,
+        subdir: source.subdir,
+        options,
+        limits,
+        docsOnly: options.docsOnly,
+        sourceSkips: input.sourceSkips,
+      },
+      (chunk) => {
+        for (const file of chunk) walkedPaths.push(file.path);
+        feed.push(chunk);
+      },
+      input.signal,
+    )
     .then(
       (skipped) => {
         for (const entry of skipped) walkSkipped.push(entry);
@@ -98,7 +109,14 @@ export async function collectFiles(
       return;
     }
     const record: TextFileRecord = input.exactTokens
-      ? { path, subcategory: item.subcategory, size_bytes: size, tokens: item.tokens, tokens_estimate: item.tokens, url }
+      ? {
+          path,
+          subcategory: item.subcategory,
+          size_bytes: size,
+          tokens: item.tokens,
+          tokens_estimate: item.tokens,
+          url,
+        }
       : { path, subcategory: item.subcategory, size_bytes: size, tokens_estimate: item.tokens, url };
     if (item.encoding) record.encoding = item.encoding;
     files.push(record);
@@ -108,7 +126,12 @@ export async function collectFiles(
   try {
     await processFiles(
       feed,
-      { readFiles: deps.readFiles, classifyByName: deps.classifyByName, classifyContent: deps.classifyContent, countTokens },
+      {
+        readFiles: deps.readFiles,
+        classifyByName: deps.classifyByName,
+        classifyContent: deps.classifyContent,
+        countTokens,
+      },
       {
         maxFileBytes: Math.min(limits.maxFileBytes, options.sizeLimit ?? Number.POSITIVE_INFINITY),
         concurrency: 4,

@@ -56,7 +56,11 @@ export async function inspectTree(
 }
 
 /** inspectTree over the given threads (an engine's). */
-export async function previewTree(input: InspectInput, deps: ScanDeps, onProgress: ProgressCallback): Promise<InspectReport> {
+export async function previewTree(
+  input: InspectInput,
+  deps: ScanDeps,
+  onProgress: ProgressCallback,
+): Promise<InspectReport> {
   const collected = await collectFiles(input, deps, deps.estimateTokens, null, onProgress);
   return {
     name: input.repoName,

@@ -20,11 +20,20 @@ export interface FileProcessingDeps {
  * reused for later batches, so whoever keeps content must copy it.
  */
 export type ProcessedFile =
-  | { kind: 'text'; file: WalkedFile; subcategory: TextSubcategory; content: Uint8Array; encoding: string | null; tokens: number }
+  | {
+      kind: 'text';
+      file: WalkedFile;
+      subcategory: TextSubcategory;
+      content: Uint8Array;
+      encoding: string | null;
+      tokens: number;
+    }
   | { kind: 'asset'; file: WalkedFile; subcategory: AssetSubcategory }
   | { kind: 'skipped'; file: WalkedFile; reason: SkipReason };
 
-type Classified = Exclude<ProcessedFile, { kind: 'text' }> | { kind: 'pending'; file: WalkedFile; subcategory: TextSubcategory; content: Uint8Array; encoding: string | null };
+type Classified =
+  | Exclude<ProcessedFile, { kind: 'text' }>
+  | { kind: 'pending'; file: WalkedFile; subcategory: TextSubcategory; content: Uint8Array; encoding: string | null };
 
 export interface ProcessOptions {
   maxFileBytes: number;
@@ -70,7 +79,10 @@ async function* planBatches(feed: FileFeed, deps: FileProcessingDeps, options: P
     for (const file of arrived) {
       const byName = deps.classifyByName(file.path);
       const room = byName.kind === 'asset' ? 0 : Math.min(file.size, options.maxFileBytes) + 1;
-      if (current.files.length > 0 && (current.files.length >= options.batchFiles || current.room + room > options.batchBytes)) {
+      if (
+        current.files.length > 0 &&
+        (current.files.length >= options.batchFiles || current.room + room > options.batchBytes)
+      ) {
         yield current;
         current = { files: [], room: 0 };
       }
@@ -81,7 +93,13 @@ async function* planBatches(feed: FileFeed, deps: FileProcessingDeps, options: P
   if (current.files.length > 0) yield current;
 }
 
-async function processBatch(batch: Batch, region: RingRegion | null, ring: ReadRing, deps: FileProcessingDeps, options: ProcessOptions): Promise<ProcessedFile[]> {
+async function processBatch(
+  batch: Batch,
+  region: RingRegion | null,
+  ring: ReadRing,
+  deps: FileProcessingDeps,
+  options: ProcessOptions,
+): Promise<ProcessedFile[]> {
   const { maxFileBytes, signal } = options;
   let offset = region?.start ?? 0;
   const requests: ReadRequest[] = [];
@@ -101,7 +119,13 @@ async function processBatch(batch: Batch, region: RingRegion | null, ring: ReadR
     if (read.bytes.length !== file.size) return { kind: 'skipped', file, reason: 'unreadable' };
     const content = deps.classifyContent(file.path, read.bytes);
     if (!content.textual) return { kind: 'asset', file, subcategory: content.subcategory };
-    return { kind: 'pending', file, subcategory: content.subcategory, content: content.content, encoding: content.encoding };
+    return {
+      kind: 'pending',
+      file,
+      subcategory: content.subcategory,
+      content: content.content,
+      encoding: content.encoding,
+    };
   });
   const contents: Uint8Array[] = [];
   for (const item of items) if (item.kind === 'pending') contents.push(item.content);
@@ -144,7 +168,11 @@ export async function processFiles(
   let active = 0;
   let done = 0;
   // The next planned batch; planning may wait for the walk, so it runs alongside the batches.
-  const planned: { next: IteratorResult<Batch> | null; planning: Promise<void> | null; failure: { error: unknown } | null } = { next: null, planning: null, failure: null };
+  const planned: {
+    next: IteratorResult<Batch> | null;
+    planning: Promise<void> | null;
+    failure: { error: unknown } | null;
+  } = { next: null, planning: null, failure: null };
   const plan = (): void => {
     planned.planning = batches.next().then(
       (result) => {
@@ -161,7 +189,9 @@ export async function processFiles(
   // Emits run one after another, behind the loop; each gives its batch's region back when it ends.
   let emitting: Promise<void> = Promise.resolve();
   // An abort wakes the loop below even while every batch in flight is still running.
-  const aborted = new Promise<void>((resolve) => options.signal?.addEventListener('abort', () => resolve(), { once: true }));
+  const aborted = new Promise<void>((resolve) =>
+    options.signal?.addEventListener('abort', () => resolve(), { once: true }),
+  );
   const emits = new Set<Promise<void>>();
   const emitFailed: { failure: { error: unknown } | null } = { failure: null };
   try {
@@ -169,7 +199,12 @@ export async function processFiles(
       options.signal?.throwIfAborted();
       if (planned.failure) throw planned.failure.error;
       if (emitFailed.failure) throw emitFailed.failure.error;
-      while (planned.next !== null && !planned.next.done && active < options.concurrency && inflight.length < MAX_WINDOW) {
+      while (
+        planned.next !== null &&
+        !planned.next.done &&
+        active < options.concurrency &&
+        inflight.length < MAX_WINDOW
+      ) {
         const batch = planned.next.value;
         const region = batch.room > 0 ? ring.tryAcquire(batch.room) : null;
         if (batch.room > 0 && region === null) break;
@@ -193,7 +228,12 @@ export async function processFiles(
       if (head === undefined || head.result === null) {
         // Wake on whichever comes first: a batch finishing (its slot can start the next one), the
         // next batch planned, or an emit ending (its region may let a batch start).
-        await Promise.race([...inflight.filter((b) => b.result === null).map((b) => b.settled), ...(planned.planning ? [planned.planning] : []), ...emits, aborted]);
+        await Promise.race([
+          ...inflight.filter((b) => b.result === null).map((b) => b.settled),
+          ...(planned.planning ? [planned.planning] : []),
+          ...emits,
+          aborted,
+        ]);
         continue;
       }
       inflight.shift();

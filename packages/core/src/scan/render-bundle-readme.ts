@@ -5,7 +5,9 @@ import type { ScanReport } from './run-scan.js';
 /** The short README.md inside the ZIP bundle: what each entry is. */
 export function renderBundleReadme(report: ScanReport): string {
   const { repository: repo, summary } = report;
-  const at = [repo.branch && `branch \`${displayPath(repo.branch)}\``, repo.commit && `commit \`${repo.commit}\``].filter(Boolean).join(', ');
+  const at = [repo.branch && `branch \`${displayPath(repo.branch)}\``, repo.commit && `commit \`${repo.commit}\``]
+    .filter(Boolean)
+    .join(', ');
   return [
     `# reposcan bundle: ${displayPath(repo.name)}`,
     '',

@@ -83,7 +83,14 @@ export interface RunScanDeps extends ScanDeps {
 
 function repositoryBlock(input: ScanInput): RepositoryBlock {
   const { source } = input;
-  return { name: input.repoName, source: source.type, url: source.url, branch: source.branch, commit: source.commit, subdir: source.subdir };
+  return {
+    name: input.repoName,
+    source: source.type,
+    url: source.url,
+    branch: source.branch,
+    commit: source.commit,
+    subdir: source.subdir,
+  };
 }
 
 /**
@@ -104,7 +111,8 @@ export async function runScan(
   const ownPool = overrides.countTokens ? null : createTokenPool({ encoding: input.encoding });
   try {
     void ownPool?.warm().catch(() => {});
-    const countTokens: CountTokens = overrides.countTokens ?? ((contents, signal) => (ownPool as NonNullable<typeof ownPool>).count(contents, signal));
+    const countTokens: CountTokens =
+      overrides.countTokens ?? ((contents, signal) => (ownPool as NonNullable<typeof ownPool>).count(contents, signal));
     return await scanTree(input, { ...threadScanDeps(io), ...overrides, countTokens }, onProgress, started);
   } finally {
     await ownPool?.close();
@@ -113,9 +121,20 @@ export async function runScan(
 }
 
 /** runScan over the given threads and counter (an engine's); `started` is when the caller began it (timings.total_ms). */
-export async function scanTree(input: ScanInput, deps: RunScanDeps & { countTokens: CountTokens }, onProgress: ProgressCallback, started = performance.now()): Promise<ScanReport> {
-  const countTokens = deps.tokenCache ? withTokenCache(deps.countTokens, deps.tokenCache.cache, deps.tokenCache.stats) : deps.countTokens;
-  const writer = await TextArtifactWriter.open(input.outDir, [txtRenderer, markdownRenderer, jsonRenderer], input.options.lite);
+export async function scanTree(
+  input: ScanInput,
+  deps: RunScanDeps & { countTokens: CountTokens },
+  onProgress: ProgressCallback,
+  started = performance.now(),
+): Promise<ScanReport> {
+  const countTokens = deps.tokenCache
+    ? withTokenCache(deps.countTokens, deps.tokenCache.cache, deps.tokenCache.stats)
+    : deps.countTokens;
+  const writer = await TextArtifactWriter.open(
+    input.outDir,
+    [txtRenderer, markdownRenderer, jsonRenderer],
+    input.options.lite,
+  );
   try {
     const repository = repositoryBlock(input);
     const headFor = (walkedPaths: string[]): HeadContext => ({
@@ -126,12 +145,23 @@ export async function scanTree(input: ScanInput, deps: RunScanDeps & { countToke
     });
     let head: HeadContext | undefined;
     // The heads are written as soon as the walk is over, while files are still being counted.
-    const collected = await collectFiles({ ...input, exactTokens: true }, deps, countTokens, (record, content) => writer.addFile(record, content), onProgress, async (walkedPaths) => {
-      head = headFor(walkedPaths);
-      await writer.begin(head);
-    });
+    const collected = await collectFiles(
+      { ...input, exactTokens: true },
+      deps,
+      countTokens,
+      (record, content) => writer.addFile(record, content),
+      onProgress,
+      async (walkedPaths) => {
+        head = headFor(walkedPaths);
+        await writer.begin(head);
+      },
+    );
 
-    onProgress({ phase: 'render', files_done: collected.files.length + collected.assets.length, files_total: collected.files.length + collected.assets.length });
+    onProgress({
+      phase: 'render',
+      files_done: collected.files.length + collected.assets.length,
+      files_total: collected.files.length + collected.assets.length,
+    });
     const renderStart = performance.now();
     // Asked for exact counts above, every record has `tokens`.
     const files = collected.files as ScannedFileRecord[];
@@ -152,7 +182,13 @@ export async function scanTree(input: ScanInput, deps: RunScanDeps & { countToke
       assets: collected.assets,
       skipped: collected.skipped,
       artifacts,
-      timings: { walk_ms: round(collected.walkMs), read_ms: round(collected.readMs), render_ms: round(renderMs), zip_ms: 0, total_ms: 0 },
+      timings: {
+        walk_ms: round(collected.walkMs),
+        read_ms: round(collected.readMs),
+        render_ms: round(renderMs),
+        zip_ms: 0,
+        total_ms: 0,
+      },
     };
 
     if (input.options.createZip) {
@@ -170,13 +206,20 @@ export async function scanTree(input: ScanInput, deps: RunScanDeps & { countToke
         date: deps.now(),
       });
       report.timings.zip_ms = round(performance.now() - zipStart);
-      report.artifacts.push({ format: 'zip', file: ARTIFACT_FILE_NAMES.zip, bytes: zipped.bytes, sha256: zipped.sha256 });
+      report.artifacts.push({
+        format: 'zip',
+        file: ARTIFACT_FILE_NAMES.zip,
+        bytes: zipped.bytes,
+        sha256: zipped.sha256,
+      });
     }
     report.timings.total_ms = round(performance.now() - started);
     return report;
   } catch (error) {
     await writer.abort();
-    await Promise.allSettled(Object.values(ARTIFACT_FILE_NAMES).map((name) => rm(join(input.outDir, name), { force: true })));
+    await Promise.allSettled(
+      Object.values(ARTIFACT_FILE_NAMES).map((name) => rm(join(input.outDir, name), { force: true })),
+    );
     throw error;
   }
 }

@@ -17,5 +17,12 @@ export interface ScanDeps {
 
 /** The deps that walk and read on `io`'s threads, so the caller's event loop never waits on the disk. */
 export function threadScanDeps(io: IoThreads): ScanDeps {
-  return { walk: io.walk, readFiles: io.readFiles, estimateTokens: io.estimate, classifyByName, classifyContent, now: () => new Date() };
+  return {
+    walk: io.walk,
+    readFiles: io.readFiles,
+    estimateTokens: io.estimate,
+    classifyByName,
+    classifyContent,
+    now: () => new Date(),
+  };
 }

@@ -1,5 +1,13 @@
 import { formatSize, formatTokens } from '../render/human-format.js';
-import type { AssetRecord, ScanSummaryTotals, ScannedFileRecord, Subcategory, SummaryTotals, TextFileRecord, TextSubcategory } from '../types.js';
+import type {
+  AssetRecord,
+  ScanSummaryTotals,
+  ScannedFileRecord,
+  Subcategory,
+  SummaryTotals,
+  TextFileRecord,
+  TextSubcategory,
+} from '../types.js';
 
 /** Totals over what the scan kept: textual files and non-textual assets. Exact counts (a full scan's records) are totalled under `tokens` too. */
 export function summarize(files: ScannedFileRecord[], assets: AssetRecord[], exact: true): ScanSummaryTotals;
@@ -27,7 +35,11 @@ export function summarize(files: TextFileRecord[], assets: AssetRecord[], exact 
     estimated_tokens: tokens,
     file_type_breakdown: sortKeys(breakdown),
     tokens_by_type: sortKeys(tokensByType),
-    formatted: { total_size: formatSize(totalSize), ...(exact ? { tokens: formatted } : {}), estimated_tokens: formatted },
+    formatted: {
+      total_size: formatSize(totalSize),
+      ...(exact ? { tokens: formatted } : {}),
+      estimated_tokens: formatted,
+    },
   };
 }
 

@@ -15,14 +15,22 @@ export type { EncodedError } from './thread-protocol.js';
 const CLASSES: Record<string, (e: EncodedError) => Error | null> = {
   ScanError: (e) =>
     ERROR_CODES.includes(e.code as ErrorCode)
-      ? new ScanError(e.code as ErrorCode, e.message, { ...(e.retryable === undefined ? {} : { retryable: e.retryable }), ...(e.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: e.retryAfterSeconds }) })
+      ? new ScanError(e.code as ErrorCode, e.message, {
+          ...(e.retryable === undefined ? {} : { retryable: e.retryable }),
+          ...(e.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: e.retryAfterSeconds }),
+        })
       : null,
   ScanRootError: (e) => (e.code ? new ScanRootError(e.code as ScanRootErrorCode, e.message) : null),
   WalkTimeoutError: (e) => Object.assign(new WalkTimeoutError(0), { message: e.message }),
 };
 
 export function decodeError(encoded: EncodedError): Error {
-  const error = CLASSES[encoded.name]?.(encoded) ?? Object.assign(new Error(encoded.message), { name: encoded.name, ...(encoded.code === undefined ? {} : { code: encoded.code }) });
+  const error =
+    CLASSES[encoded.name]?.(encoded) ??
+    Object.assign(new Error(encoded.message), {
+      name: encoded.name,
+      ...(encoded.code === undefined ? {} : { code: encoded.code }),
+    });
   // The thread's stack says where it was thrown; the caller's frames would only show the message handler.
   if (encoded.stack !== undefined) error.stack = encoded.stack;
   return error;

@@ -33,7 +33,10 @@ export function serveThread<B>(answer: (body: B, context: RequestContext) => unk
     const { id } = request;
     const controller = new AbortController();
     running.set(id, controller);
-    const context: RequestContext = { signal: controller.signal, partial: (value) => port.postMessage({ id, partial: value } satisfies ThreadReply) };
+    const context: RequestContext = {
+      signal: controller.signal,
+      partial: (value) => port.postMessage({ id, partial: value } satisfies ThreadReply),
+    };
     turn = turn.then(async () => {
       let reply: ThreadReply;
       try {

@@ -25,8 +25,17 @@ export type ThreadReply =
 /** What the thread side sends back for a thrown value: name, message, code and stack, nothing that cannot be cloned. */
 export function encodeError(error: unknown): EncodedError {
   if (typeof error !== 'object' || error === null) return { name: 'Error', message: String(error) };
-  const e = error as { name?: unknown; message?: unknown; code?: unknown; stack?: unknown; options?: { retryable?: unknown; retryAfterSeconds?: unknown } };
-  const encoded: EncodedError = { name: typeof e.name === 'string' ? e.name : 'Error', message: typeof e.message === 'string' ? e.message : Object.prototype.toString.call(error) };
+  const e = error as {
+    name?: unknown;
+    message?: unknown;
+    code?: unknown;
+    stack?: unknown;
+    options?: { retryable?: unknown; retryAfterSeconds?: unknown };
+  };
+  const encoded: EncodedError = {
+    name: typeof e.name === 'string' ? e.name : 'Error',
+    message: typeof e.message === 'string' ? e.message : Object.prototype.toString.call(error),
+  };
   if (typeof e.code === 'string') encoded.code = e.code;
   if (typeof e.stack === 'string') encoded.stack = e.stack;
   if (typeof e.options?.retryable === 'boolean') encoded.retryable = e.options.retryable;

@@ -72,9 +72,14 @@ export class WorkerThread {
     this.#options = options;
     const fromSource = options.entry.pathname.endsWith('.ts');
     const workerData = { data: options.data, entry: fromSource ? options.entry.href : undefined };
-    const resourceLimits = options.youngGenerationMb === undefined ? undefined : { maxYoungGenerationSizeMb: options.youngGenerationMb };
+    const resourceLimits =
+      options.youngGenerationMb === undefined ? undefined : { maxYoungGenerationSizeMb: options.youngGenerationMb };
     this.#worker = fromSource
-      ? new Worker(DEV_ENTRY, { execArgv: ['--conditions=source'], workerData, ...(resourceLimits ? { resourceLimits } : {}) })
+      ? new Worker(DEV_ENTRY, {
+          execArgv: ['--conditions=source'],
+          workerData,
+          ...(resourceLimits ? { resourceLimits } : {}),
+        })
       : new Worker(options.entry, { workerData, ...(resourceLimits ? { resourceLimits } : {}) });
     let markReady!: () => void;
     let failReady!: (error: Error) => void;

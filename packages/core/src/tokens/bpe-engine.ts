@@ -168,7 +168,11 @@ export const TABLE_MEMORY_MAX_PAGES = 16384;
  * Node has WebAssembly the block is a shared WebAssembly memory, which the compiled counter
  * (bpe-wasm.ts) reads in place and grows by a region per counter; elsewhere a SharedArrayBuffer.
  */
-function allocateTables(layout: Array<[TableName, number]>): { memory: TableMemory | null; buffer: SharedArrayBuffer; offsets: Record<TableName, number> } {
+function allocateTables(layout: Array<[TableName, number]>): {
+  memory: TableMemory | null;
+  buffer: SharedArrayBuffer;
+  offsets: Record<TableName, number>;
+} {
   const offsets = {} as Record<TableName, number>;
   let size = 0;
   for (const [name, bytes] of layout) {
@@ -180,7 +184,8 @@ function allocateTables(layout: Array<[TableName, number]>): { memory: TableMemo
   const api = (globalThis as unknown as { WebAssembly?: WasmMemoryApi }).WebAssembly;
   let memory: TableMemory | null = null;
   try {
-    memory = api === undefined ? null : new api.Memory({ initial: pages, maximum: TABLE_MEMORY_MAX_PAGES, shared: true });
+    memory =
+      api === undefined ? null : new api.Memory({ initial: pages, maximum: TABLE_MEMORY_MAX_PAGES, shared: true });
   } catch {
     // No shared WebAssembly memory here (e.g. a Node without WebAssembly threads): plain shared memory.
   }
@@ -198,7 +203,7 @@ export function buildBpeTables(pattern: string, bpeRanks: string): BpeTables {
   // Token runs: first rank, base64 span.
   const runs: Array<{ first: number; from: number; to: number }> = [];
   let rankCount = 0;
-  for (let at = 0; at < bpeRanks.length; ) {
+  for (let at = 0; at < bpeRanks.length;) {
     let end = bpeRanks.indexOf('\n', at);
     if (end === -1) end = bpeRanks.length;
     const afterBang = bpeRanks.indexOf(' ', at) + 1;
@@ -340,7 +345,8 @@ function buildCharClasses(): Uint8Array {
     [/\s/gu, CLASS_SPACE],
     [/[\r\n]/gu, CLASS_NEWLINE],
   ];
-  for (const [set, bit] of sets) for (const match of all.matchAll(set)) classes[match.index] = classes[match.index]! | bit;
+  for (const [set, bit] of sets)
+    for (const match of all.matchAll(set)) classes[match.index] = classes[match.index]! | bit;
   classes.fill(0, 0xd800, 0xe000);
   return classes;
 }
@@ -350,7 +356,11 @@ function buildCharClasses(): Uint8Array {
  * 16-byte slots (the token's bytes packed little-endian into two words, its length and its rank;
  * length 0 = empty slot), and a bit filter over their hashes. bpe-count.ts hashes alike.
  */
-function buildShortTable(bytes: Uint8Array, start: Int32Array, length: Uint16Array): { shortSlots: Int32Array; shortMask: number; shortFilter: Int32Array } {
+function buildShortTable(
+  bytes: Uint8Array,
+  start: Int32Array,
+  length: Uint16Array,
+): { shortSlots: Int32Array; shortMask: number; shortFilter: Int32Array } {
   let tokens = 0;
   for (const n of length) if (n >= 2 && n <= SHORT_BYTES) tokens++;
   // At most 60 % full: a hit takes about 1.7 probes.
@@ -404,7 +414,8 @@ export function createBpeCounter(tables: BpeTables, options: BpeCounterOptions =
   const ranks = new Int32Array(smallPieceBytes + 2);
   const windowBytes = windows?.windowBytes ?? WINDOW_BYTES;
   const overlap = Math.min(OVERLAP_BYTES, windowBytes >> 2);
-  const mergeWindow = windows?.mergeWindow ?? ((piece: Uint8Array, out: Int32Array): number => mergeTree(piece, piece.length, out));
+  const mergeWindow =
+    windows?.mergeWindow ?? ((piece: Uint8Array, out: Int32Array): number => mergeTree(piece, piece.length, out));
   // countWindows' token starts of two windows side by side, made on first use.
   let windowStarts: Int32Array | undefined;
   let nextStarts: Int32Array | undefined;
@@ -579,7 +590,9 @@ export function createBpeCounter(tables: BpeTables, options: BpeCounterOptions =
     if (rankOf(piece, 0, n) !== NO_RANK) return 1;
     if (n <= smallPieceBytes) return mergeSmall(piece, n);
     if (windowed && n > windowBytes) return countWindows(piece, n);
-    return windows?.mergeWindow === undefined ? mergeTree(piece, n) : windows.mergeWindow(piece, (windowStarts ??= new Int32Array(windowBytes)));
+    return windows?.mergeWindow === undefined
+      ? mergeTree(piece, n)
+      : windows.mergeWindow(piece, (windowStarts ??= new Int32Array(windowBytes)));
   }
 
   function count(text: string): number {
@@ -633,8 +646,10 @@ export function patternFlavour(pattern: string): number {
 /** Target bytes per slice of UTF-8 content: each decodes to a string far below V8's large-object size. */
 const SLICE_BYTES = 1 << 16;
 
-const isAsciiLetter = (b: number | undefined): boolean => b !== undefined && ((b >= 0x41 && b <= 0x5a) || (b >= 0x61 && b <= 0x7a));
-const isAsciiPunct = (b: number): boolean => (b >= 0x21 && b <= 0x2f) || (b >= 0x3a && b <= 0x40) || (b >= 0x5b && b <= 0x60) || (b >= 0x7b && b <= 0x7e);
+const isAsciiLetter = (b: number | undefined): boolean =>
+  b !== undefined && ((b >= 0x41 && b <= 0x5a) || (b >= 0x61 && b <= 0x7a));
+const isAsciiPunct = (b: number): boolean =>
+  (b >= 0x21 && b <= 0x2f) || (b >= 0x3a && b <= 0x40) || (b >= 0x5b && b <= 0x60) || (b >= 0x7b && b <= 0x7e);
 
 /**
  * Whether o200k_base's and cl100k_base's pre-tokenizers always end a piece right before byte `j`,
@@ -676,7 +691,7 @@ function sliceEnd(bytes: Uint8Array, from: number, size: number): number {
  */
 export function splitUtf8(bytes: Uint8Array, partBytes: number): Uint8Array[] {
   const parts: Uint8Array[] = [];
-  for (let from = 0; from < bytes.length; ) {
+  for (let from = 0; from < bytes.length;) {
     const to = sliceEnd(bytes, from, Math.max(2, partBytes));
     parts.push(bytes.subarray(from, to));
     from = to;
@@ -693,7 +708,7 @@ export function splitUtf8(bytes: Uint8Array, partBytes: number): Uint8Array[] {
 export function countUtf8(count: (text: string) => number, bytes: Uint8Array, sliceBytes = SLICE_BYTES): number {
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   let total = 0;
-  for (let from = 0; from < buffer.length; ) {
+  for (let from = 0; from < buffer.length;) {
     const to = sliceEnd(buffer, from, Math.max(2, sliceBytes));
     total += count(buffer.toString('utf8', from, to));
     from = to;

@@ -32,7 +32,22 @@ interface BpeCountExports {
   readonly REGION_BYTES: WasmGlobal;
   readonly resumeAt: WasmGlobal;
   readonly exceptionCount: WasmGlobal;
-  init(...args: [flavour: number, bytes: number, start: number, length: number, slots: number, mask: number, pairRank: number, shortSlots: number, shortMask: number, shortFilter: number, classes: number, maxTokenBytes: number]): void;
+  init(
+    ...args: [
+      flavour: number,
+      bytes: number,
+      start: number,
+      length: number,
+      slots: number,
+      mask: number,
+      pairRank: number,
+      shortSlots: number,
+      shortMask: number,
+      shortFilter: number,
+      classes: number,
+      maxTokenBytes: number,
+    ]
+  ): void;
   bind(at: number): number;
   exceptions(): number;
   mergeWindow(n: number): number;

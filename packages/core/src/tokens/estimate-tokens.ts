@@ -58,7 +58,12 @@ function estimate(input: string | Uint8Array): number {
       if (code >= 0x80) {
         // Continuation bytes belong to the character their lead byte stands for.
         if (code < 0xc0) continue;
-        code = code >= 0xf0 ? 0x10000 : code >= 0xe0 ? ((code & 0x0f) << 12) | (((input[i + 1] ?? 0) & 0x3f) << 6) | ((input[i + 2] ?? 0) & 0x3f) : 0x80;
+        code =
+          code >= 0xf0
+            ? 0x10000
+            : code >= 0xe0
+              ? ((code & 0x0f) << 12) | (((input[i + 1] ?? 0) & 0x3f) << 6) | ((input[i + 2] ?? 0) & 0x3f)
+              : 0x80;
       }
     }
 
@@ -77,7 +82,12 @@ function estimate(input: string | Uint8Array): number {
     } else if (code >= 0xdc00 && code <= 0xdfff) {
       // A low surrogate completes the astral character its high surrogate already counted.
       continue;
-    } else if ((code >= 0x3040 && code <= 0x30ff) || (code >= 0x3400 && code <= 0x9fff) || (code >= 0xac00 && code <= 0xd7af) || (code >= 0xf900 && code <= 0xfaff)) {
+    } else if (
+      (code >= 0x3040 && code <= 0x30ff) ||
+      (code >= 0x3400 && code <= 0x9fff) ||
+      (code >= 0xac00 && code <= 0xd7af) ||
+      (code >= 0xf900 && code <= 0xfaff)
+    ) {
       total += W_CJK;
       cls = LOWER;
     } else if ((code >= 0x2000 && code <= 0x2bff) || (code >= 0x3000 && code <= 0x303f) || code >= 0xe000) {

@@ -27,7 +27,11 @@ export function tokenCacheKey(content: Uint8Array): Uint8Array {
  * `count` behind `cache`: only contents the cache does not know are counted, and what they
  * count is recorded. Same answers as `count` alone, in the same order.
  */
-export function withTokenCache(count: CountTokens, cache: TokenCache, stats: TokenCacheStats = { hits: 0, misses: 0 }): CountTokens {
+export function withTokenCache(
+  count: CountTokens,
+  cache: TokenCache,
+  stats: TokenCacheStats = { hits: 0, misses: 0 },
+): CountTokens {
   return async (contents, signal) => {
     const counts = new Array<number>(contents.length);
     const missing: number[] = [];
@@ -45,7 +49,10 @@ export function withTokenCache(count: CountTokens, cache: TokenCache, stats: Tok
     stats.hits += contents.length - missing.length;
     stats.misses += missing.length;
     if (missing.length > 0) {
-      const fresh = await count(missing.map((i) => contents[i] as Uint8Array), signal);
+      const fresh = await count(
+        missing.map((i) => contents[i] as Uint8Array),
+        signal,
+      );
       for (let m = 0; m < missing.length; m++) {
         const tokens = fresh[m] as number;
         counts[missing[m] as number] = tokens;

@@ -23,8 +23,10 @@ export interface TokenCounter {
 export function createTokenCounter(encoding: TokenEncodingName): TokenCounter {
   let strings: ReturnType<typeof createBpeCounter> | undefined;
   let bytes: { countUtf8: (content: Uint8Array) => number } | undefined;
-  const stringCounter = (): ReturnType<typeof createBpeCounter> => (strings ??= javascriptCounter(loadBpeTables(encoding)));
-  const byteCounter = (): { countUtf8: (content: Uint8Array) => number } => (bytes ??= wasmCounter(loadBpeTables(encoding)) ?? stringCounter());
+  const stringCounter = (): ReturnType<typeof createBpeCounter> =>
+    (strings ??= javascriptCounter(loadBpeTables(encoding)));
+  const byteCounter = (): { countUtf8: (content: Uint8Array) => number } =>
+    (bytes ??= wasmCounter(loadBpeTables(encoding)) ?? stringCounter());
   return {
     encoding,
     count: (text) => stringCounter().count(text),

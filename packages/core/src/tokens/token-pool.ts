@@ -157,7 +157,12 @@ export function createTokenPool(options: TokenPoolOptions): TokenPool {
     });
     const totals = new Array<number>(contents.length).fill(0);
     const [smallCounts, partCounts] = await Promise.all([
-      small.length > 0 ? submit(small.map((i) => contents[i] as Uint8Array), signal) : Promise.resolve([]),
+      small.length > 0
+        ? submit(
+            small.map((i) => contents[i] as Uint8Array),
+            signal,
+          )
+        : Promise.resolve([]),
       Promise.all(jobs.map((job) => job.counts)),
     ]);
     small.forEach((owner, k) => (totals[owner] = smallCounts[k] ?? 0));

@@ -4,7 +4,13 @@ const WORDS = TOKEN_KEY_BYTES / 4;
 const MIN_CAPACITY = 1024;
 
 function word(bytes: Uint8Array, at: number): number {
-  return ((bytes[at] as number) | ((bytes[at + 1] as number) << 8) | ((bytes[at + 2] as number) << 16) | ((bytes[at + 3] as number) << 24)) >>> 0;
+  return (
+    ((bytes[at] as number) |
+      ((bytes[at + 1] as number) << 8) |
+      ((bytes[at + 2] as number) << 16) |
+      ((bytes[at + 3] as number) << 24)) >>>
+    0
+  );
 }
 
 /**

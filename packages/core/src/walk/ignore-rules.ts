@@ -98,7 +98,8 @@ function compileRule(pattern: Uint8Array): IgnoreRule | null {
     const lead = literalLength(body);
     const literal = lead === body.length ? asString(body) : null;
     if (literal !== null) return { ...none, kind: K_NAME, text: literal };
-    const ending = body[0] === 0x2a && literalLength(body.subarray(1)) === body.length - 1 ? asString(body.subarray(1)) : null;
+    const ending =
+      body[0] === 0x2a && literalLength(body.subarray(1)) === body.length - 1 ? asString(body.subarray(1)) : null;
     if (ending !== null) return { ...none, kind: K_SUFFIX, text: ending };
     return { ...none, kind: K_NAME_GLOB, glob: compileGlob(body, false) };
   }
@@ -151,7 +152,14 @@ export function indexIgnoreRules(rules: readonly IgnoreRule[]): IgnoreRules {
   return { rules, byName, others, needsBytes };
 }
 
-function ruleMatches(rule: IgnoreRule, name: string, path: Uint8Array, base: number, nameStart: number, end: number): boolean {
+function ruleMatches(
+  rule: IgnoreRule,
+  name: string,
+  path: Uint8Array,
+  base: number,
+  nameStart: number,
+  end: number,
+): boolean {
   switch (rule.kind) {
     case K_SUFFIX:
       return name.endsWith(rule.text);

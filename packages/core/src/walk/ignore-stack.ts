@@ -21,7 +21,12 @@ export interface IgnoreStack {
   readonly needsBytes: boolean;
 }
 
-export const EMPTY_IGNORE_STACK: IgnoreStack = { folder: new Uint8Array(0), layers: [], ruleCount: 0, needsBytes: false };
+export const EMPTY_IGNORE_STACK: IgnoreStack = {
+  folder: new Uint8Array(0),
+  layers: [],
+  ruleCount: 0,
+  needsBytes: false,
+};
 
 /** Adds the listed folder's own rules (null when it has none) as the deepest layer. */
 export function withFolderRules(stack: IgnoreStack, rules: IgnoreRules | null, ruleCount: number): IgnoreStack {

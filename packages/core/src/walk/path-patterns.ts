@@ -2,7 +2,14 @@
 // each list were one `.gitignore` at the repository root. A path is matched when it or a folder
 // above it is, as git treats everything inside an ignored folder. Gitignore syntax only: braces
 // and extglobs such as `+(a)` are literal.
-import { indexIgnoreRules, lastMatchingRule, ruleOfLine, writeUtf8, type IgnoreRule, type IgnoreRules } from './ignore-rules.js';
+import {
+  indexIgnoreRules,
+  lastMatchingRule,
+  ruleOfLine,
+  writeUtf8,
+  type IgnoreRule,
+  type IgnoreRules,
+} from './ignore-rules.js';
 
 export interface PathPatterns {
   /** True when exclude patterns drop the folder (root-relative path) and all it holds. */
@@ -22,7 +29,9 @@ type PathMatcher = (relPath: string, isFolder: boolean) => boolean;
 function compile(patterns: readonly string[]): PathMatcher | null {
   if (patterns.length === 0) return null;
   // One rule per entry: an entry holding a newline stays one (odd) rule rather than several.
-  const rules = patterns.map((pattern) => ruleOfLine(encoder.encode(pattern))).filter((rule): rule is IgnoreRule => rule !== null);
+  const rules = patterns
+    .map((pattern) => ruleOfLine(encoder.encode(pattern)))
+    .filter((rule): rule is IgnoreRule => rule !== null);
   const set: IgnoreRules = indexIgnoreRules(rules);
 
   const own = (relPath: string, isFolder: boolean): boolean => {
@@ -65,6 +74,7 @@ export function compilePathPatterns(
   return {
     // Include patterns never prune: a folder that does not match may hold files that do.
     excludesFolder: (relPath) => exclude !== null && exclude(relPath, true),
-    keepsFile: (relPath) => !(exclude !== null && exclude(relPath, false)) && (include === null || include(relPath, false)),
+    keepsFile: (relPath) =>
+      !(exclude !== null && exclude(relPath, false)) && (include === null || include(relPath, false)),
   };
 }

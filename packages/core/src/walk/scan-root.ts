@@ -8,7 +8,8 @@ import type { Folder, WalkContext } from './walk-context.js';
 import { joinRel } from './walk-context.js';
 import type { WalkFolder } from './walk-deps.js';
 
-export type ScanRootErrorCode = 'ROOT_NOT_A_DIRECTORY' | 'ROOT_MOVED' | 'ROOT_UNREADABLE' | 'SUBDIR_INVALID' | 'SUBDIR_NOT_FOUND';
+export type ScanRootErrorCode =
+  'ROOT_NOT_A_DIRECTORY' | 'ROOT_MOVED' | 'ROOT_UNREADABLE' | 'SUBDIR_INVALID' | 'SUBDIR_NOT_FOUND';
 
 /** The walk cannot start: nothing was scanned. Messages hold no absolute path. */
 export class ScanRootError extends Error {
@@ -52,7 +53,10 @@ async function openRoot(ctx: WalkContext, root: string): Promise<WalkFolder> {
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     if (code === 'EMOVED') {
-      throw new ScanRootError('ROOT_MOVED', 'the repository root is not at its real path: a folder on the way is a link, or it moved');
+      throw new ScanRootError(
+        'ROOT_MOVED',
+        'the repository root is not at its real path: a folder on the way is a link, or it moved',
+      );
     }
     if (code === 'ENOTDIR' || code === 'ENOENT' || code === 'ELOOP') {
       throw new ScanRootError('ROOT_NOT_A_DIRECTORY', 'the repository root is not a directory');

@@ -101,9 +101,13 @@ function comparePaths(a: SkippedPath, b: SkippedPath): number {
 /** The whole walk at once: kept files in output order and every skipped path. */
 export async function walkTree(input: WalkInput, deps: Partial<WalkDeps> = {}): Promise<WalkResult> {
   const files: WalkedFile[] = [];
-  const skipped = await walkTreeInto(input, (chunk) => {
-    for (const file of chunk) files.push(file);
-  }, deps);
+  const skipped = await walkTreeInto(
+    input,
+    (chunk) => {
+      for (const file of chunk) files.push(file);
+    },
+    deps,
+  );
   return { files, skipped };
 }
 
@@ -112,7 +116,11 @@ export async function walkTree(input: WalkInput, deps: Partial<WalkDeps> = {}): 
  * the skipped paths, sorted, are the result. A walk that fails rejects; what the sink got before
  * is the caller's to drop.
  */
-export async function walkTreeInto(input: WalkInput, sink: WalkSink, deps: Partial<WalkDeps> = {}): Promise<SkippedPath[]> {
+export async function walkTreeInto(
+  input: WalkInput,
+  sink: WalkSink,
+  deps: Partial<WalkDeps> = {},
+): Promise<SkippedPath[]> {
   const { options, limits } = input;
   const ctx: WalkContext = {
     fs: { ...nodeWalkFs, ...deps },

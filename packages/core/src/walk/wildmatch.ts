@@ -260,7 +260,11 @@ export function compileGlob(pat: Uint8Array, pathname: boolean): Glob {
   // `**/` that matches no folder skips its `/`).
   let suffixFrom = tokens - 1;
   while (suffixFrom > 0 && kinds[suffixFrom - 1] === T_BYTE) suffixFrom -= 1;
-  if (starCount > 0 && (starFlags[starCount - 1] as number) & S_ZERO_FOLDERS && suffixFrom === starNext[starCount - 1]) {
+  if (
+    starCount > 0 &&
+    (starFlags[starCount - 1] as number) & S_ZERO_FOLDERS &&
+    suffixFrom === starNext[starCount - 1]
+  ) {
     suffixFrom += 1;
   }
 
@@ -369,7 +373,10 @@ function matchFrom(from: number, t: number): number {
       }
     } else if (kind === T_CLASS) {
       const c = bytes[t] as number;
-      if ((((classes[((vals[k] as number) << 3) | (c >>> 5)] as number) >>> (c & 31)) & 1) === 0 || (pathname && c === SLASH)) {
+      if (
+        (((classes[((vals[k] as number) << 3) | (c >>> 5)] as number) >>> (c & 31)) & 1) === 0 ||
+        (pathname && c === SLASH)
+      ) {
         result = NOMATCH;
         break;
       }

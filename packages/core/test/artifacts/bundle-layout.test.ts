@@ -52,14 +52,21 @@ describe('the ZIP bundle of a repository with an assets/ folder, a manifest.json
         encoding: 'o200k_base',
         outDir,
       },
-      { countTokens: (contents) => Promise.resolve(contents.map((c) => counter.count(Buffer.from(c).toString('utf8')))) },
+      {
+        countTokens: (contents) => Promise.resolve(contents.map((c) => counter.count(Buffer.from(c).toString('utf8')))),
+      },
     );
     entries = await readZip(join(outDir, 'output.zip'));
   });
   afterAll(() => rm(base, { recursive: true, force: true }));
 
   it('holds the bundle’s own files at the top and the repository’s non-textual files under repository/, at their paths', () => {
-    expect(report.assets.map((a) => a.path).sort()).toEqual(['README', 'assets/assets/nested.png', 'assets/logo.png', 'assets/manifest.json']);
+    expect(report.assets.map((a) => a.path).sort()).toEqual([
+      'README',
+      'assets/assets/nested.png',
+      'assets/logo.png',
+      'assets/manifest.json',
+    ]);
     expect([...entries.keys()].sort()).toEqual(
       [
         'README.md',
@@ -77,15 +84,20 @@ describe('the ZIP bundle of a repository with an assets/ folder, a manifest.json
   });
 
   it('keeps every repository file’s bytes', () => {
-    for (const path of report.assets.map((a) => a.path)) expect(entries.get(`repository/${path}`), path).toEqual(TREE[path]);
+    for (const path of report.assets.map((a) => a.path))
+      expect(entries.get(`repository/${path}`), path).toEqual(TREE[path]);
   });
 
   it('keeps its own README and manifest: the repository’s textual ones are in the outputs, not in their place', () => {
     const readme = entries.get('README.md')?.toString('utf8') ?? '';
     expect(readme).toMatch(/^# reposcan bundle: my-project\n/);
     expect(readme).toContain('`repository/`');
-    const manifest = JSON.parse(entries.get('manifest.json')?.toString('utf8') ?? '{}') as { files: Array<{ path: string; bytes: number; sha256: string }> };
-    expect(manifest.files.map((f) => f.path).sort()).toEqual([...entries.keys()].filter((name) => name !== 'manifest.json').sort());
+    const manifest = JSON.parse(entries.get('manifest.json')?.toString('utf8') ?? '{}') as {
+      files: Array<{ path: string; bytes: number; sha256: string }>;
+    };
+    expect(manifest.files.map((f) => f.path).sort()).toEqual(
+      [...entries.keys()].filter((name) => name !== 'manifest.json').sort(),
+    );
     for (const file of manifest.files) {
       const bytes = entries.get(file.path) ?? Buffer.alloc(0);
       expect({ path: file.path, bytes: bytes.length, sha256: sha256(bytes) }).toEqual(file);

@@ -39,7 +39,10 @@ function files(count: number, bytes: number): Array<{ record: TextFileRecord; co
   return Array.from({ length: count }, (_, i) => {
     const text = `file ${i} "quoted" \\ é日\n`.repeat(Math.ceil(bytes / 30)).slice(0, bytes);
     const content = Buffer.from(text, 'utf8');
-    return { record: { path: `f${i}.txt`, subcategory: 'docs', size_bytes: content.length, tokens_estimate: 0, url: '' }, content };
+    return {
+      record: { path: `f${i}.txt`, subcategory: 'docs', size_bytes: content.length, tokens_estimate: 0, url: '' },
+      content,
+    };
   });
 }
 
@@ -63,7 +66,11 @@ describe('TextArtifactWriter', () => {
     const written = await writer.finish(totals(all));
 
     expect((await readdir(dir)).sort()).toEqual(['output.json', 'output.txt']);
-    const json = JSON.parse(await readFile(join(dir, 'output.json'), 'utf8')) as { tree: string; files: Array<{ path: string; content: string }>; summary: { total_files: number } };
+    const json = JSON.parse(await readFile(join(dir, 'output.json'), 'utf8')) as {
+      tree: string;
+      files: Array<{ path: string; content: string }>;
+      summary: { total_files: number };
+    };
     expect(json.tree).toBe(HEAD.tree);
     expect(json.files.map((f) => f.path)).toEqual(all.map((f) => f.record.path));
     expect(json.files.map((f) => f.content)).toEqual(all.map((f) => Buffer.from(f.content).toString('utf8')));
@@ -74,7 +81,12 @@ describe('TextArtifactWriter', () => {
     expect(txt.slice(txt.lastIndexOf('SUMMARY'))).toMatch(/^SUMMARY\n=+\nFiles: 53 \(53 textual, 0 non-textual\)\n/);
     for (const artifact of written) {
       const data = await readFile(join(dir, artifact.file));
-      expect(artifact).toEqual({ format: artifact.format, file: artifact.file, bytes: data.length, sha256: createHash('sha256').update(data).digest('hex') });
+      expect(artifact).toEqual({
+        format: artifact.format,
+        file: artifact.file,
+        bytes: data.length,
+        sha256: createHash('sha256').update(data).digest('hex'),
+      });
     }
   });
 

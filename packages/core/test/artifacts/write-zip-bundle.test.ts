@@ -21,9 +21,17 @@ describe.skipIf(!PROVES_PATHS)('assets in the bundle', () => {
     // `pics` was a folder of the tree when it was walked; it is now a link to outside.
     await symlink(join(base, 'outside'), join(base, 'tree', 'pics'));
     const bundle = (absPath: string, outPath: string) =>
-      writeZipBundle({ outPath, files: [], treeFiles: [{ path: 'logo.png', absPath }], documents: [], date: new Date(0) });
+      writeZipBundle({
+        outPath,
+        files: [],
+        treeFiles: [{ path: 'logo.png', absPath }],
+        documents: [],
+        date: new Date(0),
+      });
 
-    await expect(bundle(join(base, 'tree', 'pics', 'logo.png'), join(base, 'swapped.zip'))).rejects.toMatchObject({ code: 'EMOVED' });
+    await expect(bundle(join(base, 'tree', 'pics', 'logo.png'), join(base, 'swapped.zip'))).rejects.toMatchObject({
+      code: 'EMOVED',
+    });
     await bundle(join(base, 'tree', 'img', 'logo.png'), join(base, 'kept.zip'));
     expect((await readZip(join(base, 'kept.zip'))).get('repository/logo.png')?.toString()).toBe('inside');
   });
@@ -32,7 +40,14 @@ describe.skipIf(!PROVES_PATHS)('assets in the bundle', () => {
 describe('the bundle’s own entries', () => {
   it('must be distinct names at the top, clear of repository/: anything else is refused before a byte is written', async () => {
     const outPath = join(base, 'refused.zip');
-    const attempt = (names: string[]) => writeZipBundle({ outPath, files: [], treeFiles: [], documents: names.map((name) => ({ name, content: '' })), date: new Date(0) });
+    const attempt = (names: string[]) =>
+      writeZipBundle({
+        outPath,
+        files: [],
+        treeFiles: [],
+        documents: names.map((name) => ({ name, content: '' })),
+        date: new Date(0),
+      });
     await expect(attempt(['repository/README.md'])).rejects.toThrow(/at the top/);
     await expect(attempt(['repository'])).rejects.toThrow(/at the top/);
     await expect(attempt(['manifest.json'])).rejects.toThrow(/distinct/);

@@ -193,7 +193,8 @@ describe('isDocsPath', () => {
 describe('language-table.generated.ts', () => {
   it('matches what the generator produces from the installed Linguist data', () => {
     const root = fileURLToPath(new URL('../../../..', import.meta.url));
-    const run = () => execFileSync(process.execPath, ['scripts/generate-language-table.mjs', '--check'], { cwd: root, stdio: 'pipe' });
+    const run = () =>
+      execFileSync(process.execPath, ['scripts/generate-language-table.mjs', '--check'], { cwd: root, stdio: 'pipe' });
     expect(run).not.toThrow();
   });
 });

@@ -51,7 +51,13 @@ describe('classifyContent: UTF-8', () => {
   });
 
   it('treats a shebang after a UTF-8 BOM as a script', () => {
-    expectText('bin/run', concat([0xef, 0xbb, 0xbf], utf8('#!/usr/bin/env node\n')), '\ufeff#!/usr/bin/env node\n', null, 'code');
+    expectText(
+      'bin/run',
+      concat([0xef, 0xbb, 0xbf], utf8('#!/usr/bin/env node\n')),
+      '\ufeff#!/usr/bin/env node\n',
+      null,
+      'code',
+    );
     expectText('bin/notes', utf8(' #!not a shebang\n'), ' #!not a shebang\n', null, 'other');
   });
 
@@ -68,7 +74,10 @@ describe('classifyContent: UTF-8', () => {
   it('uses the name for the subcategory and the content for textual-or-not', () => {
     expectText('notes.unknownext', utf8('plain words\n'), 'plain words\n', null, 'other');
     expectText('bin/deploy', utf8('#!/bin/sh\necho hi\n'), '#!/bin/sh\necho hi\n', null, 'code');
-    expect(classifyContent('video.ts', concat([0x47, 0x40, 0x00, 0x10, 0x00]))).toEqual({ textual: false, subcategory: 'binary' });
+    expect(classifyContent('video.ts', concat([0x47, 0x40, 0x00, 0x10, 0x00]))).toEqual({
+      textual: false,
+      subcategory: 'binary',
+    });
   });
 
   it('replaces a few broken bytes in otherwise UTF-8 text and reports it as UTF-8', () => {
@@ -113,8 +122,23 @@ describe('classifyContent: legacy encodings are decoded, never dropped', () => {
   it('windows-1252 text, including the 0x80–0x9F range', () => {
     // "Café: “naïve” déjà vu — 5 €\n", hand-encoded.
     const bytes = concat(
-      utf8('// Caf'), [0xe9], utf8(': '), [0x93], utf8('na'), [0xef], utf8('ve'), [0x94],
-      utf8(' d'), [0xe9], utf8('j'), [0xe0], utf8(' vu '), [0x97], utf8(' 5 '), [0x80], utf8('\n'),
+      utf8('// Caf'),
+      [0xe9],
+      utf8(': '),
+      [0x93],
+      utf8('na'),
+      [0xef],
+      utf8('ve'),
+      [0x94],
+      utf8(' d'),
+      [0xe9],
+      utf8('j'),
+      [0xe0],
+      utf8(' vu '),
+      [0x97],
+      utf8(' 5 '),
+      [0x80],
+      utf8('\n'),
     );
     expectText('a.c', bytes, '// Café: “naïve” déjà vu — 5 €\n', 'windows-1252', 'code');
   });
@@ -122,14 +146,34 @@ describe('classifyContent: legacy encodings are decoded, never dropped', () => {
   it('short Latin text defaults to windows-1252 rather than a statistical guess', () => {
     // "café crème brûlée – windows-1252\n": chardet alone ranks windows-1250 first.
     const bytes = concat(
-      utf8('caf'), [0xe9], utf8(' cr'), [0xe8], utf8('me br'), [0xfb], utf8('l'), [0xe9], utf8('e '), [0x96], utf8(' windows-1252\n'),
+      utf8('caf'),
+      [0xe9],
+      utf8(' cr'),
+      [0xe8],
+      utf8('me br'),
+      [0xfb],
+      utf8('l'),
+      [0xe9],
+      utf8('e '),
+      [0x96],
+      utf8(' windows-1252\n'),
     );
     expectText('docs/latin1.txt', bytes, 'café crème brûlée – windows-1252\n', 'windows-1252', 'docs');
   });
 
   const samples: [label: string, expected: string, text: string, path: string][] = [
-    ['shift_jis', 'Shift_JIS', '// 日本語のコメントです。これはテストです。\nfunction hello() { return "こんにちは世界"; }\n', 'hello.js'],
-    ['gbk', 'GB18030', '// 这是一个中文注释，用于测试编码检测。\nint main() { printf("你好，世界"); return 0; }\n', 'main.c'],
+    [
+      'shift_jis',
+      'Shift_JIS',
+      '// 日本語のコメントです。これはテストです。\nfunction hello() { return "こんにちは世界"; }\n',
+      'hello.js',
+    ],
+    [
+      'gbk',
+      'GB18030',
+      '// 这是一个中文注释，用于测试编码检测。\nint main() { printf("你好，世界"); return 0; }\n',
+      'main.c',
+    ],
     ['koi8-r', 'KOI8-R', '# Привет, мир! Это тестовый файл на русском языке.\nprint("Здравствуйте")\n', 'hello.py'],
     ['euc-kr', 'EUC-KR', '// 한국어 주석입니다. 인코딩 테스트를 위한 파일입니다.\nlet x = "안녕하세요";\n', 'x.rs'],
     ['big5', 'Big5', '// 這是一個繁體中文註解，用於測試編碼偵測。\nvar s = "你好世界";\n', 's.go'],
@@ -161,7 +205,10 @@ describe('classifyContent: legacy encodings are decoded, never dropped', () => {
 
 describe('classifyContent: binary', () => {
   it('NUL bytes with an unknown extension are binary', () => {
-    expect(classifyContent('data.unknownext', concat(utf8('abc'), [0], utf8('def')))).toEqual({ textual: false, subcategory: 'binary' });
+    expect(classifyContent('data.unknownext', concat(utf8('abc'), [0], utf8('def')))).toEqual({
+      textual: false,
+      subcategory: 'binary',
+    });
   });
 
   it('a .zip is binary even without NUL bytes, without looking at the content', () => {
@@ -185,7 +232,10 @@ describe('classifyContent: binary', () => {
 describe('classifyContent: inputs that make other detectors slow or wrong', () => {
   it('1 MB of random bytes, with or without NUL, is binary', () => {
     for (const withoutNul of [false, true]) {
-      expect(classifyContent('blob.unknownext', noise(1024 * 1024, withoutNul))).toEqual({ textual: false, subcategory: 'binary' });
+      expect(classifyContent('blob.unknownext', noise(1024 * 1024, withoutNul))).toEqual({
+        textual: false,
+        subcategory: 'binary',
+      });
     }
   });
 

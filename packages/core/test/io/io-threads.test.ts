@@ -16,7 +16,13 @@ const tree = useTempTrees();
 const io = new IoThreads();
 afterAll(() => io.close());
 const { walk: walkInThread, readFiles: readFilesInThread } = io;
-const input = (root: string, extra: Partial<WalkInput> = {}): WalkInput => ({ root, subdir: null, options: DEFAULT_SCAN_OPTIONS, limits: DEFAULT_ENGINE_LIMITS, ...extra });
+const input = (root: string, extra: Partial<WalkInput> = {}): WalkInput => ({
+  root,
+  subdir: null,
+  options: DEFAULT_SCAN_OPTIONS,
+  limits: DEFAULT_ENGINE_LIMITS,
+  ...extra,
+});
 
 /** Nice values of this process's threads (Linux: field 19 of /proc/self/task/<tid>/stat). */
 function threadNiceValues(): number[] {
@@ -28,7 +34,15 @@ function threadNiceValues(): number[] {
 
 describe('io threads', () => {
   it('walk exactly as walkTree does on the calling thread, docs_only included, handing files on in chunks', async () => {
-    const spec: Record<string, string> = { 'README.md': '# hi', 'src/a.ts': 'a', 'src/b.ts': 'b', 'docs/guide.md': 'g', '.gitignore': 'ignored.txt\n', 'ignored.txt': 'x', 'node_modules/x/index.js': 'x' };
+    const spec: Record<string, string> = {
+      'README.md': '# hi',
+      'src/a.ts': 'a',
+      'src/b.ts': 'b',
+      'docs/guide.md': 'g',
+      '.gitignore': 'ignored.txt\n',
+      'ignored.txt': 'x',
+      'node_modules/x/index.js': 'x',
+    };
     for (let i = 0; i < 600; i++) spec[`many/f${String(i).padStart(3, '0')}.ts`] = 'x';
     const root = await tree(spec);
     const inThread = async (extra: Partial<WalkInput> = {}): Promise<{ result: WalkResult; chunks: number }> => {
@@ -56,8 +70,13 @@ describe('io threads', () => {
     await expect(walkInThread(input(root, { acceptFile: () => true }), () => {})).rejects.toThrow(/docsOnly/);
   });
 
-  it('read a batch into the caller\'s shared memory, in request order, with the same refusals as a direct read', async () => {
-    const root = await tree({ 'a.txt': 'alpha', 'b.txt': 'bravo!', 'big.txt': 'x'.repeat(100), 'link.txt': { link: 'a.txt' } });
+  it("read a batch into the caller's shared memory, in request order, with the same refusals as a direct read", async () => {
+    const root = await tree({
+      'a.txt': 'alpha',
+      'b.txt': 'bravo!',
+      'big.txt': 'x'.repeat(100),
+      'link.txt': { link: 'a.txt' },
+    });
     const memory = new Uint8Array(new SharedArrayBuffer(64));
     const outcomes = await readFilesInThread(
       [
@@ -69,29 +88,38 @@ describe('io threads', () => {
       ],
       50,
     );
-    expect(outcomes.map((o) => (o.ok ? Buffer.from(o.bytes).toString() : o.reason))).toEqual(['alpha', 'bravo!', 'too_large', 'symlink', 'unreadable']);
+    expect(outcomes.map((o) => (o.ok ? Buffer.from(o.bytes).toString() : o.reason))).toEqual([
+      'alpha',
+      'bravo!',
+      'too_large',
+      'symlink',
+      'unreadable',
+    ]);
     // The first two landed where the caller asked: in its shared memory, not in copies.
     expect(Buffer.from(memory.subarray(0, 5)).toString()).toBe('alpha');
     expect(Buffer.from(memory.subarray(6, 12)).toString()).toBe('bravo!');
   });
 
   // Meaningful only where the test itself runs below nice 19 (not under `nice -n 19 npm test`).
-  it.runIf(process.platform === 'linux' && getPriority() < 19)('run, like the tokenizer threads, at a lower CPU priority than the thread that serves requests', async () => {
-    const own = getPriority();
-    const before = threadNiceValues().filter((nice) => nice === 19).length;
-    const pool = createTokenPool({ encoding: 'o200k_base', threads: 2 });
-    try {
-      await pool.warm();
-      await walkInThread(input(await tree({ 'a.txt': 'a' })), () => {});
-      const after = threadNiceValues().filter((nice) => nice === 19).length;
-      // Two tokenizer threads, and at least the io thread of this walk (it may have started earlier).
-      expect(after - before).toBeGreaterThanOrEqual(2);
-      expect(after).toBeGreaterThanOrEqual(3);
-      expect(getPriority()).toBe(own);
-    } finally {
-      await pool.close();
-    }
-  });
+  it.runIf(process.platform === 'linux' && getPriority() < 19)(
+    'run, like the tokenizer threads, at a lower CPU priority than the thread that serves requests',
+    async () => {
+      const own = getPriority();
+      const before = threadNiceValues().filter((nice) => nice === 19).length;
+      const pool = createTokenPool({ encoding: 'o200k_base', threads: 2 });
+      try {
+        await pool.warm();
+        await walkInThread(input(await tree({ 'a.txt': 'a' })), () => {});
+        const after = threadNiceValues().filter((nice) => nice === 19).length;
+        // Two tokenizer threads, and at least the io thread of this walk (it may have started earlier).
+        expect(after - before).toBeGreaterThanOrEqual(2);
+        expect(after).toBeGreaterThanOrEqual(3);
+        expect(getPriority()).toBe(own);
+      } finally {
+        await pool.close();
+      }
+    },
+  );
 });
 
 describe('the walk thread', () => {
@@ -102,7 +130,7 @@ describe('the walk thread', () => {
   };
   /** The thread count once it has not moved for 100 ms. */
   const steady = async (): Promise<number> => {
-    for (let last = threadCount(); ; ) {
+    for (let last = threadCount(); ;) {
       await new Promise((resolve) => setTimeout(resolve, 100));
       const now = threadCount();
       if (now === last) return now;
@@ -121,38 +149,44 @@ describe('the walk thread', () => {
   };
 
   // Counts, not ±1: a thread started from TypeScript sources brings its loader's thread along.
-  it.runIf(process.platform === 'linux')(`ends with a walk over ${KEEP_WALK_THREAD_UP_TO} paths, and waits for the next walk after a smaller one`, async () => {
-    const { small, big } = await trees();
-    await walkBoth(big);
-    const none = await steady();
-    await walkBoth(small);
-    const waiting = await steady();
-    expect(waiting).toBeGreaterThan(none);
-    // The small walks that follow run on that thread: none is started, none ends.
-    await walkBoth(small);
-    await walkBoth(small);
-    expect(await steady()).toBe(waiting);
-    await walkBoth(big);
-    expect(await settle(none)).toBe(none);
-  });
+  it.runIf(process.platform === 'linux')(
+    `ends with a walk over ${KEEP_WALK_THREAD_UP_TO} paths, and waits for the next walk after a smaller one`,
+    async () => {
+      const { small, big } = await trees();
+      await walkBoth(big);
+      const none = await steady();
+      await walkBoth(small);
+      const waiting = await steady();
+      expect(waiting).toBeGreaterThan(none);
+      // The small walks that follow run on that thread: none is started, none ends.
+      await walkBoth(small);
+      await walkBoth(small);
+      expect(await steady()).toBe(waiting);
+      await walkBoth(big);
+      expect(await settle(none)).toBe(none);
+    },
+  );
 
-  it.runIf(process.platform === 'linux')('is started ahead by prepareWalk once however often asked, and the next walk takes it', async () => {
-    const { small, big } = await trees();
-    await walkBoth(small);
-    await walkBoth(big);
-    const none = await steady();
-    await walkBoth(small);
-    const one = await steady();
-    await walkBoth(big);
-    expect(await settle(none)).toBe(none);
-    io.prepareWalk();
-    io.prepareWalk();
-    await walkBoth(small);
-    // Exactly one walk thread, booted and waiting: the prepared one, taken by the walk and kept.
-    expect(await steady()).toBe(one);
-    io.prepareWalk();
-    expect(await steady()).toBe(one);
-  });
+  it.runIf(process.platform === 'linux')(
+    'is started ahead by prepareWalk once however often asked, and the next walk takes it',
+    async () => {
+      const { small, big } = await trees();
+      await walkBoth(small);
+      await walkBoth(big);
+      const none = await steady();
+      await walkBoth(small);
+      const one = await steady();
+      await walkBoth(big);
+      expect(await settle(none)).toBe(none);
+      io.prepareWalk();
+      io.prepareWalk();
+      await walkBoth(small);
+      // Exactly one walk thread, booted and waiting: the prepared one, taken by the walk and kept.
+      expect(await steady()).toBe(one);
+      io.prepareWalk();
+      expect(await steady()).toBe(one);
+    },
+  );
 
   const manyFiles = async (count: number): Promise<string> => {
     const spec: Record<string, string> = {};
@@ -166,11 +200,15 @@ describe('the walk thread', () => {
     const reason = new Error('cancelled by the test');
     let received = 0;
     let afterAbort = 0;
-    const walking = walkInThread(input(root), (chunk) => {
-      if (controller.signal.aborted) afterAbort += chunk.length;
-      received += chunk.length;
-      controller.abort(reason);
-    }, controller.signal);
+    const walking = walkInThread(
+      input(root),
+      (chunk) => {
+        if (controller.signal.aborted) afterAbort += chunk.length;
+        received += chunk.length;
+        controller.abort(reason);
+      },
+      controller.signal,
+    );
     await expect(walking).rejects.toBe(reason);
     expect(received).toBeGreaterThan(0);
     expect(received).toBeLessThan(6000);

@@ -19,15 +19,27 @@ describe('buildFileUrl', () => {
   });
 
   it('uses the branch form on Gitea when the ref is a branch', () => {
-    expect(buildFileUrl(remote('gitea', 'https://gitea.com/o/r', 'feature/x'), 'a.md')).toBe('https://gitea.com/o/r/src/branch/feature/x/a.md');
+    expect(buildFileUrl(remote('gitea', 'https://gitea.com/o/r', 'feature/x'), 'a.md')).toBe(
+      'https://gitea.com/o/r/src/branch/feature/x/a.md',
+    );
   });
 
   it('percent-encodes each path segment but keeps the slashes', () => {
-    expect(buildFileUrl(remote('github', 'https://github.com/o/r'), 'docs/a b#?.md')).toBe(`https://github.com/o/r/blob/${SHA}/docs/a%20b%23%3F.md`);
+    expect(buildFileUrl(remote('github', 'https://github.com/o/r'), 'docs/a b#?.md')).toBe(
+      `https://github.com/o/r/blob/${SHA}/docs/a%20b%23%3F.md`,
+    );
   });
 
   it('is empty for local paths and uploads', () => {
-    const local: SourceInfo = { type: 'local', url: null, hostFamily: null, ref: null, branch: 'main', commit: null, subdir: null };
+    const local: SourceInfo = {
+      type: 'local',
+      url: null,
+      hostFamily: null,
+      ref: null,
+      branch: 'main',
+      commit: null,
+      subdir: null,
+    };
     expect(buildFileUrl(local, 'a.ts')).toBe('');
     expect(buildFileUrl({ ...local, type: 'upload', branch: null }, 'a.ts')).toBe('');
   });

@@ -25,7 +25,16 @@ describe('renderTree', () => {
 
   it('collapses levels deeper than tree_depth to └── ...', () => {
     expect(renderTree('repo', PATHS, 1)).toBe(
-      ['repo/', '├── docs/', '│   └── ...', '├── src/', '│   └── ...', '├── alpha.txt', '├── README.md', '└── Zeta.txt'].join('\n'),
+      [
+        'repo/',
+        '├── docs/',
+        '│   └── ...',
+        '├── src/',
+        '│   └── ...',
+        '├── alpha.txt',
+        '├── README.md',
+        '└── Zeta.txt',
+      ].join('\n'),
     );
     expect(renderTree('repo', PATHS, 2).split('\n')).toContain('│   ├── lib/');
     expect(renderTree('repo', PATHS, 2).split('\n')).toContain('│   │   └── ...');

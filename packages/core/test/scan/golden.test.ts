@@ -23,7 +23,8 @@ export const GITHUB_SOURCE: SourceInfo = {
 };
 
 const counter = createTokenCounter('o200k_base');
-const inThread = (contents: Uint8Array[]): Promise<number[]> => Promise.resolve(contents.map((c) => counter.count(Buffer.from(c).toString('utf8'))));
+const inThread = (contents: Uint8Array[]): Promise<number[]> =>
+  Promise.resolve(contents.map((c) => counter.count(Buffer.from(c).toString('utf8'))));
 
 describe.each([
   ['rich', false],

@@ -37,7 +37,8 @@ export async function makeManySkippedTree(excluded = MANY_SKIPPED, kept = PER_FO
   for (let folder = 0; folder * PER_FOLDER < excluded; folder++) {
     const dir = join(root, `a${String(folder).padStart(3, '0')}`);
     mkdirSync(dir);
-    for (let i = 0; i < PER_FOLDER && folder * PER_FOLDER + i < excluded; i++) closeSync(openSync(join(dir, `f${String(i).padStart(4, '0')}.skip`), 'w'));
+    for (let i = 0; i < PER_FOLDER && folder * PER_FOLDER + i < excluded; i++)
+      closeSync(openSync(join(dir, `f${String(i).padStart(4, '0')}.skip`), 'w'));
   }
   mkdirSync(join(root, 'z'));
   for (let i = 0; i < kept; i++) closeSync(openSync(join(root, 'z', `f${String(i).padStart(4, '0')}.txt`), 'w'));

@@ -12,7 +12,15 @@ import { createEngine } from '../../src/engine/engine.js';
 import { DEFAULT_ENGINE_LIMITS, DEFAULT_SCAN_OPTIONS } from '../../src/types.js';
 import type { SkippedPath, SourceInfo } from '../../src/types.js';
 
-const LOCAL: SourceInfo = { type: 'local', url: null, hostFamily: null, ref: null, branch: null, commit: null, subdir: null };
+const LOCAL: SourceInfo = {
+  type: 'local',
+  url: null,
+  hostFamily: null,
+  ref: null,
+  branch: null,
+  commit: null,
+  subdir: null,
+};
 /** Swaps keep going at least this long while scans run one after another. */
 const SWAP_SECONDS = 12;
 
@@ -82,67 +90,107 @@ describe.skipIf(!onLinux)('a folder swapped with a link to outside the root duri
   const engine = createEngine({ tokenThreads: 0 });
   afterAll(() => engine.close());
 
-  it('never lets a byte or a name from outside into an artifact, a tree, a file list or a preview', async () => {
-    const swapper = startSwapper(join(root, 'race', 'sub'), join(root, 'race', 'alt'));
-    const counter = (contents: Uint8Array[]): Promise<number[]> => Promise.resolve(contents.map((c) => c.length));
-    const options = { ...DEFAULT_SCAN_OPTIONS };
-    let rounds = 0;
-    /** Walks that met the folders swapped: `alt` walked as a folder, or `sub` skipped. */
-    let sawSwap = 0;
-    /** Files listed inside and then refused (not read) because they were no longer there. */
-    let refusedFiles = 0;
-    /** Previews of a subdir below the swapped folder that could not start. */
-    let subdirGone = 0;
-    const leaks: string[] = [];
-    const check = (what: string, text: string): void => {
-      if (text.includes(marker)) leaks.push(`${what} of round ${rounds}: bytes from outside`);
-      if (text.includes(outsideName)) leaks.push(`${what} of round ${rounds}: a name from outside`);
-    };
-    const checkPaths = (what: string, paths: string[], skipped: SkippedPath[]): void => {
-      for (const entry of skipped) if (entry.reason === 'ignored') leaks.push(`${what} of round ${rounds}: outside ignore rules applied to ${entry.path}`);
-      if (paths.some((p) => p.startsWith('race/alt/')) || skipped.some((s) => s.path.startsWith('race/sub'))) sawSwap += 1;
-      refusedFiles += skipped.filter((s) => s.reason === 'unreadable' && !s.path.endsWith('/')).length;
-    };
+  it(
+    'never lets a byte or a name from outside into an artifact, a tree, a file list or a preview',
+    async () => {
+      const swapper = startSwapper(join(root, 'race', 'sub'), join(root, 'race', 'alt'));
+      const counter = (contents: Uint8Array[]): Promise<number[]> => Promise.resolve(contents.map((c) => c.length));
+      const options = { ...DEFAULT_SCAN_OPTIONS };
+      let rounds = 0;
+      /** Walks that met the folders swapped: `alt` walked as a folder, or `sub` skipped. */
+      let sawSwap = 0;
+      /** Files listed inside and then refused (not read) because they were no longer there. */
+      let refusedFiles = 0;
+      /** Previews of a subdir below the swapped folder that could not start. */
+      let subdirGone = 0;
+      const leaks: string[] = [];
+      const check = (what: string, text: string): void => {
+        if (text.includes(marker)) leaks.push(`${what} of round ${rounds}: bytes from outside`);
+        if (text.includes(outsideName)) leaks.push(`${what} of round ${rounds}: a name from outside`);
+      };
+      const checkPaths = (what: string, paths: string[], skipped: SkippedPath[]): void => {
+        for (const entry of skipped)
+          if (entry.reason === 'ignored')
+            leaks.push(`${what} of round ${rounds}: outside ignore rules applied to ${entry.path}`);
+        if (paths.some((p) => p.startsWith('race/alt/')) || skipped.some((s) => s.path.startsWith('race/sub')))
+          sawSwap += 1;
+        refusedFiles += skipped.filter((s) => s.reason === 'unreadable' && !s.path.endsWith('/')).length;
+      };
 
-    // Bounded by the swapper's own time limit: it exits after SWAP_SECONDS.
-    while (swapper.alive()) {
-      rounds += 1;
-      const outDir = await mkdtemp(join(base, 'out-'));
-      const report = await engine.runScan(
-        { root, repoName: 'race', source: LOCAL, options, limits: DEFAULT_ENGINE_LIMITS, encoding: 'o200k_base', outDir },
-        { countTokens: counter },
-      );
-      for (const name of await readdir(outDir)) check(`artifact ${name}`, await readFile(join(outDir, name), 'latin1'));
-      check('scan report', JSON.stringify(report));
-      checkPaths('scan', [...report.files, ...report.assets].map((f) => f.path), report.skipped);
-      await rm(outDir, { recursive: true, force: true });
+      // Bounded by the swapper's own time limit: it exits after SWAP_SECONDS.
+      while (swapper.alive()) {
+        rounds += 1;
+        const outDir = await mkdtemp(join(base, 'out-'));
+        const report = await engine.runScan(
+          {
+            root,
+            repoName: 'race',
+            source: LOCAL,
+            options,
+            limits: DEFAULT_ENGINE_LIMITS,
+            encoding: 'o200k_base',
+            outDir,
+          },
+          { countTokens: counter },
+        );
+        for (const name of await readdir(outDir))
+          check(`artifact ${name}`, await readFile(join(outDir, name), 'latin1'));
+        check('scan report', JSON.stringify(report));
+        checkPaths(
+          'scan',
+          [...report.files, ...report.assets].map((f) => f.path),
+          report.skipped,
+        );
+        await rm(outDir, { recursive: true, force: true });
 
-      const preview = await engine.inspect({ root, repoName: 'race', source: LOCAL, options, limits: DEFAULT_ENGINE_LIMITS });
-      check('preview', JSON.stringify(preview));
-      checkPaths('preview', [...preview.files, ...preview.assets].map((f) => f.path), preview.skipped);
+        const preview = await engine.inspect({
+          root,
+          repoName: 'race',
+          source: LOCAL,
+          options,
+          limits: DEFAULT_ENGINE_LIMITS,
+        });
+        check('preview', JSON.stringify(preview));
+        checkPaths(
+          'preview',
+          [...preview.files, ...preview.assets].map((f) => f.path),
+          preview.skipped,
+        );
 
-      // Down to a subdir below the swapped folder, reading the ignore files on the way.
-      const deeper = await engine.inspect({ root, repoName: 'race', source: { ...LOCAL, subdir: 'race/sub/deeper' }, options, limits: DEFAULT_ENGINE_LIMITS }).catch(
-        (error: unknown) => {
-          // The subdir, or a folder above it, was a link when the walk went down: nothing was scanned.
-          expect(error).toMatchObject({ name: 'ScanRootError' });
-          subdirGone += 1;
-          return null;
-        },
-      );
-      if (deeper !== null) {
-        check('subdir preview', JSON.stringify(deeper));
-        checkPaths('subdir preview', deeper.files.map((f) => f.path), deeper.skipped);
+        // Down to a subdir below the swapped folder, reading the ignore files on the way.
+        const deeper = await engine
+          .inspect({
+            root,
+            repoName: 'race',
+            source: { ...LOCAL, subdir: 'race/sub/deeper' },
+            options,
+            limits: DEFAULT_ENGINE_LIMITS,
+          })
+          .catch((error: unknown) => {
+            // The subdir, or a folder above it, was a link when the walk went down: nothing was scanned.
+            expect(error).toMatchObject({ name: 'ScanRootError' });
+            subdirGone += 1;
+            return null;
+          });
+        if (deeper !== null) {
+          check('subdir preview', JSON.stringify(deeper));
+          checkPaths(
+            'subdir preview',
+            deeper.files.map((f) => f.path),
+            deeper.skipped,
+          );
+        }
       }
-    }
-    const swaps = await swapper.swaps;
+      const swaps = await swapper.swaps;
 
-    expect(leaks).toEqual([]);
-    // The race really ran and reached the walks, the reads and the subdir descent.
-    expect(swaps).toBeGreaterThan(10_000);
-    expect(rounds).toBeGreaterThan(5);
-    expect(sawSwap).toBeGreaterThan(0);
-    expect(refusedFiles).toBeGreaterThan(0);
-    expect(subdirGone).toBeGreaterThan(0);
-  }, (SWAP_SECONDS + 60) * 1000);
+      expect(leaks).toEqual([]);
+      // The race really ran and reached the walks, the reads and the subdir descent.
+      expect(swaps).toBeGreaterThan(10_000);
+      expect(rounds).toBeGreaterThan(5);
+      expect(sawSwap).toBeGreaterThan(0);
+      expect(refusedFiles).toBeGreaterThan(0);
+      expect(subdirGone).toBeGreaterThan(0);
+    },
+    (SWAP_SECONDS + 60) * 1000,
+  );
 });

@@ -9,14 +9,21 @@ import type { WalkedFile } from '../../src/types.js';
 
 /** The engine's batch reader over a single-file one: reads of a batch run concurrently here. */
 const readEachFile =
-  (readFile: (absPath: string, maxBytes: number, into?: Uint8Array) => Promise<ReadOutcome>): FileProcessingDeps['readFiles'] =>
+  (
+    readFile: (absPath: string, maxBytes: number, into?: Uint8Array) => Promise<ReadOutcome>,
+  ): FileProcessingDeps['readFiles'] =>
   (requests, maxBytes) =>
     Promise.all(requests.map((request) => readFile(request.absPath, maxBytes, request.into)));
 const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-const text = (path: string, size: number): string => `${path}:`.padEnd(size, String.fromCharCode(97 + (path.length % 26)));
+const text = (path: string, size: number): string =>
+  `${path}:`.padEnd(size, String.fromCharCode(97 + (path.length % 26)));
 
 /** Files of 1–6 kB whose contents say which file they are, read slowly and out of order. */
-function fixture(count: number): { files: WalkedFile[]; deps: FileProcessingDeps; reads: { live: number; peak: number } } {
+function fixture(count: number): {
+  files: WalkedFile[];
+  deps: FileProcessingDeps;
+  reads: { live: number; peak: number };
+} {
   const files = Array.from({ length: count }, (_, i) => {
     const path = `dir/file-${i}.txt`;
     return { path, absPath: `/virtual/${path}`, size: 1000 + ((i * 7919) % 5000) };
@@ -46,7 +53,13 @@ function fixture(count: number): { files: WalkedFile[]; deps: FileProcessingDeps
 }
 
 // A ring just big enough for a few batches, so freed regions are reused at once.
-const TIGHT: ProcessOptions = { maxFileBytes: 8192, concurrency: 4, batchFiles: 4, batchBytes: 12_000, readBufferBytes: 24_000 };
+const TIGHT: ProcessOptions = {
+  maxFileBytes: 8192,
+  concurrency: 4,
+  batchFiles: 4,
+  batchBytes: 12_000,
+  readBufferBytes: 24_000,
+};
 
 describe('processFiles', () => {
   it('emits every file in walk order, with contents intact until emit returns, through a tight read ring', async () => {
@@ -75,7 +88,8 @@ describe('processFiles', () => {
       ...deps,
       countTokens: async (contents) => {
         await pause(1);
-        if (contents.some((c) => Buffer.from(c).toString().startsWith('dir/file-20.txt:'))) throw new Error('tokenizer crashed');
+        if (contents.some((c) => Buffer.from(c).toString().startsWith('dir/file-20.txt:')))
+          throw new Error('tokenizer crashed');
         return contents.map((c) => c.length);
       },
     };
@@ -108,7 +122,7 @@ describe('processFiles', () => {
     expect(seen).toEqual(files.map((f) => f.path));
   });
 
-  it('starts on the first files of a walk still going, emits everything in order, and fails with the walk\'s error', async () => {
+  it("starts on the first files of a walk still going, emits everything in order, and fails with the walk's error", async () => {
     const { files, deps } = fixture(120);
     const feed = new FileFeed();
     const emittedBeforeEnd: string[] = [];
@@ -139,11 +153,14 @@ describe('processFiles', () => {
     await expect(processFiles(failing, deps, TIGHT, () => {})).rejects.toThrow('walk failed: EACCES');
   });
 
-  it('reads and counts the next batches while an emit runs, never runs two emits at once, and fails with an emit\'s error', async () => {
+  it("reads and counts the next batches while an emit runs, never runs two emits at once, and fails with an emit's error", async () => {
     const { files, deps } = fixture(120);
     const roomy: ProcessOptions = { ...TIGHT, readBufferBytes: 1 << 20 };
     let counted = 0;
-    const counting: FileProcessingDeps = { ...deps, countTokens: async (contents) => ((counted += contents.length), deps.countTokens(contents)) };
+    const counting: FileProcessingDeps = {
+      ...deps,
+      countTokens: async (contents) => ((counted += contents.length), deps.countTokens(contents)),
+    };
     let emitting = 0;
     let countedDuringFirstEmit = 0;
     const seen: string[] = [];

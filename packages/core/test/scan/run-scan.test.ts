@@ -17,9 +17,18 @@ import { readZip } from './read-zip.js';
 // The threads a wrapped dep delegates to, as an engine would own them.
 const io = new IoThreads();
 afterAll(() => io.close());
-const LOCAL: SourceInfo = { type: 'local', url: null, hostFamily: null, ref: null, branch: null, commit: null, subdir: null };
+const LOCAL: SourceInfo = {
+  type: 'local',
+  url: null,
+  hostFamily: null,
+  ref: null,
+  branch: null,
+  commit: null,
+  subdir: null,
+};
 const counter = createTokenCounter('o200k_base');
-const inThread = (contents: Uint8Array[]): Promise<number[]> => Promise.resolve(contents.map((c) => counter.count(Buffer.from(c).toString('utf8'))));
+const inThread = (contents: Uint8Array[]): Promise<number[]> =>
+  Promise.resolve(contents.map((c) => counter.count(Buffer.from(c).toString('utf8'))));
 
 function input(root: string, outDir: string, options: Partial<ScanOptions> = {}): ScanInput {
   return {
@@ -46,7 +55,9 @@ describe('runScan on the sample tree', () => {
 
   beforeAll(async () => {
     tree = await makeSampleTree();
-    report = await runScan(input(tree.root, tree.outDir, { createZip: true }), { countTokens: inThread }, (p) => progress.push(p));
+    report = await runScan(input(tree.root, tree.outDir, { createZip: true }), { countTokens: inThread }, (p) =>
+      progress.push(p),
+    );
   });
   afterAll(() => tree.cleanup());
 
@@ -100,10 +111,23 @@ describe('runScan on the sample tree', () => {
   it('writes a ZIP bundle whose manifest verifies every entry', async () => {
     const entries = await readZip(join(tree.outDir, 'output.zip'));
     expect([...entries.keys()].sort()).toEqual(
-      ['README.md', 'repository/assets/archive.zip', 'repository/assets/logo.png', 'manifest.json', 'output.json', 'output.md', 'output.txt', 'summary.json'].sort(),
+      [
+        'README.md',
+        'repository/assets/archive.zip',
+        'repository/assets/logo.png',
+        'manifest.json',
+        'output.json',
+        'output.md',
+        'output.txt',
+        'summary.json',
+      ].sort(),
     );
-    const manifest = JSON.parse(entries.get('manifest.json')?.toString('utf8') ?? '{}') as { files: Array<{ path: string; bytes: number; sha256: string }> };
-    expect(manifest.files.map((f) => f.path).sort()).toEqual([...entries.keys()].filter((n) => n !== 'manifest.json').sort());
+    const manifest = JSON.parse(entries.get('manifest.json')?.toString('utf8') ?? '{}') as {
+      files: Array<{ path: string; bytes: number; sha256: string }>;
+    };
+    expect(manifest.files.map((f) => f.path).sort()).toEqual(
+      [...entries.keys()].filter((n) => n !== 'manifest.json').sort(),
+    );
     for (const file of manifest.files) {
       const data = entries.get(file.path) ?? Buffer.alloc(0);
       expect(data.length).toBe(file.bytes);
@@ -156,7 +180,8 @@ describe('runScan edge cases', () => {
     // read ring many times; small contents are copied into the write buffers, large ones are
     // written straight from the ring. Reused memory must never leak into another file's output.
     const { root, outDir } = await fresh('larger-than-ring');
-    const line = (i: number, n: number): string => `row ${i}.${n}: "quoted" \\ back\tslash, é日😀 ${(i * 7919 + n * 104729) % 1000003}\n`;
+    const line = (i: number, n: number): string =>
+      `row ${i}.${n}: "quoted" \\ back\tslash, é日😀 ${(i * 7919 + n * 104729) % 1000003}\n`;
     const contents = new Map<string, string>();
     const make = (path: string, i: number, bytes: number): string => {
       let text = `// ${path}\n`;
@@ -166,13 +191,24 @@ describe('runScan edge cases', () => {
     };
     await mkdir(join(root, 'small'));
     await mkdir(join(root, 'large'));
-    for (let i = 0; i < 2000; i++) await writeFile(join(root, 'small', `f${String(i).padStart(4, '0')}.txt`), make(`small/f${String(i).padStart(4, '0')}.txt`, i, 10_000));
-    for (let i = 0; i < 12; i++) await writeFile(join(root, 'large', `big${String(i).padStart(2, '0')}.txt`), make(`large/big${String(i).padStart(2, '0')}.txt`, i, 1_500_000));
+    for (let i = 0; i < 2000; i++)
+      await writeFile(
+        join(root, 'small', `f${String(i).padStart(4, '0')}.txt`),
+        make(`small/f${String(i).padStart(4, '0')}.txt`, i, 10_000),
+      );
+    for (let i = 0; i < 12; i++)
+      await writeFile(
+        join(root, 'large', `big${String(i).padStart(2, '0')}.txt`),
+        make(`large/big${String(i).padStart(2, '0')}.txt`, i, 1_500_000),
+      );
 
     const byteCounts = (items: Uint8Array[]): number[] => items.map((c) => c.byteLength);
-    const report = await runScan(input(root, outDir, { skipTree: true }), { countTokens: (items) => Promise.resolve(byteCounts(items)) });
+    const report = await runScan(input(root, outDir, { skipTree: true }), {
+      countTokens: (items) => Promise.resolve(byteCounts(items)),
+    });
     expect(report.files).toHaveLength(2012);
-    for (const file of report.files) expect(file.tokens_estimate).toBe(Buffer.byteLength(contents.get(file.path) ?? '', 'utf8'));
+    for (const file of report.files)
+      expect(file.tokens_estimate).toBe(Buffer.byteLength(contents.get(file.path) ?? '', 'utf8'));
 
     const json = JSON.parse(await readFile(join(outDir, 'output.json'), 'utf8')) as JsonArtifact;
     expect(json.files.filter((f) => f.content !== contents.get(f.path)).map((f) => f.path)).toEqual([]);
@@ -234,7 +270,9 @@ describe('runScan edge cases', () => {
     try {
       const readFiles: ScanDeps['readFiles'] = async (requests, maxBytes) => {
         const outcomes = await io.readFiles(requests, maxBytes);
-        return outcomes.map((outcome, i) => (requests[i]?.absPath.endsWith('Guide.md') ? { ok: false, reason: 'unreadable' } : outcome));
+        return outcomes.map((outcome, i) =>
+          requests[i]?.absPath.endsWith('Guide.md') ? { ok: false, reason: 'unreadable' } : outcome,
+        );
       };
       const report = await runScan(input(tree.root, tree.outDir), { countTokens: inThread, readFiles });
       expect(report.skipped).toContainEqual({ path: 'docs/Guide.md', reason: 'unreadable' });
@@ -252,7 +290,9 @@ describe('runScan edge cases', () => {
     try {
       const controller = new AbortController();
       controller.abort();
-      await expect(runScan({ ...input(tree.root, tree.outDir), signal: controller.signal }, { countTokens: inThread })).rejects.toThrow();
+      await expect(
+        runScan({ ...input(tree.root, tree.outDir), signal: controller.signal }, { countTokens: inThread }),
+      ).rejects.toThrow();
       expect(await readdir(tree.outDir)).toEqual([]);
     } finally {
       await tree.cleanup();
@@ -263,7 +303,9 @@ describe('runScan edge cases', () => {
     const tree = await makeSampleTree();
     try {
       const broken = (): Promise<number[]> => Promise.reject(new Error('tokenizer crashed'));
-      await expect(runScan(input(tree.root, tree.outDir), { countTokens: broken })).rejects.toThrow('tokenizer crashed');
+      await expect(runScan(input(tree.root, tree.outDir), { countTokens: broken })).rejects.toThrow(
+        'tokenizer crashed',
+      );
       expect(await readdir(tree.outDir)).toEqual([]);
     } finally {
       await tree.cleanup();

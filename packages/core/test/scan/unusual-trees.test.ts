@@ -16,10 +16,23 @@ import type { ManySkippedTree } from './many-skipped-tree.js';
 // The threads a wrapped dep delegates to, as an engine would own them.
 const io = new IoThreads();
 afterAll(() => io.close());
-const LOCAL: SourceInfo = { type: 'local', url: null, hostFamily: null, ref: null, branch: null, commit: null, subdir: null };
+const LOCAL: SourceInfo = {
+  type: 'local',
+  url: null,
+  hostFamily: null,
+  ref: null,
+  branch: null,
+  commit: null,
+  subdir: null,
+};
 const byteCounts = (contents: Uint8Array[]): number[] => contents.map((c) => c.byteLength);
 
-function input(root: string, outDir: string, options: Partial<ScanOptions> = {}, limits: Partial<EngineLimits> = {}): ScanInput {
+function input(
+  root: string,
+  outDir: string,
+  options: Partial<ScanOptions> = {},
+  limits: Partial<EngineLimits> = {},
+): ScanInput {
   return {
     root,
     repoName: 'tree',
@@ -42,19 +55,33 @@ describe('a tree with more skipped paths than arguments fit on the stack', () =>
   it('completes, listing every skipped path with its reason (pattern, limit)', async () => {
     const outDir = join(tree.base, 'out');
     await mkdir(outDir);
-    const report = await runScan(input(tree.root, outDir, { excludePatterns: ['*.skip'], skipTree: true }, { maxFiles: KEPT }), { countTokens: (c) => Promise.resolve(byteCounts(c)) });
-    expect(report.files.map((f) => f.path)).toEqual(Array.from({ length: KEPT }, (_, i) => `z/f${String(i).padStart(4, '0')}.txt`));
+    const report = await runScan(
+      input(tree.root, outDir, { excludePatterns: ['*.skip'], skipTree: true }, { maxFiles: KEPT }),
+      { countTokens: (c) => Promise.resolve(byteCounts(c)) },
+    );
+    expect(report.files.map((f) => f.path)).toEqual(
+      Array.from({ length: KEPT }, (_, i) => `z/f${String(i).padStart(4, '0')}.txt`),
+    );
     const reasons: Record<string, number> = {};
     for (const entry of report.skipped) reasons[entry.reason] = (reasons[entry.reason] ?? 0) + 1;
     expect(reasons).toEqual({ pattern: tree.excluded, limit: tree.kept - KEPT });
     expect(report.skipped[0]).toEqual({ path: 'a000/f0000.skip', reason: 'pattern' });
-    expect(report.skipped.at(-1)).toEqual({ path: `z/f${String(tree.kept - 1).padStart(4, '0')}.txt`, reason: 'limit' });
+    expect(report.skipped.at(-1)).toEqual({
+      path: `z/f${String(tree.kept - 1).padStart(4, '0')}.txt`,
+      reason: 'limit',
+    });
     const json = JSON.parse(await readFile(join(outDir, 'output.json'), 'utf8')) as { skipped_count: number };
     expect(json.skipped_count).toBe(tree.excluded + tree.kept - KEPT);
   });
 
   it('previews it too', async () => {
-    const report = await inspectTree({ root: tree.root, repoName: 'tree', source: LOCAL, options: { ...DEFAULT_SCAN_OPTIONS, excludePatterns: ['*.skip'] }, limits: { ...DEFAULT_ENGINE_LIMITS, maxFiles: KEPT } });
+    const report = await inspectTree({
+      root: tree.root,
+      repoName: 'tree',
+      source: LOCAL,
+      options: { ...DEFAULT_SCAN_OPTIONS, excludePatterns: ['*.skip'] },
+      limits: { ...DEFAULT_ENGINE_LIMITS, maxFiles: KEPT },
+    });
     expect(report.files).toHaveLength(KEPT);
     expect(report.skipped).toHaveLength(tree.excluded + tree.kept - KEPT);
   });
@@ -108,7 +135,10 @@ describe('a file that changes between the walk and its read', () => {
 
   it('is left out of a preview the same way', async () => {
     const { root } = await fresh('preview');
-    const report = await inspectTree({ root, repoName: 'tree', source: LOCAL, options: DEFAULT_SCAN_OPTIONS, limits: DEFAULT_ENGINE_LIMITS }, { walk });
+    const report = await inspectTree(
+      { root, repoName: 'tree', source: LOCAL, options: DEFAULT_SCAN_OPTIONS, limits: DEFAULT_ENGINE_LIMITS },
+      { walk },
+    );
     expect(report.files.map((f) => f.path)).toEqual(['steady.txt']);
     expect(report.skipped).toEqual(CHANGED);
     expect(report.summary.total_size).toBe(14);

@@ -11,7 +11,12 @@ describe('the error codec', () => {
   it("rebuilds the repo's own error classes, so instanceof and code hold after a crossing", () => {
     const scan = cross(new ScanError('INSPECT_BUSY', 'All slots are busy.', { retryAfterSeconds: 1, retryable: true }));
     expect(scan).toBeInstanceOf(ScanError);
-    expect(scan).toMatchObject({ code: 'INSPECT_BUSY', message: 'All slots are busy.', retryable: true, options: { retryAfterSeconds: 1 } });
+    expect(scan).toMatchObject({
+      code: 'INSPECT_BUSY',
+      message: 'All slots are busy.',
+      retryable: true,
+      options: { retryAfterSeconds: 1 },
+    });
 
     const root = cross(new ScanRootError('SUBDIR_NOT_FOUND', 'no such folder'));
     expect(root).toBeInstanceOf(ScanRootError);
@@ -22,7 +27,7 @@ describe('the error codec', () => {
     expect(timeout).toMatchObject({ code: 'WALK_TIMEOUT', message: 'listing the repository took longer than 5 s' });
   });
 
-  it('keeps name, message, code and the thread\'s stack of any other error', () => {
+  it("keeps name, message, code and the thread's stack of any other error", () => {
     const thrown = Object.assign(new Error('no such file'), { code: 'ENOENT' });
     const other = cross(thrown);
     expect(other).toBeInstanceOf(Error);

@@ -16,17 +16,64 @@ import { mulberry32 } from './seeded-random.js';
 
 const RANKS = { o200k_base: o200kRanks, cl100k_base: cl100kRanks } as const;
 
-
 // Every class the two patterns tell apart, in and beyond ASCII, and the characters whose class
 // decides a backtracking choice: marks (in both o200k letter classes but not \p{L}), titlecase and
 // modifier letters, non-ASCII digits, Unicode spaces, and characters beyond the BMP.
 const ALPHABET = [
   ...'aeszAESZ09 \t\n\r\v\f/\\\'".,;:-_=+*#<>()[]{}!?`~@$%^&|',
-  '\u0000', '\u001c', '\u007f', "'s", "'S", "'re", "'VE", "'ll", "'d", "'x",
-  'ABC', 'abc', 'Abc', 'aBC', '123', '4567', '  ', '\n\n', '\r\n', ' //',
-  'é', 'É', 'ß', 'ſ', '\u212a', 'ǅ', 'ʰ', 'ー', '日', 'ا', '\u0301', '\u0903', '\u20dd', '²', '٣', '\u2160', '½',
-  '\u00a0', '\u0085', '\u1680', '\u2000', '\u2028', '\u3000', '\ufeff', '→', '€', '\u00ad',
-  '😀', '𝐀', '𝑎', '𠀀', '\u{1f3fd}', '\u{e0041}',
+  '\u0000',
+  '\u001c',
+  '\u007f',
+  "'s",
+  "'S",
+  "'re",
+  "'VE",
+  "'ll",
+  "'d",
+  "'x",
+  'ABC',
+  'abc',
+  'Abc',
+  'aBC',
+  '123',
+  '4567',
+  '  ',
+  '\n\n',
+  '\r\n',
+  ' //',
+  'é',
+  'É',
+  'ß',
+  'ſ',
+  '\u212a',
+  'ǅ',
+  'ʰ',
+  'ー',
+  '日',
+  'ا',
+  '\u0301',
+  '\u0903',
+  '\u20dd',
+  '²',
+  '٣',
+  '\u2160',
+  '½',
+  '\u00a0',
+  '\u0085',
+  '\u1680',
+  '\u2000',
+  '\u2028',
+  '\u3000',
+  '\ufeff',
+  '→',
+  '€',
+  '\u00ad',
+  '😀',
+  '𝐀',
+  '𝑎',
+  '𠀀',
+  '\u{1f3fd}',
+  '\u{e0041}',
 ];
 
 describe.each(['o200k_base', 'cl100k_base'] as const)('wasmCounter (%s)', (encoding) => {
@@ -43,7 +90,9 @@ describe.each(['o200k_base', 'cl100k_base'] as const)('wasmCounter (%s)', (encod
   });
 
   it('counts a real corpus like the JavaScript counter and js-tiktoken', () => {
-    const files = [GROUPS.ts, GROUPS.js, GROUPS.md, GROUPS.json, GROUPS.map].flatMap((group) => sampleGroup(group, 400_000));
+    const files = [GROUPS.ts, GROUPS.js, GROUPS.md, GROUPS.json, GROUPS.map].flatMap((group) =>
+      sampleGroup(group, 400_000),
+    );
     const mismatches = files
       .map((file) => ({ path: file.path, bytes: Buffer.from(file.text, 'utf8') }))
       .filter((file) => fast(file.bytes) !== js.countUtf8(file.bytes))
@@ -72,7 +121,8 @@ describe.each(['o200k_base', 'cl100k_base'] as const)('wasmCounter (%s)', (encod
     const random = mulberry32(5);
     for (let n = 0; n < 3000; n++) {
       const bytes = Buffer.alloc(1 + Math.floor(random() * 30));
-      for (let k = 0; k < bytes.length; k++) bytes[k] = random() < 0.7 ? Math.floor(random() * 128) : 0x80 + Math.floor(random() * 128);
+      for (let k = 0; k < bytes.length; k++)
+        bytes[k] = random() < 0.7 ? Math.floor(random() * 128) : 0x80 + Math.floor(random() * 128);
       expect(fast(bytes), bytes.toString('hex')).toBe(js.countUtf8(bytes));
     }
     // Overlong forms, surrogates, a sequence cut by the end.
@@ -106,7 +156,14 @@ describe.each(['o200k_base', 'cl100k_base'] as const)('wasmCounter (%s)', (encod
     const scanOnly = createBpeCount(tables, { smallPieceBytes: 1 << 20, windowed: false });
     for (const bytes of [256, 257, 4096, 4097]) {
       // One piece of `bytes` bytes each (the spaces before ` x`).
-      const texts = ['x'.repeat(bytes), '.'.repeat(bytes), `${' '.repeat(bytes + 1)}x`, `${'x'.repeat(bytes % 2)}${'é'.repeat(bytes / 2)}`, `${'x'.repeat(bytes % 3)}${'日'.repeat(bytes / 3)}`, `${'a'.repeat(bytes % 2)}${'ab'.repeat(bytes / 2)}`];
+      const texts = [
+        'x'.repeat(bytes),
+        '.'.repeat(bytes),
+        `${' '.repeat(bytes + 1)}x`,
+        `${'x'.repeat(bytes % 2)}${'é'.repeat(bytes / 2)}`,
+        `${'x'.repeat(bytes % 3)}${'日'.repeat(bytes / 3)}`,
+        `${'a'.repeat(bytes % 2)}${'ab'.repeat(bytes / 2)}`,
+      ];
       for (const text of texts) {
         const expected = bytes < 1000 ? reference(text) : scanOnly(text);
         expect(fast(Buffer.from(text, 'utf8')), `${text.slice(0, 3)}… (${bytes})`).toBe(expected);
@@ -129,7 +186,8 @@ describe.each(['o200k_base', 'cl100k_base'] as const)('wasmCounter (%s)', (encod
       for (let w = 0; w < 1000; w++) {
         // Short made-up words and long ones (9-30 letters: the long-piece cache).
         let word = ' ';
-        for (let k = (w % 2 === 0 ? 3 : 9) + Math.floor(random() * (w % 2 === 0 ? 5 : 22)); k > 0; k--) word += letters[Math.floor(random() * letters.length)];
+        for (let k = (w % 2 === 0 ? 3 : 9) + Math.floor(random() * (w % 2 === 0 ? 5 : 22)); k > 0; k--)
+          word += letters[Math.floor(random() * letters.length)];
         joined += word;
       }
       expect(fast(Buffer.from(joined, 'utf8'))).toBe(js.count(joined));
@@ -139,11 +197,17 @@ describe.each(['o200k_base', 'cl100k_base'] as const)('wasmCounter (%s)', (encod
 
 it('is not used where Node has no WebAssembly (--jitless), and counting still works', () => {
   // The TypeScript sources load through tsx, as the token threads' development entry loads them.
-  const modules = ['bpe-engine.js', 'bpe-wasm.ts'].map((name) => fileURLToPath(new URL(`../../src/tokens/${name}`, import.meta.url)));
+  const modules = ['bpe-engine.js', 'bpe-wasm.ts'].map((name) =>
+    fileURLToPath(new URL(`../../src/tokens/${name}`, import.meta.url)),
+  );
   const script = `const e = await import(${JSON.stringify(modules[0])}); const w = await import(${JSON.stringify(modules[1])});
     const t = e.loadBpeTables('o200k_base');
     console.log(JSON.stringify([t.memory === null, w.wasmCounter(t) === null, e.createBpeCounter(t).countUtf8(Buffer.from("Hello, wörld! 😀"))]));`;
-  const out = execFileSync(process.execPath, ['--jitless', '--import', 'tsx', '--conditions=source', '--input-type=module', '-e', script], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+  const out = execFileSync(
+    process.execPath,
+    ['--jitless', '--import', 'tsx', '--conditions=source', '--input-type=module', '-e', script],
+    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] },
+  );
   const tiktoken = new Tiktoken(o200kRanks);
   expect(JSON.parse(out)).toEqual([true, true, tiktoken.encode('Hello, wörld! 😀', [], []).length]);
 });

@@ -87,7 +87,10 @@ export function hasPythonStdlib(): boolean {
 export function sampleGroup(
   group: CorpusGroup,
   budgetChars: number,
-  { maxFileChars = 256 * 1024, accept = () => true }: { maxFileChars?: number; accept?: (text: string) => boolean } = {},
+  {
+    maxFileChars = 256 * 1024,
+    accept = () => true,
+  }: { maxFileChars?: number; accept?: (text: string) => boolean } = {},
 ): CorpusFile[] {
   const root = group.root ?? join(REPO_ROOT, 'node_modules');
   const read = (path: string): string | undefined => {

@@ -22,9 +22,12 @@ function groupError(group: CorpusGroup, budget = 1_500_000): number {
 
 // How much cheaper than exact counting it is: `npm run bench` (micro-benchmarks).
 describe('estimateTokens', () => {
-  it.each([GROUPS.ts, GROUPS.dts, GROUPS.js, GROUPS.md])('is within 10 % of the exact o200k total on $name', (group) => {
-    expect(Math.abs(groupError(group))).toBeLessThan(0.1);
-  });
+  it.each([GROUPS.ts, GROUPS.dts, GROUPS.js, GROUPS.md])(
+    'is within 10 % of the exact o200k total on $name',
+    (group) => {
+      expect(Math.abs(groupError(group))).toBeLessThan(0.1);
+    },
+  );
 
   it.skipIf(!hasPythonStdlib())('is within 10 % of the exact o200k total on Python (the standard library)', () => {
     expect(Math.abs(groupError(GROUPS.py))).toBeLessThan(0.1);

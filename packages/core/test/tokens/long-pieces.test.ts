@@ -29,7 +29,8 @@ function randomWord(bytes: number): string {
 /** A piece of about `bytes` UTF-8 bytes, of each kind that makes merging slow or tricky. */
 function adversarial(seed: number): Array<[string, (bytes: number) => string]> {
   const random = mulberry32(seed);
-  const randomOf = (chars: string, length: number): string => Array.from({ length }, () => chars[Math.floor(random() * chars.length)]).join('');
+  const randomOf = (chars: string, length: number): string =>
+    Array.from({ length }, () => chars[Math.floor(random() * chars.length)]).join('');
   return [
     ['a run of x', (n) => 'x'.repeat(n)],
     ['a run of .', (n) => '.'.repeat(n)],
@@ -69,15 +70,21 @@ describe.each(['o200k_base', 'cl100k_base'] as const)('long pieces (%s)', (encod
     expect(compiled(text)).toBe(scanOnly(text));
   });
 
-  it.each(adversarial(3).filter(([kind]) => kind.startsWith('a run') || kind.startsWith('alternating')))('%s of 200 kB: like the tree alone', (_kind, piece) => {
-    const text = piece(200_000);
-    expect(compiled(text)).toBe(treeOnly(text));
-  });
+  it.each(adversarial(3).filter(([kind]) => kind.startsWith('a run') || kind.startsWith('alternating')))(
+    '%s of 200 kB: like the tree alone',
+    (_kind, piece) => {
+      const text = piece(200_000);
+      expect(compiled(text)).toBe(treeOnly(text));
+    },
+  );
 
-  it.each(adversarial(4).filter(([kind]) => kind.startsWith('random')))('%s of 50 kB: like the tree alone', (_kind, piece) => {
-    const text = piece(50_000);
-    expect(compiled(text)).toBe(treeOnly(text));
-  });
+  it.each(adversarial(4).filter(([kind]) => kind.startsWith('random')))(
+    '%s of 50 kB: like the tree alone',
+    (_kind, piece) => {
+      const text = piece(50_000);
+      expect(compiled(text)).toBe(treeOnly(text));
+    },
+  );
 
   it('a random word of 2.5 kB, mixed case: like js-tiktoken', () => {
     const random = mulberry32(5);
@@ -124,54 +131,62 @@ describe.each(['o200k_base', 'cl100k_base'] as const)('long pieces (%s)', (encod
 // but a vocabulary may hold such tokens, and then a pass must stop where tiktoken would merge that
 // pair first. Made-up vocabularies of random tokens over three letters, with random ranks, have
 // them everywhere. With o200k's pattern, the compiled counter runs over them too.
-describe.each([1, 2, 3, 4, 5, 6, 7, 8])('long pieces of made-up vocabulary %i, whose merges make pairs of lower rank', (seed) => {
-  const random = mulberry32(seed);
-  const base64 = (text: string): string => Buffer.from(text, 'latin1').toString('base64');
-  const lines = [`! 0 ${Array.from({ length: 256 }, (_, byte) => base64(String.fromCharCode(byte))).join(' ')}`];
-  const tokens = new Set<string>();
-  while (tokens.size < 60) tokens.add(Array.from({ length: 2 + Math.floor(random() * 5) }, () => 'abc'[Math.floor(random() * 3)]).join(''));
-  const ranks = [...tokens].map((_, i) => 256 + i);
-  for (let i = ranks.length - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1));
-    [ranks[i], ranks[j]] = [ranks[j] as number, ranks[i] as number];
-  }
-  [...tokens].forEach((token, i) => lines.push(`! ${ranks[i]} ${base64(token)}`));
-  const vocabulary = { pat_str: o200kRanks.pat_str, special_tokens: {}, bpe_ranks: lines.join('\n') };
-  const tiktoken = new Tiktoken(vocabulary);
-  const tables = buildBpeTables(vocabulary.pat_str, vocabulary.bpe_ranks);
-  const compiled = wasmCounter(tables);
-  const ways = {
-    'tree alone': createBpeCount(tables, { windowed: false }),
-    'linear scan': createBpeCount(tables, { smallPieceBytes: 1 << 20, windowed: false }),
-    compiled: (text: string) => (compiled as NonNullable<typeof compiled>).countUtf8(Buffer.from(text, 'latin1')),
-  };
-
-  it("merges in tiktoken's order, 60 pieces of 2 to 800 letters", () => {
-    expect(compiled).not.toBeNull();
-    const mismatches: string[] = [];
-    for (let n = 0; n < 60; n++) {
-      // Random letters, or runs of one letter with others between (the compiled counter's passes
-      // go on before one stops); short pieces (tiktoken's loop; the compiled one's sweeps) and long ones (the tree).
-      const letters = ['abc', 'ab', 'aaaaaaaaab'][n % 3] as string;
-      const length = n % 2 === 0 ? 2 + Math.floor(random() * 255) : 257 + Math.floor(random() * 544);
-      const text = Array.from({ length }, () => letters[Math.floor(random() * letters.length)]).join('');
-      const expected = tiktoken.encode(text, [], []).length;
-      for (const [way, count] of Object.entries(ways)) if (count(text) !== expected) mismatches.push(`${way}: ${text.slice(0, 40)}…`);
+describe.each([1, 2, 3, 4, 5, 6, 7, 8])(
+  'long pieces of made-up vocabulary %i, whose merges make pairs of lower rank',
+  (seed) => {
+    const random = mulberry32(seed);
+    const base64 = (text: string): string => Buffer.from(text, 'latin1').toString('base64');
+    const lines = [`! 0 ${Array.from({ length: 256 }, (_, byte) => base64(String.fromCharCode(byte))).join(' ')}`];
+    const tokens = new Set<string>();
+    while (tokens.size < 60)
+      tokens.add(Array.from({ length: 2 + Math.floor(random() * 5) }, () => 'abc'[Math.floor(random() * 3)]).join(''));
+    const ranks = [...tokens].map((_, i) => 256 + i);
+    for (let i = ranks.length - 1; i > 0; i--) {
+      const j = Math.floor(random() * (i + 1));
+      [ranks[i], ranks[j]] = [ranks[j] as number, ranks[i] as number];
     }
-    expect(mismatches.slice(0, 10)).toEqual([]);
-  });
+    [...tokens].forEach((token, i) => lines.push(`! ${ranks[i]} ${base64(token)}`));
+    const vocabulary = { pat_str: o200kRanks.pat_str, special_tokens: {}, bpe_ranks: lines.join('\n') };
+    const tiktoken = new Tiktoken(vocabulary);
+    const tables = buildBpeTables(vocabulary.pat_str, vocabulary.bpe_ranks);
+    const compiled = wasmCounter(tables);
+    const ways = {
+      'tree alone': createBpeCount(tables, { windowed: false }),
+      'linear scan': createBpeCount(tables, { smallPieceBytes: 1 << 20, windowed: false }),
+      compiled: (text: string) => (compiled as NonNullable<typeof compiled>).countUtf8(Buffer.from(text, 'latin1')),
+    };
 
-  // Windows of 16 bytes glue a piece of a few kilobytes hundreds of times, some only with the wider
-  // overlap, and some pieces share no token at all and go back to the tree: every one like the tree
-  // alone (which the test above holds to tiktoken).
-  it('counts in windows of 16 bytes like the tree alone, 40 pieces of 300 to 3000 letters', () => {
-    const windows = createBpeCounter(tables, { windows: { windowBytes: 16 } });
-    const mismatches: string[] = [];
-    for (let n = 0; n < 40; n++) {
-      const letters = ['abc', 'ab', 'aaaaaaaaab', 'aab'][n % 4] as string;
-      const text = Array.from({ length: 300 + Math.floor(random() * 2700) }, () => letters[Math.floor(random() * letters.length)]).join('');
-      if (windows.count(text) !== ways['tree alone'](text)) mismatches.push(text.slice(0, 40));
-    }
-    expect(mismatches.slice(0, 10)).toEqual([]);
-  });
-});
+    it("merges in tiktoken's order, 60 pieces of 2 to 800 letters", () => {
+      expect(compiled).not.toBeNull();
+      const mismatches: string[] = [];
+      for (let n = 0; n < 60; n++) {
+        // Random letters, or runs of one letter with others between (the compiled counter's passes
+        // go on before one stops); short pieces (tiktoken's loop; the compiled one's sweeps) and long ones (the tree).
+        const letters = ['abc', 'ab', 'aaaaaaaaab'][n % 3] as string;
+        const length = n % 2 === 0 ? 2 + Math.floor(random() * 255) : 257 + Math.floor(random() * 544);
+        const text = Array.from({ length }, () => letters[Math.floor(random() * letters.length)]).join('');
+        const expected = tiktoken.encode(text, [], []).length;
+        for (const [way, count] of Object.entries(ways))
+          if (count(text) !== expected) mismatches.push(`${way}: ${text.slice(0, 40)}…`);
+      }
+      expect(mismatches.slice(0, 10)).toEqual([]);
+    });
+
+    // Windows of 16 bytes glue a piece of a few kilobytes hundreds of times, some only with the wider
+    // overlap, and some pieces share no token at all and go back to the tree: every one like the tree
+    // alone (which the test above holds to tiktoken).
+    it('counts in windows of 16 bytes like the tree alone, 40 pieces of 300 to 3000 letters', () => {
+      const windows = createBpeCounter(tables, { windows: { windowBytes: 16 } });
+      const mismatches: string[] = [];
+      for (let n = 0; n < 40; n++) {
+        const letters = ['abc', 'ab', 'aaaaaaaaab', 'aab'][n % 4] as string;
+        const text = Array.from(
+          { length: 300 + Math.floor(random() * 2700) },
+          () => letters[Math.floor(random() * letters.length)],
+        ).join('');
+        if (windows.count(text) !== ways['tree alone'](text)) mismatches.push(text.slice(0, 40));
+      }
+      expect(mismatches.slice(0, 10)).toEqual([]);
+    });
+  },
+);

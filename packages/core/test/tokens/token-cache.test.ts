@@ -68,11 +68,20 @@ describe('TokenTable', () => {
 
 describe('withTokenCache', () => {
   const counter = createTokenCounter('o200k_base');
-  const texts = ['export const a = 1;\n', '# Title\n\nSome prose.\n', '', 'export const a = 1;\n', 'ünïcödé ✓ 日本語\n'].map((t) => new TextEncoder().encode(t));
+  const texts = [
+    'export const a = 1;\n',
+    '# Title\n\nSome prose.\n',
+    '',
+    'export const a = 1;\n',
+    'ünïcödé ✓ 日本語\n',
+  ].map((t) => new TextEncoder().encode(t));
 
   it('answers exactly what the counter answers, counting only what the cache does not know', async () => {
     const table = new TokenTable();
-    const cache = { get: (key: Uint8Array) => table.get(key), set: (key: Uint8Array, tokens: number) => table.set(key, tokens) };
+    const cache = {
+      get: (key: Uint8Array) => table.get(key),
+      set: (key: Uint8Array, tokens: number) => table.set(key, tokens),
+    };
     const asked: string[] = [];
     const count = (contents: Uint8Array[]): number[] => {
       asked.push(...contents.map((c) => new TextDecoder().decode(c)));
@@ -102,6 +111,8 @@ describe('withTokenCache', () => {
     const shared = new Uint8Array(new SharedArrayBuffer(64), 5, 20);
     shared.set(texts[0] as Uint8Array);
     expect(hex(tokenCacheKey(shared))).toBe(hex(tokenCacheKey(texts[0] as Uint8Array)));
-    expect(hex(tokenCacheKey(texts[0] as Uint8Array))).toBe(createHash('sha256').update('export const a = 1;\n').digest('hex').slice(0, 32));
+    expect(hex(tokenCacheKey(texts[0] as Uint8Array))).toBe(
+      createHash('sha256').update('export const a = 1;\n').digest('hex').slice(0, 32),
+    );
   });
 });

@@ -28,7 +28,7 @@ const osThreads = (): number => readdirSync('/proc/self/task').length;
 
 /** The thread count once threads of earlier tests' pools have finished exiting. */
 async function settledThreads(): Promise<number> {
-  for (let last = osThreads(); ; ) {
+  for (let last = osThreads(); ;) {
     await new Promise((resolve) => setTimeout(resolve, 100));
     const now = osThreads();
     if (now === last) return now;
@@ -46,31 +46,45 @@ function sharedUtf8(text: string): Uint8Array {
 }
 
 describe('createTokenPool', () => {
-  const texts = [GROUPS.ts, GROUPS.js, GROUPS.md, GROUPS.json].flatMap((group) => sampleGroup(group, 150_000)).map((file) => file.text);
+  const texts = [GROUPS.ts, GROUPS.js, GROUPS.md, GROUPS.json]
+    .flatMap((group) => sampleGroup(group, 150_000))
+    .map((file) => file.text);
   const contents = texts.map(sharedUtf8);
 
-  it.each(['o200k_base', 'cl100k_base'] as const)('counts batches in input order, as the in-thread counter does (%s)', async (encoding: TokenEncodingName) => {
-    const counter = createTokenCounter(encoding);
-    const tokens = pool({ encoding, threads: 2 });
-    const results = await Promise.all(batches(contents, 50).map((batch) => tokens.count(batch)));
-    expect(results.flat()).toEqual(texts.map((text) => counter.count(text)));
-  });
+  it.each(['o200k_base', 'cl100k_base'] as const)(
+    'counts batches in input order, as the in-thread counter does (%s)',
+    async (encoding: TokenEncodingName) => {
+      const counter = createTokenCounter(encoding);
+      const tokens = pool({ encoding, threads: 2 });
+      const results = await Promise.all(batches(contents, 50).map((batch) => tokens.count(batch)));
+      expect(results.flat()).toEqual(texts.map((text) => counter.count(text)));
+    },
+  );
 
-  it.each(['o200k_base', 'cl100k_base'] as const)('counts a content too big for one thread in parts counted side by side, to the exact whole count (%s)', async (encoding: TokenEncodingName) => {
-    const counter = createTokenCounter(encoding);
-    // About 4.5 MB of mixed real text in one file, between two small ones.
-    let big = '';
-    while (big.length < 4_500_000) big += texts.join('\n');
-    const batch = [sharedUtf8(texts[0] as string), sharedUtf8(big), sharedUtf8(texts[1] as string)];
-    const tokens = pool({ encoding, threads: 2 });
-    expect(await tokens.count(batch)).toEqual([counter.count(texts[0] as string), counter.count(big), counter.count(texts[1] as string)]);
-  });
+  it.each(['o200k_base', 'cl100k_base'] as const)(
+    'counts a content too big for one thread in parts counted side by side, to the exact whole count (%s)',
+    async (encoding: TokenEncodingName) => {
+      const counter = createTokenCounter(encoding);
+      // About 4.5 MB of mixed real text in one file, between two small ones.
+      let big = '';
+      while (big.length < 4_500_000) big += texts.join('\n');
+      const batch = [sharedUtf8(texts[0] as string), sharedUtf8(big), sharedUtf8(texts[1] as string)];
+      const tokens = pool({ encoding, threads: 2 });
+      expect(await tokens.count(batch)).toEqual([
+        counter.count(texts[0] as string),
+        counter.count(big),
+        counter.count(texts[1] as string),
+      ]);
+    },
+  );
 
   it('counts contents the same whether they are shared, plain or views into larger buffers', async () => {
     const tokens = pool({ encoding: 'o200k_base', threads: 1 });
     const text = 'naïve café 😀 <|endoftext|>\n';
     const framed = utf8(`xx${text}yy`).subarray(2, 2 + utf8(text).length);
-    await expect(tokens.count([sharedUtf8(text), utf8(text), framed])).resolves.toEqual(Array(3).fill(createTokenCounter('o200k_base').count(text)));
+    await expect(tokens.count([sharedUtf8(text), utf8(text), framed])).resolves.toEqual(
+      Array(3).fill(createTokenCounter('o200k_base').count(text)),
+    );
   });
 
   it('defaults to one thread per core and warms every worker', async () => {
@@ -95,7 +109,9 @@ describe('createTokenPool', () => {
     await expect(doomed).rejects.toThrow(/Token worker exited with code 70/);
     await expect(healthy).resolves.toEqual([2]);
     await expect(tokens.count([utf8('hello world'), utf8('again')])).resolves.toEqual([2, 1]);
-    await expect(Promise.all(batches(contents.slice(0, 40), 10).map((batch) => tokens.count(batch)))).resolves.toHaveLength(4);
+    await expect(
+      Promise.all(batches(contents.slice(0, 40), 10).map((batch) => tokens.count(batch))),
+    ).resolves.toHaveLength(4);
   });
 
   it('rejects instead of hanging when the encoding tables cannot load', async () => {
@@ -139,4 +155,3 @@ describe('createTokenPool', () => {
     expect(await tokens.count([utf8('hello world')])).toEqual([counter.count('hello world')]);
   });
 });
-

@@ -21,9 +21,24 @@ describe('default excluded folders', () => {
   it('lists the expected names', () => {
     expect([...DEFAULT_EXCLUDED_DIRS].sort()).toEqual(
       [
-        '.git', '.hg', '.svn', '.bzr', 'node_modules', 'bower_components', '.venv', 'venv',
-        '__pycache__', '.mypy_cache', '.pytest_cache', '.ruff_cache', '.tox', '.gradle', '.next', '.nuxt',
-        '.idea', '.vscode',
+        '.git',
+        '.hg',
+        '.svn',
+        '.bzr',
+        'node_modules',
+        'bower_components',
+        '.venv',
+        'venv',
+        '__pycache__',
+        '.mypy_cache',
+        '.pytest_cache',
+        '.ruff_cache',
+        '.tox',
+        '.gradle',
+        '.next',
+        '.nuxt',
+        '.idea',
+        '.vscode',
       ].sort(),
     );
   });

@@ -12,12 +12,25 @@ export function gitPaths(cwd: string, home: string, args: string[]): string[] {
     GIT_CONFIG_NOSYSTEM: '1',
     GIT_CONFIG_GLOBAL: '/dev/null',
   };
-  const config = ['-c', 'core.ignorecase=false', '-c', 'core.excludesFile=/dev/null', '-c', 'core.untrackedCache=false'];
+  const config = [
+    '-c',
+    'core.ignorecase=false',
+    '-c',
+    'core.excludesFile=/dev/null',
+    '-c',
+    'core.untrackedCache=false',
+  ];
   const out = execFileSync('git', [...config, ...args], { cwd, env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   return out.split('\0').filter((path) => path !== '');
 }
 
 /** Untracked files git keeps (`ignored: false`) or ignores, by its ignore files, in a fresh repository at `root`. */
 export function gitUntracked(root: string, home: string, ignored: boolean): string[] {
-  return gitPaths(root, home, ['ls-files', '--others', '--exclude-standard', '-z', ...(ignored ? ['--ignored'] : [])]).sort();
+  return gitPaths(root, home, [
+    'ls-files',
+    '--others',
+    '--exclude-standard',
+    '-z',
+    ...(ignored ? ['--ignored'] : []),
+  ]).sort();
 }

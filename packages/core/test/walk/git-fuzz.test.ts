@@ -37,16 +37,78 @@ async function withBatch(spec: Record<string, string>, check: (root: string) => 
 
 // Names that patterns below can hit: escapes, spaces, brackets, stars, multi-byte UTF-8.
 const NAMES = [
-  'a', 'b', 'ab', 'ba', 'a.txt', 'b.log', 'x.js', 'café', 'cafe', 'é', 'A', 'AB', '[x]', 'x', 'a b', 'b ', '#c', '!d',
-  'a\\b', 'a*', '?q', '日本', 'naïve', 'build', 'doc', 'out.o', 'ça', 'a.b.c',
+  'a',
+  'b',
+  'ab',
+  'ba',
+  'a.txt',
+  'b.log',
+  'x.js',
+  'café',
+  'cafe',
+  'é',
+  'A',
+  'AB',
+  '[x]',
+  'x',
+  'a b',
+  'b ',
+  '#c',
+  '!d',
+  'a\\b',
+  'a*',
+  '?q',
+  '日本',
+  'naïve',
+  'build',
+  'doc',
+  'out.o',
+  'ça',
+  'a.b.c',
 ];
 
 // Pieces of a path pattern: names from the tree, globs of each kind, escapes.
 const SEGMENTS = [
   ...NAMES.filter((name) => !/[\\*?[#! ]/.test(name)),
-  '*', '*', '?', '**', '**', 'a*', '*b', '*.txt', '*.log', '*.*', 'caf?', 'caf??', 'caf[!e]*', '[ab]', '[!a]*', '[[:alpha:]]*',
-  '[a-c]?', '\\#c', '\\!d', 'b\\ ', 'a\\\\b', '\\[x\\]', '[[]x]', 'a\\*', '\\?q', '?*', '*é', 'a**', 'b**', 'ca**', '**b', 'ç*',
-  '[[:upper:]]*', '[^a]', '*[[:space:]]*', 'na?ve', 'na??ve', '日*', '[日]*',
+  '*',
+  '*',
+  '?',
+  '**',
+  '**',
+  'a*',
+  '*b',
+  '*.txt',
+  '*.log',
+  '*.*',
+  'caf?',
+  'caf??',
+  'caf[!e]*',
+  '[ab]',
+  '[!a]*',
+  '[[:alpha:]]*',
+  '[a-c]?',
+  '\\#c',
+  '\\!d',
+  'b\\ ',
+  'a\\\\b',
+  '\\[x\\]',
+  '[[]x]',
+  'a\\*',
+  '\\?q',
+  '?*',
+  '*é',
+  'a**',
+  'b**',
+  'ca**',
+  '**b',
+  'ç*',
+  '[[:upper:]]*',
+  '[^a]',
+  '*[[:space:]]*',
+  'na?ve',
+  'na??ve',
+  '日*',
+  '[日]*',
 ];
 
 type Random = () => number;
@@ -74,7 +136,13 @@ function randomRules(random: Random): string {
 }
 
 /** A random tree of files (content irrelevant) under `prefix`, with ignore files when `ignoreFiles`. */
-function randomTree(random: Random, prefix: string, depth: number, ignoreFiles: boolean, spec: Record<string, string>): void {
+function randomTree(
+  random: Random,
+  prefix: string,
+  depth: number,
+  ignoreFiles: boolean,
+  spec: Record<string, string>,
+): void {
   const names = new Set<string>();
   for (let n = 1 + Math.floor(random() * 5); n > 0; n -= 1) names.add(pick(random, NAMES));
   for (const name of names) {
@@ -86,7 +154,10 @@ function randomTree(random: Random, prefix: string, depth: number, ignoreFiles: 
 
 /** Paths of `paths` under `folder/`, relative to it. */
 function under(paths: readonly string[], folder: string): string[] {
-  return paths.filter((path) => path.startsWith(`${folder}/`)).map((path) => path.slice(folder.length + 1)).sort();
+  return paths
+    .filter((path) => path.startsWith(`${folder}/`))
+    .map((path) => path.slice(folder.length + 1))
+    .sort();
 }
 
 function describeTree(spec: Record<string, string>, folder: string): string {
@@ -106,70 +177,83 @@ describe.skipIf(!hasGit || onWindows)(`the walk against git on random trees (see
     await rm(home, { recursive: true, force: true });
   });
 
-  it('keeps exactly the files git keeps, with .gitignore files at several levels', async () => {
-    for (let first = 0; first < TREES; first += BATCH) {
-      const count = Math.min(BATCH, TREES - first);
-      const spec: Record<string, string> = {};
-      for (let i = first; i < first + count; i += 1) randomTree(mulberry32(SEED + i), `t${i}/`, 0, true, spec);
-      await withBatch(spec, async (root) => {
-        gitPaths(root, home, ['init', '-q']);
-        const gitKept = gitUntracked(root, home, false);
-        const result = await walk(root, { options: { syncIgnore: true } });
-        expect(result.skipped.filter(({ reason }) => reason !== 'ignored')).toEqual([{ path: '.git/', reason: 'excluded_dir' }]);
-        for (let i = first; i < first + count; i += 1) {
-          const expected = under(gitKept, `t${i}`);
-          const actual = under(result.paths, `t${i}`);
-          if (actual.join('\0') !== expected.join('\0')) {
-            expect(actual, `FUZZ_SEED=${SEED} tree ${i} (FUZZ_SEED=${SEED + i} FUZZ_TREES=1 alone)\n${describeTree(spec, `t${i}`)}`).toEqual(expected);
-          }
-        }
-      });
-    }
-  }, TIMEOUT);
-
-  it('include and exclude patterns keep what git keeps with them as a root .gitignore', async () => {
-    // Each tree twice: `inc/` with the include list as its .gitignore (git's ignored files are
-    // the included ones), `exc/` with the exclude list (git's kept files are the ones left).
-    for (let first = 0; first < TREES; first += BATCH) {
-      const count = Math.min(BATCH, TREES - first);
-      const spec: Record<string, string> = {};
-      const lists: { include: string[]; exclude: string[] }[] = [];
-      for (let i = first; i < first + count; i += 1) {
-        const random = mulberry32(SEED + i);
-        const files: Record<string, string> = {};
-        randomTree(random, '', 0, false, files);
-        const include = randomRules(random);
-        const exclude = randomRules(random);
-        lists.push({ include: include.split('\n'), exclude: exclude.split('\n') });
-        for (const path of Object.keys(files)) {
-          spec[`inc/t${i}/${path}`] = 'x';
-          spec[`exc/t${i}/${path}`] = 'x';
-        }
-        spec[`inc/t${i}/.gitignore`] = include;
-        spec[`exc/t${i}/.gitignore`] = exclude;
-      }
-      await withBatch(spec, async (root) => {
-        gitPaths(root, home, ['init', '-q']);
-        const included = gitUntracked(join(root, 'inc'), home, true);
-        const left = gitUntracked(join(root, 'exc'), home, false);
-        const checks = lists.map(async ({ include, exclude }, n) => {
-          const i = first + n;
-          const context = `FUZZ_SEED=${SEED} tree ${i}: include ${JSON.stringify(include)} exclude ${JSON.stringify(exclude)}`;
-          const withInclude = under(included, `t${i}`);
-          const withExclude = under(left, `t${i}`);
-          const options = { syncIgnore: false };
-          const dir = join(root, 'inc', `t${i}`);
-          const [inc, exc, both] = await Promise.all([
-            walk(dir, { options: { ...options, includePatterns: include } }),
-            walk(dir, { options: { ...options, excludePatterns: exclude } }),
-            walk(dir, { options: { ...options, includePatterns: include, excludePatterns: exclude } }),
+  it(
+    'keeps exactly the files git keeps, with .gitignore files at several levels',
+    async () => {
+      for (let first = 0; first < TREES; first += BATCH) {
+        const count = Math.min(BATCH, TREES - first);
+        const spec: Record<string, string> = {};
+        for (let i = first; i < first + count; i += 1) randomTree(mulberry32(SEED + i), `t${i}/`, 0, true, spec);
+        await withBatch(spec, async (root) => {
+          gitPaths(root, home, ['init', '-q']);
+          const gitKept = gitUntracked(root, home, false);
+          const result = await walk(root, { options: { syncIgnore: true } });
+          expect(result.skipped.filter(({ reason }) => reason !== 'ignored')).toEqual([
+            { path: '.git/', reason: 'excluded_dir' },
           ]);
-          expect(inc.paths.sort(), context).toEqual(withInclude);
-          expect(exc.paths.sort(), context).toEqual(withExclude);
-          expect(both.paths.sort(), context).toEqual(withInclude.filter((path) => withExclude.includes(path)));
+          for (let i = first; i < first + count; i += 1) {
+            const expected = under(gitKept, `t${i}`);
+            const actual = under(result.paths, `t${i}`);
+            if (actual.join('\0') !== expected.join('\0')) {
+              expect(
+                actual,
+                `FUZZ_SEED=${SEED} tree ${i} (FUZZ_SEED=${SEED + i} FUZZ_TREES=1 alone)\n${describeTree(spec, `t${i}`)}`,
+              ).toEqual(expected);
+            }
+          }
         });
-        await Promise.all(checks);
-      });
-    }
-  }, TIMEOUT);
+      }
+    },
+    TIMEOUT,
+  );
+
+  it(
+    'include and exclude patterns keep what git keeps with them as a root .gitignore',
+    async () => {
+      // Each tree twice: `inc/` with the include list as its .gitignore (git's ignored files are
+      // the included ones), `exc/` with the exclude list (git's kept files are the ones left).
+      for (let first = 0; first < TREES; first += BATCH) {
+        const count = Math.min(BATCH, TREES - first);
+        const spec: Record<string, string> = {};
+        const lists: { include: string[]; exclude: string[] }[] = [];
+        for (let i = first; i < first + count; i += 1) {
+          const random = mulberry32(SEED + i);
+          const files: Record<string, string> = {};
+          randomTree(random, '', 0, false, files);
+          const include = randomRules(random);
+          const exclude = randomRules(random);
+          lists.push({ include: include.split('\n'), exclude: exclude.split('\n') });
+          for (const path of Object.keys(files)) {
+            spec[`inc/t${i}/${path}`] = 'x';
+            spec[`exc/t${i}/${path}`] = 'x';
+          }
+          spec[`inc/t${i}/.gitignore`] = include;
+          spec[`exc/t${i}/.gitignore`] = exclude;
+        }
+        await withBatch(spec, async (root) => {
+          gitPaths(root, home, ['init', '-q']);
+          const included = gitUntracked(join(root, 'inc'), home, true);
+          const left = gitUntracked(join(root, 'exc'), home, false);
+          const checks = lists.map(async ({ include, exclude }, n) => {
+            const i = first + n;
+            const context = `FUZZ_SEED=${SEED} tree ${i}: include ${JSON.stringify(include)} exclude ${JSON.stringify(exclude)}`;
+            const withInclude = under(included, `t${i}`);
+            const withExclude = under(left, `t${i}`);
+            const options = { syncIgnore: false };
+            const dir = join(root, 'inc', `t${i}`);
+            const [inc, exc, both] = await Promise.all([
+              walk(dir, { options: { ...options, includePatterns: include } }),
+              walk(dir, { options: { ...options, excludePatterns: exclude } }),
+              walk(dir, { options: { ...options, includePatterns: include, excludePatterns: exclude } }),
+            ]);
+            expect(inc.paths.sort(), context).toEqual(withInclude);
+            expect(exc.paths.sort(), context).toEqual(withExclude);
+            expect(both.paths.sort(), context).toEqual(withInclude.filter((path) => withExclude.includes(path)));
+          });
+          await Promise.all(checks);
+        });
+      }
+    },
+    TIMEOUT,
+  );
 });

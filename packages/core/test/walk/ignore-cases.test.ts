@@ -59,7 +59,18 @@ const CASES: Case[] = [
   {
     title: '**/x, x/** and x/**/y',
     rules: { '': '**/cache\nlogs/**\nfoo/**/bar\n' },
-    files: ['cache', 'x/y/cache', 'cachex', 'logs/a', 'logs/b/c', 'logs2/a', 'foo/bar', 'foo/x/y/bar', 'foo/barx', 'x/foo/bar'],
+    files: [
+      'cache',
+      'x/y/cache',
+      'cachex',
+      'logs/a',
+      'logs/b/c',
+      'logs2/a',
+      'foo/bar',
+      'foo/x/y/bar',
+      'foo/barx',
+      'x/foo/bar',
+    ],
     kept: ['.gitignore', 'cachex', 'foo/barx', 'logs2/a', 'x/foo/bar'],
   },
   {
@@ -151,14 +162,18 @@ const CASES: Case[] = [
 function caseTree(): TreeSpec {
   const spec: TreeSpec = {};
   CASES.forEach(({ rules, files }, i) => {
-    for (const [folder, text] of Object.entries(rules)) spec[`c${i}/${folder === '' ? '' : `${folder}/`}.gitignore`] = text;
+    for (const [folder, text] of Object.entries(rules))
+      spec[`c${i}/${folder === '' ? '' : `${folder}/`}.gitignore`] = text;
     for (const file of files) spec[`c${i}/${file}`] = 'x';
   });
   return spec;
 }
 
 function keptIn(paths: readonly string[], i: number): string[] {
-  return paths.filter((path) => path.startsWith(`c${i}/`)).map((path) => path.slice(`c${i}/`.length)).sort();
+  return paths
+    .filter((path) => path.startsWith(`c${i}/`))
+    .map((path) => path.slice(`c${i}/`.length))
+    .sort();
 }
 
 describe.skipIf(onWindows)('ignore files: named cases', () => {
@@ -195,7 +210,12 @@ describe('patterns that make git backtrack for minutes', () => {
   const deep = 'a/'.repeat(45);
 
   it('a/**/a/…/b in a .gitignore, against a 45-deep path: the right verdict', async () => {
-    const root = await tree({ '.gitignore': `${line}\n`, [`${deep}b`]: 'x', [`${deep}c`]: 'x', [`${'a/'.repeat(9)}b`]: 'x' });
+    const root = await tree({
+      '.gitignore': `${line}\n`,
+      [`${deep}b`]: 'x',
+      [`${deep}c`]: 'x',
+      [`${'a/'.repeat(9)}b`]: 'x',
+    });
     const result = await walk(root);
     expect(result.paths).toEqual([`${deep}c`, `${'a/'.repeat(9)}b`, '.gitignore']);
     expect(result.reasons).toEqual({ [`${deep}b`]: 'ignored' });
@@ -203,7 +223,13 @@ describe('patterns that make git backtrack for minutes', () => {
 
   it('the same line 10 times, in ignore files at three levels', async () => {
     const ten = `${line}\n`.repeat(10);
-    const root = await tree({ '.gitignore': ten, 'a/.gitignore': ten, 'a/a/a/.gitignore': `!${line}\n${ten}`, [`${deep}b`]: 'x', [`${deep}c`]: 'x' });
+    const root = await tree({
+      '.gitignore': ten,
+      'a/.gitignore': ten,
+      'a/a/a/.gitignore': `!${line}\n${ten}`,
+      [`${deep}b`]: 'x',
+      [`${deep}c`]: 'x',
+    });
     const result = await walk(root);
     expect(result.paths).toEqual([`${deep}c`, 'a/a/a/.gitignore', 'a/.gitignore', '.gitignore']);
     expect(result.reasons).toEqual({ [`${deep}b`]: 'ignored' });

@@ -70,7 +70,13 @@ describe('sync_ignore: .gitignore files', () => {
       'build/out.js': 'x',
     });
     const result = await walk(root);
-    expect(result.paths).toEqual(['docs/.gitignore', 'docs/guide.md', 'src/build/out.js', 'src/.gitignore', '.gitignore']);
+    expect(result.paths).toEqual([
+      'docs/.gitignore',
+      'docs/guide.md',
+      'src/build/out.js',
+      'src/.gitignore',
+      '.gitignore',
+    ]);
     expect(result.reasons).toEqual({
       'build/': 'ignored',
       'docs/notes.txt': 'ignored',
@@ -81,7 +87,15 @@ describe('sync_ignore: .gitignore files', () => {
 
   it('handles **, escaped # and !, and trailing spaces', async () => {
     const root = await tree({
-      '.gitignore': ['docs/**/*.tmp', '\\#notes.txt', '\\!bang.txt', 'spaces.txt   ', 'kept\\ ', '# a comment', ''].join('\n'),
+      '.gitignore': [
+        'docs/**/*.tmp',
+        '\\#notes.txt',
+        '\\!bang.txt',
+        'spaces.txt   ',
+        'kept\\ ',
+        '# a comment',
+        '',
+      ].join('\n'),
       'docs/a.tmp': 'x',
       'docs/x/y/b.tmp': 'x',
       'other/c.tmp': 'x',
@@ -166,7 +180,9 @@ describe('ignore files that cannot be applied', () => {
     const result = await walk(root, {
       deps: {
         readFile: (folder, name, maxBytes) =>
-          folder.abs.endsWith('sub') ? Promise.reject(new Error('EACCES')) : nodeWalkFs.readFile(folder, name, maxBytes),
+          folder.abs.endsWith('sub')
+            ? Promise.reject(new Error('EACCES'))
+            : nodeWalkFs.readFile(folder, name, maxBytes),
       },
     });
     expect(result.paths).toEqual(['sub/a.txt', '.gitignore']);

@@ -20,7 +20,12 @@ function jittered(seed: number): Partial<WalkDeps> {
 }
 
 describe('file sizes', () => {
-  const spec = { 'small.txt': 'x'.repeat(10), 'edge.txt': 'x'.repeat(100), 'big.txt': 'x'.repeat(101), 'empty.txt': '' };
+  const spec = {
+    'small.txt': 'x'.repeat(10),
+    'edge.txt': 'x'.repeat(100),
+    'big.txt': 'x'.repeat(101),
+    'empty.txt': '',
+  };
 
   it('skips files over size_limit as too_large; a file at the limit is kept', async () => {
     const root = await tree(spec);
@@ -45,19 +50,29 @@ describe('file sizes', () => {
 });
 
 describe('maxDepth', () => {
-  const spec = { 'f0.txt': 'x', 'a/f1.txt': 'x', 'a/b/f2.txt': 'x', 'a/b/c/f3.txt': 'x', 'a/b/c/d/f4.txt': 'x', 'z/f1.txt': 'x' };
+  const spec = {
+    'f0.txt': 'x',
+    'a/f1.txt': 'x',
+    'a/b/f2.txt': 'x',
+    'a/b/c/f3.txt': 'x',
+    'a/b/c/d/f4.txt': 'x',
+    'z/f1.txt': 'x',
+  };
 
   it.each([
     [0, ['f0.txt'], { 'a/': 'limit', 'z/': 'limit' }],
     [1, ['a/f1.txt', 'z/f1.txt', 'f0.txt'], { 'a/b/': 'limit' }],
     [2, ['a/b/f2.txt', 'a/f1.txt', 'z/f1.txt', 'f0.txt'], { 'a/b/c/': 'limit' }],
     [4, ['a/b/c/d/f4.txt', 'a/b/c/f3.txt', 'a/b/f2.txt', 'a/f1.txt', 'z/f1.txt', 'f0.txt'], {}],
-  ])('maxDepth %i lists folders that many levels down and records the next level once', async (maxDepth, paths, reasons) => {
-    const root = await tree(spec);
-    const result = await walk(root, { limits: { maxDepth } });
-    expect(result.paths).toEqual(paths);
-    expect(result.reasons).toEqual(reasons);
-  });
+  ])(
+    'maxDepth %i lists folders that many levels down and records the next level once',
+    async (maxDepth, paths, reasons) => {
+      const root = await tree(spec);
+      const result = await walk(root, { limits: { maxDepth } });
+      expect(result.paths).toEqual(paths);
+      expect(result.reasons).toEqual(reasons);
+    },
+  );
 
   it('counts levels from the subdir in a subdir scan', async () => {
     const root = await tree(spec);
@@ -104,7 +119,9 @@ describe('maxFiles', () => {
       big[`d${i}/h.txt`] = 'x';
     }
     const root = await tree(big);
-    const runs = await Promise.all([1, 2, 3, 4, 5].map((seed) => walk(root, { limits: { maxFiles: 40 }, deps: jittered(seed) })));
+    const runs = await Promise.all(
+      [1, 2, 3, 4, 5].map((seed) => walk(root, { limits: { maxFiles: 40 }, deps: jittered(seed) })),
+    );
     const reference = await walk(root, { limits: { maxFiles: 40 } });
     expect(reference.files).toHaveLength(40);
     for (const run of runs) {

@@ -41,14 +41,33 @@ describe('output order', () => {
   });
 
   it('sorts skipped paths by path', async () => {
-    const root = await tree({ '.gitignore': '*.log\n', 'z.log': 'x', 'a/b.log': 'x', 'node_modules/x': 'x', 'B.log': 'x' });
-    expect((await walk(root)).skipped.map((entry) => entry.path)).toEqual(['B.log', 'a/b.log', 'node_modules/', 'z.log']);
+    const root = await tree({
+      '.gitignore': '*.log\n',
+      'z.log': 'x',
+      'a/b.log': 'x',
+      'node_modules/x': 'x',
+      'B.log': 'x',
+    });
+    expect((await walk(root)).skipped.map((entry) => entry.path)).toEqual([
+      'B.log',
+      'a/b.log',
+      'node_modules/',
+      'z.log',
+    ]);
   });
 });
 
 describe('names and shapes', () => {
   it.skipIf(onWindows)('keeps names with a newline, a carriage return, an escape or unicode as they are', async () => {
-    const names = ['new\nline.txt', 'cr\r.txt', '\u001b[31mred.txt', 'ünïcödé.txt', '日本語.md', 'emoji-😀.txt', ' lead space'];
+    const names = [
+      'new\nline.txt',
+      'cr\r.txt',
+      '\u001b[31mred.txt',
+      'ünïcödé.txt',
+      '日本語.md',
+      'emoji-😀.txt',
+      ' lead space',
+    ];
     const root = await tree(Object.fromEntries(names.map((name) => [`dir\nname/${name}`, 'x'])));
     const result = await walk(root);
     expect([...result.paths].sort()).toEqual(names.map((name) => `dir\nname/${name}`).sort());
@@ -85,20 +104,27 @@ describe('streaming', () => {
   it.each([
     ['blocking calls', syncWalkFs, 5],
     ['async calls', nodeWalkFs, Infinity],
-  ])('with %s, hands on the first files early, in small chunks, in the same order', async (_label, fs, maxListedFirst) => {
-    const root = await tree(spec);
-    let listed = 0;
-    const counting: WalkDeps = { ...fs, readdir: (folder) => (listed++, fs.readdir(folder)) };
-    const chunks: Array<{ size: number; listed: number }> = [];
-    const paths: string[] = [];
-    await walkTreeInto({ root, subdir: null, options: defaultOptions(), limits: DEFAULT_ENGINE_LIMITS }, (chunk) => {
-      chunks.push({ size: chunk.length, listed });
-      paths.push(...chunk.map((file) => file.path));
-    }, counting);
-    expect(paths).toEqual((await walk(root)).paths);
-    // The root, a/, a/deep/, m00/ and m01/ hold the first 32 files: all a blocking walk lists for them.
-    expect(chunks[0]?.listed).toBeLessThanOrEqual(maxListedFirst);
-    expect(chunks[0]?.size).toBeLessThanOrEqual(32);
-    expect(chunks.map((c) => c.size).every((size, i, all) => i === all.length - 1 || size <= 256)).toBe(true);
-  });
+  ])(
+    'with %s, hands on the first files early, in small chunks, in the same order',
+    async (_label, fs, maxListedFirst) => {
+      const root = await tree(spec);
+      let listed = 0;
+      const counting: WalkDeps = { ...fs, readdir: (folder) => (listed++, fs.readdir(folder)) };
+      const chunks: Array<{ size: number; listed: number }> = [];
+      const paths: string[] = [];
+      await walkTreeInto(
+        { root, subdir: null, options: defaultOptions(), limits: DEFAULT_ENGINE_LIMITS },
+        (chunk) => {
+          chunks.push({ size: chunk.length, listed });
+          paths.push(...chunk.map((file) => file.path));
+        },
+        counting,
+      );
+      expect(paths).toEqual((await walk(root)).paths);
+      // The root, a/, a/deep/, m00/ and m01/ hold the first 32 files: all a blocking walk lists for them.
+      expect(chunks[0]?.listed).toBeLessThanOrEqual(maxListedFirst);
+      expect(chunks[0]?.size).toBeLessThanOrEqual(32);
+      expect(chunks.map((c) => c.size).every((size, i, all) => i === all.length - 1 || size <= 256)).toBe(true);
+    },
+  );
 });

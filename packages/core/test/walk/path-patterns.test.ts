@@ -4,8 +4,20 @@ import { useTempTrees, walk } from './walk-fixture.js';
 const tree = useTempTrees();
 
 const FILES = [
-  'top.txt', 'README.md', 'a.py', 'lib/top.txt', 'src/main.ts', 'src/util.py', 'src/deep/x.ts', 'src/deep/y.py',
-  'test/t.py', 'pkg/test/u.ts', 'pkg/test/sub/v.ts', 'docs/guide.md', 'docs/api/ref.md', 'pkg/docs/note.md',
+  'top.txt',
+  'README.md',
+  'a.py',
+  'lib/top.txt',
+  'src/main.ts',
+  'src/util.py',
+  'src/deep/x.ts',
+  'src/deep/y.py',
+  'test/t.py',
+  'pkg/test/u.ts',
+  'pkg/test/sub/v.ts',
+  'docs/guide.md',
+  'docs/api/ref.md',
+  'pkg/docs/note.md',
 ];
 
 async function keptWith(includePatterns: string[], excludePatterns: string[]) {
@@ -19,14 +31,51 @@ describe('include_patterns and exclude_patterns', () => {
     ['a plain name matches at any depth', ['top.txt'], [], ['lib/top.txt', 'top.txt']],
     ['* stays within one folder', ['src/*.ts'], [], ['src/main.ts']],
     ['** spans folders', ['src/**/*.ts'], [], ['src/deep/x.ts', 'src/main.ts']],
-    ['**/name/** matches inside that folder at any depth', ['**/test/**'], [], ['pkg/test/sub/v.ts', 'pkg/test/u.ts', 'test/t.py']],
-    ['dir/ matches a folder and everything below, at any depth', ['docs/'], [], ['docs/api/ref.md', 'docs/guide.md', 'pkg/docs/note.md']],
+    [
+      '**/name/** matches inside that folder at any depth',
+      ['**/test/**'],
+      [],
+      ['pkg/test/sub/v.ts', 'pkg/test/u.ts', 'test/t.py'],
+    ],
+    [
+      'dir/ matches a folder and everything below, at any depth',
+      ['docs/'],
+      [],
+      ['docs/api/ref.md', 'docs/guide.md', 'pkg/docs/note.md'],
+    ],
     ['a leading / anchors to the repository root', ['/top.txt'], [], ['top.txt']],
     ['! takes files back out of the includes', ['*.py', '!src/**'], [], ['a.py', 'test/t.py']],
-    ['exclude alone drops what it matches', [], ['*.md', '*.py'], ['lib/top.txt', 'pkg/test/sub/v.ts', 'pkg/test/u.ts', 'src/deep/x.ts', 'src/main.ts', 'top.txt']],
-    ['! keeps a file among the excludes', [], ['*.md', '!README.md'], ['README.md', 'a.py', 'lib/top.txt', 'pkg/test/sub/v.ts', 'pkg/test/u.ts', 'src/deep/x.ts', 'src/deep/y.py', 'src/main.ts', 'src/util.py', 'test/t.py', 'top.txt']],
+    [
+      'exclude alone drops what it matches',
+      [],
+      ['*.md', '*.py'],
+      ['lib/top.txt', 'pkg/test/sub/v.ts', 'pkg/test/u.ts', 'src/deep/x.ts', 'src/main.ts', 'top.txt'],
+    ],
+    [
+      '! keeps a file among the excludes',
+      [],
+      ['*.md', '!README.md'],
+      [
+        'README.md',
+        'a.py',
+        'lib/top.txt',
+        'pkg/test/sub/v.ts',
+        'pkg/test/u.ts',
+        'src/deep/x.ts',
+        'src/deep/y.py',
+        'src/main.ts',
+        'src/util.py',
+        'test/t.py',
+        'top.txt',
+      ],
+    ],
     ['exclude beats include', ['src/**'], ['*.py'], ['src/deep/x.ts', 'src/main.ts']],
-    ['an excluded folder beats an include', ['*.ts'], ['src/deep/'], ['pkg/test/sub/v.ts', 'pkg/test/u.ts', 'src/main.ts']],
+    [
+      'an excluded folder beats an include',
+      ['*.ts'],
+      ['src/deep/'],
+      ['pkg/test/sub/v.ts', 'pkg/test/u.ts', 'src/main.ts'],
+    ],
   ])('%s: include %j exclude %j', async (_title, include, exclude, expected) => {
     const result = await keptWith(include, exclude);
     expect([...result.paths].sort()).toEqual(expected);
@@ -66,7 +115,7 @@ describe('include_patterns and exclude_patterns', () => {
 
 describe('patterns that are not gitignore syntax', () => {
   it('reads braces and extglobs literally', async () => {
-    const root = await tree({ 'a.txt': 'x', 'b.txt': 'x', '{a,b}.txt': 'x', '+(a)': 'x', 'a': 'x' });
+    const root = await tree({ 'a.txt': 'x', 'b.txt': 'x', '{a,b}.txt': 'x', '+(a)': 'x', a: 'x' });
     expect((await walk(root, { options: { includePatterns: ['{a,b}.txt'] } })).paths).toEqual(['{a,b}.txt']);
     expect((await walk(root, { options: { includePatterns: ['+(a)'] } })).paths).toEqual(['+(a)']);
   });
@@ -75,8 +124,19 @@ describe('patterns that are not gitignore syntax', () => {
     const name = `${'a'.repeat(240)}!`;
     const root = await tree({ [name]: 'x', [`${'a/'.repeat(40)}${'a'.repeat(200)}`]: 'x' });
     const patterns = [
-      '+(+(a))', '*(+(a))', '+(a|aa)', '+(*|?)', '{1..10000000}', `${'{a,'.repeat(80)}b${'}'.repeat(80)}`,
-      '[[:constructor:]]', `${'*a'.repeat(100)}*b`, `${'**/a'.repeat(50)}/b`, `${'?'.repeat(200)}b`, '[z-a]', '[', '\\',
+      '+(+(a))',
+      '*(+(a))',
+      '+(a|aa)',
+      '+(*|?)',
+      '{1..10000000}',
+      `${'{a,'.repeat(80)}b${'}'.repeat(80)}`,
+      '[[:constructor:]]',
+      `${'*a'.repeat(100)}*b`,
+      `${'**/a'.repeat(50)}/b`,
+      `${'?'.repeat(200)}b`,
+      '[z-a]',
+      '[',
+      '\\',
     ];
     const result = await walk(root, { options: { includePatterns: patterns, excludePatterns: patterns } });
     expect(result.paths).toEqual([]);

@@ -19,7 +19,7 @@ describe.skipIf(!PROVES_PATHS)('opens proven inside the tree', () => {
   ])('a folder opened with %s', (_label, fs) => {
     it('is refused when a folder on the way is a link, or when it is a link itself', async () => {
       const outside = await tree({ 'x/secret.txt': 'outside' });
-      const root = await tree({ 'via': { link: outside }, 'ln': { link: join(outside, 'x') } });
+      const root = await tree({ via: { link: outside }, ln: { link: join(outside, 'x') } });
       await expect(fs.openFolder(join(root, 'via', 'x'))).rejects.toMatchObject({ code: 'EMOVED' });
       await expect(fs.openFolder(join(root, 'ln'))).rejects.toMatchObject({ code: 'ENOTDIR' });
     });
@@ -43,32 +43,35 @@ describe.skipIf(!PROVES_PATHS)('opens proven inside the tree', () => {
 
   it('reads no file through a folder on the way that is a link, in a batch or alone', async () => {
     const outside = await tree({ 'x/a.txt': 'OUTSIDE', 'x/b.txt': 'OUTSIDE' });
-    const root = await tree({ 'sub/a.txt': 'inside a', 'sub/b.txt': 'inside b', 'sub/c.txt': { link: 'a.txt' }, 'd.txt': 'inside d', 'ln': { link: join(outside, 'x') } });
+    const root = await tree({
+      'sub/a.txt': 'inside a',
+      'sub/b.txt': 'inside b',
+      'sub/c.txt': { link: 'a.txt' },
+      'd.txt': 'inside d',
+      ln: { link: join(outside, 'x') },
+    });
     const text = (outcome: ReadOutcome) => (outcome.ok ? Buffer.from(outcome.bytes).toString() : outcome.reason);
     const paths = ['sub/a.txt', 'ln/a.txt', 'ln/b.txt', 'sub/b.txt', 'sub/c.txt', 'd.txt', 'sub/gone.txt'];
-    expect(readFilesSync(paths.map((p) => ({ absPath: join(root, p) })), 100).map(text)).toEqual([
-      'inside a',
-      'unreadable',
-      'unreadable',
-      'inside b',
-      'symlink',
-      'inside d',
-      'unreadable',
-    ]);
+    expect(
+      readFilesSync(
+        paths.map((p) => ({ absPath: join(root, p) })),
+        100,
+      ).map(text),
+    ).toEqual(['inside a', 'unreadable', 'unreadable', 'inside b', 'symlink', 'inside d', 'unreadable']);
     expect(text(readFileBytesSync(join(root, 'ln', 'a.txt'), 100))).toBe('unreadable');
     expect(text(readFileBytesSync(join(root, 'sub', 'a.txt'), 100))).toBe('inside a');
   });
 
   it('refuses a root given through a link on the way: its real path is what every open is proven against', async () => {
     const real = await tree({ 'sub/a.txt': 'x' });
-    const root = await tree({ 'via': { link: real } });
+    const root = await tree({ via: { link: real } });
     await expect(walk(join(root, 'via', 'sub'))).rejects.toMatchObject({ name: 'ScanRootError', code: 'ROOT_MOVED' });
     expect((await walk(join(real, 'sub'))).paths).toEqual(['a.txt']);
   });
 
   it('skips a folder that is not where its parent listed it, listing nothing from where the open led', async () => {
     const outside = await tree({ 'x/secret.txt': 'OUTSIDE' });
-    const root = await tree({ 'dir/a.txt': 'x', 'b.txt': 'x', 'ln': { link: outside } });
+    const root = await tree({ 'dir/a.txt': 'x', 'b.txt': 'x', ln: { link: outside } });
     // As if a folder on the way to `dir` had been swapped for a link between the listing and the open.
     const result = await walk(root, {
       deps: { openFolder: (abs) => nodeWalkFs.openFolder(abs === join(root, 'dir') ? join(root, 'ln', 'x') : abs) },

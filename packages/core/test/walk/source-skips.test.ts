@@ -13,7 +13,7 @@ const tree = useTempTrees();
 /** What git writes for links and submodules with core.symlinks=false. */
 const CLONE = {
   'README.md': '# repo\n',
-  'leak': '/etc/passwd',
+  leak: '/etc/passwd',
   'docs/up': '../..',
   'docs/guide.md': '# guide\n',
   'lib/.gitignore': '../../shared/ignore',
@@ -79,7 +79,9 @@ describe('paths the source says are links or submodules', () => {
   it('apply inside a subdir scan, keeping repository-relative paths', async () => {
     // A linked ignore file above the subdir is not applied either.
     const root = await tree({ ...CLONE, '.gitignore': '*.md' });
-    const result = await walkTree(input(root, { subdir: 'docs', sourceSkips: new Map([...SKIPS, ['.gitignore', 'symlink']]) }));
+    const result = await walkTree(
+      input(root, { subdir: 'docs', sourceSkips: new Map([...SKIPS, ['.gitignore', 'symlink']]) }),
+    );
     expect(result.files.map((f) => f.path)).toEqual(['docs/guide.md']);
     expect(result.skipped).toEqual([{ path: 'docs/up', reason: 'symlink' }]);
   });

@@ -22,7 +22,7 @@ describe.skipIf(onWindows)('symbolic links are never followed', () => {
 
   it('skips a link to a folder outside the root, and to the file-system root', async () => {
     const outside = await tree({ 'x/secret.txt': 'top secret' });
-    const root = await tree({ 'ext': { link: join(outside, 'x') }, 'slash': { link: '/' }, 'up': { link: '../..' } });
+    const root = await tree({ ext: { link: join(outside, 'x') }, slash: { link: '/' }, up: { link: '../..' } });
     const result = await walk(root);
     expect(result.paths).toEqual([]);
     expect(result.skipped).toEqual([
@@ -33,7 +33,7 @@ describe.skipIf(onWindows)('symbolic links are never followed', () => {
   });
 
   it('does not loop on a -> . or a -> b -> a', async () => {
-    const root = await tree({ 'd/a': { link: '.' }, 'x': { link: 'y' }, 'y': { link: 'x' }, 'd/f.txt': 'x' });
+    const root = await tree({ 'd/a': { link: '.' }, x: { link: 'y' }, y: { link: 'x' }, 'd/f.txt': 'x' });
     const result = await walk(root);
     expect(result.paths).toEqual(['d/f.txt']);
     expect(result.reasons).toEqual({ 'd/a': 'symlink', x: 'symlink', y: 'symlink' });
@@ -41,7 +41,11 @@ describe.skipIf(onWindows)('symbolic links are never followed', () => {
 
   it('does not follow links named like folders or matched by folder rules', async () => {
     const outside = await tree({ 'lib/index.js': 'x' });
-    const root = await tree({ '.gitignore': 'build/\n', 'build': { link: outside }, 'src': { link: join(outside, 'lib') } });
+    const root = await tree({
+      '.gitignore': 'build/\n',
+      build: { link: outside },
+      src: { link: join(outside, 'lib') },
+    });
     const result = await walk(root);
     expect(result.paths).toEqual(['.gitignore']);
     // `build/` only matches folders; a link is not one (as in git).
@@ -55,14 +59,14 @@ describe.skipIf(onWindows)('symbolic links are never followed', () => {
 
   it('refuses a root that is itself a link, and a subdir reached through one', async () => {
     const real = await tree({ 'a.txt': 'x', 'sub/b.txt': 'x' });
-    const root = await tree({ 'via': { link: real } });
+    const root = await tree({ via: { link: real } });
     await expect(walk(join(root, 'via'))).rejects.toMatchObject({ code: 'ROOT_NOT_A_DIRECTORY' });
     await expect(walk(root, { subdir: 'via/sub' })).rejects.toMatchObject({ code: 'SUBDIR_NOT_FOUND' });
   });
 
   it('records a folder swapped for a link after its parent was listed', async () => {
     const outside = await tree({ 'secret.txt': 'x' });
-    const root = await tree({ 'dir/a.txt': 'x', 'link': { link: outside } });
+    const root = await tree({ 'dir/a.txt': 'x', link: { link: outside } });
     // The listing of the root saw a folder; by the time it is opened, it is a link.
     const result = await walk(root, {
       deps: { openFolder: (abs) => nodeWalkFs.openFolder(abs === join(root, 'dir') ? join(root, 'link') : abs) },
@@ -84,10 +88,16 @@ describe('special files', () => {
 
   it('skips sockets and devices (any non-regular, non-folder entry) as unreadable', async () => {
     const root = await tree({ 'a.txt': 'x' });
-    const device: WalkDirent = { name: 'dev0', isFile: () => false, isDirectory: () => false, isSymbolicLink: () => false };
+    const device: WalkDirent = {
+      name: 'dev0',
+      isFile: () => false,
+      isDirectory: () => false,
+      isSymbolicLink: () => false,
+    };
     const result = await walk(root, {
       deps: {
-        readdir: async (folder) => (folder.abs === root ? [...(await nodeWalkFs.readdir(folder)), device] : nodeWalkFs.readdir(folder)),
+        readdir: async (folder) =>
+          folder.abs === root ? [...(await nodeWalkFs.readdir(folder)), device] : nodeWalkFs.readdir(folder),
       },
     });
     expect(result.paths).toEqual(['a.txt']);

@@ -46,7 +46,10 @@ export interface WalkOverrides {
   deps?: Partial<WalkDeps>;
 }
 
-export function defaultOptions(): Pick<ScanOptions, 'excludeDirs' | 'includePatterns' | 'excludePatterns' | 'syncIgnore' | 'sizeLimit'> {
+export function defaultOptions(): Pick<
+  ScanOptions,
+  'excludeDirs' | 'includePatterns' | 'excludePatterns' | 'syncIgnore' | 'sizeLimit'
+> {
   const { excludeDirs, includePatterns, excludePatterns, syncIgnore, sizeLimit } = DEFAULT_SCAN_OPTIONS;
   return { excludeDirs, includePatterns, excludePatterns, syncIgnore, sizeLimit };
 }

@@ -256,7 +256,24 @@ describe('random patterns', () => {
   }
 
   it('every way of solving gives git’s result code, and the verdict the rules give', () => {
-    const PIECES = ['a', 'b', '/', '/', '*', '*', '**', '?', '[ab]', '[!a]', '[[:alpha:]]', '\\*', '\\/', 'é', '[', ']'];
+    const PIECES = [
+      'a',
+      'b',
+      '/',
+      '/',
+      '*',
+      '*',
+      '**',
+      '?',
+      '[ab]',
+      '[!a]',
+      '[[:alpha:]]',
+      '\\*',
+      '\\/',
+      'é',
+      '[',
+      ']',
+    ];
     const TEXT = ['a', 'b', '/', '/', '*', 'é', '[', ']', 'x'];
     const random = mulberry32(20240601);
     const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;

@@ -3,7 +3,11 @@ export function sleep(ms: number): Promise<void> {
 }
 
 /** Polls until check() is true (or resolves true); fails with `what` after timeoutMs. */
-export async function waitFor(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+export async function waitFor(
+  what: string,
+  check: () => boolean | Promise<boolean>,
+  timeoutMs = 10_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);

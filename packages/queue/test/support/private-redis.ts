@@ -36,8 +36,25 @@ export class PrivateRedis {
 
   async up(): Promise<void> {
     if (this.running) return;
-    const persistence = this.appendOnlyDir === undefined ? ['--appendonly', 'no'] : ['--appendonly', 'yes', '--appendfsync', 'always', '--dir', this.appendOnlyDir];
-    const child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--maxmemory-policy', 'noeviction', ...persistence], { stdio: 'ignore' });
+    const persistence =
+      this.appendOnlyDir === undefined
+        ? ['--appendonly', 'no']
+        : ['--appendonly', 'yes', '--appendfsync', 'always', '--dir', this.appendOnlyDir];
+    const child = spawn(
+      'redis-server',
+      [
+        '--port',
+        String(this.port),
+        '--bind',
+        '127.0.0.1',
+        '--save',
+        '',
+        '--maxmemory-policy',
+        'noeviction',
+        ...persistence,
+      ],
+      { stdio: 'ignore' },
+    );
     process.once('exit', () => child.kill('SIGKILL')); // never outlive the test process
     this.process = child;
     await waitFor('private redis-server', () => this.ping(), 5_000);

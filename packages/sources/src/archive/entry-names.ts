@@ -35,9 +35,7 @@ export function entryPathComponents(name: string, rawName: Buffer, limits: NameL
     throw unsafeArchive(`the entry name ${quoted} climbs out of the archive with ".."`);
   }
   if (components.some((component) => Buffer.byteLength(component) > limits.maxComponentBytes)) {
-    throw unsafeArchive(
-      `the entry name ${quoted} has a part longer than ${limits.maxComponentBytes} bytes`,
-    );
+    throw unsafeArchive(`the entry name ${quoted} has a part longer than ${limits.maxComponentBytes} bytes`);
   }
   if (components.length > limits.maxDepth) {
     throw unsafeArchive(`the entry ${quoted} is nested deeper than ${limits.maxDepth} folders`);

@@ -12,9 +12,7 @@ export async function assertNoOverlappingEntries(
   entries: readonly ZipEntry[],
   signal?: AbortSignal,
 ): Promise<void> {
-  const sorted = [...entries].sort(
-    (a, b) => a.relativeOffsetOfLocalHeader - b.relativeOffsetOfLocalHeader,
-  );
+  const sorted = [...entries].sort((a, b) => a.relativeOffsetOfLocalHeader - b.relativeOffsetOfLocalHeader);
   let previousEnd = 0;
   for (const entry of sorted) {
     signal?.throwIfAborted();

@@ -62,9 +62,7 @@ export async function inspectCentralDirectory(
     }
     declaredBytes += entry.uncompressedSize;
     if (declaredBytes > limits.maxUncompressedBytes) {
-      throw archiveTooLarge(
-        `its files add up to more than ${formatBytes(limits.maxUncompressedBytes)} uncompressed`,
-      );
+      throw archiveTooLarge(`its files add up to more than ${formatBytes(limits.maxUncompressedBytes)} uncompressed`);
     }
     if (components.length === 0 || isMacMetadata(components)) continue;
     collisions.add(components, kind);
@@ -74,9 +72,7 @@ export async function inspectCentralDirectory(
   // A size limit (413), not UNSAFE_ARCHIVE: an honest archive of very repetitive data can
   // trip it too, and the remedy is the same as for a big archive.
   if (declaredBytes > limits.maxRatio * zip.fileSize) {
-    throw archiveTooLarge(
-      `it expands more than ${limits.maxRatio} times its own size, which is how zip bombs look`,
-    );
+    throw archiveTooLarge(`it expands more than ${limits.maxRatio} times its own size, which is how zip bombs look`);
   }
   await assertNoOverlappingEntries(zip, all, signal);
   return planned;

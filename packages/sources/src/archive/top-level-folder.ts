@@ -9,8 +9,7 @@ export function singleTopLevelFolder(entries: readonly PlannedEntry[]): string |
   const first = entries[0]?.components[0];
   if (first === undefined) return null;
   const shared = entries.every(
-    ({ kind, components }) =>
-      components[0] === first && (components.length > 1 || kind === 'directory'),
+    ({ kind, components }) => components[0] === first && (components.length > 1 || kind === 'directory'),
   );
   return shared ? first : null;
 }

@@ -49,7 +49,8 @@ class Folders {
   }
 
   async #openProven(directory: string, entryName: string): Promise<FileHandle> {
-    const misplaced = () => unsafeArchive(`the folder of the entry ${quoteName(entryName)} is not where the archive puts it`);
+    const misplaced = () =>
+      unsafeArchive(`the folder of the entry ${quoteName(entryName)} is not where the archive puts it`);
     if (this.#made.has(directory)) {
       const handle = await open(directory, OPEN_FOLDER).catch(() => null);
       if (handle !== null && (await isAt(handle.fd, directory))) return handle;

@@ -112,8 +112,5 @@ export function translateZipError(error: unknown, stage: 'directory' | 'data'): 
   if (stage === 'data') {
     return unsafeArchive('the data of an entry is not where the archive says it is', error);
   }
-  return notAZip(
-    'the file is not a ZIP archive, or it is damaged; upload a .zip made by a standard ZIP tool',
-    error,
-  );
+  return notAZip('the file is not a ZIP archive, or it is damaged; upload a .zip made by a standard ZIP tool', error);
 }

@@ -7,8 +7,5 @@ import path from 'node:path';
  */
 export function isWithin(parent: string, child: string): boolean {
   const relative = path.relative(parent, child);
-  return (
-    relative === '' ||
-    (relative !== '..' && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative))
-  );
+  return relative === '' || (relative !== '..' && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative));
 }

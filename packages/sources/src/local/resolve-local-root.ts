@@ -28,10 +28,7 @@ const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
  * judged by its deepest existing ancestor, so a path outside the roots is refused the same
  * way whether or not it exists (no existence oracle). Git is never run here.
  */
-export async function resolveLocalRoot(
-  input: string,
-  allowedRoots: readonly string[] | null,
-): Promise<LocalRoot> {
+export async function resolveLocalRoot(input: string, allowedRoots: readonly string[] | null): Promise<LocalRoot> {
   if (allowedRoots === null || allowedRoots.length === 0) {
     throw new ScanError(
       'LOCAL_PATHS_DISABLED',
@@ -64,10 +61,7 @@ export async function resolveLocalRoot(
     );
   }
   if (!stats.isDirectory()) {
-    throw new ScanError(
-      'LOCAL_PATH_NOT_FOUND',
-      "This path is not a folder; give the path of the repository's folder.",
-    );
+    throw new ScanError('LOCAL_PATH_NOT_FOUND', "This path is not a folder; give the path of the repository's folder.");
   }
   return { root: real, name: path.basename(real) || real, branch: await readGitHead(real) };
 }

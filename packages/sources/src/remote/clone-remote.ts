@@ -73,7 +73,11 @@ export async function cloneRemote(options: CloneRemoteOptions): Promise<ClonedRe
   const stopWatchdog = watchDirectorySize(destDir, maxBytes, () => sizeLimit.abort(tooLarge()));
   const deadline = withDeadline(
     options.deadlineMs,
-    () => new ScanError('CLONE_TIMEOUT', `Cloning ${spec.webUrl} took longer than ${Math.round(options.deadlineMs / 1000)} s.`),
+    () =>
+      new ScanError(
+        'CLONE_TIMEOUT',
+        `Cloning ${spec.webUrl} took longer than ${Math.round(options.deadlineMs / 1000)} s.`,
+      ),
     options.signal ? AbortSignal.any([sizeLimit.signal, options.signal]) : sizeLimit.signal,
   );
   const git = (args: string[], cwd: string): Promise<string> => runGit(args, { gitEnv, cwd, signal: deadline.signal });
@@ -87,16 +91,23 @@ export async function cloneRemote(options: CloneRemoteOptions): Promise<ClonedRe
     await git(
       [
         'clone',
-        '--depth', '1',
+        '--depth',
+        '1',
         '--single-branch',
         '--no-tags',
-        '--branch', branch,
-        '--config', 'core.symlinks=false',
+        '--branch',
+        branch,
+        '--config',
+        'core.symlinks=false',
         // Checked out below, once the attributes that would convert files are switched off.
         '--no-checkout',
         // A folder scan fetches only the blobs under that folder, when the server supports filters;
         // a whole-repository scan leaves out blobs it would skip as too large anyway.
-        ...(subdir ? ['--filter=blob:none', '--sparse'] : omitLarge ? [`--filter=blob:limit=${(options.maxBlobBytes ?? 0) + 1}`] : []),
+        ...(subdir
+          ? ['--filter=blob:none', '--sparse']
+          : omitLarge
+            ? [`--filter=blob:limit=${(options.maxBlobBytes ?? 0) + 1}`]
+            : []),
         '--',
         spec.cloneUrl,
         destDir,
@@ -106,7 +117,8 @@ export async function cloneRemote(options: CloneRemoteOptions): Promise<ClonedRe
     await mkdir(path.join(destDir, '.git', 'info'), { recursive: true });
     await writeFile(path.join(destDir, '.git', 'info', 'attributes'), NO_CHECKOUT_CONVERSIONS);
     let folder: string | null = null;
-    if (omitLarge) await checkOutPresentBlobs(destDir, options.maxBlobBytes ?? 0, (args) => git(args, destDir), offline);
+    if (omitLarge)
+      await checkOutPresentBlobs(destDir, options.maxBlobBytes ?? 0, (args) => git(args, destDir), offline);
     else {
       if (subdir) {
         // Read from the tree objects, so no blob is fetched to find out.
@@ -155,7 +167,8 @@ async function checkOutPresentBlobs(destDir: string, maxBlobBytes: number, onlin
     }
   }
   try {
-    for (let i = 0; i < omitted.length; i += 200) await offline(['update-index', '--skip-worktree', '--', ...omitted.slice(i, i + 200)]);
+    for (let i = 0; i < omitted.length; i += 200)
+      await offline(['update-index', '--skip-worktree', '--', ...omitted.slice(i, i + 200)]);
   } catch {
     omitted.length = 0;
     await offline(['read-tree', 'HEAD']); // clears the marks: checkout-index below fetches what is missing

@@ -23,7 +23,10 @@ export async function directorySize(dir: string): Promise<number> {
       if (entry.isDirectory()) {
         pending.push(entryPath);
       } else if (entry.isFile()) {
-        total += await lstat(entryPath).then((stat) => Math.min(stat.size, stat.blocks * 512), () => 0);
+        total += await lstat(entryPath).then(
+          (stat) => Math.min(stat.size, stat.blocks * 512),
+          () => 0,
+        );
       }
     }
   }

@@ -66,7 +66,10 @@ export async function createGitEnv(spec: RemoteSpec, options: GitEnvOptions): Pr
       GIT_HTTP_LOW_SPEED_TIME: String(options.stallSeconds ?? DEFAULT_STALL_SECONDS),
     },
     // libcurl connects to the pinned addresses whatever DNS answers by then (rebinding).
-    config: net.isIP(spec.host) === 0 ? [`http.curloptResolve=${spec.host}:${spec.port}:${options.pinnedAddresses.join(',')}`] : [],
+    config:
+      net.isIP(spec.host) === 0
+        ? [`http.curloptResolve=${spec.host}:${spec.port}:${options.pinnedAddresses.join(',')}`]
+        : [],
     runDir: home.runDir,
   };
 }
@@ -142,7 +145,9 @@ function currentUid(): number {
 }
 
 async function findExecutable(name: string): Promise<string> {
-  const dirs = (process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin').split(path.delimiter).filter((dir) => path.isAbsolute(dir));
+  const dirs = (process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin')
+    .split(path.delimiter)
+    .filter((dir) => path.isAbsolute(dir));
   for (const dir of dirs) {
     const candidate = path.join(dir, name);
     try {

@@ -11,8 +11,10 @@ const REPO_MISSING =
   /returned error: (401|403|404|410)\b|repository '.*' not found|Repository not found|could not read Username|terminal prompts disabled|Authentication failed|does not appear to be a git repository|project you were looking for could not be found/i;
 const REFUSED_TRANSPORT = /transport '.*' not allowed/;
 // curl's low-speed cut-off (GIT_HTTP_LOW_SPEED_*) and its connect time-out.
-const STALLED = /Operation too slow|Operation timed out|Connection timed out|Failed to connect to .* after \d+ ms: Timeout|\bcurl 28\b/i;
-const CORRUPT = /fsck error|object .* is corrupt|bad object|invalid object|index-pack failed|did not send all necessary objects/;
+const STALLED =
+  /Operation too slow|Operation timed out|Connection timed out|Failed to connect to .* after \d+ ms: Timeout|\bcurl 28\b/i;
+const CORRUPT =
+  /fsck error|object .* is corrupt|bad object|invalid object|index-pack failed|did not send all necessary objects/;
 
 export function classifyGitFailure(error: GitCommandError, spec: RemoteSpec, branch?: string): ScanError {
   const output = error.output;
@@ -36,7 +38,11 @@ export function classifyGitFailure(error: GitCommandError, spec: RemoteSpec, bra
   if (STALLED.test(output)) {
     // Not retried: a server that did not answer for that long would most likely not answer again,
     // and each attempt holds a worker.
-    return new ScanError('CLONE_TIMEOUT', `${spec.webUrl} stopped sending data (nothing or almost nothing for too long); check that the server is up, then try again.`, cause);
+    return new ScanError(
+      'CLONE_TIMEOUT',
+      `${spec.webUrl} stopped sending data (nothing or almost nothing for too long); check that the server is up, then try again.`,
+      cause,
+    );
   }
   if (CORRUPT.test(output)) {
     return new ScanError('CLONE_FAILED', `${spec.webUrl} sent data that failed git's integrity checks.`, cause);

@@ -18,7 +18,10 @@ export interface RunGitOptions {
 /** git ran and failed; `output` (its stderr and stdout) is what callers classify. */
 export class GitCommandError extends Error {
   override readonly name = 'GitCommandError';
-  constructor(readonly output: string, options: { cause: unknown }) {
+  constructor(
+    readonly output: string,
+    options: { cause: unknown },
+  ) {
     super('git failed', options);
   }
 }
@@ -43,7 +46,12 @@ export async function runGit(args: readonly string[], options: RunGitOptions): P
     // simple-git treats a run without an exit code (killed by a signal) as a success with
     // whatever output there was; only exit code 0 is one here.
     errors: (error, { exitCode, stdErr, stdOut }) =>
-      error ?? (exitCode === 0 ? undefined : new Error(`git exited with ${exitCode ?? 'a signal'}\n${Buffer.concat([...stdErr, ...stdOut]).toString('utf8')}`)),
+      error ??
+      (exitCode === 0
+        ? undefined
+        : new Error(
+            `git exited with ${exitCode ?? 'a signal'}\n${Buffer.concat([...stdErr, ...stdOut]).toString('utf8')}`,
+          )),
   }).env(env);
 
   let settled = false;

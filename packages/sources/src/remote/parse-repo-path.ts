@@ -26,7 +26,8 @@ const ACCEPTED_FORMS =
  * Policy on http, hosts, credentials and addresses is `checkRemotePolicy`'s.
  */
 export function parseRepoPath(input: string): ParsedRepoPath {
-  if (input.length === 0 || input.length > MAX_INPUT_LENGTH) invalid(`repo_path must be 1 to ${MAX_INPUT_LENGTH} characters. ${ACCEPTED_FORMS}`);
+  if (input.length === 0 || input.length > MAX_INPUT_LENGTH)
+    invalid(`repo_path must be 1 to ${MAX_INPUT_LENGTH} characters. ${ACCEPTED_FORMS}`);
   if (CONTROL_CHARS.test(input)) invalid(`repo_path contains control characters. ${ACCEPTED_FORMS}`);
   // Git never sees a local path, so ordinary spaces in folder names are fine there.
   if (input.startsWith('/')) return { kind: 'local', path: input };
@@ -36,9 +37,13 @@ export function parseRepoPath(input: string): ParsedRepoPath {
   if (scp) return { kind: 'remote', url: parseWebUrl(`https://${scp[1]}/${scp[2]}`) };
 
   const scheme = URL_WITH_SCHEME.exec(input)?.[1]?.toLowerCase();
-  if (scheme === undefined) invalid(`repo_path is not a URL, a git@host: address or an absolute path. ${ACCEPTED_FORMS}`);
+  if (scheme === undefined)
+    invalid(`repo_path is not a URL, a git@host: address or an absolute path. ${ACCEPTED_FORMS}`);
   if (scheme !== 'https' && scheme !== 'http') {
-    throw new ScanError('SCHEME_NOT_ALLOWED', `${scheme}:// URLs are not accepted; only https (and http where the server allows it) can be scanned.`);
+    throw new ScanError(
+      'SCHEME_NOT_ALLOWED',
+      `${scheme}:// URLs are not accepted; only https (and http where the server allows it) can be scanned.`,
+    );
   }
   return { kind: 'remote', url: parseWebUrl(input) };
 }
@@ -107,7 +112,8 @@ interface PathParts {
 /** GitHub, Gitea, Bitbucket and unknown hosts: `/owner/repo[.git]` plus the host's ref forms. */
 function splitOwnerRepoPath(segments: string[], family: RemoteSpec['hostFamily']): PathParts {
   const [owner, repoSegment, marker, ...rest] = segments;
-  if (owner === undefined || repoSegment === undefined) invalid(`The URL must name an owner and a repository. ${ACCEPTED_FORMS}`);
+  if (owner === undefined || repoSegment === undefined)
+    invalid(`The URL must name an owner and a repository. ${ACCEPTED_FORMS}`);
   const base = { owner: [checkName(owner)], repo: repoName(repoSegment) };
   if (marker === undefined) return { ...base, refFromUrl: null, kindOfRef: null };
 
@@ -121,7 +127,9 @@ function splitOwnerRepoPath(segments: string[], family: RemoteSpec['hostFamily']
     // What Gitea and Codeberg show in the address bar: /src/branch/<ref>[/<path>].
     return { ...base, refFromUrl: rest.slice(1), kindOfRef: 'tree' };
   }
-  invalid(`This URL points at a page of the repository that cannot be scanned; use the repository URL or a /tree/<branch>/<folder> or /blob/<branch>/<file> link.`);
+  invalid(
+    `This URL points at a page of the repository that cannot be scanned; use the repository URL or a /tree/<branch>/<folder> or /blob/<branch>/<file> link.`,
+  );
 }
 
 /** GitLab: `/group/sub/…/repo[.git]`, then `/-/tree/<ref>[/<folder>]` or `/-/blob/<ref>/<file>`. */
@@ -129,7 +137,8 @@ function splitGitLabPath(segments: string[]): PathParts {
   const dash = segments.indexOf('-');
   const project = dash < 0 ? segments : segments.slice(0, dash);
   const repoSegment = project.at(-1);
-  if (project.length < 2 || repoSegment === undefined) invalid(`The URL must name a group and a project. ${ACCEPTED_FORMS}`);
+  if (project.length < 2 || repoSegment === undefined)
+    invalid(`The URL must name a group and a project. ${ACCEPTED_FORMS}`);
   if (project.length > MAX_GROUP_DEPTH + 1) invalid('The URL has more nested groups than GitLab allows.');
   const base = { owner: project.slice(0, -1).map(checkName), repo: repoName(repoSegment) };
   if (dash < 0) return { ...base, refFromUrl: null, kindOfRef: null };
@@ -137,7 +146,9 @@ function splitGitLabPath(segments: string[]): PathParts {
   const [marker, ...rest] = segments.slice(dash + 1);
   if (marker === 'tree' && rest.length > 0) return { ...base, refFromUrl: rest, kindOfRef: 'tree' };
   if (marker === 'blob' && rest.length > 1) return { ...base, refFromUrl: rest, kindOfRef: 'blob' };
-  invalid(`This URL points at a page of the project that cannot be scanned; use the project URL or a /-/tree/<branch>/<folder> or /-/blob/<branch>/<file> link.`);
+  invalid(
+    `This URL points at a page of the project that cannot be scanned; use the project URL or a /-/tree/<branch>/<folder> or /-/blob/<branch>/<file> link.`,
+  );
 }
 
 function repoName(segment: string): string {
@@ -145,7 +156,8 @@ function repoName(segment: string): string {
 }
 
 function checkName(segment: string): string {
-  if (!NAME_SEGMENT.test(segment)) invalid('Owner, group and repository names may only contain letters, digits, ".", "_" and "-".');
+  if (!NAME_SEGMENT.test(segment))
+    invalid('Owner, group and repository names may only contain letters, digits, ".", "_" and "-".');
   return segment;
 }
 

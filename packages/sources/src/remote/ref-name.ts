@@ -5,10 +5,18 @@ import { ScanError } from '@reposcan/contracts';
 const REF_CHARS = /^[A-Za-z0-9._/+@#-]{1,200}$/;
 
 export function isSafeRefName(name: string): boolean {
-  if (!REF_CHARS.test(name) || name.includes('..') || name.includes('@{') || name.endsWith('.lock') || name.endsWith('.')) {
+  if (
+    !REF_CHARS.test(name) ||
+    name.includes('..') ||
+    name.includes('@{') ||
+    name.endsWith('.lock') ||
+    name.endsWith('.')
+  ) {
     return false;
   }
-  return name.split('/').every((component) => component !== '' && !component.startsWith('-') && !component.startsWith('.'));
+  return name
+    .split('/')
+    .every((component) => component !== '' && !component.startsWith('-') && !component.startsWith('.'));
 }
 
 /** 400 INVALID_BRANCH unless `name` is a plain branch or tag name. */

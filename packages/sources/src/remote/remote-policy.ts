@@ -30,10 +30,16 @@ export async function checkRemotePolicy(
   deps: RemotePolicyDeps = defaultDeps,
 ): Promise<string[]> {
   if (spec.scheme === 'http' && !policy.allowHttp) {
-    throw new ScanError('SCHEME_NOT_ALLOWED', 'Only https URLs can be scanned on this server; use the https:// address of the repository.');
+    throw new ScanError(
+      'SCHEME_NOT_ALLOWED',
+      'Only https URLs can be scanned on this server; use the https:// address of the repository.',
+    );
   }
   if (spec.hasCredentials) {
-    throw new ScanError('CREDENTIALS_IN_URL', 'Remove the user name and password or token from the URL; only public repositories can be scanned.');
+    throw new ScanError(
+      'CREDENTIALS_IN_URL',
+      'Remove the user name and password or token from the URL; only public repositories can be scanned.',
+    );
   }
   const isLiteral = net.isIP(spec.host) !== 0;
   if (!policy.allowPrivateHosts && ((isLiteral && isPrivateAddress(spec.host)) || isLocalhostName(spec.host))) {
@@ -68,9 +74,14 @@ async function resolve(host: string, deps: RemotePolicyDeps): Promise<string[]> 
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOTFOUND' || code === 'ENODATA') {
-      throw new ScanError('REPO_NOT_FOUND', `The host ${host} does not exist; check the repository URL.`, { cause: error });
+      throw new ScanError('REPO_NOT_FOUND', `The host ${host} does not exist; check the repository URL.`, {
+        cause: error,
+      });
     }
-    throw new ScanError('CLONE_FAILED', `The host ${host} could not be resolved right now; try again later.`, { retryable: true, cause: error });
+    throw new ScanError('CLONE_FAILED', `The host ${host} could not be resolved right now; try again later.`, {
+      retryable: true,
+      cause: error,
+    });
   }
   const addresses = [...new Set(answers.map((answer) => answer.address))];
   if (addresses.length === 0 || !addresses.every((address) => net.isIP(address) !== 0)) {
@@ -80,5 +91,8 @@ async function resolve(host: string, deps: RemotePolicyDeps): Promise<string[]> 
 }
 
 function privateAddress(spec: RemoteSpec): ScanError {
-  return new ScanError('PRIVATE_ADDRESS', `The host ${spec.host} is a private, loopback or link-local address, which this server does not clone from.`);
+  return new ScanError(
+    'PRIVATE_ADDRESS',
+    `The host ${spec.host} is a private, loopback or link-local address, which this server does not clone from.`,
+  );
 }

@@ -42,6 +42,7 @@ export function hostFamilyOf(host: string): HostFamily {
   if (host === 'github.com') return 'github';
   if (host === 'gitlab.com' || host.includes('gitlab')) return 'gitlab';
   if (host === 'bitbucket.org') return 'bitbucket';
-  if (host === 'codeberg.org' || host === 'gitea.com' || host.includes('gitea') || host.includes('forgejo')) return 'gitea';
+  if (host === 'codeberg.org' || host === 'gitea.com' || host.includes('gitea') || host.includes('forgejo'))
+    return 'gitea';
   return 'github';
 }

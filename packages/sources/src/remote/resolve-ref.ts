@@ -88,7 +88,11 @@ export function parseLsRemote(output: string): AdvertisedRefs {
 }
 
 /** Which ref a URL and a `branch` name (docs/api.md, remote repositories), without git. */
-export function pickRef(refs: AdvertisedRefs, spec: Pick<RemoteSpec, 'webUrl' | 'refFromUrl' | 'kindOfRef'>, requestedBranch: string | null): ResolvedRef {
+export function pickRef(
+  refs: AdvertisedRefs,
+  spec: Pick<RemoteSpec, 'webUrl' | 'refFromUrl' | 'kindOfRef'>,
+  requestedBranch: string | null,
+): ResolvedRef {
   const fromUrl = spec.refFromUrl ? longestRef(refs, spec.refFromUrl) : null;
   if (requestedBranch !== null) {
     const commit = commitOf(refs, requestedBranch);
@@ -104,7 +108,10 @@ export function pickRef(refs: AdvertisedRefs, spec: Pick<RemoteSpec, 'webUrl' | 
   const branch = refs.defaultBranch;
   const commit = branch === null ? undefined : refs.heads.get(branch);
   if (branch === null || commit === undefined) {
-    throw new ScanError('REPO_NOT_FOUND', `${spec.webUrl} has no default branch (it may be empty); name a branch to scan.`);
+    throw new ScanError(
+      'REPO_NOT_FOUND',
+      `${spec.webUrl} has no default branch (it may be empty); name a branch to scan.`,
+    );
   }
   return { branch, commit, subdir: null };
 }

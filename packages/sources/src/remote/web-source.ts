@@ -15,7 +15,12 @@ export interface RemoteSourceInfo {
 }
 
 /** The engine's view of a cloned remote: file links point at the commit when it is known. */
-export function buildWebSource(spec: RemoteSpec, branch: string | null, commit: string | null, subdir: string | null): RemoteSourceInfo {
+export function buildWebSource(
+  spec: RemoteSpec,
+  branch: string | null,
+  commit: string | null,
+  subdir: string | null,
+): RemoteSourceInfo {
   return {
     type: 'remote',
     url: spec.webUrl,

@@ -88,7 +88,10 @@ describe('extractZip: ordinary archives', () => {
 
   it('reads "./" prefixes (bsdtar) as the archive root', async () => {
     const zip = await scratch.craft('dot.zip', {
-      entries: [{ name: './', mode: 0o40755 }, { name: './src/a.ts', data: 'a' }],
+      entries: [
+        { name: './', mode: 0o40755 },
+        { name: './src/a.ts', data: 'a' },
+      ],
     });
     const dest = await scratch.dest();
     expect(await extract(zip, dest)).toMatchObject({ root: path.join(dest, 'src'), name: 'src', entries: 1 });
@@ -133,45 +136,48 @@ describe('extractZip: ordinary archives', () => {
 
   // Root ignores permissions, so the 0o300 trap only shows for an ordinary user: run the
   // extraction and the removal as `nobody` in a child process.
-  it.runIf(process.getuid?.() === 0 && readableByOthers(SOURCES))('as an unprivileged user, a 0o300 folder entry leaves a removable tree', async () => {
-    const zip = await scratch.craft('modes-nobody.zip', {
-      entries: [
-        { name: 'trap/', mode: 0o40300 },
-        { name: 'trap/sub/', mode: 0o40000 },
-        { name: 'trap/sub/a.txt', data: 'a', mode: 0o100000 },
-      ],
-    });
-    const home = path.join(scratch.root, 'nobody');
-    const dest = path.join(home, 'dest');
-    await mkdir(dest, { recursive: true });
-    await chown(home, 65534, 65534);
-    await chown(dest, 65534, 65534);
-    await chmod(scratch.root, 0o755);
-    await chmod(path.dirname(zip), 0o755);
-    const script = [
-      `import { extractZip } from ${JSON.stringify(path.join(SOURCES, 'src/archive/index.ts'))};`,
-      'import { rm, readdir } from "node:fs/promises";',
-      `const r = await extractZip({ zipPath: ${JSON.stringify(zip)}, destDir: ${JSON.stringify(dest)}, limits: ${JSON.stringify(LIMITS)} });`,
-      `const tree = await readdir(${JSON.stringify(dest)}, { recursive: true });`,
-      'await rm(r.root, { recursive: true });',
-      `console.log(JSON.stringify({ tree: tree.sort(), after: await readdir(${JSON.stringify(dest)}) }));`,
-    ].join('\n');
-    const output = execFileSync(
-      process.execPath,
-      ['--conditions=source', '--import', 'tsx', '--input-type=module', '-e', script],
-      {
-        uid: 65534,
-        gid: 65534,
-        cwd: SOURCES,
-        env: { PATH: process.env.PATH ?? '', HOME: home, TMPDIR: home },
-        encoding: 'utf8',
-      },
-    );
-    expect(JSON.parse(output.trim().split('\n').at(-1)!)).toEqual({
-      tree: ['trap', 'trap/sub', 'trap/sub/a.txt'],
-      after: [],
-    });
-  });
+  it.runIf(process.getuid?.() === 0 && readableByOthers(SOURCES))(
+    'as an unprivileged user, a 0o300 folder entry leaves a removable tree',
+    async () => {
+      const zip = await scratch.craft('modes-nobody.zip', {
+        entries: [
+          { name: 'trap/', mode: 0o40300 },
+          { name: 'trap/sub/', mode: 0o40000 },
+          { name: 'trap/sub/a.txt', data: 'a', mode: 0o100000 },
+        ],
+      });
+      const home = path.join(scratch.root, 'nobody');
+      const dest = path.join(home, 'dest');
+      await mkdir(dest, { recursive: true });
+      await chown(home, 65534, 65534);
+      await chown(dest, 65534, 65534);
+      await chmod(scratch.root, 0o755);
+      await chmod(path.dirname(zip), 0o755);
+      const script = [
+        `import { extractZip } from ${JSON.stringify(path.join(SOURCES, 'src/archive/index.ts'))};`,
+        'import { rm, readdir } from "node:fs/promises";',
+        `const r = await extractZip({ zipPath: ${JSON.stringify(zip)}, destDir: ${JSON.stringify(dest)}, limits: ${JSON.stringify(LIMITS)} });`,
+        `const tree = await readdir(${JSON.stringify(dest)}, { recursive: true });`,
+        'await rm(r.root, { recursive: true });',
+        `console.log(JSON.stringify({ tree: tree.sort(), after: await readdir(${JSON.stringify(dest)}) }));`,
+      ].join('\n');
+      const output = execFileSync(
+        process.execPath,
+        ['--conditions=source', '--import', 'tsx', '--input-type=module', '-e', script],
+        {
+          uid: 65534,
+          gid: 65534,
+          cwd: SOURCES,
+          env: { PATH: process.env.PATH ?? '', HOME: home, TMPDIR: home },
+          encoding: 'utf8',
+        },
+      );
+      expect(JSON.parse(output.trim().split('\n').at(-1)!)).toEqual({
+        tree: ['trap', 'trap/sub', 'trap/sub/a.txt'],
+        after: [],
+      });
+    },
+  );
 
   it('accepts a zip behind a prefix when its offsets account for it (self-extractor style)', async () => {
     const zip = await scratch.craft('sfx.zip', { prefix: MiB, entries: [{ name: 'a.txt', data: 'a' }] });
@@ -209,7 +215,10 @@ describe('extractZip: ordinary archives', () => {
 
   it('refuses compression methods it cannot decode, before writing anything', async () => {
     const zip = await scratch.craft('bzip2.zip', {
-      entries: [{ name: 'a.txt', data: 'a' }, { name: 'b.txt', data: 'b'.repeat(100), method: 'bzip2' }],
+      entries: [
+        { name: 'a.txt', data: 'a' },
+        { name: 'b.txt', data: 'b'.repeat(100), method: 'bzip2' },
+      ],
     });
     const dest = await scratch.dest();
     expect(await expectScanError(extract(zip, dest), 'NOT_A_ZIP')).toMatch(/compression method 12/);
@@ -226,7 +235,11 @@ describe('extractZip: ordinary archives', () => {
 
   it('stops when the signal aborts, and removes what it wrote', async () => {
     const zip = await scratch.craft('slow.zip', {
-      entries: Array.from({ length: 10 }, (_, i) => ({ name: `f${i}.bin`, zeros: 4 * MiB, method: 'deflated' as const })),
+      entries: Array.from({ length: 10 }, (_, i) => ({
+        name: `f${i}.bin`,
+        zeros: 4 * MiB,
+        method: 'deflated' as const,
+      })),
     });
     const dest = await scratch.dest();
     const controller = new AbortController();

@@ -73,7 +73,12 @@ describe('links and special files', () => {
     );
     await writeFile(target, 'original');
     await expectUnsafe(
-      { entries: [{ name: 'link', data: target, mode: 0o120777 }, { name: 'link', data: 'overwritten' }] },
+      {
+        entries: [
+          { name: 'link', data: target, mode: 0o120777 },
+          { name: 'link', data: 'overwritten' },
+        ],
+      },
       outside,
     );
     expect(await readFile(target, 'utf8')).toBe('original');
@@ -123,28 +128,55 @@ describe('names', () => {
     const message = await expectUnsafe({ entries: [ok, { name, data: 'x' }] });
     expect(message).toMatch(/control characters/);
     // The message quotes the name escaped, never raw.
-    expect([...message].some((character) => character < ' ' || (character >= '\u007f' && character <= '\u009f'))).toBe(false);
+    expect([...message].some((character) => character < ' ' || (character >= '\u007f' && character <= '\u009f'))).toBe(
+      false,
+    );
   });
 
   it('refuses README and readme in one archive (case-fold duplicates)', async () => {
-    const message = await expectUnsafe({ entries: [{ name: 'README', data: 'a' }, { name: 'readme', data: 'b' }] });
+    const message = await expectUnsafe({
+      entries: [
+        { name: 'README', data: 'a' },
+        { name: 'readme', data: 'b' },
+      ],
+    });
     expect(message).toMatch(/"README" and "readme" differ only in letter case/);
   });
 
   it('refuses NFC/NFD twins', async () => {
-    await expectUnsafe({ entries: [{ name: 'caf\u00e9.txt', data: 'a' }, { name: 'cafe\u0301.txt', data: 'b' }] });
+    await expectUnsafe({
+      entries: [
+        { name: 'caf\u00e9.txt', data: 'a' },
+        { name: 'cafe\u0301.txt', data: 'b' },
+      ],
+    });
   });
 
   it('refuses an exact duplicate', async () => {
-    await expectUnsafe({ entries: [{ name: 'a.txt', data: 'a' }, { name: 'a.txt', data: 'b' }] });
+    await expectUnsafe({
+      entries: [
+        { name: 'a.txt', data: 'a' },
+        { name: 'a.txt', data: 'b' },
+      ],
+    });
   });
 
   it('refuses a name that is a file and a folder (a, then A/b.txt)', async () => {
-    await expectUnsafe({ entries: [{ name: 'a', data: 'a' }, { name: 'A/b.txt', data: 'b' }] });
+    await expectUnsafe({
+      entries: [
+        { name: 'a', data: 'a' },
+        { name: 'A/b.txt', data: 'b' },
+      ],
+    });
   });
 
   it('refuses one folder spelled two ways (Src/a, src/b)', async () => {
-    await expectUnsafe({ entries: [{ name: 'Src/a', data: 'a' }, { name: 'src/b', data: 'b' }] });
+    await expectUnsafe({
+      entries: [
+        { name: 'Src/a', data: 'a' },
+        { name: 'src/b', data: 'b' },
+      ],
+    });
   });
 
   it('refuses names over the length and depth limits, and accepts them at the limit', async () => {
@@ -163,7 +195,10 @@ describe('names', () => {
 
   it('accepts Unicode names that are not controls', async () => {
     const zip = await scratch.craft('unicode.zip', {
-      entries: [{ name: 'docs/日本語.md', data: 'x' }, { name: 'docs/\u202etxt.exe', data: 'y' }],
+      entries: [
+        { name: 'docs/日本語.md', data: 'x' },
+        { name: 'docs/\u202etxt.exe', data: 'y' },
+      ],
     });
     const dest = await scratch.dest();
     await extractZip({ zipPath: zip, destDir: dest, limits: LIMITS });
@@ -187,7 +222,12 @@ describe('encryption', () => {
 
 describe.skipIf(!PROVES_PATHS)('folders swapped for a link while entries are written', () => {
   /** Writes the archive, swapping `swapped` (below dest) for a link to outside as `trigger` is read. */
-  async function writeSwapping(entries: { name: string; data?: string; directory?: boolean }[], trigger: string, swapped: string, outside: string) {
+  async function writeSwapping(
+    entries: { name: string; data?: string; directory?: boolean }[],
+    trigger: string,
+    swapped: string,
+    outside: string,
+  ) {
     const zipPath = await scratch.archive('swap.zip', entries);
     const dest = await scratch.dest();
     const zip = await openZipReader(zipPath);
@@ -203,7 +243,10 @@ describe.skipIf(!PROVES_PATHS)('folders swapped for a link while entries are wri
           return zip.openEntry(entry);
         },
       };
-      return await expectScanError(writeEntries(swapping, planned, dest, LIMITS.maxUncompressedBytes), 'UNSAFE_ARCHIVE');
+      return await expectScanError(
+        writeEntries(swapping, planned, dest, LIMITS.maxUncompressedBytes),
+        'UNSAFE_ARCHIVE',
+      );
     } finally {
       zip.close();
     }
@@ -218,10 +261,19 @@ describe.skipIf(!PROVES_PATHS)('folders swapped for a link while entries are wri
       { name: 'src/deep/a.txt', data: 'through the link' },
       { name: 'src/new/b.txt', data: 'through the link' },
     ];
-    expect(await writeSwapping(entries, 'other.txt', 'src', outside)).toMatch(/"src\/deep\/a.txt" is not where the archive puts it/);
+    expect(await writeSwapping(entries, 'other.txt', 'src', outside)).toMatch(
+      /"src\/deep\/a.txt" is not where the archive puts it/,
+    );
     expect(await readdir(outside, { recursive: true })).toEqual(['deep']);
     // A folder not made yet below the swapped one is refused as well: its parent is checked first.
-    expect(await writeSwapping(entries.filter((e) => e.name !== 'src/deep/a.txt'), 'other.txt', 'src', outside)).toMatch(/"src\/new\/b.txt"/);
+    expect(
+      await writeSwapping(
+        entries.filter((e) => e.name !== 'src/deep/a.txt'),
+        'other.txt',
+        'src',
+        outside,
+      ),
+    ).toMatch(/"src\/new\/b.txt"/);
     expect(await readdir(outside, { recursive: true })).toEqual(['deep']);
   });
 });

@@ -86,7 +86,11 @@ describe('bombs, refused before inflating', () => {
   });
 
   it('accepts exactly maxEntries entries and refuses one more', async () => {
-    const entries = [{ name: 'a', data: '' }, { name: 'b', data: '' }, { name: 'c/', mode: 0o40755 }];
+    const entries = [
+      { name: 'a', data: '' },
+      { name: 'b', data: '' },
+      { name: 'c/', mode: 0o40755 },
+    ];
     const limits = { ...LIMITS, maxEntries: 3 };
     const zip = await scratch.craft('three.zip', { entries });
     expect(await extractZip({ zipPath: zip, destDir: await scratch.dest(), limits })).toMatchObject({ entries: 3 });

@@ -116,7 +116,10 @@ export class Scratch {
   }
 
   /** An ordinary zip as a Node tool writes it. */
-  async archive(name: string, entries: { name: string; data?: string; mode?: number; directory?: boolean }[]): Promise<string> {
+  async archive(
+    name: string,
+    entries: { name: string; data?: string; mode?: number; directory?: boolean }[],
+  ): Promise<string> {
     const out = this.zipPath(name);
     const zip = new ZipArchive({ zlib: { level: 6 } });
     for (const entry of entries) {

@@ -78,14 +78,17 @@ describe('readGitHead', () => {
     expect(await readGitHead(worktree)).toBeNull();
   });
 
-  it.skipIf(!PROVES_PATHS)('reads no HEAD that is not at <root>/.git/HEAD once open (a folder on the way is a link)', async () => {
-    const elsewhere = await repoWithHead('ref: refs/heads/leaked\n');
-    const via = path.join(base, 'via');
-    await symlink(path.dirname(elsewhere), via);
-    // `.git` is a real folder as lstat sees it from here, but the open lands where the link leads.
-    expect(await readGitHead(path.join(via, path.basename(elsewhere)))).toBeNull();
-    expect(await readGitHead(elsewhere)).toBe('leaked');
-  });
+  it.skipIf(!PROVES_PATHS)(
+    'reads no HEAD that is not at <root>/.git/HEAD once open (a folder on the way is a link)',
+    async () => {
+      const elsewhere = await repoWithHead('ref: refs/heads/leaked\n');
+      const via = path.join(base, 'via');
+      await symlink(path.dirname(elsewhere), via);
+      // `.git` is a real folder as lstat sees it from here, but the open lands where the link leads.
+      expect(await readGitHead(path.join(via, path.basename(elsewhere)))).toBeNull();
+      expect(await readGitHead(elsewhere)).toBe('leaked');
+    },
+  );
 
   it('returns null, without hanging, when HEAD is a FIFO or a folder', async () => {
     const fifo = await repoWithHead(null);

@@ -183,7 +183,11 @@ describe('resolveLocalRoot never runs git in the tree', () => {
     await mkdir(path.join(repo, '.git', 'objects'), { recursive: true });
     await mkdir(path.join(repo, '.git', 'refs', 'heads'), { recursive: true });
     try {
-      execFileSync('git', ['status'], { cwd: repo, stdio: 'ignore', env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', HOME: base } });
+      execFileSync('git', ['status'], {
+        cwd: repo,
+        stdio: 'ignore',
+        env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', HOME: base },
+      });
     } catch {
       // git may fail afterwards on the hand-made repository; the marker is what counts.
     }

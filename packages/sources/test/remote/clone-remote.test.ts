@@ -5,9 +5,23 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ScanError } from '@reposcan/contracts';
-import { buildWebSource, checkRemotePolicy, cloneRemote, createGitEnv, parseRepoPath, resolveRef } from '../../src/remote/index.js';
+import {
+  buildWebSource,
+  checkRemotePolicy,
+  cloneRemote,
+  createGitEnv,
+  parseRepoPath,
+  resolveRef,
+} from '../../src/remote/index.js';
 import type { GitEnv, RemotePolicy, RemoteSpec, ResolvedRef } from '../../src/remote/index.js';
-import { commitFiles, createFixtures, EXACT_LINKS, EXACT_SUBMODULES, git, LFS_POINTER } from './helpers/fixture-repos.js';
+import {
+  commitFiles,
+  createFixtures,
+  EXACT_LINKS,
+  EXACT_SUBMODULES,
+  git,
+  LFS_POINTER,
+} from './helpers/fixture-repos.js';
 import type { Fixtures } from './helpers/fixture-repos.js';
 import { startBlackHoleServer, startGitHttpServer } from './helpers/git-http-server.js';
 import type { BlackHoleServer, GitHttpServer } from './helpers/git-http-server.js';
@@ -48,7 +62,10 @@ interface Prepared {
   gitEnv: GitEnv;
 }
 
-async function prepare(url: string, lookup?: (host: string, options: { all: true }) => Promise<LookupAddress[]>): Promise<Prepared> {
+async function prepare(
+  url: string,
+  lookup?: (host: string, options: { all: true }) => Promise<LookupAddress[]>,
+): Promise<Prepared> {
   const parsed = parseRepoPath(url);
   if (parsed.kind !== 'remote') throw new Error('not a remote');
   const pinnedAddresses = await checkRemotePolicy(parsed.url, LOOPBACK, lookup ? { lookup } : undefined);
@@ -64,7 +81,15 @@ async function resolveAndClone(url: string, branch: string | null = null) {
   const { spec, gitEnv } = await prepare(url);
   const ref: ResolvedRef = await resolveRef(spec, branch, gitEnv);
   const destDir = destination();
-  const cloned = await cloneRemote({ spec, branch: ref.branch, subdir: ref.subdir, destDir, deadlineMs: 30_000, maxBytes: GIB, gitEnv });
+  const cloned = await cloneRemote({
+    spec,
+    branch: ref.branch,
+    subdir: ref.subdir,
+    destDir,
+    deadlineMs: 30_000,
+    maxBytes: GIB,
+    gitEnv,
+  });
   return { spec, ref, destDir, cloned };
 }
 
@@ -80,7 +105,16 @@ async function failure(promise: Promise<unknown>): Promise<ScanError> {
 describe('resolveRef + cloneRemote against a loopback git server', () => {
   it("clones the remote's default branch (trunk) and reports branch and commit", async () => {
     const { spec, destDir, cloned } = await resolveAndClone(`${server.origin}/acme/widgets.git`);
-    expect(cloned).toEqual({ branch: 'trunk', commit: fixtures.commits.trunk, subdir: null, root: destDir, skips: new Map([['leak', 'symlink'], ['vendor/lib', 'submodule']]) });
+    expect(cloned).toEqual({
+      branch: 'trunk',
+      commit: fixtures.commits.trunk,
+      subdir: null,
+      root: destDir,
+      skips: new Map([
+        ['leak', 'symlink'],
+        ['vendor/lib', 'submodule'],
+      ]),
+    });
     expect(readFileSync(path.join(destDir, 'src/app.ts'), 'utf8')).toBe('export const app = 1;\n');
     expect(buildWebSource(spec, cloned.branch, cloned.commit, cloned.subdir)).toEqual({
       type: 'remote',
@@ -107,7 +141,16 @@ describe('resolveRef + cloneRemote against a loopback git server', () => {
   it('resolves /tree/feature/x/docs/guide by the longest ref and checks out only that folder', async () => {
     const { ref, destDir, cloned } = await resolveAndClone(`${server.origin}/acme/widgets/tree/feature/x/docs/guide`);
     expect(ref).toEqual({ branch: 'feature/x', commit: fixtures.commits['feature/x'], subdir: 'docs/guide' });
-    expect(cloned).toEqual({ branch: 'feature/x', commit: fixtures.commits['feature/x'], subdir: 'docs/guide', root: path.join(destDir, 'docs/guide'), skips: new Map([['leak', 'symlink'], ['vendor/lib', 'submodule']]) });
+    expect(cloned).toEqual({
+      branch: 'feature/x',
+      commit: fixtures.commits['feature/x'],
+      subdir: 'docs/guide',
+      root: path.join(destDir, 'docs/guide'),
+      skips: new Map([
+        ['leak', 'symlink'],
+        ['vendor/lib', 'submodule'],
+      ]),
+    });
     expect(readFileSync(path.join(cloned.root, 'a.md'), 'utf8')).toBe('# guide\n');
     expect(existsSync(path.join(destDir, 'docs/other/b.md'))).toBe(false);
     expect(existsSync(path.join(destDir, 'packages/app/index.ts'))).toBe(false);
@@ -122,7 +165,11 @@ describe('resolveRef + cloneRemote against a loopback git server', () => {
 
   it('scans the folder of a file that a /tree/ (or Bitbucket /src/) link names', async () => {
     const nested = await resolveAndClone(`${server.origin}/acme/widgets/tree/feature/x/docs/guide/a.md`);
-    expect(nested.cloned).toMatchObject({ branch: 'feature/x', subdir: 'docs/guide', root: path.join(nested.destDir, 'docs/guide') });
+    expect(nested.cloned).toMatchObject({
+      branch: 'feature/x',
+      subdir: 'docs/guide',
+      root: path.join(nested.destDir, 'docs/guide'),
+    });
     const atRoot = await resolveAndClone(`${server.origin}/acme/widgets/tree/trunk/README.md`);
     expect(atRoot.cloned).toMatchObject({ branch: 'trunk', subdir: null, root: atRoot.destDir });
     expect(existsSync(path.join(atRoot.destDir, 'src/app.ts'))).toBe(true);
@@ -132,14 +179,25 @@ describe('resolveRef + cloneRemote against a loopback git server', () => {
     const { spec, gitEnv } = await prepare(`${server.origin}/acme/widgets/tree/trunk/nowhere`);
     const ref = await resolveRef(spec, null, gitEnv);
     const destDir = destination();
-    const clone = cloneRemote({ spec, branch: ref.branch, subdir: ref.subdir, destDir, deadlineMs: 30_000, maxBytes: GIB, gitEnv });
+    const clone = cloneRemote({
+      spec,
+      branch: ref.branch,
+      subdir: ref.subdir,
+      destDir,
+      deadlineMs: 30_000,
+      maxBytes: GIB,
+      gitEnv,
+    });
     expect(await failure(clone)).toMatchObject({ code: 'SUBDIR_NOT_FOUND' });
     expect(existsSync(destDir)).toBe(false);
   });
 
   it('fails with BRANCH_NOT_FOUND for an unknown branch, before and during the clone', async () => {
     const { spec, gitEnv } = await prepare(`${server.origin}/acme/widgets`);
-    expect(await failure(resolveRef(spec, 'nope', gitEnv))).toMatchObject({ code: 'BRANCH_NOT_FOUND', retryable: false });
+    expect(await failure(resolveRef(spec, 'nope', gitEnv))).toMatchObject({
+      code: 'BRANCH_NOT_FOUND',
+      retryable: false,
+    });
     const destDir = destination();
     const clone = cloneRemote({ spec, branch: 'ghost', destDir, deadlineMs: 30_000, maxBytes: GIB, gitEnv });
     expect(await failure(clone)).toMatchObject({ code: 'BRANCH_NOT_FOUND', retryable: false });
@@ -163,7 +221,12 @@ describe('resolveRef + cloneRemote against a loopback git server', () => {
   it('checks out symlinks as small files, leaves submodules and LFS objects unfetched, installs no hooks', async () => {
     const { destDir, cloned } = await resolveAndClone(`${server.origin}/acme/widgets`);
     // Named, so the scan skips them: the walk cannot tell these from files and folders.
-    expect(cloned.skips).toEqual(new Map([['leak', 'symlink'], ['vendor/lib', 'submodule']]));
+    expect(cloned.skips).toEqual(
+      new Map([
+        ['leak', 'symlink'],
+        ['vendor/lib', 'submodule'],
+      ]),
+    );
     const leak = lstatSync(path.join(destDir, 'leak'));
     expect(leak.isSymbolicLink()).toBe(false);
     expect(leak.isFile()).toBe(true);
@@ -181,7 +244,14 @@ describe('resolveRef + cloneRemote against a loopback git server', () => {
     const { spec, gitEnv } = await prepare(url, () => Promise.resolve([{ address: '127.0.0.1', family: 4 }]));
     expect(gitEnv.config).toEqual([`http.curloptResolve=git.reposcan.test:${server.port}:127.0.0.1`]);
     const ref = await resolveRef(spec, null, gitEnv);
-    const cloned = await cloneRemote({ spec, branch: ref.branch, destDir: destination(), deadlineMs: 30_000, maxBytes: GIB, gitEnv });
+    const cloned = await cloneRemote({
+      spec,
+      branch: ref.branch,
+      destDir: destination(),
+      deadlineMs: 30_000,
+      maxBytes: GIB,
+      gitEnv,
+    });
     expect(cloned.commit).toBe(fixtures.commits.trunk);
   });
 });
@@ -193,7 +263,15 @@ describe('whole-repository clones leave blobs over maxBlobBytes on the server', 
     const { spec, gitEnv } = await prepare(`${server.origin}/acme/big.git`);
     const destDir = destination();
     const before = server.requests.length;
-    const cloned = await cloneRemote({ spec, branch: 'main', destDir, deadlineMs: 30_000, maxBytes: GIB, gitEnv, maxBlobBytes: MiB });
+    const cloned = await cloneRemote({
+      spec,
+      branch: 'main',
+      destDir,
+      deadlineMs: 30_000,
+      maxBytes: GIB,
+      gitEnv,
+      maxBlobBytes: MiB,
+    });
     expect(cloned.root).toBe(destDir);
     const placeholder = lstatSync(path.join(destDir, 'blob.dat'));
     expect(placeholder.size).toBe(MiB + 1);
@@ -201,12 +279,26 @@ describe('whole-repository clones leave blobs over maxBlobBytes on the server', 
     expect(duBytes(path.join(destDir, '.git'))).toBeLessThan(MiB);
     // Protocol v2: the advertisement, ls-refs and one fetch. A lazy fetch of the missing blob
     // after the clone would be one more request.
-    expect(server.requests.slice(before)).toEqual(['/acme/big.git/info/refs?service=git-upload-pack', '/acme/big.git/git-upload-pack', '/acme/big.git/git-upload-pack']);
+    expect(server.requests.slice(before)).toEqual([
+      '/acme/big.git/info/refs?service=git-upload-pack',
+      '/acme/big.git/git-upload-pack',
+      '/acme/big.git/git-upload-pack',
+    ]);
   });
 
   it('so a repository whose one big blob exceeds maxBytes still clones', async () => {
     const { spec, gitEnv } = await prepare(`${server.origin}/acme/big.git`);
-    await expect(cloneRemote({ spec, branch: 'main', destDir: destination(), deadlineMs: 30_000, maxBytes: MiB, gitEnv, maxBlobBytes: 512 * 1024 })).resolves.toMatchObject({ branch: 'main' });
+    await expect(
+      cloneRemote({
+        spec,
+        branch: 'main',
+        destDir: destination(),
+        deadlineMs: 30_000,
+        maxBytes: MiB,
+        gitEnv,
+        maxBlobBytes: 512 * 1024,
+      }),
+    ).resolves.toMatchObject({ branch: 'main' });
   });
 
   it('writes every other file as a plain clone does: small blobs, symlinks as text, the LFS pointer', async () => {
@@ -241,18 +333,33 @@ describe("a clone's files are the commit's blobs, byte for byte", () => {
     ['a plain clone', '', undefined],
     ['a clone that leaves large blobs on the server', '', 1024 * 1024],
     ['a folder clone', '/tree/main/docs', undefined],
-  ])('%s, whatever .gitattributes asks for, and names the links and submodules', async (_name, folder, maxBlobBytes) => {
-    const { spec, gitEnv } = await prepare(`${server.origin}/acme/exact${folder}`);
-    const ref = await resolveRef(spec, null, gitEnv);
-    const destDir = destination();
-    const cloned = await cloneRemote({ spec, branch: ref.branch, subdir: ref.subdir, destDir, deadlineMs: 30_000, maxBytes: GIB, gitEnv, ...(maxBlobBytes ? { maxBlobBytes } : {}) });
-    expect(cloned.commit).toBe(fixtures.exact.commit);
-    const blobs = commitFiles(fixtures.exact.bare, fixtures.exact.commit);
-    const checkedOut = [...blobs.keys()].filter((file) => cloned.subdir === null || file.startsWith(`${cloned.subdir}/`));
-    expect(checkedOut.length).toBeGreaterThan(0);
-    for (const file of checkedOut) expect({ file, bytes: readFileSync(path.join(destDir, file)) }).toEqual({ file, bytes: blobs.get(file) });
-    expect(cloned.skips).toEqual(expectedSkips);
-  });
+  ])(
+    '%s, whatever .gitattributes asks for, and names the links and submodules',
+    async (_name, folder, maxBlobBytes) => {
+      const { spec, gitEnv } = await prepare(`${server.origin}/acme/exact${folder}`);
+      const ref = await resolveRef(spec, null, gitEnv);
+      const destDir = destination();
+      const cloned = await cloneRemote({
+        spec,
+        branch: ref.branch,
+        subdir: ref.subdir,
+        destDir,
+        deadlineMs: 30_000,
+        maxBytes: GIB,
+        gitEnv,
+        ...(maxBlobBytes ? { maxBlobBytes } : {}),
+      });
+      expect(cloned.commit).toBe(fixtures.exact.commit);
+      const blobs = commitFiles(fixtures.exact.bare, fixtures.exact.commit);
+      const checkedOut = [...blobs.keys()].filter(
+        (file) => cloned.subdir === null || file.startsWith(`${cloned.subdir}/`),
+      );
+      expect(checkedOut.length).toBeGreaterThan(0);
+      for (const file of checkedOut)
+        expect({ file, bytes: readFileSync(path.join(destDir, file)) }).toEqual({ file, bytes: blobs.get(file) });
+      expect(cloned.skips).toEqual(expectedSkips);
+    },
+  );
 });
 
 /** Disk use of a folder, in bytes (allocated blocks, like du). */
@@ -280,7 +387,9 @@ describe('deadlines, size limit and cancellation kill the whole git process grou
     const { spec, gitEnv } = await prepare(`${blackHole.origin}/${marker}/repo`);
     const destDir = destination();
     const started = Date.now();
-    const error = await failure(cloneRemote({ spec, branch: 'main', destDir, deadlineMs: 1500, maxBytes: GIB, gitEnv }));
+    const error = await failure(
+      cloneRemote({ spec, branch: 'main', destDir, deadlineMs: 1500, maxBytes: GIB, gitEnv }),
+    );
     expect(error.code).toBe('CLONE_TIMEOUT');
     expect(Date.now() - started).toBeLessThan(2500);
     expect(processesMentioning(marker)).toEqual([]);
@@ -291,20 +400,36 @@ describe('deadlines, size limit and cancellation kill the whole git process grou
     const marker = `hole-${randomUUID()}`;
     const hole = await prepare(`${blackHole.origin}/${marker}/repo`);
     const stalling = { ...hole.gitEnv, env: { ...hole.gitEnv.env } };
-    const quick = await createGitEnv(hole.spec, { allowHttp: true, pinnedAddresses: ['127.0.0.1'], homeRoot: work, stallSeconds: 1 });
+    const quick = await createGitEnv(hole.spec, {
+      allowHttp: true,
+      pinnedAddresses: ['127.0.0.1'],
+      homeRoot: work,
+      stallSeconds: 1,
+    });
     expect(quick.env).toMatchObject({ GIT_HTTP_LOW_SPEED_LIMIT: '1024', GIT_HTTP_LOW_SPEED_TIME: '1' });
     expect(stalling.env.GIT_HTTP_LOW_SPEED_TIME).toBe('30');
     // The wall-clock deadlines are far away: only the stall can end these.
     const silent = await failure(resolveRef(hole.spec, null, quick, { timeoutMs: 60_000 }));
-    expect(silent).toMatchObject({ code: 'CLONE_TIMEOUT', retryable: false, message: expect.stringMatching(/stopped sending data/) });
+    expect(silent).toMatchObject({
+      code: 'CLONE_TIMEOUT',
+      retryable: false,
+      message: expect.stringMatching(/stopped sending data/),
+    });
     expect(processesMentioning(marker)).toEqual([]);
 
     const trickle = await startGitHttpServer(fixtures.projectRoot, { bytesPerSecond: 200 });
     try {
       const slowly = await prepare(`${trickle.origin}/acme/big.git`);
-      const env = await createGitEnv(slowly.spec, { allowHttp: true, pinnedAddresses: ['127.0.0.1'], homeRoot: work, stallSeconds: 1 });
+      const env = await createGitEnv(slowly.spec, {
+        allowHttp: true,
+        pinnedAddresses: ['127.0.0.1'],
+        homeRoot: work,
+        stallSeconds: 1,
+      });
       const destDir = destination();
-      const stalled = await failure(cloneRemote({ spec: slowly.spec, branch: 'main', destDir, deadlineMs: 60_000, maxBytes: GIB, gitEnv: env }));
+      const stalled = await failure(
+        cloneRemote({ spec: slowly.spec, branch: 'main', destDir, deadlineMs: 60_000, maxBytes: GIB, gitEnv: env }),
+      );
       expect(stalled).toMatchObject({ code: 'CLONE_TIMEOUT', retryable: false });
       expect(existsSync(destDir)).toBe(false);
     } finally {
@@ -317,7 +442,15 @@ describe('deadlines, size limit and cancellation kill the whole git process grou
     const { spec, gitEnv } = await prepare(`${blackHole.origin}/${marker}/repo`);
     const controller = new AbortController();
     setTimeout(() => controller.abort(new Error('cancelled by test')), 300);
-    const clone = cloneRemote({ spec, branch: 'main', destDir: destination(), deadlineMs: 30_000, maxBytes: GIB, gitEnv, signal: controller.signal });
+    const clone = cloneRemote({
+      spec,
+      branch: 'main',
+      destDir: destination(),
+      deadlineMs: 30_000,
+      maxBytes: GIB,
+      gitEnv,
+      signal: controller.signal,
+    });
     await expect(clone).rejects.toThrow('cancelled by test');
     expect(processesMentioning(marker)).toEqual([]);
   });
@@ -327,7 +460,9 @@ describe('deadlines, size limit and cancellation kill the whole git process grou
     const { spec, gitEnv } = await prepare(`${slow.origin}/acme/big.git`);
     const destDir = destination();
     const started = Date.now();
-    const error = await failure(cloneRemote({ spec, branch: 'main', destDir, deadlineMs: 30_000, maxBytes: 256 * 1024, gitEnv }));
+    const error = await failure(
+      cloneRemote({ spec, branch: 'main', destDir, deadlineMs: 30_000, maxBytes: 256 * 1024, gitEnv }),
+    );
     expect(error).toMatchObject({ code: 'REPO_TOO_LARGE', retryable: false });
     expect(Date.now() - started).toBeLessThan(3000);
     expect(processesMentioning(`${slow.origin}/acme/big.git`)).toEqual([]);
@@ -337,7 +472,9 @@ describe('deadlines, size limit and cancellation kill the whole git process grou
   it('also refuses a clone that finished over the limit between two polls', async () => {
     const { spec, gitEnv } = await prepare(`${server.origin}/acme/big.git`);
     const destDir = destination();
-    const error = await failure(cloneRemote({ spec, branch: 'main', destDir, deadlineMs: 30_000, maxBytes: 1024 * 1024, gitEnv }));
+    const error = await failure(
+      cloneRemote({ spec, branch: 'main', destDir, deadlineMs: 30_000, maxBytes: 1024 * 1024, gitEnv }),
+    );
     expect(error.code).toBe('REPO_TOO_LARGE');
     expect(existsSync(destDir)).toBe(false);
   });

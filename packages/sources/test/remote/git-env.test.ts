@@ -25,10 +25,25 @@ function spec(input: string): RemoteSpec {
 describe('createGitEnv', () => {
   it('writes the hardened config and the process-group wrapper into a private home', async () => {
     const homeRoot = tempRoot();
-    const gitEnv = await createGitEnv(spec('https://github.com/a/b'), { allowHttp: false, pinnedAddresses: ['140.82.112.3'], homeRoot });
+    const gitEnv = await createGitEnv(spec('https://github.com/a/b'), {
+      allowHttp: false,
+      pinnedAddresses: ['140.82.112.3'],
+      homeRoot,
+    });
     const home = gitEnv.env.HOME ?? '';
     const config = readFileSync(path.join(home, '.gitconfig'), 'utf8');
-    for (const line of ['allow = never', 'followRedirects = false', 'symlinks = false', 'autocrlf = false', 'eol = lf', 'hooksPath = /nonexistent-reposcan-hooks', 'fsmonitor = false', 'recurse = false', 'fsckObjects = true', 'templateDir =']) {
+    for (const line of [
+      'allow = never',
+      'followRedirects = false',
+      'symlinks = false',
+      'autocrlf = false',
+      'eol = lf',
+      'hooksPath = /nonexistent-reposcan-hooks',
+      'fsmonitor = false',
+      'recurse = false',
+      'fsckObjects = true',
+      'templateDir =',
+    ]) {
       expect(config).toContain(line);
     }
     expect(config).not.toContain('[protocol "http"]');
@@ -39,7 +54,11 @@ describe('createGitEnv', () => {
 
   it('passes an explicit environment, https only unless http is allowed', async () => {
     const homeRoot = tempRoot();
-    const strict = await createGitEnv(spec('https://github.com/a/b'), { allowHttp: false, pinnedAddresses: ['140.82.112.3'], homeRoot });
+    const strict = await createGitEnv(spec('https://github.com/a/b'), {
+      allowHttp: false,
+      pinnedAddresses: ['140.82.112.3'],
+      homeRoot,
+    });
     expect(strict.env).toMatchObject({
       GIT_CONFIG_NOSYSTEM: '1',
       GIT_TERMINAL_PROMPT: '0',
@@ -48,21 +67,37 @@ describe('createGitEnv', () => {
       GIT_ALLOW_PROTOCOL: 'https',
       LC_ALL: 'C',
     });
-    const relaxed = await createGitEnv(spec('http://git.example.com/a/b'), { allowHttp: true, pinnedAddresses: ['10.0.0.5'], homeRoot });
+    const relaxed = await createGitEnv(spec('http://git.example.com/a/b'), {
+      allowHttp: true,
+      pinnedAddresses: ['10.0.0.5'],
+      homeRoot,
+    });
     expect(relaxed.env.GIT_ALLOW_PROTOCOL).toBe('https:http');
     expect(readFileSync(path.join(relaxed.env.HOME ?? '', '.gitconfig'), 'utf8')).toContain('[protocol "http"]');
-    await expect(createGitEnv(spec('http://git.example.com/a/b'), { allowHttp: false, pinnedAddresses: ['10.0.0.5'], homeRoot })).rejects.toMatchObject({
+    await expect(
+      createGitEnv(spec('http://git.example.com/a/b'), { allowHttp: false, pinnedAddresses: ['10.0.0.5'], homeRoot }),
+    ).rejects.toMatchObject({
       code: 'SCHEME_NOT_ALLOWED',
     });
   });
 
   it('pins every resolved address for host:port, and nothing for an IP literal', async () => {
     const homeRoot = tempRoot();
-    const named = await createGitEnv(spec('https://git.example.com:8443/a/b'), { allowHttp: false, pinnedAddresses: ['93.184.215.14', '2606:2800:21f::1'], homeRoot });
+    const named = await createGitEnv(spec('https://git.example.com:8443/a/b'), {
+      allowHttp: false,
+      pinnedAddresses: ['93.184.215.14', '2606:2800:21f::1'],
+      homeRoot,
+    });
     expect(named.config).toEqual(['http.curloptResolve=git.example.com:8443:93.184.215.14,2606:2800:21f::1']);
-    const literal = await createGitEnv(spec('https://93.184.215.14/a/b'), { allowHttp: false, pinnedAddresses: ['93.184.215.14'], homeRoot });
+    const literal = await createGitEnv(spec('https://93.184.215.14/a/b'), {
+      allowHttp: false,
+      pinnedAddresses: ['93.184.215.14'],
+      homeRoot,
+    });
     expect(literal.config).toEqual([]);
-    await expect(createGitEnv(spec('https://github.com/a/b'), { allowHttp: false, pinnedAddresses: [], homeRoot })).rejects.toThrow(TypeError);
+    await expect(
+      createGitEnv(spec('https://github.com/a/b'), { allowHttp: false, pinnedAddresses: [], homeRoot }),
+    ).rejects.toThrow(TypeError);
   });
 
   it('refuses a git home that others can write to', async () => {
@@ -70,6 +105,8 @@ describe('createGitEnv', () => {
     const planted = path.join(homeRoot, `reposcan-git-${process.getuid?.() ?? 0}`);
     mkdirSync(planted);
     chmodSync(planted, 0o777);
-    await expect(createGitEnv(spec('https://github.com/a/b'), { allowHttp: false, pinnedAddresses: ['140.82.112.3'], homeRoot })).rejects.toThrow(/closed to others/);
+    await expect(
+      createGitEnv(spec('https://github.com/a/b'), { allowHttp: false, pinnedAddresses: ['140.82.112.3'], homeRoot }),
+    ).rejects.toThrow(/closed to others/);
   });
 });

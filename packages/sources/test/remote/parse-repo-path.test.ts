@@ -34,34 +34,70 @@ const GRAMMAR: Array<[string, Expected]> = [
   // GitHub web forms
   ['https://github.com/owner/repo/tree/main', gh('owner', 'repo', ['main'], 'tree')],
   ['https://github.com/owner/repo/tree/main/', gh('owner', 'repo', ['main'], 'tree')],
-  ['https://github.com/owner/repo/tree/feature/x/docs/guide', gh('owner', 'repo', ['feature', 'x', 'docs', 'guide'], 'tree')],
+  [
+    'https://github.com/owner/repo/tree/feature/x/docs/guide',
+    gh('owner', 'repo', ['feature', 'x', 'docs', 'guide'], 'tree'),
+  ],
   ['https://github.com/owner/repo/tree/feature%2Fx/docs', gh('owner', 'repo', ['feature', 'x', 'docs'], 'tree')],
   ['https://github.com/owner/repo/blob/main/src/index.ts', gh('owner', 'repo', ['main', 'src', 'index.ts'], 'blob')],
-  ['https://github.com/owner/repo/blob/v1.2.0/README.md?plain=1#L10', gh('owner', 'repo', ['v1.2.0', 'README.md'], 'blob')],
+  [
+    'https://github.com/owner/repo/blob/v1.2.0/README.md?plain=1#L10',
+    gh('owner', 'repo', ['v1.2.0', 'README.md'], 'blob'),
+  ],
   // SCP-style, read as https
   ['git@github.com:owner/repo.git', gh('owner', 'repo', null, null)],
   ['git@github.com:owner/repo', gh('owner', 'repo', null, null)],
   // Gitea family: codeberg.org, gitea.com, hosts named gitea/forgejo; GitHub-style forms plus /src/branch/
-  ['https://codeberg.org/owner/repo/tree/main/docs', family('codeberg.org', 'gitea', ['owner'], 'repo', ['main', 'docs'], 'tree')],
-  ['https://codeberg.org/owner/repo/src/branch/main/docs', family('codeberg.org', 'gitea', ['owner'], 'repo', ['main', 'docs'], 'tree')],
+  [
+    'https://codeberg.org/owner/repo/tree/main/docs',
+    family('codeberg.org', 'gitea', ['owner'], 'repo', ['main', 'docs'], 'tree'),
+  ],
+  [
+    'https://codeberg.org/owner/repo/src/branch/main/docs',
+    family('codeberg.org', 'gitea', ['owner'], 'repo', ['main', 'docs'], 'tree'),
+  ],
   ['https://codeberg.org/owner/repo/src/tag/v1', family('codeberg.org', 'gitea', ['owner'], 'repo', ['v1'], 'tree')],
-  ['https://gitea.com/owner/repo/blob/main/a/b.md', family('gitea.com', 'gitea', ['owner'], 'repo', ['main', 'a', 'b.md'], 'blob')],
-  ['https://git.gitea-host.example/owner/repo', family('git.gitea-host.example', 'gitea', ['owner'], 'repo', null, null)],
+  [
+    'https://gitea.com/owner/repo/blob/main/a/b.md',
+    family('gitea.com', 'gitea', ['owner'], 'repo', ['main', 'a', 'b.md'], 'blob'),
+  ],
+  [
+    'https://git.gitea-host.example/owner/repo',
+    family('git.gitea-host.example', 'gitea', ['owner'], 'repo', null, null),
+  ],
   ['https://forgejo.example.net/owner/repo.git', family('forgejo.example.net', 'gitea', ['owner'], 'repo', null, null)],
   // GitLab, nested groups, /-/tree and /-/blob
   ['https://gitlab.com/group/repo', family('gitlab.com', 'gitlab', ['group'], 'repo', null, null)],
   ['https://gitlab.com/group/sub/repo.git', family('gitlab.com', 'gitlab', ['group', 'sub'], 'repo', null, null)],
-  ['https://gitlab.com/g/sub/deeper/repo/-/tree/main/docs', family('gitlab.com', 'gitlab', ['g', 'sub', 'deeper'], 'repo', ['main', 'docs'], 'tree')],
-  ['https://gitlab.com/g/sub/repo/-/tree/feature/x', family('gitlab.com', 'gitlab', ['g', 'sub'], 'repo', ['feature', 'x'], 'tree')],
-  ['https://gitlab.com/g/sub/repo/-/blob/main/src/a.py', family('gitlab.com', 'gitlab', ['g', 'sub'], 'repo', ['main', 'src', 'a.py'], 'blob')],
+  [
+    'https://gitlab.com/g/sub/deeper/repo/-/tree/main/docs',
+    family('gitlab.com', 'gitlab', ['g', 'sub', 'deeper'], 'repo', ['main', 'docs'], 'tree'),
+  ],
+  [
+    'https://gitlab.com/g/sub/repo/-/tree/feature/x',
+    family('gitlab.com', 'gitlab', ['g', 'sub'], 'repo', ['feature', 'x'], 'tree'),
+  ],
+  [
+    'https://gitlab.com/g/sub/repo/-/blob/main/src/a.py',
+    family('gitlab.com', 'gitlab', ['g', 'sub'], 'repo', ['main', 'src', 'a.py'], 'blob'),
+  ],
   ['https://gitlab.example.org/team/repo', family('gitlab.example.org', 'gitlab', ['team'], 'repo', null, null)],
   ['git@gitlab.com:g/sub/repo.git', family('gitlab.com', 'gitlab', ['g', 'sub'], 'repo', null, null)],
   // Bitbucket
   ['https://bitbucket.org/owner/repo', family('bitbucket.org', 'bitbucket', ['owner'], 'repo', null, null)],
-  ['https://bitbucket.org/owner/repo/src/main/docs/', family('bitbucket.org', 'bitbucket', ['owner'], 'repo', ['main', 'docs'], 'tree')],
+  [
+    'https://bitbucket.org/owner/repo/src/main/docs/',
+    family('bitbucket.org', 'bitbucket', ['owner'], 'repo', ['main', 'docs'], 'tree'),
+  ],
   // hosts outside the families take the GitHub grammar
-  ['https://git.example.com/owner/repo/tree/main/lib', family('git.example.com', 'github', ['owner'], 'repo', ['main', 'lib'], 'tree')],
-  ['https://git.example.com/owner/repo/blob/main/lib/x.go', family('git.example.com', 'github', ['owner'], 'repo', ['main', 'lib', 'x.go'], 'blob')],
+  [
+    'https://git.example.com/owner/repo/tree/main/lib',
+    family('git.example.com', 'github', ['owner'], 'repo', ['main', 'lib'], 'tree'),
+  ],
+  [
+    'https://git.example.com/owner/repo/blob/main/lib/x.go',
+    family('git.example.com', 'github', ['owner'], 'repo', ['main', 'lib', 'x.go'], 'blob'),
+  ],
 ];
 
 function gh(owner: string, repo: string, refFromUrl: string[] | null, kindOfRef: RemoteSpec['kindOfRef']): Expected {
@@ -76,7 +112,15 @@ function family(
   refFromUrl: string[] | null,
   kindOfRef: RemoteSpec['kindOfRef'],
 ): Expected {
-  return { host, owner, repo, hostFamily, refFromUrl, kindOfRef, cloneUrl: `https://${host}/${[...owner, repo].join('/')}.git` };
+  return {
+    host,
+    owner,
+    repo,
+    hostFamily,
+    refFromUrl,
+    kindOfRef,
+    cloneUrl: `https://${host}/${[...owner, repo].join('/')}.git`,
+  };
 }
 
 describe('parseRepoPath: URL grammar', () => {
@@ -98,14 +142,21 @@ describe('parseRepoPath: URL grammar', () => {
   });
 
   it('reads http URLs (policy decides on them later)', () => {
-    expect(remote('http://git.example.com/o/r')).toMatchObject({ scheme: 'http', port: 80, cloneUrl: 'http://git.example.com/o/r.git' });
+    expect(remote('http://git.example.com/o/r')).toMatchObject({
+      scheme: 'http',
+      port: 80,
+      cloneUrl: 'http://git.example.com/o/r.git',
+    });
   });
 
   it('normalises numeric IPv4 spellings and brackets IPv6 hosts only inside URLs', () => {
     expect(remote('https://0x7f.1/o/r').host).toBe('127.0.0.1');
     expect(remote('https://2130706433/o/r').host).toBe('127.0.0.1');
     expect(remote('https://0177.0.0.1/o/r').host).toBe('127.0.0.1');
-    expect(remote('https://[2001:db8::1]/o/r')).toMatchObject({ host: '2001:db8::1', cloneUrl: 'https://[2001:db8::1]/o/r.git' });
+    expect(remote('https://[2001:db8::1]/o/r')).toMatchObject({
+      host: '2001:db8::1',
+      cloneUrl: 'https://[2001:db8::1]/o/r.git',
+    });
   });
 
   it('records credentials without keeping them', () => {
@@ -163,10 +214,16 @@ describe('parseRepoPath: refusals', () => {
     expect(codeOf(input)).toBe('INVALID_REPO_PATH');
   });
 
-  it.each(['file:///etc', 'FILE:///etc', 'file://localhost/etc', 'ssh://-oProxyCommand=x/y', 'ssh://git@github.com/a/b.git', 'git://h/x', 'git://10.0.0.5:9418/x', 'ftp://x/y'])(
-    '%j → 403 SCHEME_NOT_ALLOWED',
-    (input) => {
-      expect(codeOf(input)).toBe('SCHEME_NOT_ALLOWED');
-    },
-  );
+  it.each([
+    'file:///etc',
+    'FILE:///etc',
+    'file://localhost/etc',
+    'ssh://-oProxyCommand=x/y',
+    'ssh://git@github.com/a/b.git',
+    'git://h/x',
+    'git://10.0.0.5:9418/x',
+    'ftp://x/y',
+  ])('%j → 403 SCHEME_NOT_ALLOWED', (input) => {
+    expect(codeOf(input)).toBe('SCHEME_NOT_ALLOWED');
+  });
 });

@@ -28,17 +28,31 @@ const STRICT: RemotePolicy = {
 };
 
 function resolvesTo(address: string) {
-  return vi.fn((_host: string, _options: { all: true }): Promise<LookupAddress[]> => Promise.resolve([{ address, family: 4 }]));
+  return vi.fn((_host: string, _options: { all: true }): Promise<LookupAddress[]> =>
+    Promise.resolve([{ address, family: 4 }]),
+  );
 }
 
 /** What the worker does, in order, up to the clone. */
-async function scanAttempt(repoPath: string, branch: string | null, policy: RemotePolicy, lookup: ReturnType<typeof resolvesTo>): Promise<never> {
+async function scanAttempt(
+  repoPath: string,
+  branch: string | null,
+  policy: RemotePolicy,
+  lookup: ReturnType<typeof resolvesTo>,
+): Promise<never> {
   const parsed = parseRepoPath(repoPath);
   if (parsed.kind !== 'remote') throw new Error('not a remote');
   const pinnedAddresses = await checkRemotePolicy(parsed.url, policy, { lookup });
   const gitEnv = await createGitEnv(parsed.url, { allowHttp: policy.allowHttp, pinnedAddresses, homeRoot });
   const ref = await resolveRef(parsed.url, branch, gitEnv);
-  await cloneRemote({ spec: parsed.url, branch: ref.branch, destDir: path.join(homeRoot, 'never'), deadlineMs: 1000, maxBytes: 1, gitEnv });
+  await cloneRemote({
+    spec: parsed.url,
+    branch: ref.branch,
+    destDir: path.join(homeRoot, 'never'),
+    deadlineMs: 1000,
+    maxBytes: 1,
+    gitEnv,
+  });
   throw new Error('reached the clone');
 }
 
@@ -85,17 +99,27 @@ describe('refused with no git process and no connection', () => {
     expect(runGit).not.toHaveBeenCalled();
   });
 
-  it.each(['-u', '--upload-pack=x', '--upload-pack=touch /tmp/pwned', '-h', 'a..b'])('branch %j → INVALID_BRANCH', async (branch) => {
-    const lookup = resolvesTo('140.82.112.3');
-    expect(await codeOf(scanAttempt('https://github.com/a/b', branch, STRICT, lookup))).toBe('INVALID_BRANCH');
-    expect(runGit).not.toHaveBeenCalled();
-  });
+  it.each(['-u', '--upload-pack=x', '--upload-pack=touch /tmp/pwned', '-h', 'a..b'])(
+    'branch %j → INVALID_BRANCH',
+    async (branch) => {
+      const lookup = resolvesTo('140.82.112.3');
+      expect(await codeOf(scanAttempt('https://github.com/a/b', branch, STRICT, lookup))).toBe('INVALID_BRANCH');
+      expect(runGit).not.toHaveBeenCalled();
+    },
+  );
 
   it('cloneRemote refuses an option-like branch itself', async () => {
     const parsed = parseRepoPath('https://github.com/a/b');
     if (parsed.kind !== 'remote') throw new Error('not a remote');
     const gitEnv = await createGitEnv(parsed.url, { allowHttp: false, pinnedAddresses: ['140.82.112.3'], homeRoot });
-    const clone = cloneRemote({ spec: parsed.url, branch: '--upload-pack=x', destDir: path.join(homeRoot, 'never'), deadlineMs: 1000, maxBytes: 1, gitEnv });
+    const clone = cloneRemote({
+      spec: parsed.url,
+      branch: '--upload-pack=x',
+      destDir: path.join(homeRoot, 'never'),
+      deadlineMs: 1000,
+      maxBytes: 1,
+      gitEnv,
+    });
     await expect(clone).rejects.toMatchObject({ code: 'INVALID_BRANCH' });
     expect(runGit).not.toHaveBeenCalled();
   });

@@ -84,14 +84,16 @@ describe('checkRemotePolicy', () => {
   });
 
   it('refuses when any one of several addresses is private', async () => {
-    expect(await refusal('https://github.com/a/b', STRICT, resolvesTo('140.82.112.3', '10.0.0.5'))).toBe('PRIVATE_ADDRESS');
+    expect(await refusal('https://github.com/a/b', STRICT, resolvesTo('140.82.112.3', '10.0.0.5'))).toBe(
+      'PRIVATE_ADDRESS',
+    );
   });
 
   it('with "*" allows any public host but still no private one', async () => {
     const anyHost: RemotePolicy = { ...STRICT, allowedHosts: '*' };
-    await expect(checkRemotePolicy(spec('https://git.example.com/a/b'), anyHost, { lookup: resolvesTo('93.184.215.14') })).resolves.toEqual([
-      '93.184.215.14',
-    ]);
+    await expect(
+      checkRemotePolicy(spec('https://git.example.com/a/b'), anyHost, { lookup: resolvesTo('93.184.215.14') }),
+    ).resolves.toEqual(['93.184.215.14']);
     expect(await refusal('https://git.example.com/a/b', anyHost, resolvesTo('10.0.0.5'))).toBe('PRIVATE_ADDRESS');
     expect(await refusal('https://169.254.169.254/a/b', anyHost)).toBe('PRIVATE_ADDRESS');
   });
@@ -99,41 +101,77 @@ describe('checkRemotePolicy', () => {
   it('matches allowlist entries as host (any port) or host:port', async () => {
     const lookup = resolvesTo('93.184.215.14');
     const policy: RemotePolicy = { ...STRICT, allowedHosts: ['git.example.com', 'code.example.org:8443'] };
-    await expect(checkRemotePolicy(spec('https://git.example.com:9443/a/b'), policy, { lookup })).resolves.toHaveLength(1);
-    await expect(checkRemotePolicy(spec('https://code.example.org:8443/a/b'), policy, { lookup })).resolves.toHaveLength(1);
+    await expect(checkRemotePolicy(spec('https://git.example.com:9443/a/b'), policy, { lookup })).resolves.toHaveLength(
+      1,
+    );
+    await expect(
+      checkRemotePolicy(spec('https://code.example.org:8443/a/b'), policy, { lookup }),
+    ).resolves.toHaveLength(1);
     expect(await refusal('https://code.example.org/a/b', policy, lookup)).toBe('HOST_NOT_ALLOWED');
   });
 
   it('allows http and private addresses only when told to', async () => {
     const relaxed: RemotePolicy = { allowedHosts: '*', allowHttp: true, allowPrivateHosts: true };
     await expect(checkRemotePolicy(spec('http://127.0.0.1:8080/a/b'), relaxed)).resolves.toEqual(['127.0.0.1']);
-    await expect(checkRemotePolicy(spec('https://git.internal/a/b'), relaxed, { lookup: resolvesTo('10.0.0.5') })).resolves.toEqual([
-      '10.0.0.5',
-    ]);
+    await expect(
+      checkRemotePolicy(spec('https://git.internal/a/b'), relaxed, { lookup: resolvesTo('10.0.0.5') }),
+    ).resolves.toEqual(['10.0.0.5']);
   });
 
   it('reports an unknown host as REPO_NOT_FOUND and a resolver hiccup as retryable', async () => {
     const fail = (code: string) => vi.fn(() => Promise.reject(Object.assign(new Error(code), { code })));
-    const notFound = await checkRemotePolicy(spec('https://github.com/a/b'), STRICT, { lookup: fail('ENOTFOUND') }).catch((e: unknown) => e as ScanError);
+    const notFound = await checkRemotePolicy(spec('https://github.com/a/b'), STRICT, {
+      lookup: fail('ENOTFOUND'),
+    }).catch((e: unknown) => e as ScanError);
     expect(notFound).toMatchObject({ code: 'REPO_NOT_FOUND', retryable: false });
-    const again = await checkRemotePolicy(spec('https://github.com/a/b'), STRICT, { lookup: fail('EAI_AGAIN') }).catch((e: unknown) => e as ScanError);
+    const again = await checkRemotePolicy(spec('https://github.com/a/b'), STRICT, { lookup: fail('EAI_AGAIN') }).catch(
+      (e: unknown) => e as ScanError,
+    );
     expect(again).toMatchObject({ code: 'CLONE_FAILED', retryable: true });
   });
 });
 
 describe('isPrivateAddress', () => {
   it.each([
-    '127.0.0.1', '10.1.2.3', '172.31.255.255', '192.168.0.1', '169.254.169.254', '100.64.0.1', '198.18.0.1', '192.0.2.1',
-    '224.0.0.1', '240.0.0.1', '255.255.255.255', '0.0.0.0', '::', '::1', 'fc00::1', 'fd12:3456::1', 'fe80::1', 'fec0::1',
-    'ff02::1', '::ffff:127.0.0.1', '::ffff:a9fe:a9fe', '64:ff9b::7f00:1', '2002:a00:1::1', '2001:db8::1', '2001:0:4136:e378::1',
+    '127.0.0.1',
+    '10.1.2.3',
+    '172.31.255.255',
+    '192.168.0.1',
+    '169.254.169.254',
+    '100.64.0.1',
+    '198.18.0.1',
+    '192.0.2.1',
+    '224.0.0.1',
+    '240.0.0.1',
+    '255.255.255.255',
+    '0.0.0.0',
+    '::',
+    '::1',
+    'fc00::1',
+    'fd12:3456::1',
+    'fe80::1',
+    'fec0::1',
+    'ff02::1',
+    '::ffff:127.0.0.1',
+    '::ffff:a9fe:a9fe',
+    '64:ff9b::7f00:1',
+    '2002:a00:1::1',
+    '2001:db8::1',
+    '2001:0:4136:e378::1',
   ])('%s is private', (address) => {
     expect(isPrivateAddress(address)).toBe(true);
   });
 
-  it.each(['140.82.112.3', '8.8.8.8', '172.32.0.1', '100.128.0.1', '2606:50c0:8000::154', '2a00:1450:4001::1', '::ffff:8.8.8.8', '64:ff9b::808:808'])(
-    '%s is public',
-    (address) => {
-      expect(isPrivateAddress(address)).toBe(false);
-    },
-  );
+  it.each([
+    '140.82.112.3',
+    '8.8.8.8',
+    '172.32.0.1',
+    '100.128.0.1',
+    '2606:50c0:8000::154',
+    '2a00:1450:4001::1',
+    '::ffff:8.8.8.8',
+    '64:ff9b::808:808',
+  ])('%s is public', (address) => {
+    expect(isPrivateAddress(address)).toBe(false);
+  });
 });

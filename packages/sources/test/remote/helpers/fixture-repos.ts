@@ -47,7 +47,6 @@ export const EXACT_LINKS: Readonly<Record<string, string>> = {
 /** Submodule (gitlink) paths in `acme/exact`. */
 export const EXACT_SUBMODULES: readonly string[] = ['sub', 'docs/vendored'];
 
-
 /**
  * `acme/widgets.git`: default branch `trunk` (a symlink `leak -> /etc/passwd`, a submodule at
  * `vendor/lib` pointing at `file:///etc`, an LFS pointer `model.bin`), branch `dev`, branch
@@ -133,9 +132,14 @@ function createExact(base: string, projectRoot: string): { bare: string; commit:
   write(work, 'docs/guide.md', '# guide\n');
   for (const [link, target] of Object.entries(EXACT_LINKS)) symlinkSync(target, path.join(work, link));
   git(work, 'add', '-A');
-  for (const [i, sub] of EXACT_SUBMODULES.entries()) git(work, 'update-index', '--add', '--cacheinfo', `160000,${String(i + 1).repeat(40)},${sub}`);
+  for (const [i, sub] of EXACT_SUBMODULES.entries())
+    git(work, 'update-index', '--add', '--cacheinfo', `160000,${String(i + 1).repeat(40)},${sub}`);
   // Added last, so the files above went in as written.
-  write(work, '.gitattributes', '* text eol=crlf\n*.txt eol=crlf\n*.ts ident\nsettings.ini filter=secret\nwide.txt working-tree-encoding=UTF-16LE\n');
+  write(
+    work,
+    '.gitattributes',
+    '* text eol=crlf\n*.txt eol=crlf\n*.ts ident\nsettings.ini filter=secret\nwide.txt working-tree-encoding=UTF-16LE\n',
+  );
   git(work, 'add', '.gitattributes');
   git(work, 'commit', '-q', '-m', 'exact');
   const bare = path.join(projectRoot, 'acme', 'exact.git');
@@ -151,7 +155,13 @@ export function commitFiles(bare: string, commit: string): Map<string, Buffer> {
     const match = /^(100644|100755) blob [0-9a-f]+\t(.+)$/s.exec(record);
     if (!match) continue;
     const file = match[2] as string;
-    files.set(file, execFileSync('git', ['cat-file', 'blob', `${commit}:${file}`], { cwd: bare, env: { ...FIXTURE_ENV, HOME: bare } }));
+    files.set(
+      file,
+      execFileSync('git', ['cat-file', 'blob', `${commit}:${file}`], {
+        cwd: bare,
+        env: { ...FIXTURE_ENV, HOME: bare },
+      }),
+    );
   }
   return files;
 }
