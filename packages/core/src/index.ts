@@ -28,7 +28,7 @@ export { ARTIFACT_FILE_NAMES } from './artifacts/artifact-names.js';
 export type { ArtifactFormat, WrittenArtifact } from './artifacts/artifact-names.js';
 export { runScan } from './scan/run-scan.js';
 export type { RunScanDeps, ScanInput, ScanReport, ScanTimings } from './scan/run-scan.js';
-export { inspectTree } from './scan/inspect-tree.js';
+export { inspectTree, toInspectResult } from './scan/inspect-tree.js';
 export { lowerProcessPriority, lowerThreadPriority } from './io/background-priority.js';
 export { createEngine } from './engine/engine.js';
 export type { Engine, EngineOptions } from './engine/engine.js';

@@ -28,7 +28,7 @@ async function inspectOnServer(args: InspectArgs, io: CliIo): Promise<InspectRes
 
 async function inspectLocal(args: InspectArgs, io: CliIo): Promise<InspectResult> {
   const folder = await resolveLocalFolder(args.target, io.cwd);
-  const { createEngine, compareNames, DEFAULT_ENGINE_LIMITS } = await import('@reposcan/core');
+  const { createEngine, DEFAULT_ENGINE_LIMITS, toInspectResult } = await import('@reposcan/core');
   // Its threads end with the preview, so the process can exit.
   const engine = createEngine({ tokenThreads: 0 });
   const report = await engine
@@ -40,27 +40,5 @@ async function inspectLocal(args: InspectArgs, io: CliIo): Promise<InspectResult
       limits: DEFAULT_ENGINE_LIMITS,
     })
     .finally(() => engine.close());
-  // The same listing the API builds: every kept file, non-textual ones with 0 tokens.
-  const files = [
-    ...report.files.map((f) => ({
-      path: f.path,
-      subcategory: f.subcategory,
-      size_bytes: f.size_bytes,
-      tokens_estimate: f.tokens_estimate,
-      url: f.url,
-    })),
-    ...report.assets.map((a) => ({
-      path: a.path,
-      subcategory: a.subcategory,
-      size_bytes: a.size_bytes,
-      tokens_estimate: 0,
-      url: a.url,
-    })),
-  ].sort((a, b) => compareNames(a.path, b.path));
-  return {
-    repository: { name: report.name, branch: report.branch, commit: null, tree_summary: report.tree },
-    summary: report.summary,
-    files,
-    skipped_count: report.skipped.length,
-  };
+  return toInspectResult(report, null);
 }

@@ -1,4 +1,6 @@
+import type { InspectResult } from '@reposcan/contracts';
 import { IoThreads } from '../io/io-threads.js';
+import { compareNames } from '../path-order.js';
 import { renderTree } from '../render/render-tree.js';
 import { collectFiles } from './collect-files.js';
 import { threadScanDeps } from './scan-deps.js';
@@ -35,6 +37,35 @@ export interface InspectReport {
   files: TextFileRecord[];
   assets: AssetRecord[];
   skipped: SkippedPath[];
+}
+
+/**
+ * A preview in the API's shape (what `POST /v1/inspect` answers and `reposcan inspect --local`
+ * prints): every kept file in name order, non-textual ones with 0 tokens.
+ */
+export function toInspectResult(report: InspectReport, commit: string | null): InspectResult {
+  const files = [
+    ...report.files.map((f) => ({
+      path: f.path,
+      subcategory: f.subcategory,
+      size_bytes: f.size_bytes,
+      tokens_estimate: f.tokens_estimate,
+      url: f.url,
+    })),
+    ...report.assets.map((a) => ({
+      path: a.path,
+      subcategory: a.subcategory,
+      size_bytes: a.size_bytes,
+      tokens_estimate: 0,
+      url: a.url,
+    })),
+  ].sort((a, b) => compareNames(a.path, b.path));
+  return {
+    repository: { name: report.name, branch: report.branch, commit, tree_summary: report.tree },
+    summary: report.summary,
+    files,
+    skipped_count: report.skipped.length,
+  };
 }
 
 /**
