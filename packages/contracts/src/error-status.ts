@@ -45,6 +45,7 @@ export const ERROR_STATUS: Record<ErrorCode, { status: number; title: string }> 
   QUEUE_UNAVAILABLE: { status: 503, title: 'Queue unavailable' },
   NO_WORKER_ACCEPTS: { status: 503, title: 'No worker accepts this source' },
   EVENT_STREAMS_FULL: { status: 503, title: 'Event streams full' },
+  SERVER_STOPPING: { status: 503, title: 'Server stopping' },
   CLONE_TIMEOUT: { status: 504, title: 'Clone timed out' },
   SCAN_TIMEOUT: { status: 504, title: 'Scan timed out' },
   WALK_TIMEOUT: { status: 504, title: 'Listing the tree timed out' },

@@ -69,6 +69,8 @@ export class ScanService {
   readonly watchers: StateWatchers;
   private disk: { checkedAt: number; status: Promise<DiskStatus> } | null = null;
   private queueFull: { until: number; error: ScanError } | null = null;
+  /** Aborted when the server stops: waiting submissions answer 202 at once instead of holding it. */
+  private readonly stopping = new AbortController();
 
   constructor(private readonly deps: ScanServiceDeps) {
     this.watchers = new StateWatchers({
@@ -159,9 +161,18 @@ export class ScanService {
     return this.watchers.watch(scanId, listener, readNow);
   }
 
-  /** The state now, then every change, until it is terminal, `timeoutMs` passes or `signal` aborts; returns the last state seen. */
-  waitForTerminal(scanId: string, timeoutMs: number, signal?: AbortSignal): Promise<ScanStateRecord> {
+  /** Ends every wait in progress with the state it has seen (the server is stopping). */
+  stopWaiting(): void {
+    this.stopping.abort();
+  }
+
+  /**
+   * The state now, then every change, until it is terminal, `timeoutMs` passes, `caller` aborts or
+   * the server stops; returns the last state seen.
+   */
+  waitForTerminal(scanId: string, timeoutMs: number, caller?: AbortSignal): Promise<ScanStateRecord> {
     const started = Date.now();
+    const signal = caller ? AbortSignal.any([caller, this.stopping.signal]) : this.stopping.signal;
     return new Promise((resolve, reject) => {
       let last: ScanStateRecord | null = null;
       let timer: NodeJS.Timeout | undefined;
