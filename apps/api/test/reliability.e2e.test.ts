@@ -378,6 +378,12 @@ describe.runIf(hasRedisServer)('reliability: real processes, real Redis', () => 
     // Its git was killed with it, and the scan waits in the queue for the next worker.
     expect(processesMentioning(slow.origin)).toEqual([]);
     expect(await api.runtime.transport.queue.jobState(scanId)).toBe('waiting');
+    // And it says so: queued again, not `running` with its progress frozen.
+    expect(await status(api.baseUrl, scanId)).toMatchObject({
+      state: 'queued',
+      attempt: 1,
+      progress: { phase: 'queued', files_done: 0 },
+    });
 
     slow.setBytesPerSecond(undefined);
     await worker();

@@ -5,6 +5,7 @@ import { ScanError, ScanRequestRecord, SummaryRecord, TERMINAL_STATES } from '@r
 import type { ScanProgress, ScanStateRecord } from '@reposcan/contracts';
 import type { Engine } from '@reposcan/core';
 import type { EngineLimits, ScanReport, TokenCacheStats } from '@reposcan/core';
+import { HandedBack } from '@reposcan/queue';
 import type { ScanJobContext } from '@reposcan/queue';
 import type { FaultInjector, Logger } from '@reposcan/runtime';
 import { prepareSource } from '@reposcan/sources';
@@ -305,7 +306,7 @@ export class ScanAttempt {
     // When the attempt's signal aborted, its reason says why; the error a step threw is its echo.
     const reason: unknown = this.signal.aborted ? this.signal.reason : error;
     if (reason instanceof CancelledByUser) return this.settleCancelled();
-    if (this.job.signal.aborted && !(reason instanceof ScanError)) this.handBack();
+    if (this.job.signal.aborted && !(reason instanceof ScanError)) return this.handBack();
     const failure = classifyFailure(reason);
     if (failure.code === 'INTERNAL_ERROR')
       this.deps.log.error({ err: reason, scanId: this.scanId, attempt: this.job.attempt }, 'scan failed unexpectedly');
@@ -337,9 +338,16 @@ export class ScanAttempt {
 
   /**
    * The worker is shutting down (or lost the job): hand the job back rather than failing it. No
-   * attempt is used up; the state is left as it is until the next attempt begins.
+   * attempt is used up. On shutdown the scan reads `queued` again, as it waits in the queue; a lost
+   * job's state belongs to whoever took it over, so it is left alone.
    */
-  private handBack(): never {
+  private async handBack(): Promise<never> {
+    if (this.job.signal.reason instanceof HandedBack)
+      await this.deps.store
+        .updateState(this.scanId, (s) => (s.state === 'running' ? backInQueue(s) : null))
+        .catch((error: unknown) =>
+          this.deps.log.warn({ err: error, scanId: this.scanId }, 'hand-back state write failed'),
+        );
     this.ended('handed_back');
     throw new ScanError('INTERNAL_ERROR', 'The worker stopped during the scan; it will run again.', {
       retryable: true,
@@ -348,11 +356,7 @@ export class ScanAttempt {
 
   /** Attempts are left: the scan is queued again and the queue, seeing the error, schedules the next one. */
   private async settleRetry(reason: unknown): Promise<never> {
-    await this.deps.store.updateState(this.scanId, (s) => ({
-      ...s,
-      state: 'queued',
-      progress: { phase: 'queued', files_done: 0, files_total: 0 },
-    }));
+    await this.deps.store.updateState(this.scanId, backInQueue);
     this.ended('retry');
     throw reason;
   }
@@ -418,6 +422,11 @@ export class ScanAttempt {
         .catch((error: unknown) => this.deps.log.warn({ err: error, scanId: this.scanId }, 'staging cleanup failed'));
     })());
   }
+}
+
+/** The scan waits in the queue again: it reads `queued`, with no progress. */
+function backInQueue(s: ScanStateRecord): ScanStateRecord {
+  return { ...s, state: 'queued', progress: { phase: 'queued', files_done: 0, files_total: 0 } };
 }
 
 function secondsSince(since: number): number {
