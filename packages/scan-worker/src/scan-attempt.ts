@@ -10,7 +10,7 @@ import type { ScanJobContext } from '@reposcan/queue';
 import type { FaultInjector, Logger } from '@reposcan/runtime';
 import { prepareSource } from '@reposcan/sources';
 import type { PreparedSource, SourceSettings } from '@reposcan/sources';
-import { artifactDirRelative } from '@reposcan/storage';
+import { artifactDirRelative, volumeRefusal } from '@reposcan/storage';
 import type { ScanStore, StagingDirs, VolumeTokenCache } from '@reposcan/storage';
 import { buildSummaryRecord, resultFromSummary } from './build-records.js';
 import { classifyFailure } from './classify-failure.js';
@@ -42,6 +42,8 @@ export interface ScanAttemptDeps {
   collectGarbage?: (() => void) | null;
   /** Turns the request into a tree on disk; the real one unless a test gives its own. */
   prepareSource?: typeof prepareSource;
+  /** A scan does not start on a volume with less free space than this share (MIN_FREE_DISK_RATIO); 0 if absent. */
+  minFreeDiskRatio?: number;
 }
 
 class CancelledByUser extends Error {
@@ -153,22 +155,27 @@ export class ScanAttempt {
     }, deps.cancelPollMs ?? 500);
   }
 
-  /** Starts the attempt's watches and makes its staging folder. */
-  static async open(
+  /** Starts the attempt's watches. */
+  static open(
     deps: ScanAttemptDeps,
     job: ScanJobContext,
     state: ScanStateRecord,
     request: ScanRequestRecord,
-  ): Promise<ScanAttempt> {
+  ): ScanAttempt {
     const attempt = new ScanAttempt(deps, job, state, request);
-    try {
-      attempt.staging = await deps.store.createStaging(job.scanId, job.attempt);
-    } catch (error) {
-      attempt.stopWatching();
-      throw error;
-    }
     attempt.ended = deps.metrics.attemptStarted();
     return attempt;
+  }
+
+  /**
+   * Makes the staging folder, unless the volume is read-only or below its free-space floor: then
+   * the scan fails at once (its outcome still recorded: see the store's reserve) rather than
+   * half-way through writing its outputs.
+   */
+  async makeStaging(): Promise<void> {
+    const refusal = volumeRefusal(await this.deps.store.diskStatus(), this.deps.minFreeDiskRatio ?? 0);
+    if (refusal) throw refusal;
+    this.staging = await this.deps.store.createStaging(this.scanId, this.job.attempt);
   }
 
   /** The scan is running, at this attempt, from the first phase its source has. */
@@ -414,9 +421,10 @@ export class ScanAttempt {
    * a clone to be deleted).
    */
   private cleanUp(): Promise<void> {
-    const { dir } = this.stagingDirs();
+    const dir = this.staging?.dir;
     return (this.cleaning ??= (async () => {
       await this.deps.tokenCaches.flush(this.cache); // counts learnt by a failed scan are as good as any
+      if (dir === undefined) return;
       await this.deps.store
         .removeStaging(dir)
         .catch((error: unknown) => this.deps.log.warn({ err: error, scanId: this.scanId }, 'staging cleanup failed'));
