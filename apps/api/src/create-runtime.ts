@@ -178,14 +178,20 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     janitor,
     listen: () => Promise.resolve(server),
     async close() {
+      const graceMs = config.shutdownGraceSeconds * 1000;
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      // Open event streams would hold the server open until their scans end.
+      // Open event streams and waiting submissions would hold the server until their scans end:
+      // streams get a last event, waits answer 202, and what still runs after the grace is cut.
       eventStreams.endAll();
-      await closed;
+      scans.stopWaiting();
+      const cut = setTimeout(() => server.closeAllConnections(), graceMs);
+      await Promise.all([
+        closed.finally(() => clearTimeout(cut)),
+        worker ? closeWithinGrace(worker, graceMs, log) : undefined,
+      ]);
       server.closeAllConnections();
       await janitor.stop();
       await inspect.close();
-      if (worker) await closeWithinGrace(worker, config.shutdownGraceSeconds * 1000, log);
       await transport.close();
       await dashboard?.close();
     },

@@ -283,6 +283,43 @@ describe.runIf(hasRedisServer)('reliability: real processes, real Redis', () => 
     for (const id of ids) expect((await waitCompleted(api, id, 120_000)).state, id).toBe('completed');
   });
 
+  it('DELETE refused with 503 while Redis is down changes nothing: the scan runs to completion once Redis is back', async () => {
+    const aofDir = await mkdtemp(join(tmpdir(), 'reposcan-aof-'));
+    const redis = await PrivateRedis.start({ appendOnlyDir: aofDir });
+    cleanups.push(
+      () => rm(aofDir, { recursive: true, force: true }),
+      () => redis.down(),
+    );
+    const { api, worker } = await stack({ REDIS_URL: redis.url });
+    const scanId = await accept(api, { repo_path: api.repoDir, create_zip: true });
+
+    await redis.down();
+    const refused = await fetch(`${api.baseUrl}/v1/cleanup/${scanId}`, { method: 'DELETE' });
+    expect(refused.status).toBe(503);
+    expect(((await refused.json()) as { code: string }).code).toBe('QUEUE_UNAVAILABLE');
+    expect(await readdir(join(api.dataDir, 'scans', scanId))).not.toContain('cancel');
+    expect((await status(api.baseUrl, scanId)).state).toBe('queued');
+
+    await redis.up();
+    await worker();
+    expect((await waitCompleted(api, scanId, 60_000)).state).toBe('completed');
+    await expectWholeResult(api, scanId);
+  });
+
+  it('a running scan whose job Redis lost (restarted without an append-only file, its worker gone too) ends failed / QUEUE_LOST, not as a worker crash', async () => {
+    const redis = await PrivateRedis.start();
+    cleanups.push(() => redis.down());
+    const { api, worker } = await stack({ REDIS_URL: redis.url, JANITOR_INTERVAL_SECONDS: '1' });
+    const running = await worker({ FAULT_INJECTION: 'scan:block' });
+    const scanId = await accept(api, { repo_path: api.repoDir });
+    await running.waitForStderr('fault injection: block at scan');
+    await running.stop('SIGKILL');
+    await redis.down();
+    await redis.up();
+    const final = await waitCompleted(api, scanId, 30_000);
+    expect(final).toMatchObject({ state: 'failed', error: { code: 'QUEUE_LOST' } });
+  });
+
   it('the API killed between recording a scan and enqueueing it: the janitor of the next API brings it to a terminal state', async () => {
     const base = await mkdtemp(join(tmpdir(), 'reposcan-accept-crash-'));
     const dataDir = join(base, 'data');
@@ -378,6 +415,12 @@ describe.runIf(hasRedisServer)('reliability: real processes, real Redis', () => 
     // Its git was killed with it, and the scan waits in the queue for the next worker.
     expect(processesMentioning(slow.origin)).toEqual([]);
     expect(await api.runtime.transport.queue.jobState(scanId)).toBe('waiting');
+    // And it says so: queued again, not `running` with its progress frozen.
+    expect(await status(api.baseUrl, scanId)).toMatchObject({
+      state: 'queued',
+      attempt: 1,
+      progress: { phase: 'queued', files_done: 0 },
+    });
 
     slow.setBytesPerSecond(undefined);
     await worker();

@@ -221,7 +221,7 @@ export const CONFIG_VARIABLES = {
   ),
   SHUTDOWN_GRACE_SECONDS: variable(
     '30',
-    'On SIGTERM, how long a worker lets its running scans finish before handing them back to the queue.',
+    'On SIGTERM, how long a worker lets its running scans finish before handing them back to the queue, and an API its requests still running before closing their connections.',
     wholeNumber(0, DAY_SECONDS, 'seconds'),
   ),
   JANITOR_INTERVAL_SECONDS: variable(

@@ -49,15 +49,18 @@ export const ERROR_CODES = [
   // 500 / 502 / 503 / 504 / 507
   'INTERNAL_ERROR',
   'WORKER_CRASHED',
+  'QUEUE_LOST',
   'CLONE_FAILED',
   'QUEUE_FULL',
   'QUEUE_UNAVAILABLE',
   'NO_WORKER_ACCEPTS',
   'EVENT_STREAMS_FULL',
+  'SERVER_STOPPING',
   'CLONE_TIMEOUT',
   'SCAN_TIMEOUT',
   'WALK_TIMEOUT',
   'DISK_FULL',
+  'VOLUME_READ_ONLY',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -40,15 +40,18 @@ export const ERROR_STATUS: Record<ErrorCode, { status: number; title: string }> 
   TOO_MANY_EVENT_STREAMS: { status: 429, title: 'Too many event streams' },
   INTERNAL_ERROR: { status: 500, title: 'Internal error' },
   WORKER_CRASHED: { status: 500, title: 'Worker crashed' },
+  QUEUE_LOST: { status: 500, title: 'Queue lost the scan' },
   CLONE_FAILED: { status: 502, title: 'Clone failed' },
   QUEUE_FULL: { status: 503, title: 'Queue full' },
   QUEUE_UNAVAILABLE: { status: 503, title: 'Queue unavailable' },
   NO_WORKER_ACCEPTS: { status: 503, title: 'No worker accepts this source' },
   EVENT_STREAMS_FULL: { status: 503, title: 'Event streams full' },
+  SERVER_STOPPING: { status: 503, title: 'Server stopping' },
   CLONE_TIMEOUT: { status: 504, title: 'Clone timed out' },
   SCAN_TIMEOUT: { status: 504, title: 'Scan timed out' },
   WALK_TIMEOUT: { status: 504, title: 'Listing the tree timed out' },
   DISK_FULL: { status: 507, title: 'Disk full' },
+  VOLUME_READ_ONLY: { status: 507, title: 'Volume read-only' },
 };
 
 export function statusOf(code: ErrorCode): number {

@@ -193,7 +193,8 @@ export function buildOpenApiDocument(version: string): Json {
           'Server-sent events: `state` and `progress`, each with the scan status as data; closes after a terminal state',
         description:
           'A `state` event with the scan status at once, then one per state change and a `progress` event per progress change; a comment line every 15 s keeps idle connections open. ' +
-          'Each client may hold MAX_EVENT_STREAMS_PER_CLIENT streams open (then 429 `TOO_MANY_EVENT_STREAMS`) and each API process MAX_EVENT_STREAMS (then 503 `EVENT_STREAMS_FULL`), both with `Retry-After`.',
+          'Each client may hold MAX_EVENT_STREAMS_PER_CLIENT streams open (then 429 `TOO_MANY_EVENT_STREAMS`) and each API process MAX_EVENT_STREAMS (then 503 `EVENT_STREAMS_FULL`), both with `Retry-After`. ' +
+          'When the API process stops, an open stream gets a last `stopping` event (`code` `SERVER_STOPPING`, `scan_id`, `detail`) with `retry: 1000` and is closed; the scan carries on, so reconnect to keep following it.',
         parameters: [scanIdParam],
         responses: {
           '200': { description: 'Event stream.', content: { 'text/event-stream': { schema: { type: 'string' } } } },

@@ -196,8 +196,9 @@ export function finalFailureOf(
         code: 'WORKER_CRASHED',
         message: `The scan stopped its worker ${job.stalledCounter} times (killed or out of memory) and was not run again.`,
         attempts: job.stalledCounter + job.attemptsMade - 1,
+        error,
       }
-    : { code: 'FAILED', message: error.message, attempts: job.stalledCounter + job.attemptsMade };
+    : { code: 'FAILED', message: error.message, attempts: job.stalledCounter + job.attemptsMade, error };
 }
 
 /**

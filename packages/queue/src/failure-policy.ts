@@ -77,8 +77,15 @@ export async function withinForceCloseGrace(settled: Promise<unknown>): Promise<
   clearTimeout(timer);
 }
 
+/** Why a job's signal aborts when its worker hands it back to the queue (shutdown): nobody else runs it yet. */
+export class HandedBack extends DOMException {
+  constructor() {
+    super('The worker is shutting down; the job goes back to the queue.', 'AbortError');
+  }
+}
+
 export function shutdownAbortReason(): DOMException {
-  return new DOMException('The worker is shutting down; the job goes back to the queue.', 'AbortError');
+  return new HandedBack();
 }
 
 export function lockLostAbortReason(): DOMException {

@@ -1,5 +1,5 @@
 export { SCAN_QUEUE_NAME, SCAN_JOB_NAME, ScanJobPayload } from './job-contract.js';
-export { isTransientError } from './failure-policy.js';
+export { HandedBack, isTransientError } from './failure-policy.js';
 export type { ScanJobContext, ScanProcessor } from './job-contract.js';
 export type {
   FinalFailure,

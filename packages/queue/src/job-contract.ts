@@ -24,7 +24,10 @@ export interface ScanJobContext {
   failedAttempts: number;
   /** Runs that may throw before the job fails for good (worker crashes are limited apart, by maxStalledCount). */
   maxAttempts: number;
-  /** Aborts when the worker is force-closed or the job is lost (removed, or its lock taken over). */
+  /**
+   * Aborts when the worker is force-closed (its reason is a `HandedBack`: the job waits in the
+   * queue again) or the job is lost (removed, or its lock taken over by another worker).
+   */
   signal: AbortSignal;
 }
 

@@ -179,6 +179,7 @@ export function createMemoryTransport(o: TransportOptions): QueueTransport {
           code: 'FAILED',
           message: error instanceof Error ? error.message : String(error),
           attempts: job.failedAttempts,
+          error: error instanceof Error ? error : new Error(String(error)),
         });
       }
     };

@@ -34,6 +34,8 @@ export interface FinalFailure {
   /** WORKER_CRASHED: the job stalled more often than maxStalledCount (its worker died under it). */
   code: 'WORKER_CRASHED' | 'FAILED';
   message: string;
+  /** What the last run threw (for WORKER_CRASHED, the queue's own stall error). */
+  error: Error;
   /** Runs the job had, crashed ones included: the last `attempt` its processor was given. */
   attempts: number;
 }

@@ -255,9 +255,12 @@ describe('TrackedWorker on a real BullMQ Worker', () => {
     });
     expect(reports).toEqual([
       // Two runs crashed; the deferred failure BullMQ adds to attemptsMade ran nothing.
-      [crashed, { code: 'WORKER_CRASHED', message: expect.stringContaining('2 times'), attempts: 2 }],
+      [
+        crashed,
+        { code: 'WORKER_CRASHED', message: expect.stringContaining('2 times'), attempts: 2, error: expect.any(Error) },
+      ],
       // One run crashed, the next threw.
-      [broken, { code: 'FAILED', message: 'the payload is broken', attempts: 2 }],
+      [broken, { code: 'FAILED', message: 'the payload is broken', attempts: 2, error: expect.any(Error) }],
     ]);
     expect(errors).toEqual([]);
   });

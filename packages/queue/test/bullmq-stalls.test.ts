@@ -109,7 +109,10 @@ describe('bullmq transport when a worker process dies mid-job', () => {
     });
     await waitFor('WORKER_CRASHED report', () => reports.length > 0, 10_000);
     expect(reports).toEqual([
-      [scanId, { code: 'WORKER_CRASHED', message: expect.stringContaining('2 times'), attempts: 2 }],
+      [
+        scanId,
+        { code: 'WORKER_CRASHED', message: expect.stringContaining('2 times'), attempts: 2, error: expect.any(Error) },
+      ],
     ]);
     expect(processed).toEqual([]);
     expect(await transport.queue.jobState(scanId)).toBe('failed');

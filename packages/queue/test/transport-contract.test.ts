@@ -173,7 +173,7 @@ describe.each(['memory', 'bullmq'] as const)('%s transport', (kind) => {
     await waitFor('final failure report', () => reports.length === 1);
     expect(reports[0]).toEqual([
       scanId,
-      { code: 'FAILED', message: 'No branch "nope" in this repository.', attempts: 1 },
+      { code: 'FAILED', message: 'No branch "nope" in this repository.', attempts: 1, error: expect.any(Error) },
     ]);
     expect(await t.queue.jobState(scanId)).toBe('failed');
     await sleep(100);
@@ -225,7 +225,7 @@ describe.each(['memory', 'bullmq'] as const)('%s transport', (kind) => {
     await waitFor('final failure report', () => reports.length === 1);
     await sleep(100);
     expect(attempts).toEqual([1, 2]);
-    expect(reports).toEqual([{ code: 'FAILED', message: 'flaky 2', attempts: 2 }]);
+    expect(reports).toEqual([{ code: 'FAILED', message: 'flaky 2', attempts: 2, error: expect.any(Error) }]);
   });
 
   it('refuses with QUEUE_FULL once maxWaiting scans wait', async () => {

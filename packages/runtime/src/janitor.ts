@@ -2,7 +2,7 @@ import type { Config } from '@reposcan/config';
 import { isScanError, TERMINAL_STATES, TokenEncoding } from '@reposcan/contracts';
 import type { ScanStateRecord } from '@reposcan/contracts';
 import type { ScanQueue } from '@reposcan/queue';
-import { compactTokenCache } from '@reposcan/storage';
+import { compactTokenCache, CorruptStateError } from '@reposcan/storage';
 import type { ScanStore } from '@reposcan/storage';
 import type { Logger } from './create-logger.js';
 
@@ -57,7 +57,12 @@ export interface RunningJanitor extends Janitor {
   stop(): Promise<void>;
 }
 
-const LOST_MESSAGE = 'The scan was lost: its worker stopped and the queue no longer has its job. Run the scan again.';
+const LOST = {
+  QUEUE_LOST:
+    'The queue lost this running scan (Redis restarted without its data, or its keys were removed), so no worker will finish it. Run the scan again; operators: give Redis an append-only file.',
+  WORKER_CRASHED:
+    'The scan was lost: its worker stopped before recording an outcome and the queue has finished with its job. Run the scan again.',
+} as const;
 
 /**
  * Keeps the volume and the queue telling the same story. State on the volume is the truth and
@@ -74,16 +79,30 @@ export function createJanitor(options: JanitorOptions): Janitor {
   // A staging folder is touched when its attempt starts; allow the deadline plus a margin.
   const stagingMaxAgeMs = options.maxAttemptMs + 5 * 60_000;
 
-  const markLost = (id: string): Promise<ScanStateRecord> =>
+  const markLost = (id: string, code: keyof typeof LOST): Promise<ScanStateRecord> =>
     store.updateState(id, (s) => ({
       ...s,
       state: 'failed',
       completed_at: new Date(now()).toISOString(),
-      error: { code: 'WORKER_CRASHED', message: LOST_MESSAGE },
+      error: { code, message: LOST[code] },
     }));
 
+  /** A scan whose state file cannot be read still expires, by the age of its files. */
+  const sweepCorrupt = async (id: string, report: SweepReport): Promise<void> => {
+    const changed = await store.lastChanged(id);
+    if (changed === null || options.ttlHours <= 0 || now() - changed.getTime() <= options.ttlHours * 3_600_000) return;
+    if (await store.remove(id)) {
+      report.expired++;
+      log.warn({ scanId: id }, 'janitor: removed an expired scan whose state file is corrupt');
+    }
+  };
+
   const sweepScan = async (id: string, report: SweepReport): Promise<void> => {
-    const state = await store.readState(id);
+    const state = await store.readState(id).catch(async (error: unknown) => {
+      if (!(error instanceof CorruptStateError)) throw error;
+      await sweepCorrupt(id, report);
+      return null;
+    });
     if (state === null) return;
     for (const staging of await store.listStaging(id)) {
       if (now() - staging.mtime.getTime() > stagingMaxAgeMs) {
@@ -104,10 +123,12 @@ export function createJanitor(options: JanitorOptions): Janitor {
       report.requeued++;
       log.info({ scanId: id }, 'janitor: re-enqueued a scan whose job was missing');
     } else if (job === 'absent' || job === 'completed' || job === 'failed') {
-      // Running (or queued) while the queue says its job is over: no attempt will finish it.
-      await markLost(id);
+      // Running (or queued) while the queue has no job for it, or says its job is over: no
+      // attempt will finish it. A job that is simply gone was lost by the queue, not a worker.
+      const code = job === 'absent' ? 'QUEUE_LOST' : 'WORKER_CRASHED';
+      await markLost(id, code);
       report.lost++;
-      log.warn({ scanId: id, state: state.state, job }, 'janitor: failed a scan whose job is gone');
+      log.warn({ scanId: id, state: state.state, job, code }, 'janitor: failed a scan whose job is gone');
     }
   };
 
@@ -136,6 +157,7 @@ export function createJanitor(options: JanitorOptions): Janitor {
         }
       }
       report.staleUploads = await store.removeStaleUploads(stagingMaxAgeMs);
+      if (await store.keepReserve().catch(() => false)) log.info('janitor: set aside the full-volume reserve again');
       for (const id of await store.listScanIds()) {
         try {
           await sweepScan(id, report);

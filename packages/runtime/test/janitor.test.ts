@@ -64,14 +64,14 @@ describe('janitor', () => {
     expect(await transport.queue.jobState(id)).toBe('absent');
   });
 
-  it('fails a running scan whose job is gone, as WORKER_CRASHED, and leaves one with a live job alone', async () => {
+  it('fails a running scan whose job the queue lost, as QUEUE_LOST, and leaves one with a live job alone', async () => {
     const { temp, transport, janitor } = await setup();
     const lost = await createdScan(temp.store, { state: 'running', attempt: 1 });
     const alive = await createdScan(temp.store, { state: 'running', attempt: 1 });
     await transport.queue.enqueue(alive);
     const report = await janitor(60_000).sweep();
     expect(report.lost).toBe(1);
-    expect(await readState(temp, lost)).toMatchObject({ state: 'failed', error: { code: 'WORKER_CRASHED' } });
+    expect(await readState(temp, lost)).toMatchObject({ state: 'failed', error: { code: 'QUEUE_LOST' } });
     expect(await readState(temp, alive)).toMatchObject({ state: 'running' });
   });
 

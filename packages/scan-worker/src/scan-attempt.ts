@@ -5,11 +5,12 @@ import { ScanError, ScanRequestRecord, SummaryRecord, TERMINAL_STATES } from '@r
 import type { ScanProgress, ScanStateRecord } from '@reposcan/contracts';
 import type { Engine } from '@reposcan/core';
 import type { EngineLimits, ScanReport, TokenCacheStats } from '@reposcan/core';
+import { HandedBack } from '@reposcan/queue';
 import type { ScanJobContext } from '@reposcan/queue';
 import type { FaultInjector, Logger } from '@reposcan/runtime';
 import { prepareSource } from '@reposcan/sources';
 import type { PreparedSource, SourceSettings } from '@reposcan/sources';
-import { artifactDirRelative } from '@reposcan/storage';
+import { artifactDirRelative, volumeRefusal } from '@reposcan/storage';
 import type { ScanStore, StagingDirs, VolumeTokenCache } from '@reposcan/storage';
 import { buildSummaryRecord, resultFromSummary } from './build-records.js';
 import { classifyFailure } from './classify-failure.js';
@@ -41,6 +42,8 @@ export interface ScanAttemptDeps {
   collectGarbage?: (() => void) | null;
   /** Turns the request into a tree on disk; the real one unless a test gives its own. */
   prepareSource?: typeof prepareSource;
+  /** A scan does not start on a volume with less free space than this share (MIN_FREE_DISK_RATIO); 0 if absent. */
+  minFreeDiskRatio?: number;
 }
 
 class CancelledByUser extends Error {
@@ -152,22 +155,27 @@ export class ScanAttempt {
     }, deps.cancelPollMs ?? 500);
   }
 
-  /** Starts the attempt's watches and makes its staging folder. */
-  static async open(
+  /** Starts the attempt's watches. */
+  static open(
     deps: ScanAttemptDeps,
     job: ScanJobContext,
     state: ScanStateRecord,
     request: ScanRequestRecord,
-  ): Promise<ScanAttempt> {
+  ): ScanAttempt {
     const attempt = new ScanAttempt(deps, job, state, request);
-    try {
-      attempt.staging = await deps.store.createStaging(job.scanId, job.attempt);
-    } catch (error) {
-      attempt.stopWatching();
-      throw error;
-    }
     attempt.ended = deps.metrics.attemptStarted();
     return attempt;
+  }
+
+  /**
+   * Makes the staging folder, unless the volume is read-only or below its free-space floor: then
+   * the scan fails at once (its outcome still recorded: see the store's reserve) rather than
+   * half-way through writing its outputs.
+   */
+  async makeStaging(): Promise<void> {
+    const refusal = volumeRefusal(await this.deps.store.diskStatus(), this.deps.minFreeDiskRatio ?? 0);
+    if (refusal) throw refusal;
+    this.staging = await this.deps.store.createStaging(this.scanId, this.job.attempt);
   }
 
   /** The scan is running, at this attempt, from the first phase its source has. */
@@ -305,7 +313,7 @@ export class ScanAttempt {
     // When the attempt's signal aborted, its reason says why; the error a step threw is its echo.
     const reason: unknown = this.signal.aborted ? this.signal.reason : error;
     if (reason instanceof CancelledByUser) return this.settleCancelled();
-    if (this.job.signal.aborted && !(reason instanceof ScanError)) this.handBack();
+    if (this.job.signal.aborted && !(reason instanceof ScanError)) return this.handBack();
     const failure = classifyFailure(reason);
     if (failure.code === 'INTERNAL_ERROR')
       this.deps.log.error({ err: reason, scanId: this.scanId, attempt: this.job.attempt }, 'scan failed unexpectedly');
@@ -337,9 +345,16 @@ export class ScanAttempt {
 
   /**
    * The worker is shutting down (or lost the job): hand the job back rather than failing it. No
-   * attempt is used up; the state is left as it is until the next attempt begins.
+   * attempt is used up. On shutdown the scan reads `queued` again, as it waits in the queue; a lost
+   * job's state belongs to whoever took it over, so it is left alone.
    */
-  private handBack(): never {
+  private async handBack(): Promise<never> {
+    if (this.job.signal.reason instanceof HandedBack)
+      await this.deps.store
+        .updateState(this.scanId, (s) => (s.state === 'running' ? backInQueue(s) : null))
+        .catch((error: unknown) =>
+          this.deps.log.warn({ err: error, scanId: this.scanId }, 'hand-back state write failed'),
+        );
     this.ended('handed_back');
     throw new ScanError('INTERNAL_ERROR', 'The worker stopped during the scan; it will run again.', {
       retryable: true,
@@ -348,11 +363,7 @@ export class ScanAttempt {
 
   /** Attempts are left: the scan is queued again and the queue, seeing the error, schedules the next one. */
   private async settleRetry(reason: unknown): Promise<never> {
-    await this.deps.store.updateState(this.scanId, (s) => ({
-      ...s,
-      state: 'queued',
-      progress: { phase: 'queued', files_done: 0, files_total: 0 },
-    }));
+    await this.deps.store.updateState(this.scanId, backInQueue);
     this.ended('retry');
     throw reason;
   }
@@ -410,14 +421,20 @@ export class ScanAttempt {
    * a clone to be deleted).
    */
   private cleanUp(): Promise<void> {
-    const { dir } = this.stagingDirs();
+    const dir = this.staging?.dir;
     return (this.cleaning ??= (async () => {
       await this.deps.tokenCaches.flush(this.cache); // counts learnt by a failed scan are as good as any
+      if (dir === undefined) return;
       await this.deps.store
         .removeStaging(dir)
         .catch((error: unknown) => this.deps.log.warn({ err: error, scanId: this.scanId }, 'staging cleanup failed'));
     })());
   }
+}
+
+/** The scan waits in the queue again: it reads `queued`, with no progress. */
+function backInQueue(s: ScanStateRecord): ScanStateRecord {
+  return { ...s, state: 'queued', progress: { phase: 'queued', files_done: 0, files_total: 0 } };
 }
 
 function secondsSince(since: number): number {

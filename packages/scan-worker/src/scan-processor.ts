@@ -15,8 +15,9 @@ export function createScanProcessor(deps: ScanProcessorDeps): ScanProcessor {
     const start = await readAttemptStart(deps.store, job.scanId);
     if (start.kind === 'skip') return;
     if (start.kind === 'published') return finalizeCompleted(deps.store, job.scanId);
-    const attempt = await ScanAttempt.open(deps, job, start.state, start.request);
+    const attempt = ScanAttempt.open(deps, job, start.state, start.request);
     try {
+      await attempt.makeStaging();
       await attempt.begin();
       const prepared = await attempt.prepareSource();
       const run = await attempt.runEngine(prepared);

@@ -9,6 +9,7 @@ import type { Logger } from '@reposcan/runtime';
 import { describeSourcePolicy, sourceSettingsFromConfig } from '@reposcan/sources';
 import type { SourcePolicy } from '@reposcan/sources';
 import { fullGarbageCollection } from './collect-garbage.js';
+import { classifyFailure } from './classify-failure.js';
 import { createScanProcessor } from './scan-processor.js';
 import { TokenCaches } from './token-caches.js';
 import { createScanMetrics } from './worker-metrics.js';
@@ -51,6 +52,7 @@ export function startScanWorker(deps: {
     metrics,
     faults: new FaultInjector(config.faultInjection),
     collectGarbage: fullGarbageCollection(),
+    minFreeDiskRatio: config.minFreeDiskRatio,
   });
   const worker = deps.transport.startWorker({
     concurrency: config.workerConcurrency,
@@ -58,12 +60,16 @@ export function startScanWorker(deps: {
     stalledIntervalMs: config.jobLockSeconds * 1000,
     processor,
     onFinalFailure: async (scanId, reason) => {
-      // Reached when no attempt could record an outcome itself, e.g. the job killed its worker twice.
-      const code = reason.code === 'WORKER_CRASHED' ? 'WORKER_CRASHED' : 'INTERNAL_ERROR';
-      const message =
-        code === 'WORKER_CRASHED'
-          ? 'The scan stopped its worker more than once (out of memory or killed) and was given up. Scan a smaller part of the repository.'
-          : 'The scan failed because of an internal error; it has been logged.';
+      // Reached when no attempt could record an outcome itself: the job killed its worker twice,
+      // or the attempt's own write of its failure failed.
+      const { code, message } =
+        reason.code === 'WORKER_CRASHED'
+          ? {
+              code: 'WORKER_CRASHED' as const,
+              message:
+                'The scan stopped its worker more than once (out of memory or killed) and was given up. Scan a smaller part of the repository.',
+            }
+          : classifyFailure(reason.error);
       metrics.scanFinished('failed', code);
       await store
         .updateState(scanId, (s) => ({

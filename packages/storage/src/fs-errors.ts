@@ -3,8 +3,15 @@ import { hasCode } from './has-code.js';
 
 export { hasCode };
 
-/** A full volume is a scan failure with its own code (DISK_FULL, 507); anything else stays as thrown. */
+/** A full or read-only volume is a failure with its own code (DISK_FULL, VOLUME_READ_ONLY); anything else stays as thrown. */
 export function asStorageError(error: unknown): unknown {
+  if (hasCode(error, 'EROFS')) {
+    return new ScanError(
+      'VOLUME_READ_ONLY',
+      'The data volume is mounted read-only, so nothing can be written or removed; the operator must make DATA_DIR writable again. Retry later.',
+      { cause: error, retryAfterSeconds: 60 },
+    );
+  }
   if (hasCode(error, 'ENOSPC', 'EDQUOT')) {
     return new ScanError(
       'DISK_FULL',

@@ -1,7 +1,8 @@
 // Public surface of the shared volume layout (DATA_DIR/scans/<scan_id>/…).
-export { ScanStore } from './scan-store.js';
+export { CorruptStateError, ScanStore } from './scan-store.js';
 export type { PublishOutcome, ScanStoreOptions, StagingDirs, StagingEntry } from './scan-store.js';
 export type { DiskStatus } from './disk-status.js';
+export { volumeRefusal } from './disk-status.js';
 export { artifactDirRelative, assertScanId, isResultFileName, RESULT_FILE_NAMES } from './scan-paths.js';
 export type { ResultFileName } from './scan-paths.js';
 export { compactTokenCache, VolumeTokenCache } from './volume-token-cache.js';

@@ -6,6 +6,8 @@ export const SCANS_DIR = 'scans';
 export const TRASH_DIR = 'trash';
 /** Uploads being received, before their scan exists; same volume so adoption is one rename. */
 export const INCOMING_DIR = 'incoming';
+/** Space set aside so outcomes can be recorded on a full volume (volume-reserve.ts). */
+export const RESERVE_FILE = 'reserve.bin';
 export const REQUEST_FILE = 'request.json';
 export const STATE_FILE = 'state.json';
 /** Held by whichever process is updating state.json (see file-lock.ts). */

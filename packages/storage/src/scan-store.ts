@@ -2,11 +2,12 @@ import { randomBytes } from 'node:crypto';
 import type { Stats } from 'node:fs';
 import { lstat, mkdir, readdir, realpath, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
-import { isScanId, ScanError, ScanStateRecord, TERMINAL_STATES, TokenEncoding } from '@reposcan/contracts';
+import { isScanError, isScanId, ScanError, ScanStateRecord, TERMINAL_STATES, TokenEncoding } from '@reposcan/contracts';
 import { fsyncDir, fsyncFiles, writeFileAtomic } from './atomic-write.js';
 import { readDiskStatus } from './disk-status.js';
 import type { DiskStatus } from './disk-status.js';
 import { asStorageError, hasCode } from './fs-errors.js';
+import { VolumeReserve } from './volume-reserve.js';
 import { LockTimeoutError, withFileLock } from './file-lock.js';
 import type { HeldLock } from './file-lock.js';
 import { KeyedSerial } from './keyed-serial.js';
@@ -25,6 +26,7 @@ import {
   TOKEN_CACHE_DIR,
   TRASH_DIR,
   INCOMING_DIR,
+  RESERVE_FILE,
   UPLOAD_FILE,
 } from './scan-paths.js';
 import type { ResultFileName } from './scan-paths.js';
@@ -70,6 +72,7 @@ interface Roots {
  */
 export class ScanStore {
   private roots: Roots | undefined;
+  private reserve: VolumeReserve | undefined;
   private readonly serial = new KeyedSerial();
 
   constructor(private readonly options: ScanStoreOptions) {}
@@ -88,6 +91,13 @@ export class ScanStore {
     await mkdir(roots.trashRoot, { recursive: true });
     await mkdir(roots.incomingRoot, { recursive: true });
     this.roots = roots;
+    this.reserve = new VolumeReserve(join(dataDir, RESERVE_FILE));
+    await this.keepReserve().catch(() => false);
+  }
+
+  /** Makes the full-volume reserve again where it was used (or never made); true when it did. */
+  keepReserve(): Promise<boolean> {
+    return this.reserve ? this.reserve.replenish() : Promise.resolve(false);
   }
 
   /** Where uploads are received before their scan exists (files named by the receiver). */
@@ -185,6 +195,7 @@ export class ScanStore {
   ): Promise<ScanStateRecord> {
     const dir = this.scanDir(id);
     return await this.serial.run(id, async () => {
+      let reserveFreed = false;
       for (;;) {
         // A symlink in place of the folder must not get a lock file written through it.
         if ((await this.existingScanDir(id)) === null) throw notFound(id);
@@ -201,6 +212,13 @@ export class ScanStore {
           await writeFileAtomic(join(dir, STATE_FILE), toJson(next));
           this.options.onStateChanged?.(id);
           return next;
+        }).catch(async (error: unknown) => {
+          // On a full volume the reserve is freed (by this process or another a moment ago) and
+          // the write tried once more, so the outcome is recorded all the same.
+          if (reserveFreed || !this.reserve || !(isScanError(error) && error.code === 'DISK_FULL')) throw error;
+          reserveFreed = true;
+          await this.reserve.release();
+          return 'lock-lost' as const;
         });
         if (outcome !== 'lock-lost') return outcome;
       }
@@ -328,7 +346,7 @@ export class ScanStore {
         await rename(dir, trashed);
       } catch (error) {
         if (hasCode(error, 'ENOENT')) return false;
-        throw error;
+        throw asStorageError(error);
       }
       // Gone from view with the rename: watchers may say so before the tree is removed.
       this.options.onStateChanged?.(id);
@@ -400,6 +418,14 @@ export class ScanStore {
   }
 
   /** The scan folder when it exists as a real folder; a symlink in its place counts as unknown (T9). */
+  /** When the scan last changed (its state file, else its folder), whatever the state file holds; null for an unknown scan. */
+  async lastChanged(id: string): Promise<Date | null> {
+    const dir = await this.existingScanDir(id);
+    if (dir === null) return null;
+    const stats = (await lstat(join(dir, STATE_FILE)).catch(() => null)) ?? (await this.scanDirStats(id));
+    return stats?.mtime ?? null;
+  }
+
   private async existingScanDir(id: string): Promise<string | null> {
     return (await this.scanDirStats(id)) ? this.scanDir(id) : null;
   }
@@ -447,21 +473,22 @@ function toJson(value: unknown): string {
   return `${text}\n`;
 }
 
+/** A state file that is not a state record (a torn write on a broken disk, a hand edit): the scan cannot be read, only removed. */
+export class CorruptStateError extends ScanError {
+  constructor(id: string, what: string, cause?: unknown) {
+    super('INTERNAL_ERROR', `${SCANS_DIR}/${id}/${STATE_FILE} is corrupt: ${what}.`, { cause });
+  }
+}
+
 function parseRecord(id: string, text: string): ScanStateRecord {
   let data: unknown;
   try {
     data = JSON.parse(text);
   } catch (error) {
-    throw new ScanError('INTERNAL_ERROR', `${SCANS_DIR}/${id}/${STATE_FILE} is corrupt: not valid JSON.`, {
-      cause: error,
-    });
+    throw new CorruptStateError(id, 'not valid JSON', error);
   }
   const parsed = ScanStateRecord.safeParse(data);
-  if (!parsed.success)
-    throw new ScanError(
-      'INTERNAL_ERROR',
-      `${SCANS_DIR}/${id}/${STATE_FILE} is corrupt: ${describeIssues(parsed.error.issues)}.`,
-    );
+  if (!parsed.success) throw new CorruptStateError(id, describeIssues(parsed.error.issues));
   return parsed.data;
 }
 

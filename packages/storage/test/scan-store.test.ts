@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, mkdtemp, readdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ScanStore } from '../src/index.js';
+import { RESERVE_BYTES } from '../src/volume-reserve.js';
 import { createdScan, errorCode, tempStore } from './temp-store.js';
 import type { TempStore } from './temp-store.js';
 
@@ -14,8 +15,9 @@ describe('ScanStore layout', () => {
   });
   afterEach(() => t.cleanup());
 
-  it('init creates scans/ and trash/ and resolves DATA_DIR to its real path', async () => {
-    expect((await readdir(t.dataDir)).sort()).toEqual(['incoming', 'scans', 'trash']);
+  it('init creates scans/ and trash/, sets aside the full-volume reserve and resolves DATA_DIR to its real path', async () => {
+    expect((await readdir(t.dataDir)).sort()).toEqual(['incoming', 'reserve.bin', 'scans', 'trash']);
+    expect((await stat(join(t.dataDir, 'reserve.bin'))).blocks * 512).toBeGreaterThanOrEqual(RESERVE_BYTES);
     const link = join(t.sandbox, 'data-link');
     await symlink(t.dataDir, link);
     const viaLink = new ScanStore({ dataDir: link });
@@ -97,7 +99,7 @@ describe('ScanStore layout', () => {
     expect(status.freeBytes).toBeGreaterThan(0);
     expect(status.freeRatio).toBeGreaterThan(0);
     expect(status.freeRatio).toBeLessThanOrEqual(1);
-    expect((await readdir(t.dataDir)).sort()).toEqual(['incoming', 'scans', 'trash']);
+    expect((await readdir(t.dataDir)).sort()).toEqual(['incoming', 'reserve.bin', 'scans', 'trash']);
   });
 
   it('diskStatus reads a vanished volume as not writable instead of throwing', async () => {
@@ -105,6 +107,6 @@ describe('ScanStore layout', () => {
     const store = new ScanStore({ dataDir });
     await store.init();
     await rm(dataDir, { recursive: true });
-    expect(await store.diskStatus()).toEqual({ freeRatio: 0, freeBytes: 0, writable: false });
+    expect(await store.diskStatus()).toEqual({ freeRatio: 0, freeBytes: 0, writable: false, readOnly: false });
   });
 });

@@ -1,10 +1,11 @@
 import type { ServerResponse } from 'node:http';
 import { ScanError } from '@reposcan/contracts';
+import { eventsUrl } from '../services/scan-service.js';
 
 /** A stream's hold on its place among the open ones. */
 export interface EventStreamSlot {
-  /** The stream is open (headers sent): it gets the shared heartbeat from now on. */
-  live(res: ServerResponse): void;
+  /** The stream of `scanId` is open (headers sent): it gets the shared heartbeat from now on. */
+  live(res: ServerResponse, scanId: string): void;
   /** Gives the place back; safe to call more than once. */
   release(): void;
 }
@@ -27,6 +28,8 @@ const HEARTBEAT_MS = 15_000;
 const CLIENT_RETRY_AFTER_SECONDS = 5;
 /** A full process frees places as other clients' scans finish, typically within seconds to a minute. */
 const PROCESS_RETRY_AFTER_SECONDS = 15;
+/** After a `stopping` event: long enough for a balancer to route elsewhere, short enough to miss little. */
+const RECONNECT_AFTER_MS = 1_000;
 
 /**
  * The open event streams of this process: how many each client holds, how many in all, and one
@@ -34,7 +37,8 @@ const PROCESS_RETRY_AFTER_SECONDS = 15;
  */
 export class EventStreams {
   private readonly byClient = new Map<string, number>();
-  private readonly live = new Set<ServerResponse>();
+  /** Each open stream and the scan it follows. */
+  private readonly live = new Map<ServerResponse, string>();
   private heartbeat: NodeJS.Timeout | null = null;
   private count = 0;
 
@@ -67,10 +71,10 @@ export class EventStreams {
     let res: ServerResponse | null = null;
     let released = false;
     return {
-      live: (response) => {
+      live: (response, scanId) => {
         if (released) return;
         res = response;
-        this.live.add(response);
+        this.live.set(response, scanId);
         this.heartbeat ??= setInterval(() => this.beat(), this.limits.heartbeatMs ?? HEARTBEAT_MS);
       },
       release: () => {
@@ -90,13 +94,21 @@ export class EventStreams {
   }
 
   /**
-   * Ends every open stream, so a shutting-down server is not held open until their scans finish;
-   * an EventSource client reconnects by itself (to another instance behind a balancer).
+   * Ends every open stream with a last `stopping` event, so a shutting-down server is not held
+   * open until their scans finish. The scan carries on: an EventSource client reconnects by
+   * itself (after `retry`, to another instance behind a balancer); others are told to.
    */
   endAll(): void {
     // The connection goes too: left idle it would hold the server until its keep-alive timeout.
-    for (const res of this.live) {
+    for (const [res, scanId] of this.live) {
       if (res.writableEnded) continue;
+      res.write(
+        `event: stopping\nretry: ${RECONNECT_AFTER_MS}\ndata: ${JSON.stringify({
+          code: 'SERVER_STOPPING',
+          scan_id: scanId,
+          detail: `This server is stopping; the scan carries on. Reconnect to ${eventsUrl(scanId)} to keep following it.`,
+        })}\n\n`,
+      );
       // Taken now: a finished response no longer holds its socket.
       const socket = res.socket;
       res.end(() => socket?.destroy());
@@ -104,6 +116,6 @@ export class EventStreams {
   }
 
   private beat(): void {
-    for (const res of this.live) if (!res.writableEnded) res.write(': keep-alive\n\n');
+    for (const res of this.live.keys()) if (!res.writableEnded) res.write(': keep-alive\n\n');
   }
 }

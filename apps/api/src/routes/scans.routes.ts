@@ -83,7 +83,7 @@ function streamEvents(res: Response, scans: ScanService, scanId: string, slot: E
           res.setHeader('Connection', 'keep-alive');
           res.setHeader('X-Accel-Buffering', 'no');
           res.flushHeaders();
-          slot.live(res);
+          slot.live(res, scanId);
           send('state', record);
         } else if (error !== undefined) {
           // A failed read ends nothing: the next signal or fallback tick reads again.

@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { isScanError, ScanError, TERMINAL_STATES } from '@reposcan/contracts';
 import type { ScanOptions, ScanRequestRecord, ScanStateRecord, ScanStatus, TokenEncoding } from '@reposcan/contracts';
 import type { ScanQueue, StateSignals } from '@reposcan/queue';
+import { CorruptStateError, volumeRefusal } from '@reposcan/storage';
 import type { DiskStatus, ScanStore } from '@reposcan/storage';
 import type { FaultInjector } from '@reposcan/runtime';
 import { StateWatchers } from './state-watch.js';
@@ -69,6 +70,8 @@ export class ScanService {
   readonly watchers: StateWatchers;
   private disk: { checkedAt: number; status: Promise<DiskStatus> } | null = null;
   private queueFull: { until: number; error: ScanError } | null = null;
+  /** Aborted when the server stops: waiting submissions answer 202 at once instead of holding it. */
+  private readonly stopping = new AbortController();
 
   constructor(private readonly deps: ScanServiceDeps) {
     this.watchers = new StateWatchers({
@@ -88,12 +91,8 @@ export class ScanService {
     const now = Date.now();
     if (this.disk === null || now - this.disk.checkedAt > DISK_CHECK_MS)
       this.disk = { checkedAt: now, status: this.deps.store.diskStatus() };
-    const disk = await this.disk.status;
-    if (!disk.writable || disk.freeRatio < this.deps.minFreeDiskRatio) {
-      throw new ScanError('DISK_FULL', 'The server is low on disk space and is not taking new scans. Retry later.', {
-        retryAfterSeconds: 60,
-      });
-    }
+    const refusal = volumeRefusal(await this.disk.status, this.deps.minFreeDiskRatio);
+    if (refusal) throw refusal;
   }
 
   /**
@@ -159,9 +158,18 @@ export class ScanService {
     return this.watchers.watch(scanId, listener, readNow);
   }
 
-  /** The state now, then every change, until it is terminal, `timeoutMs` passes or `signal` aborts; returns the last state seen. */
-  waitForTerminal(scanId: string, timeoutMs: number, signal?: AbortSignal): Promise<ScanStateRecord> {
+  /** Ends every wait in progress with the state it has seen (the server is stopping). */
+  stopWaiting(): void {
+    this.stopping.abort();
+  }
+
+  /**
+   * The state now, then every change, until it is terminal, `timeoutMs` passes, `caller` aborts or
+   * the server stops; returns the last state seen.
+   */
+  waitForTerminal(scanId: string, timeoutMs: number, caller?: AbortSignal): Promise<ScanStateRecord> {
     const started = Date.now();
+    const signal = caller ? AbortSignal.any([caller, this.stopping.signal]) : this.stopping.signal;
     return new Promise((resolve, reject) => {
       let last: ScanStateRecord | null = null;
       let timer: NodeJS.Timeout | undefined;
@@ -197,12 +205,18 @@ export class ScanService {
 
   /** Cancel a queued or running scan, then remove everything of it from the volume and the queue. */
   async cleanup(scanId: string): Promise<void> {
-    const record = await this.get(scanId);
-    if (!isTerminal(record)) {
-      await this.deps.store.requestCancel(scanId);
+    // A corrupt state file says nothing about whether the scan runs: treat it as running, and remove it.
+    const record = await this.get(scanId).catch((error: unknown) => {
+      if (error instanceof CorruptStateError) return null;
+      throw error;
+    });
+    if (record === null || !isTerminal(record)) {
+      // The queue first: while it is unreachable the request is refused (503) with nothing changed.
       const removed = await this.deps.queue.remove(scanId);
-      if (removed === 'active')
+      if (removed === 'active') {
+        await this.deps.store.requestCancel(scanId);
         await this.waitForTerminal(scanId, this.deps.cancelGraceMs ?? 10_000).catch(() => record);
+      }
     }
     await this.deps.store.remove(scanId);
     void this.forgetJob(scanId, Date.now() + (this.deps.cancelGraceMs ?? 10_000));

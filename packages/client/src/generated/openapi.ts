@@ -86,7 +86,7 @@ export interface paths {
         };
         /**
          * Server-sent events: `state` and `progress`, each with the scan status as data; closes after a terminal state
-         * @description A `state` event with the scan status at once, then one per state change and a `progress` event per progress change; a comment line every 15 s keeps idle connections open. Each client may hold MAX_EVENT_STREAMS_PER_CLIENT streams open (then 429 `TOO_MANY_EVENT_STREAMS`) and each API process MAX_EVENT_STREAMS (then 503 `EVENT_STREAMS_FULL`), both with `Retry-After`.
+         * @description A `state` event with the scan status at once, then one per state change and a `progress` event per progress change; a comment line every 15 s keeps idle connections open. Each client may hold MAX_EVENT_STREAMS_PER_CLIENT streams open (then 429 `TOO_MANY_EVENT_STREAMS`) and each API process MAX_EVENT_STREAMS (then 503 `EVENT_STREAMS_FULL`), both with `Retry-After`. When the API process stops, an open stream gets a last `stopping` event (`code` `SERVER_STOPPING`, `scan_id`, `detail`) with `retry: 1000` and is closed; the scan carries on, so reconnect to keep following it.
          */
         get: operations["scanEvents"];
         put?: never;
@@ -236,7 +236,7 @@ export interface components {
              */
             error: string;
             /** @enum {string} */
-            code: "INVALID_JSON" | "INVALID_REQUEST" | "INVALID_SCAN_ID" | "INVALID_REPO_PATH" | "INVALID_BRANCH" | "INVALID_MULTIPART" | "LOCAL_PATHS_DISABLED" | "OUTSIDE_ALLOWED_ROOTS" | "SCHEME_NOT_ALLOWED" | "HOST_NOT_ALLOWED" | "CREDENTIALS_IN_URL" | "PRIVATE_ADDRESS" | "CLONE_REDIRECT_BLOCKED" | "ROUTE_NOT_FOUND" | "SCAN_NOT_FOUND" | "FORMAT_NOT_PRODUCED" | "METHOD_NOT_ALLOWED" | "RANGE_NOT_SATISFIABLE" | "SCAN_NOT_READY" | "SCAN_FAILED" | "SCAN_CANCELLED" | "BODY_TOO_LARGE" | "UPLOAD_TOO_LARGE" | "ARCHIVE_TOO_LARGE" | "TOO_MANY_ENTRIES" | "REPO_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "NOT_A_ZIP" | "LOCAL_PATH_NOT_FOUND" | "REPO_NOT_FOUND" | "BRANCH_NOT_FOUND" | "SUBDIR_NOT_FOUND" | "UNSAFE_ARCHIVE" | "RATE_LIMITED" | "INSPECT_BUSY" | "TOO_MANY_EVENT_STREAMS" | "INTERNAL_ERROR" | "WORKER_CRASHED" | "CLONE_FAILED" | "QUEUE_FULL" | "QUEUE_UNAVAILABLE" | "NO_WORKER_ACCEPTS" | "EVENT_STREAMS_FULL" | "CLONE_TIMEOUT" | "SCAN_TIMEOUT" | "WALK_TIMEOUT" | "DISK_FULL";
+            code: "INVALID_JSON" | "INVALID_REQUEST" | "INVALID_SCAN_ID" | "INVALID_REPO_PATH" | "INVALID_BRANCH" | "INVALID_MULTIPART" | "LOCAL_PATHS_DISABLED" | "OUTSIDE_ALLOWED_ROOTS" | "SCHEME_NOT_ALLOWED" | "HOST_NOT_ALLOWED" | "CREDENTIALS_IN_URL" | "PRIVATE_ADDRESS" | "CLONE_REDIRECT_BLOCKED" | "ROUTE_NOT_FOUND" | "SCAN_NOT_FOUND" | "FORMAT_NOT_PRODUCED" | "METHOD_NOT_ALLOWED" | "RANGE_NOT_SATISFIABLE" | "SCAN_NOT_READY" | "SCAN_FAILED" | "SCAN_CANCELLED" | "BODY_TOO_LARGE" | "UPLOAD_TOO_LARGE" | "ARCHIVE_TOO_LARGE" | "TOO_MANY_ENTRIES" | "REPO_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "NOT_A_ZIP" | "LOCAL_PATH_NOT_FOUND" | "REPO_NOT_FOUND" | "BRANCH_NOT_FOUND" | "SUBDIR_NOT_FOUND" | "UNSAFE_ARCHIVE" | "RATE_LIMITED" | "INSPECT_BUSY" | "TOO_MANY_EVENT_STREAMS" | "INTERNAL_ERROR" | "WORKER_CRASHED" | "QUEUE_LOST" | "CLONE_FAILED" | "QUEUE_FULL" | "QUEUE_UNAVAILABLE" | "NO_WORKER_ACCEPTS" | "EVENT_STREAMS_FULL" | "SERVER_STOPPING" | "CLONE_TIMEOUT" | "SCAN_TIMEOUT" | "WALK_TIMEOUT" | "DISK_FULL" | "VOLUME_READ_ONLY";
             /** @description What happened and what to do about it. */
             detail: string;
             request_id: string;
@@ -392,7 +392,7 @@ export interface components {
         };
         ScanFailure: {
             /** @enum {string} */
-            code: "INVALID_JSON" | "INVALID_REQUEST" | "INVALID_SCAN_ID" | "INVALID_REPO_PATH" | "INVALID_BRANCH" | "INVALID_MULTIPART" | "LOCAL_PATHS_DISABLED" | "OUTSIDE_ALLOWED_ROOTS" | "SCHEME_NOT_ALLOWED" | "HOST_NOT_ALLOWED" | "CREDENTIALS_IN_URL" | "PRIVATE_ADDRESS" | "CLONE_REDIRECT_BLOCKED" | "ROUTE_NOT_FOUND" | "SCAN_NOT_FOUND" | "FORMAT_NOT_PRODUCED" | "METHOD_NOT_ALLOWED" | "RANGE_NOT_SATISFIABLE" | "SCAN_NOT_READY" | "SCAN_FAILED" | "SCAN_CANCELLED" | "BODY_TOO_LARGE" | "UPLOAD_TOO_LARGE" | "ARCHIVE_TOO_LARGE" | "TOO_MANY_ENTRIES" | "REPO_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "NOT_A_ZIP" | "LOCAL_PATH_NOT_FOUND" | "REPO_NOT_FOUND" | "BRANCH_NOT_FOUND" | "SUBDIR_NOT_FOUND" | "UNSAFE_ARCHIVE" | "RATE_LIMITED" | "INSPECT_BUSY" | "TOO_MANY_EVENT_STREAMS" | "INTERNAL_ERROR" | "WORKER_CRASHED" | "CLONE_FAILED" | "QUEUE_FULL" | "QUEUE_UNAVAILABLE" | "NO_WORKER_ACCEPTS" | "EVENT_STREAMS_FULL" | "CLONE_TIMEOUT" | "SCAN_TIMEOUT" | "WALK_TIMEOUT" | "DISK_FULL";
+            code: "INVALID_JSON" | "INVALID_REQUEST" | "INVALID_SCAN_ID" | "INVALID_REPO_PATH" | "INVALID_BRANCH" | "INVALID_MULTIPART" | "LOCAL_PATHS_DISABLED" | "OUTSIDE_ALLOWED_ROOTS" | "SCHEME_NOT_ALLOWED" | "HOST_NOT_ALLOWED" | "CREDENTIALS_IN_URL" | "PRIVATE_ADDRESS" | "CLONE_REDIRECT_BLOCKED" | "ROUTE_NOT_FOUND" | "SCAN_NOT_FOUND" | "FORMAT_NOT_PRODUCED" | "METHOD_NOT_ALLOWED" | "RANGE_NOT_SATISFIABLE" | "SCAN_NOT_READY" | "SCAN_FAILED" | "SCAN_CANCELLED" | "BODY_TOO_LARGE" | "UPLOAD_TOO_LARGE" | "ARCHIVE_TOO_LARGE" | "TOO_MANY_ENTRIES" | "REPO_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "NOT_A_ZIP" | "LOCAL_PATH_NOT_FOUND" | "REPO_NOT_FOUND" | "BRANCH_NOT_FOUND" | "SUBDIR_NOT_FOUND" | "UNSAFE_ARCHIVE" | "RATE_LIMITED" | "INSPECT_BUSY" | "TOO_MANY_EVENT_STREAMS" | "INTERNAL_ERROR" | "WORKER_CRASHED" | "QUEUE_LOST" | "CLONE_FAILED" | "QUEUE_FULL" | "QUEUE_UNAVAILABLE" | "NO_WORKER_ACCEPTS" | "EVENT_STREAMS_FULL" | "SERVER_STOPPING" | "CLONE_TIMEOUT" | "SCAN_TIMEOUT" | "WALK_TIMEOUT" | "DISK_FULL" | "VOLUME_READ_ONLY";
             message: string;
         };
         ScanOptions: {
@@ -809,7 +809,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Error envelope. Codes: `INTERNAL_ERROR`, `WORKER_CRASHED`. */
+            /** @description Error envelope. Codes: `INTERNAL_ERROR`, `WORKER_CRASHED`, `QUEUE_LOST`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -827,7 +827,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Error envelope. Codes: `QUEUE_FULL`, `QUEUE_UNAVAILABLE`, `NO_WORKER_ACCEPTS`. */
+            /** @description Error envelope. Codes: `QUEUE_FULL`, `QUEUE_UNAVAILABLE`, `NO_WORKER_ACCEPTS`, `SERVER_STOPPING`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -845,7 +845,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Error envelope. Codes: `DISK_FULL`. */
+            /** @description Error envelope. Codes: `DISK_FULL`, `VOLUME_READ_ONLY`. */
             507: {
                 headers: {
                     [name: string]: unknown;
@@ -966,7 +966,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Error envelope. Codes: `INTERNAL_ERROR`, `WORKER_CRASHED`. */
+            /** @description Error envelope. Codes: `INTERNAL_ERROR`, `WORKER_CRASHED`, `QUEUE_LOST`. */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -975,7 +975,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Error envelope. Codes: `QUEUE_FULL`, `QUEUE_UNAVAILABLE`, `NO_WORKER_ACCEPTS`. */
+            /** @description Error envelope. Codes: `QUEUE_FULL`, `QUEUE_UNAVAILABLE`, `NO_WORKER_ACCEPTS`, `SERVER_STOPPING`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -993,7 +993,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Error envelope. Codes: `DISK_FULL`. */
+            /** @description Error envelope. Codes: `DISK_FULL`, `VOLUME_READ_ONLY`. */
             507: {
                 headers: {
                     [name: string]: unknown;
@@ -1080,7 +1080,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Error envelope. Codes: `INTERNAL_ERROR`, `WORKER_CRASHED`. */
+            /** @description Error envelope. Codes: `INTERNAL_ERROR`, `WORKER_CRASHED`, `QUEUE_LOST`. */
             500: {
                 headers: {
                     [name: string]: unknown;
