@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { isScanError } from '@reposcan/contracts';
 import { Queue, UnrecoverableError, WaitingError, Worker } from 'bullmq';
 import type { Job, JobState, JobsOptions } from 'bullmq';
+import { ReplyError } from 'ioredis';
 import { clientTag, FAIR_SHARE_WINDOW_MS, fairPriority } from './fair-share.js';
 import { isFinalError, lockLostAbortReason, shutdownAbortReason, withinForceCloseGrace } from './failure-policy.js';
 import {
@@ -29,6 +30,13 @@ import type {
 import { closeConnection, createProducerConnection, createWorkerConnection } from './redis-connections.js';
 import { createRedisStateSignals } from './state-signals.js';
 import { createRedisWorkerRegistry } from './worker-registry.js';
+import {
+  unreachableReason,
+  WRITE_PROBE_SCRIPT,
+  WRITE_PROBE_TTL_MS,
+  writeFailureReason,
+  writeProbeKeys,
+} from './write-probe.js';
 
 export interface BullMqTransportOptions extends TransportOptions {
   redisUrl: string;
@@ -40,7 +48,7 @@ export interface BullMqTransportOptions extends TransportOptions {
 const CALL_DEADLINE_MS = 1_500;
 /** How long a closing worker waits for jobs Redis already made active to reach processJob. */
 const FETCH_ARRIVAL_GRACE_MS = 3_000;
-const PING_DEADLINE_MS = 1_000;
+const PROBE_DEADLINE_MS = 1_000;
 
 export function createBullMqTransport(o: BullMqTransportOptions): QueueTransport {
   checkTransportOptions(o);
@@ -122,6 +130,7 @@ function createBullMqQueue(o: BullMqTransportOptions, report: (source: string, e
     if (!counted || counted[0]) throw counted?.[0] ?? new Error('Redis refused the fair-share count');
     return Number(counted[1]);
   };
+  const probeKeys = writeProbeKeys(o.prefix, SCAN_QUEUE_NAME);
   let closing: Promise<void> | undefined;
   // Count and add one enqueue at a time: run side by side, a burst of them all saw room and
   // all added (133 accepted under a bound of 40). Across API processes the bound stays soft.
@@ -158,11 +167,14 @@ function createBullMqQueue(o: BullMqTransportOptions, report: (source: string, e
         // 0: the job was locked by a worker that fetched it in between.
         return (await queue.remove(scanId)) === 1 ? 'removed' : 'active';
       }),
-    async ping() {
+    async checkWrites() {
       try {
-        return (await call(() => connection.ping(), PING_DEADLINE_MS)) === 'PONG';
-      } catch {
-        return false;
+        await call(() => connection.eval(WRITE_PROBE_SCRIPT, 2, ...probeKeys, WRITE_PROBE_TTL_MS), PROBE_DEADLINE_MS);
+        return null;
+      } catch (error) {
+        const cause = isScanError(error) ? error.cause : error;
+        if (cause instanceof ReplyError) return writeFailureReason(cause);
+        return unreachableReason(cause instanceof Error ? cause.message.replace(/\.$/, '') : 'not connected');
       }
     },
     close() {

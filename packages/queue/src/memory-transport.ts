@@ -126,7 +126,7 @@ export function createMemoryTransport(o: TransportOptions): QueueTransport {
         forget(job);
         return 'removed';
       }),
-    ping: () => answer(() => !closed),
+    checkWrites: () => answer(() => null),
     close: () =>
       answer(() => {
         closed = true;

@@ -1,3 +1,4 @@
+import type { NotReadyReason } from '@reposcan/contracts';
 import type { ScanProcessor } from './job-contract.js';
 import type { QueueLog } from './queue-log.js';
 import type { StateSignals } from './state-signals.js';
@@ -25,8 +26,11 @@ export interface ScanQueue {
   jobState(scanId: string): Promise<ScanJobState>;
   /** Removes a waiting, delayed or finished job; an active one is left for the worker to cancel. */
   remove(scanId: string): Promise<'removed' | 'active' | 'absent'>;
-  /** Never hangs: false within about a second when the queue's store is unreachable. */
-  ping(): Promise<boolean>;
+  /**
+   * Whether a scan could be enqueued now: null when the queue's store takes a write in the
+   * queue's keyspace, else why not. Never hangs: answers within about a second.
+   */
+  checkWrites(): Promise<NotReadyReason | null>;
   close(): Promise<void>;
 }
 
