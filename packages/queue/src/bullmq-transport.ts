@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { RedisTarget } from '@reposcan/config';
 import { isScanError } from '@reposcan/contracts';
 import { Queue, UnrecoverableError, WaitingError, Worker } from 'bullmq';
 import type { Job, JobState, JobsOptions } from 'bullmq';
@@ -39,8 +40,11 @@ import {
 } from './write-probe.js';
 
 export interface BullMqTransportOptions extends TransportOptions {
-  redisUrl: string;
-  /** BullMQ key prefix: deployments and test runs sharing one Redis stay apart. */
+  redis: RedisTarget;
+  /**
+   * Key prefix of the queue and of every other key (and channel) the service writes: deployments
+   * and test runs sharing one Redis stay apart. On a cluster it needs a hash tag ({reposcan}).
+   */
   prefix: string;
 }
 
@@ -55,8 +59,8 @@ export function createBullMqTransport(o: BullMqTransportOptions): QueueTransport
   const log = o.log ?? consoleLog;
   const report = createErrorReporter(log);
   const queue = createBullMqQueue(o, report);
-  const stateSignals = createRedisStateSignals({ redisUrl: o.redisUrl, prefix: o.prefix, report });
-  const registry = createRedisWorkerRegistry({ redisUrl: o.redisUrl, prefix: o.prefix, report });
+  const stateSignals = createRedisStateSignals({ redis: o.redis, prefix: o.prefix, report });
+  const registry = createRedisWorkerRegistry({ redis: o.redis, prefix: o.prefix, report });
   const workers: ScanWorker[] = [];
   return {
     kind: 'bullmq',
@@ -78,7 +82,7 @@ export function createBullMqTransport(o: BullMqTransportOptions): QueueTransport
 }
 
 function createBullMqQueue(o: BullMqTransportOptions, report: (source: string, error: unknown) => void): ScanQueue {
-  const connection = createProducerConnection(o.redisUrl, report);
+  const connection = createProducerConnection(o.redis, report);
   const queue = new Queue<ScanJobPayload>(SCAN_QUEUE_NAME, { connection, prefix: o.prefix });
   queue.on('error', (error) => report('queue', error));
   const jobOptions: JobsOptions = {
@@ -310,7 +314,7 @@ function startBullMqWorker(
 ): ScanWorker {
   checkWorkerOptions(options);
   const maxStalledCount = options.maxStalledCount ?? 1;
-  const connection = createWorkerConnection(o.redisUrl, report);
+  const connection = createWorkerConnection(o.redis, report);
   const running = new Map<string, RunningJob>();
   const pendingCallbacks = new Set<Promise<void>>();
   let closeStarted = false;

@@ -15,7 +15,7 @@ describe('bullmq transport with Redis down', () => {
 
   beforeAll(async () => {
     transport = createBullMqTransport({
-      redisUrl: `redis://127.0.0.1:${await freePort()}`,
+      redis: { kind: 'single', url: `redis://127.0.0.1:${await freePort()}` },
       prefix: `test-reposcan-queue-down-${randomUUID()}`,
       maxWaiting: 10,
       attempts: 3,

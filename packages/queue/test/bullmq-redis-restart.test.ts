@@ -16,7 +16,7 @@ describe.runIf(hasRedisServer)('bullmq transport across a Redis restart', () => 
 
   const open = (): QueueTransport => {
     const transport = createBullMqTransport({
-      redisUrl: redis.url,
+      redis: { kind: 'single', url: redis.url },
       prefix: `restart-${randomUUID()}`,
       maxWaiting: 10,
       attempts: 3,

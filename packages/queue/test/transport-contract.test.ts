@@ -21,7 +21,7 @@ const factories = {
   memory: (o: Partial<TransportOptions> = {}) => createMemoryTransport({ ...base, ...o }),
   bullmq: (o: Partial<TransportOptions> = {}) => {
     const prefix = uniquePrefix('contract');
-    const transport = createBullMqTransport({ ...base, ...o, redisUrl: REDIS_URL, prefix });
+    const transport = createBullMqTransport({ ...base, ...o, redis: { kind: 'single', url: REDIS_URL }, prefix });
     opened.push({ transport, prefix });
     return transport;
   },
