@@ -160,6 +160,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     scanWaitSeconds: config.scanWaitSeconds,
     rateLimitPerMinute: config.rateLimitPerMinute,
     inspectRateLimitPerMinute: config.inspectRateLimitPerMinute,
+    counters: transport.counters,
     minFreeDiskRatio: config.minFreeDiskRatio,
   });
 

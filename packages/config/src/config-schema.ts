@@ -152,7 +152,7 @@ export const CONFIG_VARIABLES = {
   ),
   RATE_LIMIT_PER_MINUTE: variable(
     '60',
-    'Scan and upload requests per client per minute (previews have their own budget, INSPECT_RATE_LIMIT_PER_MINUTE); 0 turns the limit off.',
+    'Scan and upload requests per client per minute, across every API process of the deployment when Redis is used (previews have their own budget, INSPECT_RATE_LIMIT_PER_MINUTE); 0 turns the limit off.',
     wholeNumber(0, 1_000_000),
   ),
   TRUST_PROXY: computed(
@@ -210,7 +210,7 @@ export const CONFIG_VARIABLES = {
   ),
   INSPECT_RATE_LIMIT_PER_MINUTE: variable(
     '240',
-    'Inspect (preview) requests per client per minute, a budget of their own: previews never use up RATE_LIMIT_PER_MINUTE, so a page previewing as you type cannot lock you out of scanning; 0 turns the limit off.',
+    'Inspect (preview) requests per client per minute (per deployment with Redis, as RATE_LIMIT_PER_MINUTE), a budget of their own: previews never use up RATE_LIMIT_PER_MINUTE, so a page previewing as you type cannot lock you out of scanning; 0 turns the limit off.',
     wholeNumber(0, 1_000_000),
   ),
   MAX_EVENT_STREAMS_PER_CLIENT: variable(

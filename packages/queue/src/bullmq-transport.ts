@@ -4,7 +4,7 @@ import { isScanError } from '@reposcan/contracts';
 import { Queue, UnrecoverableError, WaitingError, Worker } from 'bullmq';
 import type { Job, JobState, JobsOptions } from 'bullmq';
 import { ReplyError } from 'ioredis';
-import { clientTag, FAIR_SHARE_WINDOW_MS, fairPriority } from './fair-share.js';
+import { FAIR_SHARE_WINDOW_MS, fairPriority } from './fair-share.js';
 import { isFinalError, lockLostAbortReason, shutdownAbortReason, withinForceCloseGrace } from './failure-policy.js';
 import {
   BACKOFF_JITTER,
@@ -30,6 +30,8 @@ import type {
 } from './queue-transport.js';
 import { closeConnection, createProducerConnection, createWorkerConnection } from './redis-connections.js';
 import { createRedisStateSignals } from './state-signals.js';
+import { redisWindowCounters } from './window-counters.js';
+import type { WindowCounters } from './window-counters.js';
 import { createRedisWorkerRegistry } from './worker-registry.js';
 import {
   unreachableReason,
@@ -67,6 +69,7 @@ export function createBullMqTransport(o: BullMqTransportOptions): QueueTransport
     queue,
     stateSignals,
     workers: registry,
+    counters: queue.counters,
     startWorker(options) {
       const worker = startBullMqWorker(o, options, log, report);
       workers.push(worker);
@@ -81,7 +84,10 @@ export function createBullMqTransport(o: BullMqTransportOptions): QueueTransport
   };
 }
 
-function createBullMqQueue(o: BullMqTransportOptions, report: (source: string, error: unknown) => void): ScanQueue {
+function createBullMqQueue(
+  o: BullMqTransportOptions,
+  report: (source: string, error: unknown) => void,
+): ScanQueue & { counters: WindowCounters } {
   const connection = createProducerConnection(o.redis, report);
   const queue = new Queue<ScanJobPayload>(SCAN_QUEUE_NAME, { connection, prefix: o.prefix });
   queue.on('error', (error) => report('queue', error));
@@ -126,14 +132,8 @@ function createBullMqQueue(o: BullMqTransportOptions, report: (source: string, e
   };
 
   const countWaiting = (): Promise<number> => queue.getJobCountByTypes('waiting', 'prioritized', 'delayed');
-  /** Shared by every API process on this queue; each client's count expires a window after its first submission. */
-  const countSubmission = async (client: string): Promise<number> => {
-    const key = `${o.prefix}:${SCAN_QUEUE_NAME}:fair-share:${clientTag(client)}`;
-    const replies = await connection.multi().set(key, '0', 'PX', FAIR_SHARE_WINDOW_MS, 'NX').incr(key).exec();
-    const counted = replies?.[1];
-    if (!counted || counted[0]) throw counted?.[0] ?? new Error('Redis refused the fair-share count');
-    return Number(counted[1]);
-  };
+  // Shared by every API process on this queue, under the queue's prefix (and cluster slot).
+  const counters = redisWindowCounters(connection, `${o.prefix}:${SCAN_QUEUE_NAME}`);
   const probeKeys = writeProbeKeys(o.prefix, SCAN_QUEUE_NAME);
   let closing: Promise<void> | undefined;
   // Count and add one enqueue at a time: run side by side, a burst of them all saw room and
@@ -141,6 +141,7 @@ function createBullMqQueue(o: BullMqTransportOptions, report: (source: string, e
   let enqueueTurn: Promise<unknown> = Promise.resolve();
 
   return {
+    counters: { add: (scope, client, windowMs) => call(() => counters.add(scope, client, windowMs)) },
     async enqueue(scanId, options = {}) {
       const payload = ScanJobPayload.safeParse({ v: 1, scan_id: scanId });
       if (!payload.success) throw invalidScanId(scanId);
@@ -150,7 +151,9 @@ function createBullMqQueue(o: BullMqTransportOptions, report: (source: string, e
           if ((await countWaiting()) >= o.maxWaiting && (await queue.getJobState(scanId)) === 'unknown')
             throw queueFull(o.maxWaiting);
           const priority =
-            options.client === undefined ? undefined : fairPriority(await countSubmission(options.client));
+            options.client === undefined
+              ? undefined
+              : fairPriority((await counters.add('fair-share', options.client, FAIR_SHARE_WINDOW_MS)).count);
           await queue.add(SCAN_JOB_NAME, payload.data, {
             ...jobOptions,
             jobId: scanId,

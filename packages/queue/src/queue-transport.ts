@@ -2,6 +2,7 @@ import type { NotReadyReason } from '@reposcan/contracts';
 import type { ScanProcessor } from './job-contract.js';
 import type { QueueLog } from './queue-log.js';
 import type { StateSignals } from './state-signals.js';
+import type { WindowCounters } from './window-counters.js';
 import type { WorkerRegistry } from './worker-registry.js';
 
 export type ScanJobState = 'waiting' | 'active' | 'delayed' | 'completed' | 'failed' | 'absent';
@@ -67,6 +68,11 @@ export interface QueueTransport {
   stateSignals: StateSignals;
   /** Which workers are alive, and what each announced about itself (its source policy). */
   workers: WorkerRegistry;
+  /**
+   * Per-client counts over time windows (rate limits): this process's in memory, the
+   * deployment's on Redis. Rejects at once, like an enqueue, when Redis cannot count.
+   */
+  counters: WindowCounters;
   startWorker(options: ScanWorkerOptions): ScanWorker;
   /** Closes every worker started here (gracefully), then the queue. */
   close(): Promise<void>;
