@@ -28,8 +28,10 @@ export function connectRedis(target: RedisTarget, options: RedisOptions): RedisC
         sentinels: target.sentinels.map(({ host, port }) => ({ host, port })),
         name: target.name,
         ...(target.password === undefined ? {} : { password: target.password }),
-        // Sentinels announce a new master at once (+switch-master): reconnect then, not at the next error.
-        failoverDetector: true,
+        // Not ioredis's failoverDetector: its disconnect, landing while the client asks the sentinels
+        // for the master, ends the client for good. A dead master closes the connection anyway, and a
+        // demoted one answers READONLY: both reconnect, and the sentinels name the new master.
+        reconnectOnError: (error) => error.message.startsWith('READONLY'),
         sentinelRetryStrategy: (times) => Math.min(times * 200, 2_000),
       });
     case 'cluster': {
