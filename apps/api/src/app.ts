@@ -1,7 +1,7 @@
 import express from 'express';
 import type { Express, RequestHandler, Router } from 'express';
 import type { EngineLimits } from '@reposcan/core';
-import type { ScanQueue } from '@reposcan/queue';
+import type { ScanQueue, WindowCounters } from '@reposcan/queue';
 import type { ScanStore } from '@reposcan/storage';
 import type { Logger } from '@reposcan/runtime';
 import type { SourceSettings } from '@reposcan/sources';
@@ -53,6 +53,8 @@ export interface AppDeps {
   scanWaitSeconds: number;
   rateLimitPerMinute: number;
   inspectRateLimitPerMinute: number;
+  /** Where the rate limits count: this process's memory, or Redis shared by every API process. */
+  counters: WindowCounters;
   minFreeDiskRatio: number;
 }
 
@@ -93,9 +95,14 @@ export function createApp(deps: AppDeps): Express {
     next();
   });
 
-  const limiter: RequestHandler = rateLimit(deps.rateLimitPerMinute, 'scan or upload requests');
+  const limiter: RequestHandler = rateLimit(deps.rateLimitPerMinute, 'scan or upload requests', 'scans', deps.counters);
   // Previews are cheap, bounded by INSPECT_CONCURRENCY and sent as the page's form changes: their own budget.
-  const inspectLimiter: RequestHandler = rateLimit(deps.inspectRateLimitPerMinute, 'previews (inspect requests)');
+  const inspectLimiter: RequestHandler = rateLimit(
+    deps.inspectRateLimitPerMinute,
+    'previews (inspect requests)',
+    'inspect',
+    deps.counters,
+  );
   const waitMs = deps.scanWaitSeconds * 1000;
   const artifacts = new ArtifactService(deps.store, deps.scans);
   app.use(

@@ -77,9 +77,9 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   const server = createServer(SERVER_TIMEOUTS, (req, res) => (handle ? handle(req, res) : early.push([req, res])));
   await listenOn(server, config.port, config.host, 'PORT');
   const queueLog: QueueLog = (level, message, meta) => log[level]({ ...meta }, message);
-  const transport = config.redisUrl
+  const transport = config.redis
     ? createBullMqTransport({
-        redisUrl: config.redisUrl,
+        redis: config.redis,
         prefix: config.queuePrefix,
         maxWaiting: config.maxQueuedScans,
         attempts: config.jobAttempts,
@@ -126,12 +126,12 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   const worker =
     config.role === 'all' ? startScanWorker({ config, transport, store, log, registry: metrics.registry }) : null;
   const dashboard =
-    config.enableQueueDashboard && config.redisUrl
-      ? queueDashboard({ redisUrl: config.redisUrl, prefix: config.queuePrefix, log: queueLog })
+    config.enableQueueDashboard && config.redis
+      ? queueDashboard({ redis: config.redis, prefix: config.queuePrefix, log: queueLog })
       : null;
   if (config.enableQueueDashboard && !dashboard)
     log.warn(
-      'ENABLE_QUEUE_DASHBOARD is set but there is no Redis queue to show (embedded mode): set REDIS_URL for the dashboard',
+      'ENABLE_QUEUE_DASHBOARD is set but there is no Redis queue to show (embedded mode): set REDIS_URL (or REDIS_CLUSTER_NODES, REDIS_SENTINELS) for the dashboard',
     );
   const cors = corsPolicy(config.corsOrigins === '*' ? '*' : [...config.corsOrigins]);
   const liveness = livenessProbe(config.version, cors);
@@ -140,7 +140,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     openApi: buildOpenApiDocument(config.version),
     store,
     queue: transport.queue,
-    redisQueue: config.redisUrl ? transport.queue : null,
+    redisQueue: config.redis ? transport.queue : null,
     scans,
     eventStreams,
     inspect,
@@ -160,6 +160,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     scanWaitSeconds: config.scanWaitSeconds,
     rateLimitPerMinute: config.rateLimitPerMinute,
     inspectRateLimitPerMinute: config.inspectRateLimitPerMinute,
+    counters: transport.counters,
     minFreeDiskRatio: config.minFreeDiskRatio,
   });
 

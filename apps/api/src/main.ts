@@ -1,10 +1,10 @@
-import { ConfigError, loadConfig } from '@reposcan/config';
+import { ConfigError, describeRedisTarget, loadConfig } from '@reposcan/config';
 import { createLogger } from '@reposcan/runtime';
 import { runWorkerProcess } from '@reposcan/scan-worker';
 import { createRuntime } from './create-runtime.js';
 
 // One entry for every role: ROLE=worker runs only the job consumer, api/all serve HTTP
-// (all also consumes jobs in this process; without REDIS_URL the queue is in memory).
+// (all also consumes jobs in this process; without Redis the queue is in memory).
 async function main(): Promise<void> {
   const config = loadConfig();
   if (config.role === 'worker') return runWorkerProcess(config);
@@ -12,9 +12,9 @@ async function main(): Promise<void> {
   // The first line says which mode this is: embedded mode keeps no queue across restarts.
   log.info(
     { role: config.role, dataDir: config.dataDir },
-    config.embedded
+    config.redis === null
       ? `reposcan ${config.version} starting in embedded mode: in-memory queue and in-process worker, no Redis (set REDIS_URL for a persistent queue)`
-      : `reposcan ${config.version} starting with role ${config.role} on Redis`,
+      : `reposcan ${config.version} starting with role ${config.role} on Redis (${describeRedisTarget(config.redis)})`,
   );
   const runtime = await createRuntime(config, { log });
   const server = await runtime.listen();

@@ -67,7 +67,11 @@ describe('HTTP contract (embedded mode)', () => {
     it('GET /ready checks the volume and says Redis is not used in embedded mode', async () => {
       const response = await fetch(`${api.baseUrl}/ready`);
       expect(response.status).toBe(200);
-      expect(await response.json()).toEqual({ status: 'ready', checks: { redis: 'not_used', volume: 'ok' } });
+      expect(await response.json()).toEqual({
+        status: 'ready',
+        checks: { redis: 'not_used', volume: 'ok' },
+        reasons: [],
+      });
     });
 
     it('GET /metrics is Prometheus text with request latency by route', async () => {

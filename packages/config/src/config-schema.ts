@@ -13,7 +13,9 @@ import {
   listenHost,
   localRoots,
   oneOf,
+  anyText,
   queuePrefix,
+  redisNodes,
   redisUrl,
   trustProxy,
   unsetAs,
@@ -21,6 +23,8 @@ import {
   withDefault,
 } from './env-parsers.js';
 import type { Expected, FaultRule, Parser } from './env-parsers.js';
+import { hasHashTag } from './redis-target.js';
+import type { RedisTarget } from './redis-target.js';
 
 export const ROLES = ['api', 'worker', 'all'] as const;
 export type Role = (typeof ROLES)[number];
@@ -66,12 +70,32 @@ export const CONFIG_VARIABLES = {
   ),
   REDIS_URL: computed(
     'unset',
-    'Redis for the job queue, e.g. redis://127.0.0.1:6379; unset runs an embedded in-memory queue.',
+    'A single Redis for the job queue, e.g. redis://127.0.0.1:6379 (user, password, database and rediss:// TLS in the URL); with none of REDIS_URL, REDIS_CLUSTER_NODES and REDIS_SENTINELS set, an embedded in-memory queue runs instead. Set at most one of the three.',
     unsetAs(null, redisUrl),
   ),
+  REDIS_CLUSTER_NODES: computed(
+    'unset',
+    "A Redis Cluster for the job queue: some of its nodes as host:port, comma-separated (the client learns the rest). QUEUE_PREFIX gets a hash tag ({reposcan}) unless it has one, so that all of a queue's keys share a slot.",
+    unsetAs(null, redisNodes),
+  ),
+  REDIS_SENTINELS: computed(
+    'unset',
+    "Redis Sentinels watching the job queue's Redis, host:port comma-separated: the service asks them for the master named REDIS_SENTINEL_NAME and follows it through failovers.",
+    unsetAs(null, redisNodes),
+  ),
+  REDIS_SENTINEL_NAME: computed(
+    'unset',
+    'With REDIS_SENTINELS (and needed there): the name the sentinels monitor the master under, e.g. mymaster.',
+    unsetAs(null, anyText),
+  ),
+  REDIS_PASSWORD: computed(
+    'unset',
+    'Password of the Redis servers of REDIS_CLUSTER_NODES or REDIS_SENTINELS (a REDIS_URL carries its own); never logged.',
+    unsetAs(null, anyText),
+  ),
   ROLE: computed(
-    'all without REDIS_URL, else api',
-    'What this process runs: api, worker, or all (API plus an in-process worker); worker needs REDIS_URL.',
+    'all without Redis, else api',
+    'What this process runs: api, worker, or all (API plus an in-process worker); worker needs Redis (REDIS_URL, REDIS_CLUSTER_NODES or REDIS_SENTINELS).',
     unsetAs(undefined, oneOf(ROLES)),
   ),
   WORKER_CONCURRENCY: computed(
@@ -123,12 +147,12 @@ export const CONFIG_VARIABLES = {
   ),
   QUEUE_PREFIX: variable(
     'reposcan',
-    'BullMQ key prefix (and of the state-change channel), so several deployments or test runs can share one Redis.',
+    'Key prefix of the queue and everything else the service keeps in Redis (and of the state-change channel), so several deployments or test runs can share one Redis. Braces make a hash tag ({reposcan}); on a cluster one is added when missing.',
     queuePrefix,
   ),
   RATE_LIMIT_PER_MINUTE: variable(
     '60',
-    'Scan and upload requests per client per minute (previews have their own budget, INSPECT_RATE_LIMIT_PER_MINUTE); 0 turns the limit off.',
+    'Scan and upload requests per client per minute, across every API process of the deployment when Redis is used (previews have their own budget, INSPECT_RATE_LIMIT_PER_MINUTE); 0 turns the limit off.',
     wholeNumber(0, 1_000_000),
   ),
   TRUST_PROXY: computed(
@@ -186,7 +210,7 @@ export const CONFIG_VARIABLES = {
   ),
   INSPECT_RATE_LIMIT_PER_MINUTE: variable(
     '240',
-    'Inspect (preview) requests per client per minute, a budget of their own: previews never use up RATE_LIMIT_PER_MINUTE, so a page previewing as you type cannot lock you out of scanning; 0 turns the limit off.',
+    'Inspect (preview) requests per client per minute (per deployment with Redis, as RATE_LIMIT_PER_MINUTE), a budget of their own: previews never use up RATE_LIMIT_PER_MINUTE, so a page previewing as you type cannot lock you out of scanning; 0 turns the limit off.',
     wholeNumber(0, 1_000_000),
   ),
   MAX_EVENT_STREAMS_PER_CLIENT: variable(
@@ -231,7 +255,7 @@ export const CONFIG_VARIABLES = {
   ),
   ENABLE_QUEUE_DASHBOARD: variable(
     'false',
-    'Serve a read-only bull-board queue dashboard at /admin/queues (needs REDIS_URL); it shows job data, so keep it behind your proxy.',
+    'Serve a read-only bull-board queue dashboard at /admin/queues (needs Redis); it shows job data, so keep it behind your proxy.',
     flag,
   ),
   FAULT_INJECTION: computed(
@@ -249,10 +273,15 @@ type CamelCase<S extends string> = S extends `${infer Head}_${infer Tail}`
   : Lowercase<S>;
 type CamelEnv = { readonly [K in ConfigVariableName as CamelCase<K>]: EnvValues[K] };
 
+/** Read into `redis` (one RedisTarget), never on their own: a password stays out of everything else. */
+type RedisVariables = 'redisUrl' | 'redisClusterNodes' | 'redisSentinels' | 'redisSentinelName' | 'redisPassword';
+
 /** The parsed configuration: each variable under its camelCase name (MAX_UPLOAD_BYTES → maxUploadBytes), deeply frozen. */
-export interface Config extends Omit<CamelEnv, 'role'> {
+export interface Config extends Omit<CamelEnv, 'role' | RedisVariables> {
   readonly role: Role;
-  /** No REDIS_URL: the API runs an in-process worker over an in-memory queue. */
+  /** The queue's Redis, from REDIS_URL, REDIS_CLUSTER_NODES or REDIS_SENTINELS; null: the embedded in-memory queue. */
+  readonly redis: RedisTarget | null;
+  /** No Redis: the API runs an in-process worker over an in-memory queue. */
   readonly embedded: boolean;
   /** The service version, from the root package.json. */
   readonly version: string;
@@ -266,19 +295,54 @@ const shape = Object.fromEntries(Object.entries(CONFIG_VARIABLES).map(([name, v]
   [K in ConfigVariableName]: (typeof CONFIG_VARIABLES)[K]['schema'];
 };
 
+type ParsedEnv = z.output<z.ZodObject<typeof shape>>;
+
+function redisTarget(env: ParsedEnv): RedisTarget | null {
+  const password = env.REDIS_PASSWORD === null ? {} : { password: env.REDIS_PASSWORD };
+  if (env.REDIS_URL !== null) return { kind: 'single', url: env.REDIS_URL };
+  if (env.REDIS_CLUSTER_NODES !== null) return { kind: 'cluster', nodes: env.REDIS_CLUSTER_NODES, ...password };
+  if (env.REDIS_SENTINELS !== null)
+    return { kind: 'sentinel', sentinels: env.REDIS_SENTINELS, name: env.REDIS_SENTINEL_NAME ?? '', ...password };
+  return null;
+}
+
+const REDIS_CHOICES = ['REDIS_URL', 'REDIS_CLUSTER_NODES', 'REDIS_SENTINELS'] as const;
+
 /** Parses, coerces and defaults every variable; other keys of the environment are ignored. */
 export const ConfigSchema = z
   .object(shape)
-  // `when` makes this rule report alongside problems in other variables, not only once they are fixed.
-  .refine((env) => !(env.ROLE === 'worker' && env.REDIS_URL === null), {
+  // `when` makes these rules report alongside problems in other variables, not only once they are fixed.
+  .refine((env) => REDIS_CHOICES.filter((name) => env[name] !== null).length <= 1, {
+    when: () => true,
+    path: ['REDIS_URL'],
+    message: `expected one of ${REDIS_CHOICES.join(', ')} at most: they are three ways to name the one Redis (a single server, a cluster, or a master behind sentinels)`,
+  })
+  .refine((env) => env.REDIS_SENTINELS === null || env.REDIS_SENTINEL_NAME !== null, {
+    when: () => true,
+    path: ['REDIS_SENTINEL_NAME'],
+    message:
+      'expected the name the sentinels monitor the master under (sentinel monitor <name> …), as REDIS_SENTINELS is set',
+  })
+  .refine((env) => !(env.ROLE === 'worker' && REDIS_CHOICES.every((name) => env[name] === null)), {
     when: () => true,
     path: ['ROLE'],
     message:
-      'expected api or all when REDIS_URL is unset: a worker receives jobs through Redis (set REDIS_URL, or use ROLE=all)',
+      'expected api or all without Redis: a worker receives jobs through Redis (set REDIS_URL, REDIS_CLUSTER_NODES or REDIS_SENTINELS, or use ROLE=all)',
   })
   .transform((env): Omit<Config, 'version'> => {
     const fields = Object.fromEntries(
-      Object.entries(env).map(([name, value]) => [camelCase(name), value]),
-    ) as unknown as CamelEnv;
-    return { ...fields, role: env.ROLE ?? (env.REDIS_URL === null ? 'all' : 'api'), embedded: env.REDIS_URL === null };
+      Object.entries(env)
+        .filter(([name]) => !name.startsWith('REDIS_'))
+        .map(([name, value]) => [camelCase(name), value]),
+    ) as unknown as Omit<CamelEnv, RedisVariables>;
+    const redis = redisTarget(env);
+    const queuePrefix =
+      redis?.kind === 'cluster' && !hasHashTag(env.QUEUE_PREFIX) ? `{${env.QUEUE_PREFIX}}` : env.QUEUE_PREFIX;
+    return {
+      ...fields,
+      queuePrefix,
+      redis,
+      role: env.ROLE ?? (redis === null ? 'all' : 'api'),
+      embedded: redis === null,
+    };
   });

@@ -1,6 +1,8 @@
 import { isIP } from 'node:net';
 import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
+import { hasHashTag } from './redis-target.js';
+import type { RedisNode } from './redis-target.js';
 
 /** A parser's verdict on a bad value: completes the sentence "expected …". */
 export class Expected {
@@ -77,10 +79,34 @@ export const redisUrl: Parser<string> = (text) => {
     : new Expected('a redis:// or rediss:// URL, e.g. redis://127.0.0.1:6379');
 };
 
-export const queuePrefix: Parser<string> = (text) =>
-  /^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/.test(text)
-    ? text
-    : new Expected('1 to 64 letters, digits, ".", "_", ":" or "-"');
+export const queuePrefix: Parser<string> = (text) => {
+  if (!/^[A-Za-z0-9{][A-Za-z0-9._:{}-]{0,63}$/.test(text))
+    return new Expected('1 to 64 letters, digits, ".", "_", ":", "-", "{" or "}"');
+  // A brace that is not a whole hash tag would spread one queue's keys over a cluster's slots.
+  if (/[{}]/.test(text) && !hasHashTag(text))
+    return new Expected('a hash tag with text between "{" and "}", e.g. {reposcan}, when it has braces');
+  return text;
+};
+
+/** `host:port` entries, comma-separated (`[v6]:port` for IPv6): Redis Cluster nodes or sentinels. */
+export const redisNodes: Parser<readonly RedisNode[]> = (text) => {
+  const entries = splitList(text, ',');
+  const nodes = entries.map((entry): RedisNode | null => {
+    const m = /^(?:\[([^\]]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(entry);
+    const host = m?.[1] ?? m?.[2] ?? '';
+    const port = Number(m?.[3]);
+    const hostOk = m?.[1] !== undefined ? isIP(host) === 6 : isIP(host) === 4 || HOST_NAME.test(host);
+    return m && hostOk && port >= 1 && port <= 65535 ? { host, port } : null;
+  });
+  const bad = entries.filter((_, i) => nodes[i] === null);
+  if (entries.length === 0 || bad.length > 0)
+    return new Expected(
+      `a comma list of host:port entries, e.g. 10.0.0.1:7000,10.0.0.2:7000${bad.length > 0 ? ` (not valid: ${bad.join(', ')})` : ''}`,
+    );
+  return nodes as RedisNode[];
+};
+
+export const anyText: Parser<string> = (text) => text;
 
 function splitList(text: string, separator: string): string[] {
   return text

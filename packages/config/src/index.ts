@@ -8,4 +8,6 @@ export type { ConfigDoc } from './config-docs.js';
 export { CONFIG_VARIABLES, LOG_LEVELS, ROLES, TOKEN_ENCODINGS } from './config-schema.js';
 export type { Config, ConfigVariableName, LogLevel, Role, TokenEncoding } from './config-schema.js';
 export { FAULT_POINTS } from './env-parsers.js';
+export { describeRedisTarget, hasHashTag } from './redis-target.js';
+export type { RedisNode, RedisTarget } from './redis-target.js';
 export type { FaultPoint, FaultRule } from './env-parsers.js';

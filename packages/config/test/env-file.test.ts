@@ -29,7 +29,7 @@ describe('.env in the working directory', () => {
   it('an empty value in the environment still wins over the file', () => {
     writeEnv('REDIS_URL=redis://127.0.0.1:6379\n');
     expect(loadConfig(environmentWithEnvFile({ REDIS_URL: '' }, dir), { version: 'x' })).toMatchObject({
-      redisUrl: null,
+      redis: null,
       embedded: true,
     });
   });

@@ -22,7 +22,7 @@ describe('loadConfig defaults', () => {
       host: '127.0.0.1',
       port: 8000,
       dataDir: resolve('data'),
-      redisUrl: null,
+      redis: null,
       role: 'all',
       embedded: true,
       workerConcurrency: Math.max(1, availableParallelism() - 1),
@@ -74,7 +74,7 @@ describe('loadConfig defaults', () => {
     expect(loadConfig({ PORT: '', LOG_LEVEL: '   ', REDIS_URL: '' }, { version: 'x' })).toMatchObject({
       port: 8000,
       logLevel: 'info',
-      redisUrl: null,
+      redis: null,
       embedded: true,
     });
   });
@@ -113,8 +113,47 @@ describe('each variable', () => {
     [{ WORKER_NICE: '0' }, { workerNice: 0 }],
     [{ DATA_DIR: '/var/lib/reposcan/' }, { dataDir: '/var/lib/reposcan' }],
     [{ DATA_DIR: 'relative/dir' }, { dataDir: resolve('relative/dir') }],
-    [{ REDIS_URL: 'redis://127.0.0.1:6379' }, { redisUrl: 'redis://127.0.0.1:6379', embedded: false, role: 'api' }],
-    [{ REDIS_URL: 'rediss://user:pw@redis.internal:6380/2' }, { redisUrl: 'rediss://user:pw@redis.internal:6380/2' }],
+    [
+      { REDIS_URL: 'redis://127.0.0.1:6379' },
+      { redis: { kind: 'single', url: 'redis://127.0.0.1:6379' }, embedded: false, role: 'api' },
+    ],
+    [
+      { REDIS_URL: 'rediss://user:pw@redis.internal:6380/2' },
+      { redis: { kind: 'single', url: 'rediss://user:pw@redis.internal:6380/2' } },
+    ],
+    [
+      { REDIS_CLUSTER_NODES: '10.0.0.1:7000, redis-b:7001,[::1]:7002', REDIS_PASSWORD: 'pw' },
+      {
+        redis: {
+          kind: 'cluster',
+          nodes: [
+            { host: '10.0.0.1', port: 7000 },
+            { host: 'redis-b', port: 7001 },
+            { host: '::1', port: 7002 },
+          ],
+          password: 'pw',
+        },
+        queuePrefix: '{reposcan}',
+        embedded: false,
+        role: 'api',
+      },
+    ],
+    [{ REDIS_CLUSTER_NODES: 'a:7000', QUEUE_PREFIX: 'ci-{run}' }, { queuePrefix: 'ci-{run}' }],
+    [
+      { REDIS_SENTINELS: 's1:26379,s2:26379', REDIS_SENTINEL_NAME: 'mymaster' },
+      {
+        redis: {
+          kind: 'sentinel',
+          sentinels: [
+            { host: 's1', port: 26379 },
+            { host: 's2', port: 26379 },
+          ],
+          name: 'mymaster',
+        },
+        queuePrefix: 'reposcan',
+      },
+    ],
+    [{ REDIS_URL: 'redis://r:6379', QUEUE_PREFIX: '{reposcan}' }, { queuePrefix: '{reposcan}' }],
     [{ ROLE: 'ALL' }, { role: 'all' }],
     [{ WORKER_CONCURRENCY: '8' }, { workerConcurrency: 8 }],
     [{ ALLOWED_LOCAL_ROOTS: '/srv/a:/srv/b' }, { allowedLocalRoots: ['/srv/a', '/srv/b'] }],
@@ -219,6 +258,11 @@ describe('each variable', () => {
     ['TOKEN_ENCODING', 'p50k_base'],
     ['LOG_LEVEL', 'verbose'],
     ['QUEUE_PREFIX', '-dash'],
+    ['QUEUE_PREFIX', '{}reposcan'],
+    ['QUEUE_PREFIX', 'reposcan{'],
+    ['REDIS_CLUSTER_NODES', 'redis-a'],
+    ['REDIS_CLUSTER_NODES', 'redis-a:7000,redis-b:99999'],
+    ['REDIS_CLUSTER_NODES', ','],
     ['ROLE', 'scheduler'],
   ])('%s=%j is refused', (name, value) => {
     const error = configError({ [name]: value });
@@ -240,7 +284,7 @@ describe('ConfigError', () => {
     expect(error.problems).toEqual(
       [
         'PORT="eighty": expected a whole number from 0 to 65535',
-        'ROLE="worker": expected api or all when REDIS_URL is unset: a worker receives jobs through Redis (set REDIS_URL, or use ROLE=all)',
+        'ROLE="worker": expected api or all without Redis: a worker receives jobs through Redis (set REDIS_URL, REDIS_CLUSTER_NODES or REDIS_SENTINELS, or use ROLE=all)',
         'ALLOWED_LOCAL_ROOTS="relative/path": expected absolute folder paths separated by ":" (not absolute: relative/path)',
         'GIT_ALLOW_HTTP="maybe": expected true or false (or 1/0, yes/no)',
         'LOG_LEVEL="loud": expected one of fatal, error, warn, info, debug, trace, silent',
@@ -252,6 +296,21 @@ describe('ConfigError', () => {
       ...error.problems.map((p) => `  ${p}`),
     ]);
     expect(error.name).toBe('ConfigError');
+  });
+
+  it('takes one Redis deployment at most, and a sentinel master name with sentinels', () => {
+    expect(configError({ REDIS_URL: 'redis://r:6379', REDIS_CLUSTER_NODES: 'r:7000' }).problems).toEqual([
+      'REDIS_URL="redis://r:6379": expected one of REDIS_URL, REDIS_CLUSTER_NODES, REDIS_SENTINELS at most: they are three ways to name the one Redis (a single server, a cluster, or a master behind sentinels)',
+    ]);
+    expect(configError({ REDIS_CLUSTER_NODES: 'r:7000', REDIS_SENTINELS: 's:26379' }).problems).toHaveLength(2);
+    expect(configError({ REDIS_SENTINELS: 's:26379' }).problems).toEqual([
+      'REDIS_SENTINEL_NAME=(unset): expected the name the sentinels monitor the master under (sentinel monitor <name> …), as REDIS_SENTINELS is set',
+    ]);
+  });
+
+  it('never shows REDIS_PASSWORD', () => {
+    const error = configError({ REDIS_PASSWORD: 'hunter2', REDIS_URL: 'redis://r:6379', REDIS_SENTINELS: 's:1' });
+    expect(error.message).not.toContain('hunter2');
   });
 
   it('hides a Redis password and shortens very long values', () => {

@@ -32,7 +32,7 @@ describe('ROLE', () => {
     expect(load({ ROLE: 'api' })).toMatchObject({ role: 'api', embedded: true });
     expect(load({ ROLE: 'all' }).role).toBe('all');
     expect(problems({ ROLE: 'worker' })).toEqual([
-      expect.stringMatching(/^ROLE="worker": expected api or all when REDIS_URL is unset/),
+      expect.stringMatching(/^ROLE="worker": expected api or all without Redis/),
     ]);
   });
 

@@ -28,12 +28,37 @@ export const ErrorEnvelope = z
 export type ErrorEnvelope = z.output<typeof ErrorEnvelope>;
 
 export const HealthResponse = z.object({ status: z.literal('ok'), version: z.string() }).meta({ id: 'Health' });
+/**
+ * Why a process is not ready, as a machine code: the Redis ones come from a write probe in the
+ * queue's own keyspace (what an enqueue needs), the volume ones from the disk check.
+ */
+export const NOT_READY_CODES = [
+  'REDIS_UNREACHABLE',
+  'REDIS_READ_ONLY',
+  'REDIS_OUT_OF_MEMORY',
+  'REDIS_CROSSSLOT',
+  'REDIS_WRONG_SERVER',
+  'REDIS_AUTH_FAILED',
+  'REDIS_WRITE_FAILED',
+  'VOLUME_NOT_WRITABLE',
+  'VOLUME_LOW_SPACE',
+] as const;
+export type NotReadyCode = (typeof NOT_READY_CODES)[number];
+
+export const NotReadyReason = z.object({
+  code: z.enum(NOT_READY_CODES),
+  message: z.string().meta({ description: 'What is wrong and what to do about it.' }),
+});
+export type NotReadyReason = z.output<typeof NotReadyReason>;
+
 export const ReadyResponse = z
   .object({
     status: z.enum(['ready', 'not_ready']),
     checks: z.object({
-      redis: z.enum(['ok', 'down', 'not_used']),
+      redis: z.enum(['ok', 'down', 'refuses_writes', 'not_used']),
       volume: z.enum(['ok', 'not_writable', 'low_space']),
     }),
+    reasons: z.array(NotReadyReason).meta({ description: 'Empty when ready; one entry per failed check otherwise.' }),
   })
   .meta({ id: 'Ready' });
+export type ReadyResponse = z.output<typeof ReadyResponse>;

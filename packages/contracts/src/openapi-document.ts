@@ -269,7 +269,8 @@ export function buildOpenApiDocument(version: string): Json {
     '/ready': {
       get: {
         operationId: 'ready',
-        summary: 'Readiness: Redis reachable (when used) and the volume writable',
+        summary:
+          'Readiness: a scan could be enqueued now (Redis takes writes in the queue keyspace, when used) and the volume is writable',
         responses: {
           '200': {
             description: 'Ready.',

@@ -1,8 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { RedisTarget } from '@reposcan/config';
 import { isScanError } from '@reposcan/contracts';
 import { Queue, UnrecoverableError, WaitingError, Worker } from 'bullmq';
 import type { Job, JobState, JobsOptions } from 'bullmq';
-import { clientTag, FAIR_SHARE_WINDOW_MS, fairPriority } from './fair-share.js';
+import { ReplyError } from 'ioredis';
+import { FAIR_SHARE_WINDOW_MS, fairPriority } from './fair-share.js';
 import { isFinalError, lockLostAbortReason, shutdownAbortReason, withinForceCloseGrace } from './failure-policy.js';
 import {
   BACKOFF_JITTER,
@@ -28,11 +30,23 @@ import type {
 } from './queue-transport.js';
 import { closeConnection, createProducerConnection, createWorkerConnection } from './redis-connections.js';
 import { createRedisStateSignals } from './state-signals.js';
+import { redisWindowCounters } from './window-counters.js';
+import type { WindowCounters } from './window-counters.js';
 import { createRedisWorkerRegistry } from './worker-registry.js';
+import {
+  unreachableReason,
+  WRITE_PROBE_SCRIPT,
+  WRITE_PROBE_TTL_MS,
+  writeFailureReason,
+  writeProbeKeys,
+} from './write-probe.js';
 
 export interface BullMqTransportOptions extends TransportOptions {
-  redisUrl: string;
-  /** BullMQ key prefix: deployments and test runs sharing one Redis stay apart. */
+  redis: RedisTarget;
+  /**
+   * Key prefix of the queue and of every other key (and channel) the service writes: deployments
+   * and test runs sharing one Redis stay apart. On a cluster it needs a hash tag ({reposcan}).
+   */
   prefix: string;
 }
 
@@ -40,21 +54,22 @@ export interface BullMqTransportOptions extends TransportOptions {
 const CALL_DEADLINE_MS = 1_500;
 /** How long a closing worker waits for jobs Redis already made active to reach processJob. */
 const FETCH_ARRIVAL_GRACE_MS = 3_000;
-const PING_DEADLINE_MS = 1_000;
+const PROBE_DEADLINE_MS = 1_000;
 
 export function createBullMqTransport(o: BullMqTransportOptions): QueueTransport {
   checkTransportOptions(o);
   const log = o.log ?? consoleLog;
   const report = createErrorReporter(log);
   const queue = createBullMqQueue(o, report);
-  const stateSignals = createRedisStateSignals({ redisUrl: o.redisUrl, prefix: o.prefix, report });
-  const registry = createRedisWorkerRegistry({ redisUrl: o.redisUrl, prefix: o.prefix, report });
+  const stateSignals = createRedisStateSignals({ redis: o.redis, prefix: o.prefix, report });
+  const registry = createRedisWorkerRegistry({ redis: o.redis, prefix: o.prefix, report });
   const workers: ScanWorker[] = [];
   return {
     kind: 'bullmq',
     queue,
     stateSignals,
     workers: registry,
+    counters: queue.counters,
     startWorker(options) {
       const worker = startBullMqWorker(o, options, log, report);
       workers.push(worker);
@@ -69,8 +84,11 @@ export function createBullMqTransport(o: BullMqTransportOptions): QueueTransport
   };
 }
 
-function createBullMqQueue(o: BullMqTransportOptions, report: (source: string, error: unknown) => void): ScanQueue {
-  const connection = createProducerConnection(o.redisUrl, report);
+function createBullMqQueue(
+  o: BullMqTransportOptions,
+  report: (source: string, error: unknown) => void,
+): ScanQueue & { counters: WindowCounters } {
+  const connection = createProducerConnection(o.redis, report);
   const queue = new Queue<ScanJobPayload>(SCAN_QUEUE_NAME, { connection, prefix: o.prefix });
   queue.on('error', (error) => report('queue', error));
   const jobOptions: JobsOptions = {
@@ -114,20 +132,16 @@ function createBullMqQueue(o: BullMqTransportOptions, report: (source: string, e
   };
 
   const countWaiting = (): Promise<number> => queue.getJobCountByTypes('waiting', 'prioritized', 'delayed');
-  /** Shared by every API process on this queue; each client's count expires a window after its first submission. */
-  const countSubmission = async (client: string): Promise<number> => {
-    const key = `${o.prefix}:${SCAN_QUEUE_NAME}:fair-share:${clientTag(client)}`;
-    const replies = await connection.multi().set(key, '0', 'PX', FAIR_SHARE_WINDOW_MS, 'NX').incr(key).exec();
-    const counted = replies?.[1];
-    if (!counted || counted[0]) throw counted?.[0] ?? new Error('Redis refused the fair-share count');
-    return Number(counted[1]);
-  };
+  // Shared by every API process on this queue, under the queue's prefix (and cluster slot).
+  const counters = redisWindowCounters(connection, `${o.prefix}:${SCAN_QUEUE_NAME}`);
+  const probeKeys = writeProbeKeys(o.prefix, SCAN_QUEUE_NAME);
   let closing: Promise<void> | undefined;
   // Count and add one enqueue at a time: run side by side, a burst of them all saw room and
   // all added (133 accepted under a bound of 40). Across API processes the bound stays soft.
   let enqueueTurn: Promise<unknown> = Promise.resolve();
 
   return {
+    counters: { add: (scope, client, windowMs) => call(() => counters.add(scope, client, windowMs)) },
     async enqueue(scanId, options = {}) {
       const payload = ScanJobPayload.safeParse({ v: 1, scan_id: scanId });
       if (!payload.success) throw invalidScanId(scanId);
@@ -137,7 +151,9 @@ function createBullMqQueue(o: BullMqTransportOptions, report: (source: string, e
           if ((await countWaiting()) >= o.maxWaiting && (await queue.getJobState(scanId)) === 'unknown')
             throw queueFull(o.maxWaiting);
           const priority =
-            options.client === undefined ? undefined : fairPriority(await countSubmission(options.client));
+            options.client === undefined
+              ? undefined
+              : fairPriority((await counters.add('fair-share', options.client, FAIR_SHARE_WINDOW_MS)).count);
           await queue.add(SCAN_JOB_NAME, payload.data, {
             ...jobOptions,
             jobId: scanId,
@@ -158,11 +174,14 @@ function createBullMqQueue(o: BullMqTransportOptions, report: (source: string, e
         // 0: the job was locked by a worker that fetched it in between.
         return (await queue.remove(scanId)) === 1 ? 'removed' : 'active';
       }),
-    async ping() {
+    async checkWrites() {
       try {
-        return (await call(() => connection.ping(), PING_DEADLINE_MS)) === 'PONG';
-      } catch {
-        return false;
+        await call(() => connection.eval(WRITE_PROBE_SCRIPT, 2, ...probeKeys, WRITE_PROBE_TTL_MS), PROBE_DEADLINE_MS);
+        return null;
+      } catch (error) {
+        const cause = isScanError(error) ? error.cause : error;
+        if (cause instanceof ReplyError) return writeFailureReason(cause);
+        return unreachableReason(cause instanceof Error ? cause.message.replace(/\.$/, '') : 'not connected');
       }
     },
     close() {
@@ -299,7 +318,7 @@ function startBullMqWorker(
 ): ScanWorker {
   checkWorkerOptions(options);
   const maxStalledCount = options.maxStalledCount ?? 1;
-  const connection = createWorkerConnection(o.redisUrl, report);
+  const connection = createWorkerConnection(o.redis, report);
   const running = new Map<string, RunningJob>();
   const pendingCallbacks = new Set<Promise<void>>();
   let closeStarted = false;

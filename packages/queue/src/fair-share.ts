@@ -19,24 +19,3 @@ export function fairPriority(recentSubmissions: number): number {
 export function clientTag(client: string): string {
   return createHash('sha256').update(client).digest('base64url').slice(0, 22);
 }
-
-/** Submission counts per client in one process (the embedded queue). */
-export class LocalSubmissionCounts {
-  readonly #windows = new Map<string, { until: number; count: number }>();
-
-  constructor(private readonly now: () => number = Date.now) {}
-
-  /** Counts one more submission of `client` and returns its count in the current window. */
-  add(client: string): number {
-    const t = this.now();
-    if (this.#windows.size > 10_000) for (const [key, w] of this.#windows) if (w.until <= t) this.#windows.delete(key);
-    const tag = clientTag(client);
-    let window = this.#windows.get(tag);
-    if (!window || window.until <= t) {
-      window = { until: t + FAIR_SHARE_WINDOW_MS, count: 0 };
-      this.#windows.set(tag, window);
-    }
-    window.count += 1;
-    return window.count;
-  }
-}

@@ -21,3 +21,5 @@ export { createLocalStateSignals, createRedisStateSignals } from './state-signal
 export type { RedisStateSignalsOptions, StateSignals } from './state-signals.js';
 export { createMemoryWorkerRegistry, createRedisWorkerRegistry, WORKER_ANNOUNCE_TTL_MS } from './worker-registry.js';
 export type { WorkerAnnouncement, WorkerRegistry } from './worker-registry.js';
+export { LocalWindowCounters } from './window-counters.js';
+export type { WindowCount, WindowCounters } from './window-counters.js';

@@ -1,9 +1,10 @@
 import { backoffDelayMs, isFinalError, shutdownAbortReason, withinForceCloseGrace } from './failure-policy.js';
-import { fairPriority, LocalSubmissionCounts } from './fair-share.js';
+import { FAIR_SHARE_WINDOW_MS, fairPriority } from './fair-share.js';
 import { DEFAULT_BACKOFF_MS, KEEP_COMPLETED, KEEP_FAILED, ScanJobPayload } from './job-contract.js';
 import { invalidScanId, queueFull, queueUnavailable } from './queue-errors.js';
 import { consoleLog } from './queue-log.js';
 import { createLocalStateSignals } from './state-signals.js';
+import { LocalWindowCounters } from './window-counters.js';
 import { createMemoryWorkerRegistry } from './worker-registry.js';
 import { checkTransportOptions, checkWorkerOptions } from './queue-transport.js';
 import type {
@@ -48,7 +49,7 @@ export function createMemoryTransport(o: TransportOptions): QueueTransport {
   const backoffMs = o.backoffMs ?? DEFAULT_BACKOFF_MS;
   const jobs = new Map<string, MemoryJob>();
   const waiting: MemoryJob[] = []; // by priority, then arrival
-  const submissions = new LocalSubmissionCounts();
+  const counters = new LocalWindowCounters();
   const finished = { completed: new Map<string, number>(), failed: new Map<string, number>() }; // id → finish time, oldest first
   const workers = new Set<MemoryWorker>();
   const closers: ScanWorker[] = [];
@@ -110,7 +111,10 @@ export function createMemoryTransport(o: TransportOptions): QueueTransport {
         if (!ScanJobPayload.safeParse({ v: 1, scan_id: scanId }).success) throw invalidScanId(scanId);
         if (jobs.has(scanId)) return;
         if (countWaiting() >= o.maxWaiting) throw queueFull(o.maxWaiting);
-        const priority = options.client === undefined ? 0 : fairPriority(submissions.add(options.client));
+        const priority =
+          options.client === undefined
+            ? 0
+            : fairPriority(counters.addNow('fair-share', options.client, FAIR_SHARE_WINDOW_MS).count);
         const job: MemoryJob = { id: scanId, state: 'waiting', priority, failedAttempts: 0 };
         jobs.set(scanId, job);
         makeWaiting(job);
@@ -126,7 +130,7 @@ export function createMemoryTransport(o: TransportOptions): QueueTransport {
         forget(job);
         return 'removed';
       }),
-    ping: () => answer(() => !closed),
+    checkWrites: () => answer(() => null),
     close: () =>
       answer(() => {
         closed = true;
@@ -234,6 +238,7 @@ export function createMemoryTransport(o: TransportOptions): QueueTransport {
     queue,
     stateSignals: createLocalStateSignals(),
     workers: createMemoryWorkerRegistry(),
+    counters,
     startWorker,
     async close() {
       await Promise.all(closers.map((w) => w.close()));

@@ -1,6 +1,7 @@
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import type { IServerAdapter } from '@bull-board/api/typings/app';
+import type { RedisTarget } from '@reposcan/config';
 import { Queue } from 'bullmq';
 import { SCAN_QUEUE_NAME } from './job-contract.js';
 import { consoleLog, createErrorReporter } from './queue-log.js';
@@ -18,13 +19,13 @@ export interface QueueDashboard {
  * stop or remove a scan. Its own Redis connection, fail-fast like the API's.
  */
 export function createQueueDashboard(o: {
-  redisUrl: string;
+  redis: RedisTarget;
   prefix: string;
   serverAdapter: IServerAdapter;
   log?: QueueLog;
 }): QueueDashboard {
   const report = createErrorReporter(o.log ?? consoleLog);
-  const connection = createProducerConnection(o.redisUrl, report);
+  const connection = createProducerConnection(o.redis, report);
   const queue = new Queue(SCAN_QUEUE_NAME, { connection, prefix: o.prefix });
   queue.on('error', (error) => report('dashboard', error));
   createBullBoard({

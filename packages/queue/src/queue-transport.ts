@@ -1,6 +1,8 @@
+import type { NotReadyReason } from '@reposcan/contracts';
 import type { ScanProcessor } from './job-contract.js';
 import type { QueueLog } from './queue-log.js';
 import type { StateSignals } from './state-signals.js';
+import type { WindowCounters } from './window-counters.js';
 import type { WorkerRegistry } from './worker-registry.js';
 
 export type ScanJobState = 'waiting' | 'active' | 'delayed' | 'completed' | 'failed' | 'absent';
@@ -25,8 +27,11 @@ export interface ScanQueue {
   jobState(scanId: string): Promise<ScanJobState>;
   /** Removes a waiting, delayed or finished job; an active one is left for the worker to cancel. */
   remove(scanId: string): Promise<'removed' | 'active' | 'absent'>;
-  /** Never hangs: false within about a second when the queue's store is unreachable. */
-  ping(): Promise<boolean>;
+  /**
+   * Whether a scan could be enqueued now: null when the queue's store takes a write in the
+   * queue's keyspace, else why not. Never hangs: answers within about a second.
+   */
+  checkWrites(): Promise<NotReadyReason | null>;
   close(): Promise<void>;
 }
 
@@ -65,6 +70,11 @@ export interface QueueTransport {
   stateSignals: StateSignals;
   /** Which workers are alive, and what each announced about itself (its source policy). */
   workers: WorkerRegistry;
+  /**
+   * Per-client counts over time windows (rate limits): this process's in memory, the
+   * deployment's on Redis. Rejects at once, like an enqueue, when Redis cannot count.
+   */
+  counters: WindowCounters;
   startWorker(options: ScanWorkerOptions): ScanWorker;
   /** Closes every worker started here (gracefully), then the queue. */
   close(): Promise<void>;

@@ -1,6 +1,7 @@
-import type { Redis } from 'ioredis';
+import type { RedisTarget } from '@reposcan/config';
 import { SCAN_QUEUE_NAME } from './job-contract.js';
 import { closeConnection, createProducerConnection, createSubscriberConnection } from './redis-connections.js';
+import type { RedisClient } from './redis-connections.js';
 
 // Word that a scan's state.json was rewritten, from the process that wrote it to every process
 // waiting on it (a POST that waits for its result, an event stream). The volume stays the
@@ -52,7 +53,7 @@ export function createLocalStateSignals(): StateSignals {
 }
 
 export interface RedisStateSignalsOptions {
-  redisUrl: string;
+  redis: RedisTarget;
   /** The queue's key prefix: deployments sharing one Redis do not hear each other. */
   prefix?: string;
   report: (source: string, error: unknown) => void;
@@ -67,14 +68,14 @@ export interface RedisStateSignalsOptions {
 export function createRedisStateSignals(o: RedisStateSignalsOptions): StateSignals {
   const channel = `${o.prefix ?? 'bull'}:${SCAN_QUEUE_NAME}:state-changed`;
   const local = new LocalListeners();
-  const publisher = createProducerConnection(o.redisUrl, o.report);
-  let subscriber: Redis | null = null;
+  const publisher = createProducerConnection(o.redis, o.report);
+  let subscriber: RedisClient | null = null;
   let closed = false;
 
   const subscribe = (): void => {
     if (subscriber || closed) return;
     // Messages sent while it is away are lost; the waiters' poll covers them.
-    const client = createSubscriberConnection(o.redisUrl, o.report);
+    const client = createSubscriberConnection(o.redis, o.report);
     client.on('message', (_channel: string, scanId: string) => local.fire(scanId));
     client.subscribe(channel).catch((error: unknown) => o.report('state signal subscriber', error));
     subscriber = client;

@@ -1,5 +1,6 @@
-import type { Redis } from 'ioredis';
+import type { RedisTarget } from '@reposcan/config';
 import { closeConnection, createAnnouncementConnection } from './redis-connections.js';
+import type { RedisClient } from './redis-connections.js';
 
 /** What a worker tells the others about itself: plain JSON (its source policy). */
 export type WorkerAnnouncement = Record<string, unknown>;
@@ -40,12 +41,12 @@ export function createMemoryWorkerRegistry(): WorkerRegistry {
  * whose key has expired are dropped from the set by the reader.
  */
 export function createRedisWorkerRegistry(o: {
-  redisUrl: string;
+  redis: RedisTarget;
   prefix: string;
   report: (source: string, error: unknown) => void;
 }): WorkerRegistry {
-  let connection: Redis | null = null;
-  const redis = (): Redis => (connection ??= createAnnouncementConnection(o.redisUrl, o.report));
+  let connection: RedisClient | null = null;
+  const redis = (): RedisClient => (connection ??= createAnnouncementConnection(o.redis, o.report));
   const setKey = `${o.prefix}:workers`;
   const keyOf = (id: string): string => `${o.prefix}:worker:${id}`;
   return {

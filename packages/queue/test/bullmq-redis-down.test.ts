@@ -15,7 +15,7 @@ describe('bullmq transport with Redis down', () => {
 
   beforeAll(async () => {
     transport = createBullMqTransport({
-      redisUrl: `redis://127.0.0.1:${await freePort()}`,
+      redis: { kind: 'single', url: `redis://127.0.0.1:${await freePort()}` },
       prefix: `test-reposcan-queue-down-${randomUUID()}`,
       maxWaiting: 10,
       attempts: 3,
@@ -51,9 +51,9 @@ describe('bullmq transport with Redis down', () => {
     }
   });
 
-  it('resolves ping to false in under 2 s', async () => {
-    const { ms, result } = await timed(() => transport.queue.ping());
-    expect(result).toBe(false);
+  it('says REDIS_UNREACHABLE from checkWrites in under 2 s', async () => {
+    const { ms, result } = await timed(() => transport.queue.checkWrites());
+    expect(result?.code).toBe('REDIS_UNREACHABLE');
     expect(ms).toBeLessThan(2_000);
   });
 

@@ -16,7 +16,7 @@ describe.runIf(hasRedisServer)('bullmq transport across a Redis restart', () => 
 
   const open = (): QueueTransport => {
     const transport = createBullMqTransport({
-      redisUrl: redis.url,
+      redis: { kind: 'single', url: redis.url },
       prefix: `restart-${randomUUID()}`,
       maxWaiting: 10,
       attempts: 3,
@@ -50,11 +50,11 @@ describe.runIf(hasRedisServer)('bullmq transport across a Redis restart', () => 
     await redis.down();
     const started = Date.now();
     await expect(transport.queue.enqueue(randomUUID())).rejects.toMatchObject({ code: 'QUEUE_UNAVAILABLE' });
-    expect(await transport.queue.ping()).toBe(false);
+    expect((await transport.queue.checkWrites())?.code).toBe('REDIS_UNREACHABLE');
     expect(Date.now() - started).toBeLessThan(1_000);
 
     await redis.up();
-    await waitFor('producer reconnect', () => transport.queue.ping(), 10_000);
+    await waitFor('producer reconnect', async () => (await transport.queue.checkWrites()) === null, 10_000);
     const after = randomUUID();
     await transport.queue.enqueue(after);
     await waitFor('scan after the restart', () => processed.includes(after), 20_000);

@@ -31,7 +31,13 @@ afterEach(async () => {
 
 function setup(): { prefix: string; transport: QueueTransport; inspect: Queue } {
   const prefix = uniquePrefix('stall');
-  const transport = createBullMqTransport({ redisUrl: REDIS_URL, prefix, maxWaiting: 10, attempts: 3, log: () => {} });
+  const transport = createBullMqTransport({
+    redis: { kind: 'single', url: REDIS_URL },
+    prefix,
+    maxWaiting: 10,
+    attempts: 3,
+    log: () => {},
+  });
   const inspectConnection = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
   const inspect = new Queue(SCAN_QUEUE_NAME, { connection: inspectConnection, prefix });
   cleanups.push(async () => {

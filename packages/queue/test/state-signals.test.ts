@@ -14,7 +14,7 @@ afterEach(async () => {
 });
 
 function redisSignals(prefix: string, redisUrl = REDIS_URL): StateSignals {
-  const signals = createRedisStateSignals({ redisUrl, prefix, report: quiet });
+  const signals = createRedisStateSignals({ redis: { kind: 'single', url: redisUrl }, prefix, report: quiet });
   opened.push(signals);
   return signals;
 }

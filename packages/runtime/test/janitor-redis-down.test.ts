@@ -17,7 +17,7 @@ describe('janitor', () => {
   it('with Redis unreachable, cuts the sweep short instead of failing scans it cannot judge', async () => {
     const temp = await tempStore();
     const transport = createBullMqTransport({
-      redisUrl: 'redis://127.0.0.1:1',
+      redis: { kind: 'single', url: 'redis://127.0.0.1:1' },
       prefix: `janitor-${randomUUID()}`,
       maxWaiting: 10,
       attempts: 1,

@@ -14,12 +14,15 @@ import { startScanWorker } from './start-scan-worker.js';
  */
 export async function runWorkerProcess(config: Config = loadConfig()): Promise<void> {
   const log = createLogger(config.logLevel, 'reposcan-worker');
-  if (!config.redisUrl) throw new Error('ROLE=worker needs REDIS_URL: a worker process takes its jobs from Redis.');
+  if (!config.redis)
+    throw new Error(
+      'ROLE=worker needs Redis (REDIS_URL, REDIS_CLUSTER_NODES or REDIS_SENTINELS): a worker process takes its jobs from Redis.',
+    );
   // Scans are batch work: every thread Node has started, and (inheriting it) every thread of ours.
   if (config.workerNice > 0 && !lowerProcessPriority(config.workerNice))
     log.warn({ nice: config.workerNice }, "could not lower the worker's CPU priority");
   const transport = createBullMqTransport({
-    redisUrl: config.redisUrl,
+    redis: config.redis,
     prefix: config.queuePrefix,
     maxWaiting: config.maxQueuedScans,
     attempts: config.jobAttempts,

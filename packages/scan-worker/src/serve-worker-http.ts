@@ -52,11 +52,15 @@ export async function serveWorkerHttp(deps: WorkerHttpDeps): Promise<WorkerHttp>
     if (req.method !== 'GET' && req.method !== 'HEAD') return fail(res, 'METHOD_NOT_ALLOWED', ONLY);
     if (path === '/health') return json(res, 200, { status: 'ok', version: deps.version });
     if (path === '/ready') {
-      void deps.queue.ping().then((redisUp) => {
-        const ready = redisUp && !deps.stopping();
+      void deps.queue.checkWrites().then((problem) => {
+        const ready = problem === null && !deps.stopping();
         json(res, ready ? 200 : 503, {
           status: ready ? 'ready' : 'not_ready',
-          checks: { redis: redisUp ? 'ok' : 'down', worker: deps.stopping() ? 'stopping' : 'ok' },
+          checks: {
+            redis: problem === null ? 'ok' : problem.code === 'REDIS_UNREACHABLE' ? 'down' : 'refuses_writes',
+            worker: deps.stopping() ? 'stopping' : 'ok',
+          },
+          reasons: problem === null ? [] : [problem],
         });
       });
       return;

@@ -1,5 +1,6 @@
 import { ExpressAdapter } from '@bull-board/express';
 import type { Router } from 'express';
+import type { RedisTarget } from '@reposcan/config';
 import { createQueueDashboard } from '@reposcan/queue';
 import type { QueueLog } from '@reposcan/queue';
 
@@ -11,9 +12,9 @@ export interface MountedQueueDashboard {
 }
 
 /** ENABLE_QUEUE_DASHBOARD: bull-board's read-only view of the scan queue at /admin/queues. */
-export function queueDashboard(o: { redisUrl: string; prefix: string; log: QueueLog }): MountedQueueDashboard {
+export function queueDashboard(o: { redis: RedisTarget; prefix: string; log: QueueLog }): MountedQueueDashboard {
   const serverAdapter = new ExpressAdapter();
   serverAdapter.setBasePath(QUEUE_DASHBOARD_PATH);
-  const dashboard = createQueueDashboard({ redisUrl: o.redisUrl, prefix: o.prefix, serverAdapter, log: o.log });
+  const dashboard = createQueueDashboard({ redis: o.redis, prefix: o.prefix, serverAdapter, log: o.log });
   return { router: serverAdapter.getRouter() as Router, close: () => dashboard.close() };
 }

@@ -1,5 +1,6 @@
 import type { Request, RequestHandler } from 'express';
 import { ScanError } from '@reposcan/contracts';
+import type { WindowCounters } from '@reposcan/queue';
 
 /**
  * Who a request comes from, for rate limits, stream caps and fair shares of the workers: Express's
@@ -9,38 +10,32 @@ export function clientOf(req: Request): string {
   return req.ip ?? 'unknown';
 }
 
+const WINDOW_MS = 60_000;
+
 /**
- * Fixed one-minute window per client (`clientOf`). Each call makes a budget of its own: the API
- * keeps one for scans and uploads and a separate one for previews (inspect), so a page previewing
- * as you type never uses up the scans. `what` names the requests it counts, for the refusal.
+ * Fixed one-minute window per client (`clientOf`), counted by `counters`: in memory in the
+ * embedded mode, in Redis otherwise, so that every API process of a deployment spends from one
+ * budget. Each `scope` is a budget of its own: the API keeps one for scans and uploads and a
+ * separate one for previews (inspect), so a page previewing as you type never uses up the scans.
+ * `what` names the requests it counts, for the refusal.
  */
-export function rateLimit(perMinute: number, what: string, now: () => number = Date.now): RequestHandler {
-  const windows = new Map<string, { start: number; count: number }>();
-  let lastSweep = now();
+export function rateLimit(perMinute: number, what: string, scope: string, counters: WindowCounters): RequestHandler {
   return (req, _res, next) => {
     if (perMinute <= 0) return next();
-    const t = now();
-    if (t - lastSweep > 60_000) {
-      for (const [key, w] of windows) if (t - w.start >= 60_000) windows.delete(key);
-      lastSweep = t;
-    }
-    const key = clientOf(req);
-    let w = windows.get(key);
-    if (!w || t - w.start >= 60_000) {
-      w = { start: t, count: 0 };
-      windows.set(key, w);
-    }
-    w.count += 1;
-    if (w.count > perMinute) {
-      const retryAfterSeconds = Math.ceil((w.start + 60_000 - t) / 1000);
-      return next(
-        new ScanError(
-          'RATE_LIMITED',
-          `Too many ${what} from this client (limit ${perMinute} per minute). Retry after ${retryAfterSeconds} s.`,
-          { retryAfterSeconds },
-        ),
-      );
-    }
-    next();
+    counters.add(`rate:${scope}`, clientOf(req), WINDOW_MS).then(
+      ({ count, resetInMs }) => {
+        if (count <= perMinute) return next();
+        const retryAfterSeconds = Math.max(1, Math.ceil(resetInMs / 1000));
+        next(
+          new ScanError(
+            'RATE_LIMITED',
+            `Too many ${what} from this client (limit ${perMinute} per minute). Retry after ${retryAfterSeconds} s.`,
+            { retryAfterSeconds },
+          ),
+        );
+      },
+      // Redis cannot count: let the request through; a scan is then refused by the queue itself.
+      () => next(),
+    );
   };
 }

@@ -175,7 +175,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness: Redis reachable (when used) and the volume writable */
+        /** Readiness: a scan could be enqueued now (Redis takes writes in the queue keyspace, when used) and the volume is writable */
         get: operations["ready"];
         put?: never;
         post?: never;
@@ -367,10 +367,17 @@ export interface components {
             status: "ready" | "not_ready";
             checks: {
                 /** @enum {string} */
-                redis: "ok" | "down" | "not_used";
+                redis: "ok" | "down" | "refuses_writes" | "not_used";
                 /** @enum {string} */
                 volume: "ok" | "not_writable" | "low_space";
             };
+            /** @description Empty when ready; one entry per failed check otherwise. */
+            reasons: {
+                /** @enum {string} */
+                code: "REDIS_UNREACHABLE" | "REDIS_READ_ONLY" | "REDIS_OUT_OF_MEMORY" | "REDIS_CROSSSLOT" | "REDIS_WRONG_SERVER" | "REDIS_AUTH_FAILED" | "REDIS_WRITE_FAILED" | "VOLUME_NOT_WRITABLE" | "VOLUME_LOW_SPACE";
+                /** @description What is wrong and what to do about it. */
+                message: string;
+            }[];
         };
         ScanAccepted: {
             /**

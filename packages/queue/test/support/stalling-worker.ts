@@ -4,7 +4,13 @@
 import { createBullMqTransport } from '../../src/index.js';
 
 const [redisUrl = '', prefix = ''] = process.argv.slice(2);
-const transport = createBullMqTransport({ redisUrl, prefix, maxWaiting: 10, attempts: 3, log: () => {} });
+const transport = createBullMqTransport({
+  redis: { kind: 'single', url: redisUrl },
+  prefix,
+  maxWaiting: 10,
+  attempts: 3,
+  log: () => {},
+});
 transport.startWorker({
   concurrency: 1,
   lockDurationMs: 1_000,
