@@ -8,35 +8,32 @@ import type { WalkFolder } from './walk-deps.js';
 /** In the order they are applied: `.gittxtignore` lines come last, so they win. */
 export const IGNORE_FILE_NAMES: readonly string[] = ['.gitignore', '.gittxtignore'];
 
-/**
- * Rules in force in one folder (its own and those of the folders above). Every path is matched
- * against every rule in force, so a repository with a huge generated ignore file could stall
- * the walk for minutes; real ignore files hold tens to a few hundred rules.
- */
-export const MAX_IGNORE_RULES_IN_FORCE = 5_000;
+/** reposcan's own ignore file: unlike git's, it filters tracked files too. */
+const OWN_IGNORE_FILE = '.gittxtignore';
 
 export interface FolderRules {
-  /** null when the folder has no applicable ignore file. */
+  /** Both files' rules, `.gittxtignore` last; null when the folder has no applicable ignore file. */
   rules: IgnoreRules | null;
-  ruleCount: number;
+  /** `.gittxtignore`'s rules alone (what a tracked file is matched against); null when it has none. */
+  ownRules: IgnoreRules | null;
   /** Ignore files that could not be applied (`unreadable`, `too_large`); not to be listed again. */
   problems: SkippedPath[];
 }
 
 /**
  * Reads the ignore files `present` (names of regular files in the open folder, in any order). A file
- * that cannot be read, exceeds the per-file limit or would take the rules in force past
- * MAX_IGNORE_RULES_IN_FORCE is recorded and left out: the walk goes on with the other rules.
+ * that cannot be read or exceeds the per-file limit is recorded and left out: the walk goes on
+ * with the other rules. There is no limit on the number of rules: matching cost grows with it,
+ * and the walk's timeout bounds it (bench/README.md has the measurements).
  */
 export async function loadFolderRules(
   ctx: Pick<WalkContext, 'fs' | 'pool' | 'maxIgnoreFileBytes' | 'sourceSkips'>,
   folder: WalkFolder,
   folderRel: string,
   present: readonly string[],
-  rulesInForce: number,
 ): Promise<FolderRules> {
   const rules: IgnoreRule[] = [];
-  let ruleCount = 0;
+  let own: IgnoreRule[] = [];
   const problems: SkippedPath[] = [];
   for (const name of IGNORE_FILE_NAMES) {
     if (!present.includes(name)) continue;
@@ -54,13 +51,13 @@ export async function loadFolderRules(
       problems.push({ path, reason: 'too_large' });
       continue;
     }
-    const own = rulesOfFile(bytes);
-    if (rulesInForce + ruleCount + own.length > MAX_IGNORE_RULES_IN_FORCE) {
-      problems.push({ path, reason: 'too_large' });
-      continue;
-    }
-    for (const rule of own) rules.push(rule);
-    ruleCount += own.length;
+    const fileRules = rulesOfFile(bytes);
+    if (name === OWN_IGNORE_FILE) own = fileRules;
+    for (const rule of fileRules) rules.push(rule);
   }
-  return { rules: rules.length > 0 ? indexIgnoreRules(rules) : null, ruleCount, problems };
+  return {
+    rules: rules.length > 0 ? indexIgnoreRules(rules) : null,
+    ownRules: own.length > 0 ? indexIgnoreRules(own) : null,
+    problems,
+  };
 }
