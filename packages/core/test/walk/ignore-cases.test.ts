@@ -152,6 +152,12 @@ const CASES: Case[] = [
     kept: ['.gitignore', 'src/.gitignore', 'src/gen/a.txt'],
   },
   {
+    title: 'extension and literal-path lines, looked up, still lose to any later line',
+    rules: { '': '*.log\n!keep*\n/a/b.log\n!a/*.log\n*.log/\nd/x\n!d/*\n', d: '!*.log\n/y.txt\n' },
+    files: ['x.log', 'keep.log', 'a/b.log', 'a/c.log', 'z.log/f', 'd/x', 'd/y.txt', 'd/e.log', 'b.log.txt'],
+    kept: ['.gitignore', 'a/b.log', 'a/c.log', 'b.log.txt', 'd/.gitignore', 'd/e.log', 'd/x', 'keep.log'],
+  },
+  {
     title: '** alone ignores everything, the ignore file too',
     rules: { '': '**\n' },
     files: ['a', 'b/c'],
