@@ -1,4 +1,5 @@
 // Reading a folder's `.gitignore` and `.gittxtignore` into one rule set.
+import { ScanError } from '@reposcan/contracts/error-codes';
 import type { SkippedPath } from '../types.js';
 import { indexIgnoreRules, rulesOfFile, type IgnoreRule, type IgnoreRules } from './ignore-rules.js';
 import type { WalkContext } from './walk-context.js';
@@ -16,15 +17,15 @@ export interface FolderRules {
   rules: IgnoreRules | null;
   /** `.gittxtignore`'s rules alone (what a tracked file is matched against); null when it has none. */
   ownRules: IgnoreRules | null;
-  /** Ignore files that could not be applied (`unreadable`, `too_large`); not to be listed again. */
+  /** Ignore files that could not be read (`unreadable`); not to be listed again. */
   problems: SkippedPath[];
 }
 
 /**
  * Reads the ignore files `present` (names of regular files in the open folder, in any order). A file
- * that cannot be read or exceeds the per-file limit is recorded and left out: the walk goes on
- * with the other rules. There is no limit on the number of rules: matching cost grows with it,
- * and the walk's timeout bounds it (bench/README.md has the measurements).
+ * that cannot be read is recorded and left out, as git warns and goes on; one over the per-file
+ * limit stops the walk (IGNORE_FILE_TOO_LARGE). There is no limit on the number of rules: most
+ * lines are looked up, and the walk's timeout bounds the rest (bench/README.md has the numbers).
  */
 export async function loadFolderRules(
   ctx: Pick<WalkContext, 'fs' | 'pool' | 'maxIgnoreFileBytes' | 'sourceSkips'>,
@@ -48,8 +49,11 @@ export async function loadFolderRules(
       continue;
     }
     if (bytes.length > ctx.maxIgnoreFileBytes) {
-      problems.push({ path, reason: 'too_large' });
-      continue;
+      // Git would apply it: scanning without its rules would scan a different set of files.
+      throw new ScanError(
+        'IGNORE_FILE_TOO_LARGE',
+        `The ignore file ${path} is larger than the ${ctx.maxIgnoreFileBytes} bytes this server reads from one file (MAX_FILE_BYTES). Scan with sync_ignore set to false, or ask the operator to raise MAX_FILE_BYTES.`,
+      );
     }
     const fileRules = rulesOfFile(bytes);
     if (name === OWN_IGNORE_FILE) own = fileRules;

@@ -189,11 +189,16 @@ describe('ignore files that cannot be applied', () => {
     expect(result.reasons).toEqual({ 'a.log': 'ignored', 'sub/.gitignore': 'unreadable' });
   });
 
-  it('does not apply an ignore file over the per-file limit', async () => {
-    const root = await tree({ '.gitignore': `*.txt\n${'#'.repeat(200)}\n`, 'a.txt': 'x' });
-    const result = await walk(root, { limits: { maxFileBytes: 100 } });
-    expect(result.paths).toEqual(['a.txt']);
-    expect(result.reasons).toEqual({ '.gitignore': 'too_large' });
+  it('stops the walk at an ignore file over the per-file limit rather than scan other files than git', async () => {
+    const root = await tree({ 'sub/.gitignore': `*.txt\n${'#'.repeat(200)}\n`, 'sub/a.txt': 'x' });
+    await expect(walk(root, { limits: { maxFileBytes: 100 } })).rejects.toMatchObject({
+      code: 'IGNORE_FILE_TOO_LARGE',
+      message: expect.stringContaining('sub/.gitignore') as unknown,
+    });
+    // Without ignore files it is an ordinary file.
+    expect((await walk(root, { limits: { maxFileBytes: 100 }, options: { syncIgnore: false } })).reasons).toEqual({
+      'sub/.gitignore': 'too_large',
+    });
   });
 
   it('applies ignore files of tens of thousands of rules, as git does', async () => {
