@@ -34,6 +34,8 @@ export interface IgnoreRules {
   readonly byExtension: ReadonlyMap<string, readonly number[]>;
   /** K_PATH rules that are a literal path, by its bytes as a latin1 string: their indexes, last first. */
   readonly byPath: ReadonlyMap<string, readonly number[]>;
+  /** Other K_PATH rules whose literal lead holds a whole first folder name, by it (latin1): indexes, last first. */
+  readonly byFirstFolder: ReadonlyMap<string, readonly number[]>;
   /** Indexes of all the other rules, in order. */
   readonly others: readonly number[];
   /** Some rule looks at the path's bytes, not just at the name as a string. */
@@ -165,16 +167,19 @@ export function indexIgnoreRules(rules: readonly IgnoreRule[]): IgnoreRules {
   const byName = new Map<string, number[]>();
   const byExtension = new Map<string, number[]>();
   const byPath = new Map<string, number[]>();
+  const byFirstFolder = new Map<string, number[]>();
   const others: number[] = [];
   rules.forEach((rule, index) => {
     if (rule.kind === K_NAME) addTo(byName, rule.text, index);
     else if (rule.kind === K_SUFFIX && rule.text.lastIndexOf('.') === 0) addTo(byExtension, rule.text, index);
     else if (rule.kind === K_PATH && rule.glob === null) addTo(byPath, latin1(rule.lead, 0, rule.lead.length), index);
+    else if (rule.kind === K_PATH && rule.lead.indexOf(SLASH) > 0)
+      addTo(byFirstFolder, latin1(rule.lead, 0, rule.lead.indexOf(SLASH)), index);
     else others.push(index);
   });
-  for (const map of [byName, byExtension, byPath]) for (const indexes of map.values()) indexes.reverse();
+  for (const map of [byName, byExtension, byPath, byFirstFolder]) for (const indexes of map.values()) indexes.reverse();
   const needsBytes = rules.some((rule) => rule.kind === K_NAME_GLOB || rule.kind === K_PATH);
-  return { rules, byName, byExtension, byPath, others, needsBytes };
+  return { rules, byName, byExtension, byPath, byFirstFolder, others, needsBytes };
 }
 
 function ruleMatches(
@@ -238,6 +243,21 @@ export function lastMatchingRule(
   }
   if (set.byPath.size > 0 && end > base)
     best = lastApplicable(rules, set.byPath.get(latin1(path, base, end)), isFolder, best);
+  if (set.byFirstFolder.size > 0) {
+    const slash = path.subarray(base, end).indexOf(SLASH);
+    const candidates = slash > 0 ? set.byFirstFolder.get(latin1(path, base, base + slash)) : undefined;
+    if (candidates !== undefined) {
+      for (const index of candidates) {
+        if (index <= best) break;
+        const rule = rules[index] as IgnoreRule;
+        if (rule.folderOnly && !isFolder) continue;
+        if (ruleMatches(rule, name, path, base, nameStart, end)) {
+          best = index;
+          break;
+        }
+      }
+    }
+  }
   for (let j = others.length - 1; j >= 0; j -= 1) {
     const index = others[j] as number;
     if (index < best) break;
