@@ -130,6 +130,26 @@ describe('remote repositories through the API (loopback git server)', () => {
     expect(summary.data.assets.find((a) => a.path === 'model.bin')?.size_bytes).toBeLessThan(200);
   });
 
+  it("keeps the commit's files that its own .gitignore ignores (committed with git add -f), in a folder scan too", async () => {
+    const whole = await scan({ repo_path: `${server.origin}/acme/checked-in` });
+    expect(whole.status).toBe(201);
+    const scanId = String(whole.body.data.scan_id);
+    expect((await summaryFiles(scanId)).map((f) => f.path).sort()).toEqual([
+      '.gitignore',
+      'dist/app.js',
+      'dist/min/app.min.js',
+      'notes/debug.log',
+      'src/main.ts',
+    ]);
+    const txt = await (await fetch(`${api.baseUrl}/v1/download/${scanId}?format=txt`)).text();
+    expect(txt).toContain('kept on purpose');
+    const folder = await scan({ repo_path: `${server.origin}/acme/checked-in/tree/main/dist` });
+    expect((await summaryFiles(String(folder.body.data.scan_id))).map((f) => f.path).sort()).toEqual([
+      'dist/app.js',
+      'dist/min/app.min.js',
+    ]);
+  });
+
   describe("files are the commit's blobs, links and submodules are skipped (acme/exact)", () => {
     const skippedInExact = [
       { path: '.git/', reason: 'excluded_dir' },

@@ -1,5 +1,6 @@
 // `reposcan` as a child process with --local (no server): where the files go, that a scan never
 // reads its own outputs, the summary the digests point at, the user token cache, and usage.
+import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -123,6 +124,31 @@ describe('reposcan scan --local', () => {
     expect(summary.skipped).toEqual([expect.objectContaining({ path: 'secret.env', reason: 'ignored' })]);
     expect(summary.files.map((f) => f.path)).toEqual(expect.arrayContaining(['README.md', 'src/main.ts']));
     expect((await readdir(out)).sort()).toEqual(['proj.json', 'proj.md', 'proj.summary.json', 'proj.txt']);
+  });
+
+  it('a folder of a git work tree: tracked files are kept, the .gitignore above applies, paths start at the top', async () => {
+    const top = join(work, 'wt');
+    await mkdir(join(top, 'app'), { recursive: true });
+    await writeFile(join(top, '.gitignore'), '*.log\n');
+    await writeFile(join(top, 'app', 'main.ts'), 'export {};\n');
+    await writeFile(join(top, 'app', 'kept.log'), 'tracked on purpose\n');
+    await writeFile(join(top, 'app', 'new.log'), 'x\n');
+    const gitEnv = { PATH: process.env.PATH, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', HOME: top };
+    execFileSync('git', ['init', '-q'], { cwd: top, env: gitEnv });
+    execFileSync('git', ['add', '-f', 'app/kept.log'], { cwd: top, env: gitEnv });
+    const scan = () => runCli(['scan', '--local', 'app', '-o', 'app', '--json'], { cwd: top, env });
+    // Twice: the second scan finds the first one's outputs in the folder and leaves them out.
+    for (const run of [await scan(), await scan()]) {
+      expect(run.code, run.stderr).toBe(0);
+      const summary = JSON.parse(await readFile(join(top, 'app', 'app.summary.json'), 'utf8')) as {
+        repository: { subdir: string | null };
+        files: Array<{ path: string }>;
+        skipped: Array<{ path: string; reason: string }>;
+      };
+      expect(summary.repository.subdir).toBe('app');
+      expect(summary.files.map((f) => f.path).sort()).toEqual(['app/kept.log', 'app/main.ts']);
+      expect(summary.skipped).toContainEqual({ path: 'app/new.log', reason: 'ignored' });
+    }
   });
 
   it('piped: each written path once on stdout, and once on stderr as a "wrote" note', async () => {

@@ -181,7 +181,7 @@ export const CONFIG_VARIABLES = {
   MAX_PATH_DEPTH: variable('50', 'Deepest folder nesting in an archive or a scanned tree.', wholeNumber(1, 1000)),
   MAX_FILE_BYTES: variable(
     '10485760',
-    'Largest file that is read; larger ones are skipped as too_large (10 MiB).',
+    'Largest file that is read; larger ones are skipped as too_large (10 MiB). An ignore file (.gitignore, .gittxtignore) larger than this stops the scan with IGNORE_FILE_TOO_LARGE.',
     wholeNumber(1, GiB, 'bytes'),
   ),
   MAX_SCAN_FILES: variable(

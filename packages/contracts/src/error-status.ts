@@ -35,6 +35,7 @@ export const ERROR_STATUS: Record<ErrorCode, { status: number; title: string }> 
   BRANCH_NOT_FOUND: { status: 422, title: 'Branch not found' },
   SUBDIR_NOT_FOUND: { status: 422, title: 'Folder not found' },
   UNSAFE_ARCHIVE: { status: 422, title: 'Unsafe archive' },
+  IGNORE_FILE_TOO_LARGE: { status: 422, title: 'Ignore file too large' },
   RATE_LIMITED: { status: 429, title: 'Too many requests' },
   INSPECT_BUSY: { status: 429, title: 'Inspect slots busy' },
   TOO_MANY_EVENT_STREAMS: { status: 429, title: 'Too many event streams' },

@@ -2,7 +2,7 @@
 export * from './types.js';
 export { compareNames } from './path-order.js';
 export { walkTree, WalkTimeoutError, DEFAULT_EXCLUDED_DIRS } from './walk/index.js';
-export type { WalkInput } from './walk/index.js';
+export type { GitWorkTree, WalkInput } from './walk/index.js';
 export { classifyByName, classifyContent, isDocsPath } from './classify/index.js';
 export {
   createTokenCounter,

@@ -229,6 +229,7 @@ export class ScanAttempt {
         repoName: prepared.repoName,
         source: prepared.source,
         sourceSkips: prepared.sourceSkips,
+        ...(prepared.git ? { git: prepared.git } : {}),
         options: toEngineOptions(this.request.options),
         limits: this.deps.limits,
         encoding,

@@ -42,8 +42,17 @@ export type PreparedSourceInfo =
       ref: null;
       branch: string | null;
       commit: null;
-      subdir: null;
+      /** A local folder below the top of its git work tree: its path there. */
+      subdir: string | null;
     };
+
+/** `GitWorkTree` of @reposcan/core, spelled out: what git knows about the tree that its files do not show. */
+export interface PreparedGitTree {
+  /** Paths git tracks, relative to `root`: never ignored by `.gitignore` rules. */
+  tracked: readonly string[];
+  /** The bytes of `.git/info/exclude`. */
+  infoExclude: Uint8Array | null;
+}
 
 export interface PreparedSource {
   /** Repository root the engine walks (the subdir, if any, is in `source.subdir`). */
@@ -52,6 +61,8 @@ export interface PreparedSource {
   source: PreparedSourceInfo;
   /** For the engine's walk: a remote clone's links and submodules, which it skips unread. */
   sourceSkips?: ClonedRemote['skips'];
+  /** A git work tree or a clone: the files git tracks, and its exclude file. */
+  git?: PreparedGitTree;
 }
 
 export interface PrepareContext {
@@ -72,7 +83,14 @@ export async function prepareSource(source: ScanRequestRecord['source'], ctx: Pr
   switch (source.type) {
     case 'local': {
       const local = await resolveLocalRoot(source.repo_path, settings.allowedLocalRoots);
-      return { root: local.root, repoName: local.name, source: { type: 'local', ...NO_REMOTE, branch: local.branch } };
+      const tree = local.workTree;
+      // A folder of a work tree is walked from the top, so the `.gitignore` files above it apply.
+      return {
+        root: tree?.top ?? local.root,
+        repoName: local.name,
+        source: { type: 'local', ...NO_REMOTE, branch: local.branch, subdir: tree?.subdir ?? null },
+        ...(tree ? { git: { tracked: tree.tracked, infoExclude: tree.infoExclude } } : {}),
+      };
     }
     case 'upload': {
       if (!ctx.uploadPath) throw new ScanError('INTERNAL_ERROR', 'The uploaded archive is missing.');
@@ -126,6 +144,8 @@ export async function prepareSource(source: ScanRequestRecord['source'], ctx: Pr
         repoName: spec.repo,
         source: buildWebSource(spec, cloned.branch, cloned.commit, cloned.subdir),
         sourceSkips: cloned.skips,
+        // A clone holds the commit's tree only: every file is tracked, none is ignored by git.
+        git: { tracked: cloned.tracked, infoExclude: null },
       };
     }
   }

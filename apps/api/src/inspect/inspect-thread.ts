@@ -26,6 +26,7 @@ async function run(job: InspectJob, signal: AbortSignal): Promise<InspectResult>
     repoName: prepared.repoName,
     source: prepared.source,
     sourceSkips: prepared.sourceSkips,
+    ...(prepared.git ? { git: prepared.git } : {}),
     options: { ...toEngineOptions({ ...job.options, lite: false, create_zip: false }) },
     limits: job.limits,
     signal,

@@ -33,11 +33,12 @@ async function inspectLocal(args: InspectArgs, io: CliIo): Promise<InspectResult
   const engine = createEngine({ tokenThreads: 0 });
   const report = await engine
     .inspect({
-      root: folder.root,
+      root: folder.walkRoot,
       repoName: folder.name,
       source: folder.source,
       options: toEngineOptions(withOutputDefaults(args.options)),
       limits: DEFAULT_ENGINE_LIMITS,
+      ...(folder.git ? { git: folder.git } : {}),
     })
     .finally(() => engine.close());
   return toInspectResult(report, null);

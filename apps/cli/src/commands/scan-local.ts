@@ -43,14 +43,20 @@ export async function scanLocal(args: ScanArgs, io: CliIo): Promise<ScanOutcome>
     try {
       report = await runScan(
         {
-          root: folder.root,
+          root: folder.walkRoot,
           repoName: folder.name,
           source: folder.source,
           options: toEngineOptions(args.options),
           limits: DEFAULT_ENGINE_LIMITS,
           encoding: args.encoding,
           outDir: staging,
-          sourceSkips: ownOutputs(inTree, pathInside(await realpathOr(staging), folder.root), folder.name),
+          sourceSkips: ownOutputs(
+            inTree,
+            pathInside(await realpathOr(staging), folder.root),
+            folder.name,
+            folder.source.subdir,
+          ),
+          ...(folder.git ? { git: folder.git } : {}),
         },
         {
           countTokens: counting.count,
@@ -119,18 +125,21 @@ export async function scanLocal(args: ScanArgs, io: CliIo): Promise<ScanOutcome>
  * What the walk must not read because this command writes it: the output folder when it lies
  * in the scanned tree (`inTree`: its path there), or, when it is the tree's root, the files named
  * like this scan's outputs; and the staging folder if it lies in the tree (a scan of a home folder).
+ * Paths in the walk start with `subdir/` when the folder is below the top of its work tree.
  */
 function ownOutputs(
   inTree: string | null,
   stagingInTree: string | null,
   name: string,
+  subdir: string | null,
 ): Map<string, SkipReason> | undefined {
   const skips = new Map<string, SkipReason>();
-  if (stagingInTree !== null && stagingInTree !== '') skips.set(stagingInTree, 'excluded_dir');
-  if (inTree !== null && inTree !== '') skips.set(inTree, 'excluded_dir');
+  const walked = (path: string): string => (subdir === null ? path : `${subdir}/${path}`);
+  if (stagingInTree !== null && stagingInTree !== '') skips.set(walked(stagingInTree), 'excluded_dir');
+  if (inTree !== null && inTree !== '') skips.set(walked(inTree), 'excluded_dir');
   if (inTree === '')
     for (const file of [...ARTIFACT_FORMATS.map((f) => artifactFileName(name, f)), summaryFileName(name)])
-      skips.set(file, 'pattern');
+      skips.set(walked(file), 'pattern');
   return skips.size > 0 ? skips : undefined;
 }
 

@@ -14,6 +14,7 @@ import type {
   SourceInfo,
   TextFileRecord,
 } from '../types.js';
+import type { GitWorkTree } from '../walk/git-work-tree.js';
 
 export interface CollectInput {
   root: string;
@@ -23,6 +24,8 @@ export interface CollectInput {
   signal?: AbortSignal;
   /** Paths the walk skips for what the source says they are (WalkInput.sourceSkips). */
   sourceSkips?: ReadonlyMap<string, SkipReason>;
+  /** When the tree is a git work tree or a clone: its tracked files and `.git/info/exclude` (WalkInput.git). */
+  git?: GitWorkTree;
   /** countTokens counts exactly (a full scan): each record carries its count as `tokens` too. */
   exactTokens?: boolean;
 }
@@ -71,6 +74,7 @@ export async function collectFiles(
         limits,
         docsOnly: options.docsOnly,
         sourceSkips: input.sourceSkips,
+        ...(input.git === undefined ? {} : { git: input.git }),
       },
       (chunk) => {
         for (const file of chunk) walkedPaths.push(file.path);

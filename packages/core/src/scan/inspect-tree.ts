@@ -17,6 +17,7 @@ import type {
   SummaryTotals,
   TextFileRecord,
 } from '../types.js';
+import type { GitWorkTree } from '../walk/git-work-tree.js';
 
 export interface InspectInput {
   root: string;
@@ -27,6 +28,8 @@ export interface InspectInput {
   signal?: AbortSignal;
   /** Paths the walk skips for what the source says they are: a remote clone's links and submodules. */
   sourceSkips?: ReadonlyMap<string, SkipReason>;
+  /** When the tree is a git work tree or a clone: its tracked files and `.git/info/exclude` (WalkInput.git). */
+  git?: GitWorkTree;
 }
 
 export interface InspectReport {

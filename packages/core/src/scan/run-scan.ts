@@ -31,6 +31,7 @@ import type {
   SourceInfo,
   TokenEncodingName,
 } from '../types.js';
+import type { GitWorkTree } from '../walk/git-work-tree.js';
 
 export interface ScanInput {
   /** Real path of the repository root, no link on the way (the subdir, if any, is in `source.subdir`). */
@@ -47,6 +48,8 @@ export interface ScanInput {
   summaryExtras?: Record<string, unknown>;
   /** Paths the walk skips for what the source says they are: a remote clone's links and submodules. */
   sourceSkips?: ReadonlyMap<string, SkipReason>;
+  /** When the tree is a git work tree or a clone: its tracked files and `.git/info/exclude` (WalkInput.git). */
+  git?: GitWorkTree;
 }
 
 export interface ScanTimings {

@@ -1,4 +1,5 @@
 // Reading a folder's `.gitignore` and `.gittxtignore` into one rule set.
+import { ScanError } from '@reposcan/contracts/error-codes';
 import type { SkippedPath } from '../types.js';
 import { indexIgnoreRules, rulesOfFile, type IgnoreRule, type IgnoreRules } from './ignore-rules.js';
 import type { WalkContext } from './walk-context.js';
@@ -8,35 +9,32 @@ import type { WalkFolder } from './walk-deps.js';
 /** In the order they are applied: `.gittxtignore` lines come last, so they win. */
 export const IGNORE_FILE_NAMES: readonly string[] = ['.gitignore', '.gittxtignore'];
 
-/**
- * Rules in force in one folder (its own and those of the folders above). Every path is matched
- * against every rule in force, so a repository with a huge generated ignore file could stall
- * the walk for minutes; real ignore files hold tens to a few hundred rules.
- */
-export const MAX_IGNORE_RULES_IN_FORCE = 5_000;
+/** reposcan's own ignore file: unlike git's, it filters tracked files too. */
+const OWN_IGNORE_FILE = '.gittxtignore';
 
 export interface FolderRules {
-  /** null when the folder has no applicable ignore file. */
+  /** Both files' rules, `.gittxtignore` last; null when the folder has no applicable ignore file. */
   rules: IgnoreRules | null;
-  ruleCount: number;
-  /** Ignore files that could not be applied (`unreadable`, `too_large`); not to be listed again. */
+  /** `.gittxtignore`'s rules alone (what a tracked file is matched against); null when it has none. */
+  ownRules: IgnoreRules | null;
+  /** Ignore files that could not be read (`unreadable`); not to be listed again. */
   problems: SkippedPath[];
 }
 
 /**
  * Reads the ignore files `present` (names of regular files in the open folder, in any order). A file
- * that cannot be read, exceeds the per-file limit or would take the rules in force past
- * MAX_IGNORE_RULES_IN_FORCE is recorded and left out: the walk goes on with the other rules.
+ * that cannot be read is recorded and left out, as git warns and goes on; one over the per-file
+ * limit stops the walk (IGNORE_FILE_TOO_LARGE). There is no limit on the number of rules: most
+ * lines are looked up, and the walk's timeout bounds the rest (bench/README.md has the numbers).
  */
 export async function loadFolderRules(
   ctx: Pick<WalkContext, 'fs' | 'pool' | 'maxIgnoreFileBytes' | 'sourceSkips'>,
   folder: WalkFolder,
   folderRel: string,
   present: readonly string[],
-  rulesInForce: number,
 ): Promise<FolderRules> {
   const rules: IgnoreRule[] = [];
-  let ruleCount = 0;
+  let own: IgnoreRule[] = [];
   const problems: SkippedPath[] = [];
   for (const name of IGNORE_FILE_NAMES) {
     if (!present.includes(name)) continue;
@@ -51,16 +49,19 @@ export async function loadFolderRules(
       continue;
     }
     if (bytes.length > ctx.maxIgnoreFileBytes) {
-      problems.push({ path, reason: 'too_large' });
-      continue;
+      // Git would apply it: scanning without its rules would scan a different set of files.
+      throw new ScanError(
+        'IGNORE_FILE_TOO_LARGE',
+        `The ignore file ${path} is larger than the ${ctx.maxIgnoreFileBytes} bytes this server reads from one file (MAX_FILE_BYTES). Scan with sync_ignore set to false, or ask the operator to raise MAX_FILE_BYTES.`,
+      );
     }
-    const own = rulesOfFile(bytes);
-    if (rulesInForce + ruleCount + own.length > MAX_IGNORE_RULES_IN_FORCE) {
-      problems.push({ path, reason: 'too_large' });
-      continue;
-    }
-    for (const rule of own) rules.push(rule);
-    ruleCount += own.length;
+    const fileRules = rulesOfFile(bytes);
+    if (name === OWN_IGNORE_FILE) own = fileRules;
+    for (const rule of fileRules) rules.push(rule);
   }
-  return { rules: rules.length > 0 ? indexIgnoreRules(rules) : null, ruleCount, problems };
+  return {
+    rules: rules.length > 0 ? indexIgnoreRules(rules) : null,
+    ownRules: own.length > 0 ? indexIgnoreRules(own) : null,
+    problems,
+  };
 }

@@ -30,6 +30,12 @@ export interface IgnoreRules {
   readonly rules: readonly IgnoreRule[];
   /** K_NAME rules by name: their indexes, last first. */
   readonly byName: ReadonlyMap<string, readonly number[]>;
+  /** K_SUFFIX rules whose ending is one extension (`*.log`), by it: their indexes, last first. */
+  readonly byExtension: ReadonlyMap<string, readonly number[]>;
+  /** K_PATH rules that are a literal path, by its bytes as a latin1 string: their indexes, last first. */
+  readonly byPath: ReadonlyMap<string, readonly number[]>;
+  /** Other K_PATH rules whose literal lead holds a whole first folder name, by it (latin1): indexes, last first. */
+  readonly byFirstFolder: ReadonlyMap<string, readonly number[]>;
   /** Indexes of all the other rules, in order. */
   readonly others: readonly number[];
   /** Some rule looks at the path's bytes, not just at the name as a string. */
@@ -93,27 +99,31 @@ function compileRule(pattern: Uint8Array): IgnoreRule | null {
   if (folderOnly) body = body.subarray(0, -1);
   // An empty pattern (``, `!`, `/`, a line of spaces) matches nothing.
   if (body.length === 0) return null;
-  const none = { negative, folderOnly, text: '', lead: new Uint8Array(0), glob: null };
+  // One object shape for every rule: the matcher's loop then reads them at full speed.
+  const rule = (kind: number, text: string, lead: Uint8Array, glob: Glob | null): IgnoreRule => ({
+    negative,
+    folderOnly,
+    kind,
+    text,
+    lead,
+    glob,
+  });
+  const none = new Uint8Array(0);
   if (!body.includes(SLASH)) {
     const lead = literalLength(body);
     const literal = lead === body.length ? asString(body) : null;
-    if (literal !== null) return { ...none, kind: K_NAME, text: literal };
+    if (literal !== null) return rule(K_NAME, literal, none, null);
     const ending =
       body[0] === 0x2a && literalLength(body.subarray(1)) === body.length - 1 ? asString(body.subarray(1)) : null;
-    if (ending !== null) return { ...none, kind: K_SUFFIX, text: ending };
-    return { ...none, kind: K_NAME_GLOB, glob: compileGlob(body, false) };
+    if (ending !== null) return rule(K_SUFFIX, ending, none, null);
+    return rule(K_NAME_GLOB, '', none, compileGlob(body, false));
   }
   // Anchored to the rules' folder; one leading slash only says so. Git matches the literal lead
   // first and hands the glob only what follows it, so a `**` right after the lead counts as
   // standing at the start (`a**/b` matches `a/b` and `ax/y/b`).
   if (body[0] === SLASH) body = body.subarray(1);
   const lead = literalLength(body);
-  return {
-    ...none,
-    kind: K_PATH,
-    lead: body.slice(0, lead),
-    glob: lead === body.length ? null : compileGlob(body.subarray(lead), true),
-  };
+  return rule(K_PATH, '', body.slice(0, lead), lead === body.length ? null : compileGlob(body.subarray(lead), true));
 }
 
 /** One line of an ignore file, or one include/exclude pattern: null when it matches nothing. */
@@ -138,18 +148,38 @@ export function rulesOfFile(bytes: Uint8Array): IgnoreRule[] {
   return rules;
 }
 
-/** Indexes rules given in order: a later one wins over an earlier one. */
+function addTo(map: Map<string, number[]>, key: string, index: number): void {
+  const indexes = map.get(key);
+  if (indexes === undefined) map.set(key, [index]);
+  else indexes.push(index);
+}
+
+/** Bytes as a string of one char per byte, so any bytes make a Map key. */
+function latin1(bytes: Uint8Array, from: number, to: number): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset + from, to - from).toString('latin1');
+}
+
+/**
+ * Indexes rules given in order: a later one wins over an earlier one. Names, extensions and
+ * literal paths (most lines of a huge generated ignore file) are looked up, not tried one by one.
+ */
 export function indexIgnoreRules(rules: readonly IgnoreRule[]): IgnoreRules {
   const byName = new Map<string, number[]>();
+  const byExtension = new Map<string, number[]>();
+  const byPath = new Map<string, number[]>();
+  const byFirstFolder = new Map<string, number[]>();
   const others: number[] = [];
   rules.forEach((rule, index) => {
-    if (rule.kind !== K_NAME) others.push(index);
-    else if (byName.has(rule.text)) byName.get(rule.text)?.push(index);
-    else byName.set(rule.text, [index]);
+    if (rule.kind === K_NAME) addTo(byName, rule.text, index);
+    else if (rule.kind === K_SUFFIX && rule.text.lastIndexOf('.') === 0) addTo(byExtension, rule.text, index);
+    else if (rule.kind === K_PATH && rule.glob === null) addTo(byPath, latin1(rule.lead, 0, rule.lead.length), index);
+    else if (rule.kind === K_PATH && rule.lead.indexOf(SLASH) > 0)
+      addTo(byFirstFolder, latin1(rule.lead, 0, rule.lead.indexOf(SLASH)), index);
+    else others.push(index);
   });
-  for (const indexes of byName.values()) indexes.reverse();
+  for (const map of [byName, byExtension, byPath, byFirstFolder]) for (const indexes of map.values()) indexes.reverse();
   const needsBytes = rules.some((rule) => rule.kind === K_NAME_GLOB || rule.kind === K_PATH);
-  return { rules, byName, others, needsBytes };
+  return { rules, byName, byExtension, byPath, byFirstFolder, others, needsBytes };
 }
 
 function ruleMatches(
@@ -175,6 +205,21 @@ function ruleMatches(
   }
 }
 
+/** The later of `best` and the last of `indexes` (last first) that applies to the entry. */
+function lastApplicable(
+  rules: readonly IgnoreRule[],
+  indexes: readonly number[] | undefined,
+  isFolder: boolean,
+  best: number,
+): number {
+  if (indexes === undefined) return best;
+  for (const index of indexes) {
+    if (index <= best) return best;
+    if (isFolder || !(rules[index] as IgnoreRule).folderOnly) return index;
+  }
+  return best;
+}
+
 /**
  * The last rule matching an entry, or null. `path` holds the entry's path as UTF-8 (needed only
  * when `needsBytes`): `base` is where the path below the rules' folder starts, `nameStart` where
@@ -191,12 +236,25 @@ export function lastMatchingRule(
 ): IgnoreRule | null {
   const { rules, others } = set;
   let best = -1;
-  const named = set.byName.size > 0 ? set.byName.get(name) : undefined;
-  if (named !== undefined) {
-    for (const index of named) {
-      if (isFolder || !(rules[index] as IgnoreRule).folderOnly) {
-        best = index;
-        break;
+  if (set.byName.size > 0) best = lastApplicable(rules, set.byName.get(name), isFolder, best);
+  if (set.byExtension.size > 0) {
+    const dot = name.lastIndexOf('.');
+    if (dot >= 0) best = lastApplicable(rules, set.byExtension.get(name.slice(dot)), isFolder, best);
+  }
+  if (set.byPath.size > 0 && end > base)
+    best = lastApplicable(rules, set.byPath.get(latin1(path, base, end)), isFolder, best);
+  if (set.byFirstFolder.size > 0) {
+    const slash = path.subarray(base, end).indexOf(SLASH);
+    const candidates = slash > 0 ? set.byFirstFolder.get(latin1(path, base, base + slash)) : undefined;
+    if (candidates !== undefined) {
+      for (const index of candidates) {
+        if (index <= best) break;
+        const rule = rules[index] as IgnoreRule;
+        if (rule.folderOnly && !isFolder) continue;
+        if (ruleMatches(rule, name, path, base, nameStart, end)) {
+          best = index;
+          break;
+        }
       }
     }
   }

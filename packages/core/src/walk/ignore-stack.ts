@@ -14,9 +14,10 @@ interface IgnoreLayer {
 export interface IgnoreStack {
   /** The listed folder's root-relative path as UTF-8, with a trailing `/` (empty at the root). */
   readonly folder: Uint8Array;
+  /** `.gitignore` and `.gittxtignore` rules together: what an untracked path is matched against. */
   readonly layers: readonly IgnoreLayer[];
-  /** Rules in all layers, to bound the work per path. */
-  readonly ruleCount: number;
+  /** `.gittxtignore` rules alone: what a tracked path is matched against. */
+  readonly ownLayers: readonly IgnoreLayer[];
   /** Some layer matches paths by their bytes. */
   readonly needsBytes: boolean;
 }
@@ -24,19 +25,29 @@ export interface IgnoreStack {
 export const EMPTY_IGNORE_STACK: IgnoreStack = {
   folder: new Uint8Array(0),
   layers: [],
-  ruleCount: 0,
+  ownLayers: [],
   needsBytes: false,
 };
 
-/** Adds the listed folder's own rules (null when it has none) as the deepest layer. */
-export function withFolderRules(stack: IgnoreStack, rules: IgnoreRules | null, ruleCount: number): IgnoreStack {
+/** Adds the listed folder's own rules as the deepest layer (null: it has none). */
+export function withFolderRules(
+  stack: IgnoreStack,
+  rules: IgnoreRules | null,
+  ownRules: IgnoreRules | null = null,
+): IgnoreStack {
   if (rules === null) return stack;
+  const base = stack.folder.length;
   return {
     folder: stack.folder,
-    layers: [{ base: stack.folder.length, rules }, ...stack.layers],
-    ruleCount: stack.ruleCount + ruleCount,
+    layers: [{ base, rules }, ...stack.layers],
+    ownLayers: ownRules === null ? stack.ownLayers : [{ base, rules: ownRules }, ...stack.ownLayers],
     needsBytes: stack.needsBytes || rules.needsBytes,
   };
+}
+
+/** Adds rules for the whole tree below every other layer (`.git/info/exclude` at the root). */
+export function withBottomRules(stack: IgnoreStack, rules: IgnoreRules): IgnoreStack {
+  return { ...stack, layers: [...stack.layers, { base: 0, rules }], needsBytes: stack.needsBytes || rules.needsBytes };
 }
 
 /** Entry paths are written here: matching never yields, so one buffer serves every call. */
@@ -47,9 +58,13 @@ function bufferFor(bytes: number): Uint8Array {
   return pathBuffer;
 }
 
-/** Whether an entry of the listed folder is ignored. Symbolic links are not folders, as in git. */
-export function isIgnored(stack: IgnoreStack, name: string, isFolder: boolean): boolean {
-  const { layers, folder } = stack;
+/**
+ * Whether an entry of the listed folder is ignored: by all the rules, or by `.gittxtignore`'s
+ * alone (`ownOnly`). Symbolic links are not folders, as in git.
+ */
+export function isIgnored(stack: IgnoreStack, name: string, isFolder: boolean, ownOnly = false): boolean {
+  const { folder } = stack;
+  const layers = ownOnly ? stack.ownLayers : stack.layers;
   if (layers.length === 0) return false;
   let path = pathBuffer;
   let end = 0;

@@ -92,8 +92,8 @@ async function listOpenFolder(ctx: WalkContext, folder: Folder, handle: WalkFold
   if (ctx.syncIgnore) {
     const present = entries.filter((e) => e.isFile() && IGNORE_FILE_NAMES.includes(e.name)).map((e) => e.name);
     if (present.length > 0) {
-      const loaded = await loadFolderRules(ctx, handle, folder.rel, present, ignores.ruleCount);
-      ignores = withFolderRules(ignores, loaded.rules, loaded.ruleCount);
+      const loaded = await loadFolderRules(ctx, handle, folder.rel, present);
+      ignores = withFolderRules(ignores, loaded.rules, loaded.ownRules);
       for (const problem of loaded.problems) {
         skipped.push(problem);
         handled.add(problem.path);
@@ -109,11 +109,11 @@ async function listOpenFolder(ctx: WalkContext, folder: Folder, handle: WalkFold
     if (handled.has(rel)) continue;
     const abs = join(folder.abs, entry.name);
     if (entry.isDirectory()) {
-      const reason = folderSkipReason(ctx, ignores, entry.name, rel, depth);
-      if (reason === null) subfolders.push({ rel, abs, depth, ignores: enterFolder(ignores, entry.name) });
-      else skipped.push({ path: `${rel}/`, reason });
+      const verdict = folderSkipReason(ctx, ignores, entry.name, rel, depth, folder.gitIgnored);
+      if (typeof verdict === 'string') skipped.push({ path: `${rel}/`, reason: verdict });
+      else subfolders.push({ rel, abs, depth, ignores: enterFolder(ignores, entry.name), ...verdict });
     } else {
-      const reason = fileSkipReason(ctx, ignores, entry, rel);
+      const reason = fileSkipReason(ctx, ignores, entry, rel, folder.gitIgnored);
       if (reason === null) candidates.push({ name: entry.name, rel, abs });
       else skipped.push({ path: rel, reason });
     }

@@ -3,7 +3,8 @@
 import { join, resolve } from 'node:path';
 import type { SkippedPath } from '../types.js';
 import { IGNORE_FILE_NAMES, loadFolderRules } from './ignore-files.js';
-import { EMPTY_IGNORE_STACK, enterFolder, withFolderRules } from './ignore-stack.js';
+import { indexIgnoreRules, rulesOfFile } from './ignore-rules.js';
+import { EMPTY_IGNORE_STACK, enterFolder, isIgnored, withBottomRules, withFolderRules } from './ignore-stack.js';
 import type { Folder, WalkContext } from './walk-context.js';
 import { joinRel } from './walk-context.js';
 import type { WalkFolder } from './walk-deps.js';
@@ -68,23 +69,36 @@ async function openRoot(ctx: WalkContext, root: string): Promise<WalkFolder> {
 /**
  * Opens the root (which must be given by its real path: every folder and file of the walk is
  * proven to lie at the root's real path joined with its relative path) and goes down to the
- * subdir one proven folder at a time, reading the ignore files on the way.
+ * subdir one proven folder at a time, reading the ignore files on the way. `infoExclude` (the
+ * bytes of a work tree's `.git/info/exclude`) is the weakest layer of rules, for the whole tree.
  */
-export async function openScanRoot(ctx: WalkContext, root: string, subdir: string | null): Promise<ScanRoot> {
+export async function openScanRoot(
+  ctx: WalkContext,
+  root: string,
+  subdir: string | null,
+  infoExclude: Uint8Array | null = null,
+): Promise<ScanRoot> {
   const segments = subdirSegments(subdir);
   let abs = resolve(root);
   let folder = await openRoot(ctx, abs);
   let rel = '';
   let ignores = EMPTY_IGNORE_STACK;
+  if (ctx.syncIgnore && infoExclude !== null) {
+    const rules = rulesOfFile(infoExclude);
+    if (rules.length > 0) ignores = withBottomRules(ignores, indexIgnoreRules(rules));
+  }
+  // A subdir git ignores is scanned for the tracked files it holds, as git lists them.
+  let gitIgnored = false;
   const problems: SkippedPath[] = [];
   try {
     for (const segment of segments) {
       if (ctx.syncIgnore) {
         const present = await applicableIgnoreFiles(ctx, folder);
-        const loaded = await loadFolderRules(ctx, folder, rel, present, ignores.ruleCount);
-        ignores = withFolderRules(ignores, loaded.rules, loaded.ruleCount);
+        const loaded = await loadFolderRules(ctx, folder, rel, present);
+        ignores = withFolderRules(ignores, loaded.rules, loaded.ownRules);
         for (const problem of loaded.problems) problems.push(problem);
       }
+      if (ctx.tracked !== null && isIgnored(ignores, segment, true)) gitIgnored = true;
       rel = joinRel(rel, segment);
       abs = join(abs, segment);
       const next = await ctx.fs.openFolder(abs).catch(() => null);
@@ -100,5 +114,5 @@ export async function openScanRoot(ctx: WalkContext, root: string, subdir: strin
     await ctx.fs.closeFolder(folder).catch(() => undefined);
   }
   // The folder is opened and proven again when it is listed.
-  return { folder: { rel, abs, depth: 0, ignores }, problems };
+  return { folder: { rel, abs, depth: 0, ignores, gitIgnored }, problems };
 }

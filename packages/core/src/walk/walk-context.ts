@@ -1,6 +1,7 @@
 // Settings and services shared by every folder listing of one walk.
 import type { SkipReason } from '../types.js';
 import type { DirExcluder } from './dir-excludes.js';
+import type { TrackedPaths } from './git-work-tree.js';
 import type { IgnoreStack } from './ignore-stack.js';
 import type { IoPool } from './io-pool.js';
 import type { PathPatterns } from './path-patterns.js';
@@ -15,6 +16,8 @@ export interface WalkContext {
   /** Entries skipped for what the source says they are (WalkInput.sourceSkips). */
   readonly sourceSkips: ReadonlyMap<string, SkipReason> | undefined;
   readonly syncIgnore: boolean;
+  /** The files git tracks, when the tree is a git work tree: git's ignore rules pass them. */
+  readonly tracked: TrackedPaths | null;
   /** Files larger than this are skipped `too_large`: min(size_limit, the engine's per-file limit). */
   readonly maxFileBytes: number;
   /** Ignore files larger than this are not applied: the engine's per-file limit. */
@@ -35,6 +38,8 @@ export interface Folder {
   readonly depth: number;
   /** Ignore rules of the folders above, as seen from this one. */
   readonly ignores: IgnoreStack;
+  /** Git ignores this folder (or one above) but tracks files in it: only those are listed. */
+  readonly gitIgnored: boolean;
 }
 
 export function joinRel(parentRel: string, name: string): string {

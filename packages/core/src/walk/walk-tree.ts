@@ -4,6 +4,7 @@
 import { isDocsPath } from '../classify/classify-by-name.js';
 import type { EngineLimits, ScanOptions, SkippedPath, SkipReason, WalkedFile, WalkResult } from '../types.js';
 import { compileDirExcludes } from './dir-excludes.js';
+import { indexTracked, type GitWorkTree } from './git-work-tree.js';
 import { IoPool } from './io-pool.js';
 import { listFolder, type ListedFolder, type SkippedFolder } from './list-folder.js';
 import { nodeWalkFs } from './node-walk-fs.js';
@@ -33,6 +34,8 @@ export interface WalkInput {
    * it finds itself, and never reads it as an ignore file.
    */
   sourceSkips?: ReadonlyMap<string, SkipReason>;
+  /** When the tree is a git work tree (or a clone): its tracked files and `.git/info/exclude`. */
+  git?: GitWorkTree;
 }
 
 /** File-system calls in flight at once (libuv runs them on its thread pool). */
@@ -130,13 +133,14 @@ export async function walkTreeInto(
     acceptFile: input.acceptFile ?? (input.docsOnly ? isDocsPath : undefined),
     sourceSkips: input.sourceSkips,
     syncIgnore: options.syncIgnore,
+    tracked: input.git === undefined ? null : indexTracked(input.git.tracked),
     maxFileBytes: Math.min(options.sizeLimit ?? Infinity, limits.maxFileBytes),
     maxIgnoreFileBytes: limits.maxFileBytes,
     maxDepth: limits.maxDepth,
     deadline: performance.now() + limits.walkTimeoutMs,
     stopped: false,
   };
-  const scanRoot = await openScanRoot(ctx, input.root, input.subdir);
+  const scanRoot = await openScanRoot(ctx, input.root, input.subdir, input.git?.infoExclude ?? null);
   let kept = 0;
   let chunk: WalkedFile[] = [];
   let chunkFiles = FIRST_CHUNK_FILES;

@@ -1,10 +1,12 @@
 // Running git itself on a test tree, with no configuration of the machine or the user leaking in.
 import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 export const hasGit = spawnSync('git', ['--version']).status === 0;
 
 /** Runs git in `cwd` and splits its `-z` output. `home` is an empty folder standing in for $HOME. */
-export function gitPaths(cwd: string, home: string, args: string[]): string[] {
+export function gitPaths(cwd: string, home: string, args: string[], input?: string): string[] {
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
     HOME: home,
@@ -19,8 +21,20 @@ export function gitPaths(cwd: string, home: string, args: string[]): string[] {
     'core.excludesFile=/dev/null',
     '-c',
     'core.untrackedCache=false',
+    '-c',
+    'user.name=reposcan',
+    '-c',
+    'user.email=reposcan@example.invalid',
+    // Paths given to git are paths, not globs: test names hold `*`, `?` and `[`.
+    '--literal-pathspecs',
   ];
-  const out = execFileSync('git', [...config, ...args], { cwd, env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const out = execFileSync('git', [...config, ...args], {
+    cwd,
+    env,
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+    ...(input === undefined ? {} : { input }),
+  });
   return out.split('\0').filter((path) => path !== '');
 }
 
@@ -33,4 +47,18 @@ export function gitUntracked(root: string, home: string, ignored: boolean): stri
     '-z',
     ...(ignored ? ['--ignored'] : []),
   ]).sort();
+}
+
+/** What the source hands the walk for a work tree at `root`: its index and its `.git/info/exclude`. */
+export function gitWorkTree(root: string, home: string): { tracked: string[]; infoExclude: Uint8Array | null } {
+  const exclude = join(root, '.git', 'info', 'exclude');
+  return {
+    tracked: gitPaths(root, home, ['ls-files', '-z', '--cached', '--full-name']),
+    infoExclude: existsSync(exclude) ? readFileSync(exclude) : null,
+  };
+}
+
+/** The files git lists in the work tree at `cwd`: tracked ones and untracked ones it does not ignore. */
+export function gitListed(cwd: string, home: string): string[] {
+  return gitPaths(cwd, home, ['ls-files', '-z', '--cached', '--others', '--exclude-standard', '--full-name']).sort();
 }

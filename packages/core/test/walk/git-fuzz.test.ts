@@ -3,13 +3,14 @@
 // must be exactly those `git ls-files --others --exclude-standard` lists. A run tries
 // FUZZ_TREES trees (300 unless set) from FUZZ_SEED (random unless set); a failure gives its
 // FUZZ_SEED and tree.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mulberry32 } from '../tokens/seeded-random.js';
-import { gitPaths, gitUntracked, hasGit } from './git-fixture.js';
+import { spawnSync } from 'node:child_process';
+import { gitListed, gitPaths, gitUntracked, gitWorkTree, hasGit } from './git-fixture.js';
 import { onWindows, walk } from './walk-fixture.js';
 
 const TREES = Number(process.env.FUZZ_TREES ?? 300);
@@ -167,6 +168,33 @@ function describeTree(spec: Record<string, string>, folder: string): string {
     .join('\n');
 }
 
+/** Folders of the paths (with their ancestors), under `prefix`. */
+function foldersOf(paths: readonly string[], prefix: string): string[] {
+  const folders = new Set<string>();
+  for (const path of paths) {
+    if (!path.startsWith(prefix)) continue;
+    for (let slash = path.lastIndexOf('/'); slash > prefix.length; slash = path.lastIndexOf('/', slash - 1))
+      folders.add(path.slice(0, slash));
+  }
+  return [...folders].sort();
+}
+
+/** The paths among `paths` that `git check-ignore` says its ignore files ignore (tracked paths never are). */
+function gitCheckIgnore(root: string, home: string, paths: readonly string[]): string[] {
+  if (paths.length === 0) return [];
+  const run = spawnSync('git', ['-c', 'core.excludesFile=/dev/null', 'check-ignore', '-z', '--stdin'], {
+    cwd: root,
+    input: paths.join('\0'),
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH, HOME: home, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' },
+  });
+  if (run.status !== 0 && run.status !== 1) throw new Error(`git check-ignore failed: ${run.stderr}`);
+  return run.stdout
+    .split('\0')
+    .filter((path) => path !== '')
+    .sort();
+}
+
 // Names hold `*`, `?` and backslashes, which Windows does not allow.
 describe.skipIf(!hasGit || onWindows)(`the walk against git on random trees (seed ${SEED}, ${TREES} trees)`, () => {
   let home = '';
@@ -251,6 +279,67 @@ describe.skipIf(!hasGit || onWindows)(`the walk against git on random trees (see
             expect(both.paths.sort(), context).toEqual(withInclude.filter((path) => withExclude.includes(path)));
           });
           await Promise.all(checks);
+        });
+      }
+    },
+    TIMEOUT,
+  );
+
+  it(
+    'in a work tree keeps the tracked files and what git keeps of the rest, also in a subfolder; a clone keeps its commit',
+    async () => {
+      for (let first = 0; first < TREES; first += BATCH) {
+        const count = Math.min(BATCH, TREES - first);
+        const spec: Record<string, string> = {};
+        for (let i = first; i < first + count; i += 1)
+          randomTree(mulberry32(SEED + i + 0x5eed), `t${i}/`, 0, true, spec);
+        const random = mulberry32(SEED + first);
+        // Some files, ignored ones among them, are tracked; the rest are matched against the rules.
+        const tracked = Object.keys(spec).filter(() => random() < 0.3);
+        const exclude = `${randomRules(random)}\n${pick(random, SEGMENTS)}\n`;
+        await withBatch(spec, async (root) => {
+          gitPaths(root, home, ['init', '-q']);
+          writeFileSync(join(root, '.git', 'info', 'exclude'), exclude);
+          const list = join(home, 'tracked');
+          writeFileSync(list, tracked.join('\0'));
+          gitPaths(root, home, ['add', '-f', `--pathspec-from-file=${list}`, '--pathspec-file-nul']);
+          const git = gitWorkTree(root, home);
+          const listed = gitListed(root, home);
+          const context = (i: number) =>
+            `FUZZ_SEED=${SEED} tree ${i}; info/exclude ${JSON.stringify(exclude)}; tracked ${JSON.stringify(
+              git.tracked.filter((path) => path.startsWith(`t${i}/`)),
+            )}\n${describeTree(spec, `t${i}`)}`;
+
+          const result = await walk(root, { git });
+          for (let i = first; i < first + count; i += 1)
+            expect(under(result.paths, `t${i}`), context(i)).toEqual(under(listed, `t${i}`));
+          // What the walk calls ignored, git's check-ignore calls ignored too, and nothing tracked.
+          // check-ignore reads its paths as pathspecs, which no escape makes literal: paths with
+          // glob characters are left out of this check.
+          const ignored = result.skipped
+            .filter(({ reason, path }) => reason === 'ignored' && !/[*?[\\]/.test(path))
+            .map(({ path }) => path.replace(/\/$/, ''));
+          expect(gitCheckIgnore(root, home, ignored)).toEqual([...ignored].sort());
+
+          // A subfolder of each tree, scanned alone: the .gitignore files above it still apply.
+          for (let i = first; i < first + count; i += 1) {
+            const folders = foldersOf(Object.keys(spec), `t${i}/`);
+            if (folders.length === 0) continue;
+            const subdir = pick(random, folders);
+            const sub = await walk(root, { git, subdir });
+            expect(sub.paths.sort(), `subdir ${subdir}: ${context(i)}`).toEqual(
+              listed.filter((path) => path.startsWith(`${subdir}/`)),
+            );
+          }
+
+          // A clone of the commit holds its tree, and the walk keeps all of it.
+          gitPaths(root, home, ['commit', '-q', '--allow-empty', '-m', 'fuzz']);
+          const clone = join(root, '.git', 'fuzz-clone');
+          gitPaths(root, home, ['clone', '-q', '--no-hardlinks', root, clone]);
+          const commitTree = gitPaths(clone, home, ['ls-tree', '-r', '-z', '--name-only', '--full-tree', 'HEAD']);
+          const cloned = await walk(clone, { git: { tracked: commitTree, infoExclude: null } });
+          expect(cloned.paths.sort()).toEqual([...commitTree].sort());
+          expect(readFileSync(join(root, '.git', 'info', 'exclude'), 'utf8')).toBe(exclude);
         });
       }
     },

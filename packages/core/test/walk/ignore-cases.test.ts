@@ -152,6 +152,27 @@ const CASES: Case[] = [
     kept: ['.gitignore', 'src/.gitignore', 'src/gen/a.txt'],
   },
   {
+    title: 'extension and literal-path lines, looked up, still lose to any later line',
+    rules: { '': '*.log\n!keep*\n/a/b.log\n!a/*.log\n*.log/\nd/x\n!d/*\n', d: '!*.log\n/y.txt\n' },
+    files: ['x.log', 'keep.log', 'a/b.log', 'a/c.log', 'z.log/f', 'd/x', 'd/y.txt', 'd/e.log', 'b.log.txt'],
+    kept: ['.gitignore', 'a/b.log', 'a/c.log', 'b.log.txt', 'd/.gitignore', 'd/e.log', 'd/x', 'keep.log'],
+  },
+  {
+    title: 'path lines looked up by their first folder still lose to any later line',
+    rules: { '': 'src/**/*.js\n!src/b/*.js\nsrc/gen*/\n!src/gen1/\nlib/*/x\n!lib/a/x\n!**/keep.js\n', src: '!gen2/\n' },
+    files: [
+      'src/a.js',
+      'src/keep.js',
+      'src/b/c.js',
+      'src/gen1/d.ts',
+      'src/gen2/e.ts',
+      'src/gen3/f.ts',
+      'lib/a/x',
+      'lib/b/x',
+    ],
+    kept: ['.gitignore', 'lib/a/x', 'src/.gitignore', 'src/b/c.js', 'src/gen1/d.ts', 'src/gen2/e.ts', 'src/keep.js'],
+  },
+  {
     title: '** alone ignores everything, the ignore file too',
     rules: { '': '**\n' },
     files: ['a', 'b/c'],

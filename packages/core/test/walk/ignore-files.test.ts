@@ -189,34 +189,39 @@ describe('ignore files that cannot be applied', () => {
     expect(result.reasons).toEqual({ 'a.log': 'ignored', 'sub/.gitignore': 'unreadable' });
   });
 
-  it('does not apply an ignore file over the per-file limit', async () => {
-    const root = await tree({ '.gitignore': `*.txt\n${'#'.repeat(200)}\n`, 'a.txt': 'x' });
-    const result = await walk(root, { limits: { maxFileBytes: 100 } });
-    expect(result.paths).toEqual(['a.txt']);
-    expect(result.reasons).toEqual({ '.gitignore': 'too_large' });
+  it('stops the walk at an ignore file over the per-file limit rather than scan other files than git', async () => {
+    const root = await tree({ 'sub/.gitignore': `*.txt\n${'#'.repeat(200)}\n`, 'sub/a.txt': 'x' });
+    await expect(walk(root, { limits: { maxFileBytes: 100 } })).rejects.toMatchObject({
+      code: 'IGNORE_FILE_TOO_LARGE',
+      message: expect.stringContaining('sub/.gitignore') as unknown,
+    });
+    // Without ignore files it is an ordinary file.
+    expect((await walk(root, { limits: { maxFileBytes: 100 }, options: { syncIgnore: false } })).reasons).toEqual({
+      'sub/.gitignore': 'too_large',
+    });
   });
 
-  it('does not apply ignore files past 5 000 rules in force, which would stall the walk', async () => {
+  it('applies ignore files of tens of thousands of rules, as git does', async () => {
     const rules = (n: number, tag: string) => Array.from({ length: n }, (_, i) => `${tag}-${i}-*.txt`).join('\n');
     const root = await tree({
-      '.gitignore': `${rules(3_000, 'root')}\n*.log\n`,
+      '.gitignore': `${rules(30_000, 'root')}\n*.log\n`,
       'a.log': 'x',
-      'fits/.gitignore': `${rules(1_000, 'fits')}\n*.md\n`,
-      'fits/a.md': 'x',
-      'over/.gitignore': `${rules(2_500, 'over')}\n*.md\n`,
-      'over/a.md': 'x',
-      'over/b.log': 'x',
-      'huge/.gittxtignore': `${rules(6_000, 'huge')}\n*.md\n`,
-      'huge/a.md': 'x',
+      'deep/.gitignore': `${rules(25_000, 'deep')}\n*.md\n`,
+      'deep/a.md': 'x',
+      'deep/b.log': 'x',
+      'deep/root-7-x.txt': 'x',
+      'deep/c.txt': 'x',
+      'own/.gittxtignore': `${rules(10_000, 'own')}\n*.md\n`,
+      'own/a.md': 'x',
     });
     const result = await walk(root);
-    expect(result.paths).toEqual(['fits/.gitignore', 'huge/a.md', 'over/a.md', '.gitignore']);
+    expect(result.paths).toEqual(['deep/.gitignore', 'deep/c.txt', 'own/.gittxtignore', '.gitignore']);
     expect(result.reasons).toEqual({
       'a.log': 'ignored',
-      'fits/a.md': 'ignored',
-      'huge/.gittxtignore': 'too_large',
-      'over/.gitignore': 'too_large',
-      'over/b.log': 'ignored',
+      'deep/a.md': 'ignored',
+      'deep/b.log': 'ignored',
+      'deep/root-7-x.txt': 'ignored',
+      'own/a.md': 'ignored',
     });
   });
 

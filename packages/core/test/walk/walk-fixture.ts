@@ -44,6 +44,7 @@ export interface WalkOverrides {
   limits?: Partial<EngineLimits>;
   acceptFile?: (relPath: string) => boolean;
   deps?: Partial<WalkDeps>;
+  git?: WalkInput['git'];
 }
 
 export function defaultOptions(): Pick<
@@ -62,6 +63,7 @@ export async function walk(root: string, overrides: WalkOverrides = {}) {
       options: { ...defaultOptions(), ...overrides.options },
       limits: { ...DEFAULT_ENGINE_LIMITS, ...overrides.limits },
       ...(overrides.acceptFile ? { acceptFile: overrides.acceptFile } : {}),
+      ...(overrides.git ? { git: overrides.git } : {}),
     },
     overrides.deps,
   );

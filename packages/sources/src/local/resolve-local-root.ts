@@ -4,14 +4,17 @@ import { ScanError } from '@reposcan/contracts';
 import { isWithin } from './is-within.js';
 import { PROVES_PATHS } from '@reposcan/core/proven-path';
 import { readGitHead } from './read-git-head.js';
+import { readWorkTree, type LocalWorkTree } from './read-work-tree.js';
 
 export interface LocalRoot {
   /** The real path of the folder (symlinks resolved); scan this, not the input. */
   root: string;
   /** The folder's base name, used as the repository name. */
   name: string;
-  /** The branch named in `.git/HEAD`, or null. */
+  /** The branch named in the work tree's `.git/HEAD`, or null. */
   branch: string | null;
+  /** The git work tree the folder lies in (its top inside the same allowed root), or null. */
+  workTree: LocalWorkTree | null;
 }
 
 // C0 controls (NUL included), DEL and C1 controls.
@@ -26,7 +29,8 @@ const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
  * Containment is decided on real paths (input and roots through `realpath`), so symlinks,
  * `/proc/self/root/…` and `/proc/<pid>/cwd` count where they really lead. A missing path is
  * judged by its deepest existing ancestor, so a path outside the roots is refused the same
- * way whether or not it exists (no existence oracle). Git is never run here.
+ * way whether or not it exists (no existence oracle). Git runs only to read the index of a work
+ * tree found inside the allowed root (readWorkTree).
  */
 export async function resolveLocalRoot(input: string, allowedRoots: readonly string[] | null): Promise<LocalRoot> {
   if (allowedRoots === null || allowedRoots.length === 0) {
@@ -63,7 +67,15 @@ export async function resolveLocalRoot(input: string, allowedRoots: readonly str
   if (!stats.isDirectory()) {
     throw new ScanError('LOCAL_PATH_NOT_FOUND', "This path is not a folder; give the path of the repository's folder.");
   }
-  return { root: real, name: path.basename(real) || real, branch: await readGitHead(real) };
+  // The allowed root the folder lies in: a `.git` above it is not looked for.
+  const ceiling = roots.filter((root) => isWithin(root, real)).sort((a, b) => b.length - a.length)[0] ?? real;
+  const workTree = await readWorkTree(real, ceiling);
+  return {
+    root: real,
+    name: path.basename(real) || real,
+    branch: await readGitHead(workTree?.top ?? real),
+    workTree,
+  };
 }
 
 function assertWellFormed(input: string): void {

@@ -47,6 +47,8 @@ export interface ClonedRemote {
    * and a submodule as an empty folder; the scan skips each with this reason, never reading it.
    */
   skips: ReadonlyMap<string, 'symlink' | 'submodule'>;
+  /** Every path of the commit's tree (POSIX, from the repository root). */
+  tracked: string[];
 }
 
 /**
@@ -129,9 +131,17 @@ export async function cloneRemote(options: CloneRemoteOptions): Promise<ClonedRe
       await git(['checkout', '-q', 'HEAD', '--'], destDir);
     }
     const commit = (await git(['rev-parse', '--verify', 'HEAD'], destDir)).trim();
-    const skips = linksAndSubmodules(await offline(['ls-tree', '-r', '-z', '--full-tree', commit]));
+    const tree = await offline(['ls-tree', '-r', '-z', '--full-tree', commit]);
+    const skips = linksAndSubmodules(tree);
     if ((await directorySize(destDir)) > maxBytes) throw tooLarge();
-    return { branch, commit, subdir: folder, root: await insideClone(destDir, folder), skips };
+    return {
+      branch,
+      commit,
+      subdir: folder,
+      root: await insideClone(destDir, folder),
+      skips,
+      tracked: treePaths(tree),
+    };
   } catch (error) {
     await rm(destDir, { recursive: true, force: true });
     throw error instanceof GitCommandError ? classifyGitFailure(error, spec, branch) : error;
@@ -185,6 +195,16 @@ function linksAndSubmodules(lsTree: string): Map<string, 'symlink' | 'submodule'
     if (match) skips.set(match[2] as string, match[1] === '120000' ? 'symlink' : 'submodule');
   }
   return skips;
+}
+
+/** The paths of `ls-tree -r -z` records (`<mode> <type> <object>\t<path>`). */
+function treePaths(lsTree: string): string[] {
+  const paths: string[] = [];
+  for (const record of lsTree.split('\0')) {
+    const tab = record.indexOf('\t');
+    if (tab > 0) paths.push(record.slice(tab + 1));
+  }
+  return paths;
 }
 
 /** A sparse file (no blocks on disk) that stands for a blob left on the server. */

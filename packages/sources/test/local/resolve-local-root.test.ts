@@ -54,6 +54,8 @@ describe('resolveLocalRoot: allowed', () => {
       root: path.join(allowed, 'repo'),
       name: 'repo',
       branch: 'main',
+      // Not a repository git can read (a hand-made `.git` with only HEAD): a plain folder.
+      workTree: null,
     });
   });
 
@@ -203,3 +205,54 @@ function gitAvailable(): boolean {
     return false;
   }
 }
+
+describe.runIf(gitAvailable())('resolveLocalRoot: git work trees', () => {
+  const git = (cwd: string, ...args: string[]) =>
+    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t.invalid', ...args], {
+      cwd,
+      stdio: 'pipe',
+      env: { PATH: process.env.PATH, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', HOME: base },
+    });
+
+  async function workTree(name: string): Promise<string> {
+    const top = path.join(allowed, name);
+    await mkdir(path.join(top, 'pkg', 'app'), { recursive: true });
+    git(top, 'init', '-q', '-b', 'trunk');
+    await writeFile(path.join(top, '.gitignore'), '*.log\n');
+    await writeFile(path.join(top, 'pkg', 'app', 'forced.log'), 'x');
+    await writeFile(path.join(top, 'pkg', 'app', 'new.txt'), 'x');
+    await writeFile(path.join(top, '.git', 'info', 'exclude'), '*.tmp\n');
+    git(top, 'add', '-f', '.gitignore', 'pkg/app/forced.log');
+    return top;
+  }
+
+  it('gives the top of the work tree, the folder below it, the tracked files and info/exclude', async () => {
+    const top = await workTree('wt');
+    const resolved = await resolveLocalRoot(path.join(top, 'pkg', 'app'), roots);
+    expect(resolved).toMatchObject({ root: path.join(top, 'pkg', 'app'), name: 'app', branch: 'trunk' });
+    expect(resolved.workTree).toEqual({
+      top,
+      subdir: 'pkg/app',
+      tracked: ['.gitignore', 'pkg/app/forced.log'],
+      infoExclude: Buffer.from('*.tmp\n'),
+    });
+    expect((await resolveLocalRoot(top, roots)).workTree).toMatchObject({ top, subdir: null });
+  });
+
+  it('does not look for a .git above the allowed root', async () => {
+    const top = await workTree('outer');
+    const inner = path.join(top, 'pkg');
+    expect((await resolveLocalRoot(path.join(inner, 'app'), [inner])).workTree).toBeNull();
+  });
+
+  it('reads the index of a work tree whose core.fsmonitor is a command, without running it', async () => {
+    const top = await workTree('monitored');
+    const marker = path.join(base, 'work-tree-fsmonitor-ran');
+    git(top, 'config', 'core.fsmonitor', `touch ${marker}`);
+    expect((await resolveLocalRoot(top, roots)).workTree?.tracked).toEqual(['.gitignore', 'pkg/app/forced.log']);
+    expect(existsSync(marker)).toBe(false);
+    // (control) git itself runs it there.
+    git(top, 'ls-files');
+    expect(existsSync(marker)).toBe(true);
+  });
+});

@@ -114,6 +114,8 @@ describe('resolveRef + cloneRemote against a loopback git server', () => {
         ['leak', 'symlink'],
         ['vendor/lib', 'submodule'],
       ]),
+      // The commit's whole tree, links and submodules too.
+      tracked: ['.gitattributes', '.gitmodules', 'README.md', 'leak', 'model.bin', 'src/app.ts', 'vendor/lib'],
     });
     expect(readFileSync(path.join(destDir, 'src/app.ts'), 'utf8')).toBe('export const app = 1;\n');
     expect(buildWebSource(spec, cloned.branch, cloned.commit, cloned.subdir)).toEqual({
@@ -150,6 +152,19 @@ describe('resolveRef + cloneRemote against a loopback git server', () => {
         ['leak', 'symlink'],
         ['vendor/lib', 'submodule'],
       ]),
+      // The whole tree, though only the folder is checked out.
+      tracked: [
+        '.gitattributes',
+        '.gitmodules',
+        'README.md',
+        'docs/guide/a.md',
+        'docs/other/b.md',
+        'leak',
+        'model.bin',
+        'packages/app/index.ts',
+        'src/app.ts',
+        'vendor/lib',
+      ],
     });
     expect(readFileSync(path.join(cloned.root, 'a.md'), 'utf8')).toBe('# guide\n');
     expect(existsSync(path.join(destDir, 'docs/other/b.md'))).toBe(false);

@@ -93,6 +93,7 @@ export function createFixtures(): Fixtures {
   serveWithFilters(widgets);
 
   const exact = createExact(base, projectRoot);
+  createCheckedIn(base, projectRoot);
 
   const bigWork = path.join(base, 'big-work');
   mkdirSync(bigWork);
@@ -146,6 +147,26 @@ function createExact(base: string, projectRoot: string): { bare: string; commit:
   git(base, 'clone', '-q', '--bare', work, bare);
   serveWithFilters(bare);
   return { bare, commit: git(bare, 'rev-parse', 'main') };
+}
+
+/**
+ * `acme/checked-in.git`, default branch `main`: files the repository's own `.gitignore` ignores
+ * but that were committed anyway (`git add -f`): a built `dist/` and a log.
+ */
+function createCheckedIn(base: string, projectRoot: string): void {
+  const work = path.join(base, 'checked-in-work');
+  mkdirSync(work);
+  git(work, 'init', '-q', '-b', 'main');
+  write(work, '.gitignore', 'dist/\n*.log\n');
+  write(work, 'src/main.ts', 'export {};\n');
+  write(work, 'dist/app.js', 'console.log(1);\n');
+  write(work, 'dist/min/app.min.js', 'console.log(1)\n');
+  write(work, 'notes/debug.log', 'kept on purpose\n');
+  git(work, 'add', '-f', '.');
+  git(work, 'commit', '-q', '-m', 'checked in');
+  const bare = path.join(projectRoot, 'acme', 'checked-in.git');
+  git(base, 'clone', '-q', '--bare', work, bare);
+  serveWithFilters(bare);
 }
 
 /** Every regular file of `commit` (mode 100644/100755) with its blob's bytes, as `git cat-file` gives them. */
