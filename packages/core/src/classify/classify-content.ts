@@ -11,6 +11,8 @@ export type ContentClassification =
       subcategory: TextSubcategory;
       content: Uint8Array /* UTF-8 */;
       encoding: string | null; /* null = UTF-8 */
+      /** Undecodable sequences, now U+FFFD. */
+      replacements: number;
     }
   | { textual: false; subcategory: AssetSubcategory };
 
@@ -26,8 +28,8 @@ export function classifyContent(relPath: string, bytes: Uint8Array): ContentClas
   if (byName.kind === 'asset') return { textual: false, subcategory: byName.subcategory };
   const decoded = decodeText(bytes);
   if (!decoded) return { textual: false, subcategory: sniffAssetSubcategory(bytes) };
-  const { content, encoding } = decoded;
+  const { content, encoding, replacements } = decoded;
   // An unnamed file with a shebang (`bin/deploy`) is a script.
   const subcategory = byName.kind === 'text' ? byName.subcategory : hasShebang(content) ? 'code' : 'other';
-  return { textual: true, subcategory, content, encoding };
+  return { textual: true, subcategory, content, encoding, replacements };
 }

@@ -4,44 +4,45 @@
 import type { Buffer } from 'node:buffer';
 import { analyse } from 'chardet';
 import type { Match } from 'chardet';
-import { bytesLookLikeText, SAMPLE_UNITS } from './looks-like-text.js';
+import iconv from 'iconv-lite';
+import { SAMPLE_UNITS } from './looks-like-text.js';
+import { countReplacementChars } from './replacement-char.js';
 import { decodeWindows1252 } from './windows-1252.js';
 
 export interface LegacyText {
   text: string;
   /** The encoding decoded from, as reported in outputs (`Shift_JIS`, `windows-1252`, …). */
   encoding: string;
+  /** Byte sequences the encoding does not define, now U+FFFD. */
+  replacements: number;
 }
 
-/** Decodes every byte (undecodable ones become U+FFFD); null when this Node cannot decode it. */
-type Decode = (bytes: Buffer) => string | null;
+/** Decodes every byte; undecodable sequences become U+FFFD. */
+type Decode = (bytes: Buffer) => string;
 
-function whatwgDecoder(label: string): Decode {
-  return (bytes) => {
-    try {
-      return new TextDecoder(label).decode(bytes);
-    } catch {
-      // A Node built without full ICU knows only a few encodings: try the next guess.
-      return null;
-    }
-  };
+/**
+ * iconv-lite decodes the same on every Node build: Node's TextDecoder leans on ICU, which decodes
+ * `big5` without HKSCS (as private-use characters) and `euc-kr` without the windows-949
+ * extension (0x81 0x41 `갂` came out as `A`), and a Node without full ICU has neither.
+ */
+function iconvDecoder(name: string): Decode {
+  return (bytes) => iconv.decode(bytes, name);
 }
 
 /**
- * chardet's names → [name reported in outputs, decoder]. ISO-8859-1 and ISO-8859-9 decode as
- * their windows-125x supersets, as browsers do, and are reported under the name actually used.
- * A `UTF-8` guess means UTF-8 with a few broken bytes: they become U+FFFD, and the encoding is
- * reported as `UTF-8` (not null) because the text is no longer byte-exact.
+ * chardet's names → [name reported in outputs, decoder]. The decoders are the WHATWG Encoding
+ * standard's, as browsers use them: ISO-8859-1 and ISO-8859-9 decode as their windows-125x
+ * supersets and are reported under the name actually used; Big5 includes HKSCS and EUC-KR the
+ * windows-949 (CP949) extension.
  */
 const DECODERS: ReadonlyMap<string, readonly [encoding: string, decode: Decode]> = new Map([
-  ['UTF-8', ['UTF-8', (bytes: Buffer) => bytes.toString('utf8')]],
   ['ISO-8859-1', ['windows-1252', decodeWindows1252]],
   ['windows-1252', ['windows-1252', decodeWindows1252]],
-  ['ISO-8859-9', ['windows-1254', whatwgDecoder('windows-1254')]],
+  ['ISO-8859-9', ['windows-1254', iconvDecoder('windows-1254')]],
+  ['Big5', ['Big5', iconvDecoder('big5hkscs')]],
+  ['EUC-KR', ['EUC-KR', iconvDecoder('cp949')]],
   ...[
-    'Big5',
     'EUC-JP',
-    'EUC-KR',
     'GB18030',
     'ISO-8859-2',
     'ISO-8859-5',
@@ -59,20 +60,24 @@ const DECODERS: ReadonlyMap<string, readonly [encoding: string, decode: Decode]>
     'windows-1257',
     'windows-1258',
     'windows-874',
-  ].map((name) => [name, [name, whatwgDecoder(name)]] as const),
+  ].map((name) => [name, [name, iconvDecoder(name)]] as const),
 ]);
+
+/**
+ * Multi-byte encodings whose detector chardet trusts fully (confidence 100) only on many valid
+ * characters and almost no invalid ones. Such a guess is kept even when some sequences do not
+ * decode: a Shift_JIS-2004 or EUC-JIS-2004 file is Shift_JIS or EUC-JP plus characters no
+ * decoder here knows, and those become U+FFFD instead of the whole file becoming windows-125x.
+ */
+const MULTI_BYTE = new Set(['Big5', 'EUC-JP', 'EUC-KR', 'GB18030', 'Shift_JIS']);
+const SURE = 100;
 
 /**
  * A right guess decodes nearly everything: allow one bad character per thousand (plus one for a
  * character cut at the sample's end), so one stray byte does not turn a whole file into mojibake.
  */
 function fewReplacements(text: string): boolean {
-  const allowed = 1 + text.length / 1000;
-  let count = 0;
-  for (let i = text.indexOf('\ufffd'); i !== -1; i = text.indexOf('\ufffd', i + 1)) {
-    if (++count > allowed) return false;
-  }
-  return true;
+  return countReplacementChars(text) <= 1 + text.length / 1000;
 }
 
 /** Single-byte encodings for Latin scripts, which chardet tells apart by letter statistics. */
@@ -97,30 +102,29 @@ function chardetMatches(sample: Buffer): Match[] {
   }
 }
 
-function rankedGuesses(sample: Buffer): string[] {
+function rankedGuesses(sample: Buffer): Match[] {
   const matches = chardetMatches(sample);
-  const guesses = matches.map((match) => match.name);
   // A short file has too few accented letters for statistics (`café crème brûlée` scores as
   // Polish): unless chardet is sure, prefer windows-1252, by far the most common of them.
   const top = matches[0];
-  if (top && LATIN_SINGLE_BYTE.has(top.name) && top.confidence < CONFIDENT) guesses.unshift('windows-1252');
-  return guesses;
+  if (top && LATIN_SINGLE_BYTE.has(top.name) && top.confidence < CONFIDENT)
+    matches.unshift({ name: 'windows-1252', confidence: top.confidence });
+  return matches;
 }
 
-/** Decodes non-UTF-8 text without NUL bytes; null when the bytes do not look like text. */
-export function decodeLegacy(bytes: Buffer): LegacyText | null {
+/** Decodes non-UTF-8 text without NUL bytes that looks like text. */
+export function decodeLegacy(bytes: Buffer): LegacyText {
   const sample = bytes.subarray(0, SAMPLE_UNITS);
-  // Cheap and encoding-independent, and it keeps chardet away from binary data.
-  if (!bytesLookLikeText(sample)) return null;
   for (const guess of rankedGuesses(sample)) {
-    const entry = DECODERS.get(guess);
+    const entry = DECODERS.get(guess.name);
     if (!entry) continue;
     const [encoding, decode] = entry;
     const head = decode(sample);
-    if (head === null || !fewReplacements(head)) continue;
+    const sure = guess.confidence >= SURE && MULTI_BYTE.has(guess.name);
+    if (!sure && !fewReplacements(head)) continue;
     const text = sample.length === bytes.length ? head : decode(bytes);
-    if (text !== null) return { text, encoding };
+    return { text, encoding, replacements: countReplacementChars(text) };
   }
   // windows-1252 maps every byte, so text is never dropped.
-  return { text: decodeWindows1252(bytes), encoding: 'windows-1252' };
+  return { text: decodeWindows1252(bytes), encoding: 'windows-1252', replacements: 0 };
 }
