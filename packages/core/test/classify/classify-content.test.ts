@@ -258,6 +258,16 @@ describe('classifyContent: binary', () => {
     expect(classifyContent('download', pdf)).toEqual({ textual: false, subcategory: 'pdf' });
   });
 
+  it('binary bytes under a text name are binary, never sniffed into a media kind', () => {
+    // Three MPEG transport stream packets (sync byte 0x47 every 188 bytes) behind an ID3 tag, as
+    // HLS segments carry timed metadata: `.ts` is TypeScript by name, and the content is not text.
+    const packet = (pid: number): number[] => [0x47, 0x40 | (pid >> 8), pid & 0xff, 0x10, ...noise(184, false)];
+    const segment = concat(utf8('ID3'), [0x04, 0, 0, 0, 0, 0, 0], packet(0), packet(0x100), packet(0x101));
+    expect(classifyContent('hls/segment0.ts', segment)).toEqual({ textual: false, subcategory: 'binary' });
+    // The same bytes under a name that says nothing are sniffed.
+    expect(classifyContent('hls/segment0', segment)).toEqual({ textual: false, subcategory: 'audio' });
+  });
+
   it('control-heavy bytes without NUL are binary', () => {
     expect(classifyContent('blob', noise(8192, true))).toEqual({ textual: false, subcategory: 'binary' });
   });
