@@ -230,6 +230,18 @@ describe('classifyContent: legacy encodings are decoded, never dropped', () => {
     expectText('hello.js', bytes, `${text.repeat(4)}\ufffd${text}`, 'Shift_JIS', 'code');
   });
 
+  it('Shift_JIS-2004 keeps no Windows-31J extension kanji: they are U+FFFD like the JIS X 0213 ones', () => {
+    const [, , text] = samples[0]!;
+    const body = encodeLegacy(text.repeat(4), 'shift_jis');
+    // 0xED 0x40 is 纊 in Windows-31J (an IBM extension) and 硃 in JIS X 0213; 0xF0 0x40 is 𠂉 in
+    // JIS X 0213 only (a private-use character in Windows-31J).
+    const windows31j = concat(body, [0xed, 0x40], utf8('\n'));
+    expectText('a.js', windows31j, `${text.repeat(4)}纊\n`, 'Shift_JIS', 'code');
+    const jis2004 = concat(body, [0xed, 0x40, 0xf0, 0x40], utf8('\n'));
+    expectText('a.js', jis2004, `${text.repeat(4)}\ufffd\ufffd\n`, 'Shift_JIS', 'code');
+    expect(classifyContent('a.js', jis2004)).toMatchObject({ replacements: 2 });
+  });
+
   it('decodes a file larger than the detection sample in full', () => {
     const text = '# Привет, мир! Это тестовый файл на русском языке.\n'.repeat(3000);
     const bytes = encodeLegacy(text, 'koi8-r');
