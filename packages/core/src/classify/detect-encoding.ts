@@ -1,6 +1,8 @@
 // Text that is neither valid UTF-8 nor marked by a BOM: a legacy encoding (Latin-1, Shift_JIS,
 // GBK, KOI8-R, …). Peers call such files binary and drop them; we decode them. chardet ranks the
-// candidates from a bounded sample, and the first one that decodes the sample (almost) cleanly wins.
+// candidates from a bounded sample (jschardet breaks its ties among Latin encodings), and the
+// first one that decodes the sample (almost) cleanly wins, or one chardet is sure of. A guess with
+// no decoder here is skipped, never decoded as a look-alike; what a decoder cannot map is U+FFFD.
 import type { Buffer } from 'node:buffer';
 import { analyse } from 'chardet';
 import type { Match } from 'chardet';

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTokenCounter } from '../../src/tokens/index.js';
+import { inspectTree, toInspectResult } from '../../src/scan/inspect-tree.js';
 import { runScan } from '../../src/scan/run-scan.js';
 import type { ScanDeps } from '../../src/scan/scan-deps.js';
 import { IoThreads } from '../../src/io/io-threads.js';
@@ -269,6 +270,25 @@ describe('runScan edge cases', () => {
     expect(await readFile(join(outDir, 'output.md'), 'utf8')).toContain(
       'decoded from UTF-8 · 1 undecodable character shown as U+FFFD',
     );
+  });
+
+  it('a preview names and counts them too', async () => {
+    const { root } = await fresh('replacements-preview');
+    await writeFile(join(root, 'gruss.txt'), Buffer.concat([Buffer.from('Grüße aus Köln\n'), Buffer.from([0xff])]));
+    await writeFile(join(root, 'clean.txt'), 'nothing to replace\n');
+    const report = await inspectTree({
+      root,
+      repoName: 'sample',
+      source: LOCAL,
+      options: DEFAULT_SCAN_OPTIONS,
+      limits: DEFAULT_ENGINE_LIMITS,
+    });
+    const preview = toInspectResult(report, null);
+    expect(preview.summary.files_with_replacements).toBe(1);
+    expect(preview.files.map(({ path, replacements }) => ({ path, replacements }))).toEqual([
+      { path: 'clean.txt', replacements: undefined },
+      { path: 'gruss.txt', replacements: 1 },
+    ]);
   });
 
   it('size_limit skips larger files as too_large without reading them', async () => {
