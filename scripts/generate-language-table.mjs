@@ -15,8 +15,8 @@
 //   document-typesetting markup (TeX, Roff, MDX) → docs.
 // Filenames follow their language, except that Linguist filenames of JSON/XML (tool configs and
 // lockfiles such as .nycrc, composer.lock, Web.config), dotfiles and *rc files (.bashrc, .vimrc,
-// .irbrc, even though they are written in a programming language), and the manifests and build
-// settings listed in CONFIG_FILENAMES are config.
+// .irbrc, even though they are written in a programming language), and the build files listed in
+// BUILD_FILENAMES are config.
 // An extension claimed by languages with different subcategories gets, in order: the answer in
 // EXTENSION_OVERRIDES; else the one its "primary" languages agree on; else the first of
 // SUBCATEGORY_PRECEDENCE. Every answer is fixed here, so every host classifies the same way.
@@ -154,37 +154,87 @@ const LANGUAGE_SUBCATEGORY = {
   Zmodel: 'code',
 };
 
-// Linguist filenames of programming languages that are manifests, lockfiles or build settings.
-const CONFIG_FILENAMES = [
+// Build files: the files a build tool, package manager or CI service reads by their fixed name
+// (build scripts, manifests, lockfiles, pipelines). They are config whatever language they are
+// written in: a Rakefile is as much config as a Makefile. Each is a Linguist filename or a name
+// whose extension Linguist lists (`build.sbt`, `mix.exs`, `Package.swift`), so a typo fails the
+// generator. Languages that exist only to build (Makefile, CMake, Meson, Dockerfile, Gradle…) are
+// config as a whole through LANGUAGE_SUBCATEGORY above.
+const BUILD_FILENAMES = [
   'APKBUILD',
+  'Appraisals',
   'BUCK',
   'BUILD',
   'BUILD.bazel',
   'Berksfile',
   'Brewfile',
+  'Buildfile',
+  'Cakefile',
+  'Capfile',
+  'Cask',
+  'DEPS',
+  'Dangerfile',
+  'Deliverfile',
+  'Eask',
+  'Emakefile',
+  'Fakefile',
+  'Fastfile',
   'Gemfile',
+  'Gruntfile.coffee',
+  'Gruntfile.js',
+  'Guardfile',
+  'Jakefile',
+  'Jarfile',
   'Jenkinsfile',
   'MODULE.bazel',
   'Makefile.PL',
+  'Mavenfile',
+  'Modulefile',
+  'Nukefile',
   'PKGBUILD',
+  'Package.swift',
+  'Phakefile',
   'Podfile',
   'Puppetfile',
+  'Rakefile',
+  'Rexfile',
+  'SConscript',
+  'SConstruct',
+  'Slakefile',
+  'Snapfile',
+  'Steepfile',
+  'Thorfile',
+  'Tiltfile',
   'Vagrantfile',
   'WORKSPACE',
   'WORKSPACE.bazel',
   'WORKSPACE.bzlmod',
+  'build.rs',
+  'build.sbt',
+  'build.zig',
+  'buildfile',
+  'conanfile.py',
+  'configure.ac',
   'cpanfile',
   'dune-project',
+  'gulpfile.js',
   'kcl.mod',
   'kcl.mod.lock',
+  'm3makefile',
+  'm3overrides',
+  'mix.exs',
   'mix.lock',
   'nextflow.config',
   'nim.cfg',
+  'project.clj',
   'project.godot',
   'rebar.config',
   'rebar.config.lock',
   'rebar.lock',
   'riemann.config',
+  'setup.py',
+  'wscript',
+  'xmake.lua',
 ];
 
 // Generic data formats whose Linguist filenames are all tool configs or lockfiles.
@@ -249,7 +299,7 @@ function languageSubcategory(language) {
 }
 
 function filenameSubcategory(language, filename) {
-  if (CONFIG_FILENAMES.includes(filename) || CONFIG_FILENAME_LANGUAGES.has(language.name)) return 'config';
+  if (BUILD_FILENAMES.includes(filename) || CONFIG_FILENAME_LANGUAGES.has(language.name)) return 'config';
   if (/^[._]|rc$/i.test(filename)) return 'config';
   return languageSubcategory(language);
 }
@@ -269,9 +319,11 @@ function resolve(claims) {
 function checkNames() {
   const languages = new Set(Object.keys(linguist));
   const filenames = new Set(Object.values(linguist).flatMap((l) => l.filenames ?? []));
+  const extensions = new Set(Object.values(linguist).flatMap((l) => l.extensions ?? []));
+  const known = (name) => filenames.has(name) || extensions.has(name.slice(name.lastIndexOf('.')));
   const missing = [
     ...Object.keys(LANGUAGE_SUBCATEGORY).filter((name) => !languages.has(name)),
-    ...CONFIG_FILENAMES.filter((name) => !filenames.has(name)),
+    ...BUILD_FILENAMES.filter((name) => !known(name)),
     ...[...CONFIG_FILENAME_LANGUAGES].filter((name) => !languages.has(name)),
   ];
   if (missing.length > 0) throw new Error(`Not in Linguist ${LINGUIST_VERSION}: ${missing.join(', ')}`);
@@ -296,6 +348,11 @@ function buildTables() {
         primary: true,
       });
     }
+  }
+  // Build files Linguist knows only by their extension are added by name.
+  for (const filename of BUILD_FILENAMES) {
+    if (!filenameClaims.has(filename.toLowerCase()))
+      claim(filenameClaims, filename.toLowerCase(), { subcategory: 'config', primary: true });
   }
   for (const [ext, subcategory] of Object.entries(EXTENSION_OVERRIDES)) {
     if (!extensionClaims.has(ext)) throw new Error(`Override for ${ext}, which Linguist does not list`);

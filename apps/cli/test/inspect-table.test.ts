@@ -18,6 +18,7 @@ function preview(rows: number): InspectResult {
       estimated_tokens: 0,
       file_type_breakdown: {},
       tokens_by_type: {},
+      files_with_replacements: 0,
       formatted: { total_size: '0 B', estimated_tokens: '0' },
     },
     files,

@@ -58,10 +58,19 @@ const SUBCATEGORY = z.union([TEXT_SUBCATEGORY, ASSET_SUBCATEGORY]);
 const SAME_AS_TOKENS =
   'The same exact count as `tokens`, under the name the API first gave it; kept for compatibility.';
 
+const Replacements = z.int().min(1).optional().meta({
+  description: 'Characters that could not be decoded and are shown as U+FFFD; absent when there were none.',
+});
+
 const sizeFields = { total_files: z.int(), total_size: z.int().meta({ description: 'Bytes over every kept file.' }) };
 const typeFields = {
   file_type_breakdown: z.record(z.string(), z.int()),
   tokens_by_type: z.record(z.string(), z.int()),
+  // Records written before it existed read as 0: nothing was counted then.
+  files_with_replacements: z.int().min(0).default(0).meta({
+    description:
+      'Textual files with characters that could not be decoded, shown as U+FFFD; each has `replacements` in `files`.',
+  }),
 };
 
 /** Reads a record written before `tokens` existed: the exact count is there under its first name. */
@@ -178,7 +187,11 @@ export const TextFileEntry = z.preprocess(
     tokens: z.int().meta({ description: "Exact BPE count of the file in the scan's encoding." }),
     tokens_estimate: z.int().meta({ description: SAME_AS_TOKENS }),
     url: z.string(),
-    encoding: z.string().optional().meta({ description: 'Source encoding when it was not UTF-8.' }),
+    encoding: z.string().optional().meta({
+      description:
+        "Source encoding when the text is not the file's bytes: a legacy encoding, UTF-16/32, or `UTF-8` for UTF-8 with broken bytes.",
+    }),
+    replacements: Replacements,
   }),
 );
 export const AssetEntry = z.object({
@@ -226,6 +239,7 @@ export const InspectFileEntry = z.object({
   size_bytes: z.int(),
   tokens_estimate: z.int().meta({ description: 'Fast estimate; 0 for non-textual files.' }),
   url: z.string(),
+  replacements: Replacements,
 });
 
 export const InspectResult = z

@@ -94,8 +94,10 @@ export interface TextFileRecord {
   /** The count under the name the API first gave it: exact in a full scan (equal to `tokens`), the fast estimate in inspect. */
   tokens_estimate: number;
   url: string;
-  /** Source encoding when it was not UTF-8 (e.g. `UTF-16LE`, `windows-1252`). */
+  /** Source encoding when it was not UTF-8 (e.g. `UTF-16LE`, `windows-1252`, `UTF-8` with broken bytes). */
   encoding?: string;
+  /** Characters that could not be decoded and became U+FFFD; absent when there were none. */
+  replacements?: number;
 }
 
 export interface AssetRecord {
@@ -117,6 +119,8 @@ export interface SummaryTotals {
   estimated_tokens: number;
   file_type_breakdown: Partial<Record<Subcategory, number>>;
   tokens_by_type: Partial<Record<TextSubcategory, number>>;
+  /** Textual files with at least one replaced character (`replacements` on their records). */
+  files_with_replacements: number;
   formatted: {
     total_size: string;
     tokens?: string;

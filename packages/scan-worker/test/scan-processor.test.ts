@@ -150,6 +150,7 @@ async function writeOutput(outDir: string, paths: string[], repoName = 'sample')
       estimated_tokens: 2 * paths.length,
       file_type_breakdown: { code: paths.length },
       tokens_by_type: { code: 2 * paths.length },
+      files_with_replacements: 0,
       formatted: {
         total_size: `${bytes} B`,
         tokens: String(2 * paths.length),

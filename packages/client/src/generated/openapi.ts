@@ -340,6 +340,8 @@ export interface components {
                 /** @description Fast estimate; 0 for non-textual files. */
                 tokens_estimate: number;
                 url: string;
+                /** @description Characters that could not be decoded and are shown as U+FFFD; absent when there were none. */
+                replacements?: number;
             }[];
             skipped_count: number;
         };
@@ -355,6 +357,11 @@ export interface components {
             tokens_by_type: {
                 [key: string]: number;
             };
+            /**
+             * @description Textual files with characters that could not be decoded, shown as U+FFFD; each has `replacements` in `files`.
+             * @default 0
+             */
+            files_with_replacements: number;
             formatted: {
                 /** @example 28.1 kB */
                 total_size: string;
@@ -648,8 +655,10 @@ export interface components {
                 /** @description The same exact count as `tokens`, under the name the API first gave it; kept for compatibility. */
                 tokens_estimate: number;
                 url: string;
-                /** @description Source encoding when it was not UTF-8. */
+                /** @description Source encoding when the text is not the file's bytes: a legacy encoding, UTF-16/32, or `UTF-8` for UTF-8 with broken bytes. */
                 encoding?: string;
+                /** @description Characters that could not be decoded and are shown as U+FFFD; absent when there were none. */
+                replacements?: number;
             }[];
             assets: {
                 path: string;
@@ -699,6 +708,11 @@ export interface components {
             tokens_by_type: {
                 [key: string]: number;
             };
+            /**
+             * @description Textual files with characters that could not be decoded, shown as U+FFFD; each has `replacements` in `files`.
+             * @default 0
+             */
+            files_with_replacements: number;
             formatted: {
                 /** @example 28.1 kB */
                 total_size: string;

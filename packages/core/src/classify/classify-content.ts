@@ -1,5 +1,9 @@
 // The verdict after one read: textual (with its UTF-8 content) or an asset. The name decides the
-// subcategory when it knows one; the bytes decide whether the file is text at all.
+// subcategory when it knows one; the bytes decide whether the file is text at all. A name that
+// says text names no kind of asset, so binary bytes under it are `binary`: an MPEG transport
+// stream saved as `.ts` (TypeScript to Linguist) is not sniffed into `video`, nor an HLS segment
+// that starts with an ID3 tag into `audio`. Only a name that says nothing lets the magic number
+// pick image, audio, video or pdf.
 import type { AssetSubcategory, TextSubcategory } from '../types.js';
 import { classifyByName } from './classify-by-name.js';
 import { decodeText } from './decode-text.js';
@@ -11,6 +15,8 @@ export type ContentClassification =
       subcategory: TextSubcategory;
       content: Uint8Array /* UTF-8 */;
       encoding: string | null; /* null = UTF-8 */
+      /** Undecodable sequences, now U+FFFD. */
+      replacements: number;
     }
   | { textual: false; subcategory: AssetSubcategory };
 
@@ -25,9 +31,10 @@ export function classifyContent(relPath: string, bytes: Uint8Array): ContentClas
   const byName = classifyByName(relPath);
   if (byName.kind === 'asset') return { textual: false, subcategory: byName.subcategory };
   const decoded = decodeText(bytes);
-  if (!decoded) return { textual: false, subcategory: sniffAssetSubcategory(bytes) };
-  const { content, encoding } = decoded;
+  if (!decoded)
+    return { textual: false, subcategory: byName.kind === 'text' ? 'binary' : sniffAssetSubcategory(bytes) };
+  const { content, encoding, replacements } = decoded;
   // An unnamed file with a shebang (`bin/deploy`) is a script.
   const subcategory = byName.kind === 'text' ? byName.subcategory : hasShebang(content) ? 'code' : 'other';
-  return { textual: true, subcategory, content, encoding };
+  return { textual: true, subcategory, content, encoding, replacements };
 }

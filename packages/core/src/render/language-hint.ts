@@ -88,7 +88,8 @@ const HINTS: Record<string, string> = {
 
 export function languageHint(path: string): string {
   const name = path.slice(path.lastIndexOf('/') + 1).toLowerCase();
-  if (name === 'dockerfile' || name.startsWith('dockerfile.')) return 'dockerfile';
+  // Linguist lists Containerfile (Podman, Buildah) under Dockerfile.
+  if (/^(container|docker)file(\.|$)/.test(name)) return 'dockerfile';
   if (name === 'makefile' || name === 'gnumakefile') return 'makefile';
   const dot = name.lastIndexOf('.');
   if (dot <= 0) return '';

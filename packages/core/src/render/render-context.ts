@@ -55,3 +55,10 @@ export interface FormatRenderer {
   file(record: TextFileRecord, content: Uint8Array, index: number, lite: boolean): Iterable<RenderedChunk>;
   tail(ctx: RenderContext, fileCount: number): string;
 }
+
+/** How a file block says its text is not quite the repository's: null when nothing was replaced. */
+export function replacementNote(record: TextFileRecord): string | null {
+  const replaced = record.replacements ?? 0;
+  if (replaced === 0) return null;
+  return `${replaced} undecodable ${replaced === 1 ? 'character' : 'characters'} shown as U+FFFD`;
+}

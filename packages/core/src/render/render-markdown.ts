@@ -3,6 +3,7 @@ import { formatSize, formatTokens } from './human-format.js';
 import { languageHint } from './language-hint.js';
 import { endsWithNewline } from '../text/utf8.js';
 import { fenceFor, fenceForUtf8, inlineCode, tableCode } from './markdown-fence.js';
+import { replacementNote } from './render-context.js';
 import type { FormatRenderer, HeadContext, RenderContext } from './render-context.js';
 import type { TextFileRecord } from '../types.js';
 
@@ -56,6 +57,8 @@ export const markdownRenderer: FormatRenderer = {
     if (!lite) {
       const meta = [record.subcategory, formatSize(record.size_bytes), `${record.tokens_estimate} tokens`];
       if (record.encoding) meta.push(`decoded from ${record.encoding}`);
+      const replaced = replacementNote(record);
+      if (replaced) meta.push(replaced);
       // Pointy brackets: a link destination that may hold parentheses (encodeURIComponent keeps them).
       if (record.url) meta.push(`[source](<${record.url}>)`);
       lines.push(meta.join(' · '), '');

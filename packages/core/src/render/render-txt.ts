@@ -1,6 +1,7 @@
 import { endsWithNewline } from '../text/utf8.js';
 import { displayPath } from './display-path.js';
 import { formatSize, formatTokens } from './human-format.js';
+import { replacementNote } from './render-context.js';
 import type { FormatRenderer, HeadContext, RenderContext } from './render-context.js';
 import type { TextFileRecord } from '../types.js';
 
@@ -57,7 +58,9 @@ export const txtRenderer: FormatRenderer = {
       header.push(
         `TYPE: ${record.subcategory} | SIZE: ${formatSize(record.size_bytes)} | TOKENS: ${record.tokens_estimate}`,
       );
-      if (record.encoding) header.push(`ENCODING: ${record.encoding} (decoded to UTF-8)`);
+      const replaced = replacementNote(record);
+      if (record.encoding)
+        header.push(`ENCODING: ${record.encoding} (decoded to UTF-8${replaced ? `; ${replaced}` : ''})`);
       if (record.url) header.push(`URL: ${record.url}`);
     }
     header.push(RULE);

@@ -123,6 +123,7 @@ export async function collectFiles(
         }
       : { path, subcategory: item.subcategory, size_bytes: size, tokens_estimate: item.tokens, url };
     if (item.encoding) record.encoding = item.encoding;
+    if (item.replacements > 0) record.replacements = item.replacements;
     files.push(record);
     if (onText) await onText(record, item.content);
   };

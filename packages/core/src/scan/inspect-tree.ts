@@ -54,6 +54,7 @@ export function toInspectResult(report: InspectReport, commit: string | null): I
       size_bytes: f.size_bytes,
       tokens_estimate: f.tokens_estimate,
       url: f.url,
+      ...(f.replacements ? { replacements: f.replacements } : {}),
     })),
     ...report.assets.map((a) => ({
       path: a.path,

@@ -26,6 +26,7 @@ export type ProcessedFile =
       subcategory: TextSubcategory;
       content: Uint8Array;
       encoding: string | null;
+      replacements: number;
       tokens: number;
     }
   | { kind: 'asset'; file: WalkedFile; subcategory: AssetSubcategory }
@@ -33,7 +34,14 @@ export type ProcessedFile =
 
 type Classified =
   | Exclude<ProcessedFile, { kind: 'text' }>
-  | { kind: 'pending'; file: WalkedFile; subcategory: TextSubcategory; content: Uint8Array; encoding: string | null };
+  | {
+      kind: 'pending';
+      file: WalkedFile;
+      subcategory: TextSubcategory;
+      content: Uint8Array;
+      encoding: string | null;
+      replacements: number;
+    };
 
 export interface ProcessOptions {
   maxFileBytes: number;
@@ -125,6 +133,7 @@ async function processBatch(
       subcategory: content.subcategory,
       content: content.content,
       encoding: content.encoding,
+      replacements: content.replacements,
     };
   });
   const contents: Uint8Array[] = [];

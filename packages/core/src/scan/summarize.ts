@@ -17,7 +17,9 @@ export function summarize(files: TextFileRecord[], assets: AssetRecord[], exact 
   const tokensByType: Partial<Record<TextSubcategory, number>> = {};
   let totalSize = 0;
   let tokens = 0;
+  let withReplacements = 0;
   for (const file of files) {
+    if (file.replacements) withReplacements++;
     breakdown[file.subcategory] = (breakdown[file.subcategory] ?? 0) + 1;
     tokensByType[file.subcategory] = (tokensByType[file.subcategory] ?? 0) + file.tokens_estimate;
     totalSize += file.size_bytes;
@@ -35,6 +37,7 @@ export function summarize(files: TextFileRecord[], assets: AssetRecord[], exact 
     estimated_tokens: tokens,
     file_type_breakdown: sortKeys(breakdown),
     tokens_by_type: sortKeys(tokensByType),
+    files_with_replacements: withReplacements,
     formatted: {
       total_size: formatSize(totalSize),
       ...(exact ? { tokens: formatted } : {}),

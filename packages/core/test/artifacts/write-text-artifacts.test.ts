@@ -27,6 +27,7 @@ function totals(files: Array<{ record: TextFileRecord }>): RenderContext {
       estimated_tokens: 0,
       file_type_breakdown: {},
       tokens_by_type: {},
+      files_with_replacements: 0,
       formatted: { total_size: `${bytes} Bytes`, estimated_tokens: '0' },
     },
     assets: [],

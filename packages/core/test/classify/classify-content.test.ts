@@ -83,8 +83,25 @@ describe('classifyContent: UTF-8', () => {
   it('replaces a few broken bytes in otherwise UTF-8 text and reports it as UTF-8', () => {
     const good = '// ünïcödé text — “quoted” 日本語 and more ünïcödé ëxämplës\n'.repeat(3);
     const result = classifyContent('a.js', concat(utf8(good), [0xe9], utf8(' end\n')));
-    expect(result).toMatchObject({ textual: true, encoding: 'UTF-8', subcategory: 'code' });
+    expect(result).toMatchObject({ textual: true, encoding: 'UTF-8', subcategory: 'code', replacements: 1 });
     if (result.textual) expect(decoded(result.content)).toBe(`${good}\ufffd end\n`);
+  });
+
+  it('one stray byte after a few UTF-8 letters stays UTF-8, not windows-1252', () => {
+    const bytes = concat(utf8('Grüße aus Köln\n'), [0xff], utf8('\n'));
+    expectText('notes.txt', bytes, 'Grüße aus Köln\n\ufffd\n', 'UTF-8');
+    expect(classifyContent('notes.txt', bytes)).toMatchObject({ replacements: 1 });
+  });
+
+  it('one UTF-8 letter and one stray byte in a long ASCII file stay UTF-8, not Shift_JIS', () => {
+    const bytes = concat(utf8(`${'a'.repeat(5000)}é`), [0xff]);
+    expectText('notes.txt', bytes, `${'a'.repeat(5000)}é\ufffd`, 'UTF-8');
+  });
+
+  it('counts only the characters it replaced, not a U+FFFD the file holds', () => {
+    const bytes = concat(utf8('already \ufffd here, ünïcode, then '), [0xc3], utf8(' cut\n'));
+    expect(classifyContent('a.txt', bytes)).toMatchObject({ encoding: 'UTF-8', replacements: 1 });
+    expect(classifyContent('b.txt', utf8('already \ufffd here\n'))).toMatchObject({ encoding: null, replacements: 0 });
   });
 });
 
@@ -100,6 +117,16 @@ describe('classifyContent: UTF-16 and UTF-32 with a BOM', () => {
   it.each([bmp, astral])('UTF-32LE and BE: %j', (text) => {
     expectText('a.txt', utf32(text, true), text, 'UTF-32LE');
     expectText('a.txt', utf32(text, false), text, 'UTF-32BE');
+  });
+  it('counts a lone surrogate as a replacement, and a U+FFFD in the file as none', () => {
+    const long = 'a line of ordinary text\n'.repeat(20);
+    const lone = concat([0xff, 0xfe], utf16le(long), [0x00, 0xd8], utf16le('b\ufffd'));
+    expect(classifyContent('a.txt', lone)).toMatchObject({ encoding: 'UTF-16LE', replacements: 1 });
+    expectText('a.txt', lone, `${long}\ufffdb\ufffd`, 'UTF-16LE');
+    expect(classifyContent('a.txt', concat([0xfe, 0xff], utf16be(`${long}\ufffd`)))).toMatchObject({ replacements: 0 });
+    expect(classifyContent('a.txt', utf32(`${long}\ufffd`, true))).toMatchObject({ replacements: 0 });
+    const cut = concat(utf32(long, false), [0x00, 0x00]);
+    expect(classifyContent('a.txt', cut)).toMatchObject({ encoding: 'UTF-32BE', replacements: 1 });
   });
   it('calls BOM-prefixed binary binary', () => {
     expect(classifyContent('blob', concat([0xff, 0xfe], noise(4096, false)))).toMatchObject({ textual: false });
@@ -141,6 +168,14 @@ describe('classifyContent: legacy encodings are decoded, never dropped', () => {
       utf8('\n'),
     );
     expectText('a.c', bytes, '// Café: “naïve” déjà vu — 5 €\n', 'windows-1252', 'code');
+  });
+
+  it('windows-1252 text with many accented letters, some of them forming valid UTF-8 pairs, stays windows-1252', () => {
+    // `Ã©` and `Ê»` are valid UTF-8 pairs by accident; the many lone `é` are not.
+    const text = 'Le cœur déçu mais l’âme plutôt naïve, Louÿs rêva de crapaüter en canoë. Ã© et Ê» aussi.\n';
+    const bytes = Uint8Array.from([...text.repeat(3)].map((c) => ({ œ: 0x9c, '’': 0x92 })[c] ?? c.charCodeAt(0)));
+    expectText('docs/fr.txt', bytes, text.repeat(3), 'windows-1252', 'docs');
+    expect(classifyContent('docs/fr.txt', bytes)).toMatchObject({ replacements: 0 });
   });
 
   it('short Latin text defaults to windows-1252 rather than a statistical guess', () => {
@@ -195,6 +230,18 @@ describe('classifyContent: legacy encodings are decoded, never dropped', () => {
     expectText('hello.js', bytes, `${text.repeat(4)}\ufffd${text}`, 'Shift_JIS', 'code');
   });
 
+  it('Shift_JIS-2004 keeps no Windows-31J extension kanji: they are U+FFFD like the JIS X 0213 ones', () => {
+    const [, , text] = samples[0]!;
+    const body = encodeLegacy(text.repeat(4), 'shift_jis');
+    // 0xED 0x40 is 纊 in Windows-31J (an IBM extension) and 硃 in JIS X 0213; 0xF0 0x40 is 𠂉 in
+    // JIS X 0213 only (a private-use character in Windows-31J).
+    const windows31j = concat(body, [0xed, 0x40], utf8('\n'));
+    expectText('a.js', windows31j, `${text.repeat(4)}纊\n`, 'Shift_JIS', 'code');
+    const jis2004 = concat(body, [0xed, 0x40, 0xf0, 0x40], utf8('\n'));
+    expectText('a.js', jis2004, `${text.repeat(4)}\ufffd\ufffd\n`, 'Shift_JIS', 'code');
+    expect(classifyContent('a.js', jis2004)).toMatchObject({ replacements: 2 });
+  });
+
   it('decodes a file larger than the detection sample in full', () => {
     const text = '# Привет, мир! Это тестовый файл на русском языке.\n'.repeat(3000);
     const bytes = encodeLegacy(text, 'koi8-r');
@@ -221,6 +268,16 @@ describe('classifyContent: binary', () => {
     expect(classifyContent('image', png)).toEqual({ textual: false, subcategory: 'image' });
     const pdf = concat(utf8('%PDF-1.7\n'), [0xe2, 0xe3, 0xcf, 0xd3, 0x0a, 0x00]);
     expect(classifyContent('download', pdf)).toEqual({ textual: false, subcategory: 'pdf' });
+  });
+
+  it('binary bytes under a text name are binary, never sniffed into a media kind', () => {
+    // Three MPEG transport stream packets (sync byte 0x47 every 188 bytes) behind an ID3 tag, as
+    // HLS segments carry timed metadata: `.ts` is TypeScript by name, and the content is not text.
+    const packet = (pid: number): number[] => [0x47, 0x40 | (pid >> 8), pid & 0xff, 0x10, ...noise(184, false)];
+    const segment = concat(utf8('ID3'), [0x04, 0, 0, 0, 0, 0, 0], packet(0), packet(0x100), packet(0x101));
+    expect(classifyContent('hls/segment0.ts', segment)).toEqual({ textual: false, subcategory: 'binary' });
+    // The same bytes under a name that says nothing are sniffed.
+    expect(classifyContent('hls/segment0', segment)).toEqual({ textual: false, subcategory: 'audio' });
   });
 
   it('control-heavy bytes without NUL are binary', () => {

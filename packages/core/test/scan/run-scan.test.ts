@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTokenCounter } from '../../src/tokens/index.js';
+import { inspectTree, toInspectResult } from '../../src/scan/inspect-tree.js';
 import { runScan } from '../../src/scan/run-scan.js';
 import type { ScanDeps } from '../../src/scan/scan-deps.js';
 import { IoThreads } from '../../src/io/io-threads.js';
@@ -43,8 +44,8 @@ function input(root: string, outDir: string, options: Partial<ScanOptions> = {})
 }
 
 interface JsonArtifact {
-  summary: { total_files: number; estimated_tokens: number };
-  files: Array<{ path: string; content: string; tokens_estimate: number; encoding?: string }>;
+  summary: { total_files: number; estimated_tokens: number; files_with_replacements: number };
+  files: Array<{ path: string; content: string; tokens_estimate: number; encoding?: string; replacements?: number }>;
   assets: Array<{ path: string; subcategory: string }>;
 }
 
@@ -242,6 +243,52 @@ describe('runScan edge cases', () => {
     } finally {
       await tree.cleanup();
     }
+  });
+
+  it('names and counts the files whose undecodable bytes became U+FFFD, in every format', async () => {
+    const { root, outDir } = await fresh('replacements');
+    await writeFile(
+      join(root, 'gruss.txt'),
+      Buffer.concat([Buffer.from('Grüße aus Köln\n'), Buffer.from([0xff, 0x0a])]),
+    );
+    await writeFile(join(root, 'clean.txt'), 'nothing to replace\n');
+    await writeFile(join(root, 'latin1.txt'), Buffer.from('caf\xe9 cr\xe8me\n', 'latin1'));
+    const report = await runScan(input(root, outDir), { countTokens: inThread });
+    expect(report.summary.files_with_replacements).toBe(1);
+    const json = JSON.parse(await readFile(join(outDir, 'output.json'), 'utf8')) as JsonArtifact;
+    expect(json.summary.files_with_replacements).toBe(1);
+    expect(
+      json.files.map(({ path, encoding, replacements, content }) => ({ path, encoding, replacements, content })),
+    ).toEqual([
+      { path: 'clean.txt', encoding: undefined, replacements: undefined, content: 'nothing to replace\n' },
+      { path: 'gruss.txt', encoding: 'UTF-8', replacements: 1, content: 'Grüße aus Köln\n\ufffd\n' },
+      { path: 'latin1.txt', encoding: 'windows-1252', replacements: undefined, content: 'café crème\n' },
+    ]);
+    expect(await readFile(join(outDir, 'output.txt'), 'utf8')).toContain(
+      'ENCODING: UTF-8 (decoded to UTF-8; 1 undecodable character shown as U+FFFD)',
+    );
+    expect(await readFile(join(outDir, 'output.md'), 'utf8')).toContain(
+      'decoded from UTF-8 · 1 undecodable character shown as U+FFFD',
+    );
+  });
+
+  it('a preview names and counts them too', async () => {
+    const { root } = await fresh('replacements-preview');
+    await writeFile(join(root, 'gruss.txt'), Buffer.concat([Buffer.from('Grüße aus Köln\n'), Buffer.from([0xff])]));
+    await writeFile(join(root, 'clean.txt'), 'nothing to replace\n');
+    const report = await inspectTree({
+      root,
+      repoName: 'sample',
+      source: LOCAL,
+      options: DEFAULT_SCAN_OPTIONS,
+      limits: DEFAULT_ENGINE_LIMITS,
+    });
+    const preview = toInspectResult(report, null);
+    expect(preview.summary.files_with_replacements).toBe(1);
+    expect(preview.files.map(({ path, replacements }) => ({ path, replacements }))).toEqual([
+      { path: 'clean.txt', replacements: undefined },
+      { path: 'gruss.txt', replacements: 1 },
+    ]);
   });
 
   it('size_limit skips larger files as too_large without reading them', async () => {
