@@ -115,7 +115,7 @@ export function cliTargets(
   const within = (v: number | null, margin: number): boolean | null =>
     v === null || node === null ? null : v - node <= margin;
   const over = (v: number | null): string =>
-    v === null || node === null ? '' : ` (+${Math.round(v - node)} ms over \`node -e 0\`'s ${Math.round(node)} ms)`;
+    v === null || node === null ? '' : ` (${signed(v - node)} ms over \`node -e 0\`'s ${Math.round(node)} ms)`;
   const help = median('help');
   const first = median('one-file-first');
   const repeat = median('tree-repeat');
@@ -147,6 +147,10 @@ export function cliTargets(
       met: ratio === null ? null : ratio <= 0.5,
     },
   ];
+}
+
+function signed(ms: number): string {
+  return `${ms < 0 ? '−' : '+'}${Math.abs(Math.round(ms))}`;
 }
 
 export function renderCliStartup(result: CliStartup): string[] {
