@@ -101,12 +101,21 @@ export async function cliStartup(options: { runs: number; tree: Corpus; deps: Be
   }
 }
 
-/** The targets: help in 0.1 s, a first one-file scan in 0.2 s, a repeat scan in half repomix's repeat. */
+/**
+ * The targets: help in 0.1 s, a first one-file scan in 0.2 s (on a machine where Node alone starts in
+ * 0.06 s: judged as at most 40 and 140 ms over `node -e 0`, so a slower machine is held to the same
+ * work), a repeat scan in half repomix's repeat.
+ */
 export function cliTargets(
   result: CliStartup,
 ): Array<{ target: string; measured: string; value: number | null; limit: string; met: boolean | null }> {
   const median = (key: string): number | null => result.rows.find((r) => r.key === key)?.wall_ms?.median ?? null;
   const ms = (v: number | null): string => (v === null ? 'not measured' : `${Math.round(v)} ms`);
+  const node = median('node');
+  const within = (v: number | null, margin: number): boolean | null =>
+    v === null || node === null ? null : v - node <= margin;
+  const over = (v: number | null): string =>
+    v === null || node === null ? '' : ` (${signed(v - node)} ms over \`node -e 0\`'s ${Math.round(node)} ms)`;
   const help = median('help');
   const first = median('one-file-first');
   const repeat = median('tree-repeat');
@@ -115,17 +124,17 @@ export function cliTargets(
   return [
     {
       target: 'CLI: `reposcan help`, start to exit',
-      measured: ms(help),
+      measured: `${ms(help)}${over(help)}`,
       value: help,
-      limit: '≤ 100 ms',
-      met: help === null ? null : help <= 100,
+      limit: '≤ 100 ms: `node -e 0` + 40 ms',
+      met: within(help, 40),
     },
     {
       target: 'CLI: one-file `scan --local`, first run',
-      measured: ms(first),
+      measured: `${ms(first)}${over(first)}`,
       value: first,
-      limit: '≤ 200 ms',
-      met: first === null ? null : first <= 200,
+      limit: '≤ 200 ms: `node -e 0` + 140 ms',
+      met: within(first, 140),
     },
     {
       target: 'CLI: repeat `scan --local` of a tree ÷ repomix repeat run',
@@ -140,17 +149,21 @@ export function cliTargets(
   ];
 }
 
+function signed(ms: number): string {
+  return `${ms < 0 ? '−' : '+'}${Math.abs(Math.round(ms))}`;
+}
+
 export function renderCliStartup(result: CliStartup): string[] {
   // ÷ Node alone: on a loaded machine every process start slows alike; the ratio moves less.
   const node = result.rows.find((r) => r.key === 'node')?.wall_ms?.median ?? null;
   const out = [
-    '| CLI start-up (process start to exit) | n | median ms (min–max) | ÷ `node -e 0` |',
-    '|---|---:|---|---:|',
+    '| CLI start-up (process start to exit) | n | median ms (min–max) | ÷ `node -e 0` | − `node -e 0`, ms |',
+    '|---|---:|---|---:|---:|',
   ];
   for (const r of result.rows) {
     const w = r.wall_ms;
     out.push(
-      `| ${r.label} | ${w?.n ?? 0} | ${w ? `${Math.round(w.median)} (${Math.round(w.min)}–${Math.round(w.max)})` : ''} | ${w && node ? (w.median / node).toFixed(2) : ''} |`,
+      `| ${r.label} | ${w?.n ?? 0} | ${w ? `${Math.round(w.median)} (${Math.round(w.min)}–${Math.round(w.max)})` : ''} | ${w && node ? (w.median / node).toFixed(2) : ''} | ${w && node ? Math.round(w.median - node) : ''} |`,
     );
   }
   out.push('');

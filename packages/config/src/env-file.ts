@@ -3,6 +3,9 @@ import { join } from 'node:path';
 import { parseEnv } from 'node:util';
 import { ConfigError } from './config-error.js';
 
+// The error its readers catch, so `@reposcan/config/env-file` is all a light entry (the CLI) needs.
+export { ConfigError };
+
 /** The file every role reads: `.env` in the working directory the process starts in. */
 export const ENV_FILE_NAME = '.env';
 

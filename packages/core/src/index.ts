@@ -14,6 +14,7 @@ export {
   TokenTable,
   withTokenCache,
 } from './tokens/index.js';
+export { writeTableSnapshots } from './tokens/bpe-table-snapshot.js';
 export type { CountTokens, TokenCache, TokenCacheStats, TokenCounter, TokenPool } from './tokens/index.js';
 export { formatSize, formatTokens } from './render/human-format.js';
 export { buildFileUrl } from './render/file-url.js';

@@ -16,7 +16,7 @@ import { createTokenPool, withTokenCache } from '../tokens/index.js';
 import type { CountTokens, TokenCache, TokenCacheStats } from '../tokens/index.js';
 import { collectFiles } from './collect-files.js';
 import { renderBundleReadme } from './render-bundle-readme.js';
-import { threadScanDeps } from './scan-deps.js';
+import { smallTreeScanDeps } from './scan-deps.js';
 import type { ScanDeps } from './scan-deps.js';
 import { summarize } from './summarize.js';
 import type {
@@ -101,8 +101,9 @@ function repositoryBlock(input: ScanInput): RepositoryBlock {
  * `outDir`. Contents stream from disk to the artifacts: only a few batches of files are in
  * memory at any time. On failure every file this call created in `outDir` is removed.
  *
- * On its own, a scan starts the threads it needs and ends them when it is over; a long-lived
- * process scans through an engine (createEngine), whose threads outlive one scan.
+ * On its own, a scan starts the threads it needs and ends them when it is over (a small tree is
+ * walked and read on the calling thread: smallTreeScanDeps); a long-lived process scans through
+ * an engine (createEngine), whose threads outlive one scan.
  */
 export async function runScan(
   input: ScanInput,
@@ -116,7 +117,7 @@ export async function runScan(
     void ownPool?.warm().catch(() => {});
     const countTokens: CountTokens =
       overrides.countTokens ?? ((contents, signal) => (ownPool as NonNullable<typeof ownPool>).count(contents, signal));
-    return await scanTree(input, { ...threadScanDeps(io), ...overrides, countTokens }, onProgress, started);
+    return await scanTree(input, { ...smallTreeScanDeps(io), ...overrides, countTokens }, onProgress, started);
   } finally {
     await ownPool?.close();
     await io.close();

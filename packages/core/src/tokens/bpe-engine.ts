@@ -19,6 +19,7 @@
 import { Buffer } from 'node:buffer';
 import { createRequire } from 'node:module';
 import type { TokenEncodingName } from '../types.js';
+import { readTableSnapshot, snapshotPath } from './bpe-table-snapshot.js';
 
 /** The part of a shared `WebAssembly.Memory` used here (the project's lib has no DOM types to name it). */
 export interface TableMemory {
@@ -27,7 +28,17 @@ export interface TableMemory {
   grow(pages: number): number;
 }
 
-type TableName = 'bytes' | 'start' | 'length' | 'slots' | 'pairRank' | 'shortSlots' | 'shortFilter' | 'classes';
+export const TABLE_NAMES = [
+  'bytes',
+  'start',
+  'length',
+  'slots',
+  'pairRank',
+  'shortSlots',
+  'shortFilter',
+  'classes',
+] as const;
+export type TableName = (typeof TABLE_NAMES)[number];
 
 /** One encoding's vocabulary in typed arrays; immutable once built. */
 export interface BpeTables {
@@ -130,6 +141,9 @@ const FNV_PRIME = 0x01000193;
 
 const loaded = new Map<string, BpeTables>();
 
+/** This module, whose code the tables are built by: a table snapshot's fingerprint covers it. */
+export const BPE_ENGINE_URL = import.meta.url;
+
 /**
  * The rank tables of one encoding, built once per process on first use. They live in shared memory:
  * the tokenizer threads get them through workerData instead of each loading the 3 MB rank module and
@@ -139,16 +153,22 @@ export function loadBpeTables(encoding: TokenEncodingName): BpeTables {
   let tables = loaded.get(encoding);
   if (tables === undefined) {
     const resolved = resolveRankModule(encoding);
-    const ranks = require(resolved) as { pat_str: string; bpe_ranks: string };
-    tables = buildBpeTables(ranks.pat_str, ranks.bpe_ranks);
-    // The tables hold all of it now: let the module's megabytes of base64 be collected.
-    delete require.cache[resolved];
+    tables = readTableSnapshot(snapshotPath(encoding), BPE_ENGINE_URL, resolved) ?? buildFromRankModule(resolved);
     loaded.set(encoding, tables);
   }
   return tables;
 }
 
-function resolveRankModule(encoding: string): string {
+/** buildBpeTables over one of js-tiktoken's rank modules (a path from resolveRankModule). */
+export function buildFromRankModule(resolved: string): BpeTables {
+  const ranks = require(resolved) as { pat_str: string; bpe_ranks: string };
+  const tables = buildBpeTables(ranks.pat_str, ranks.bpe_ranks);
+  // The tables hold all of it now: let the module's megabytes of base64 be collected.
+  delete require.cache[resolved];
+  return tables;
+}
+
+export function resolveRankModule(encoding: string): string {
   // A plain name only: never a path into another package.
   if (/^[a-z0-9_]+$/.test(encoding)) {
     try {
@@ -168,7 +188,7 @@ export const TABLE_MEMORY_MAX_PAGES = 16384;
  * Node has WebAssembly the block is a shared WebAssembly memory, which the compiled counter
  * (bpe-wasm.ts) reads in place and grows by a region per counter; elsewhere a SharedArrayBuffer.
  */
-function allocateTables(layout: Array<[TableName, number]>): {
+export function allocateTables(layout: ReadonlyArray<readonly [TableName, number]>): {
   memory: TableMemory | null;
   buffer: SharedArrayBuffer;
   offsets: Record<TableName, number>;

@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTokenCounter } from '../../src/tokens/index.js';
 import { inspectTree, toInspectResult } from '../../src/scan/inspect-tree.js';
-import { runScan } from '../../src/scan/run-scan.js';
+import { runScan, scanTree } from '../../src/scan/run-scan.js';
+import { smallTreeScanDeps } from '../../src/scan/scan-deps.js';
 import type { ScanDeps } from '../../src/scan/scan-deps.js';
 import { IoThreads } from '../../src/io/io-threads.js';
 import type { ScanInput, ScanReport } from '../../src/scan/run-scan.js';
@@ -355,6 +356,26 @@ describe('runScan edge cases', () => {
       );
       expect(await readdir(tree.outDir)).toEqual([]);
     } finally {
+      await tree.cleanup();
+    }
+  });
+
+  it('a tree past the limit of the calling thread is walked again on threads, to the same artifacts and records', async () => {
+    const tree = await makeSampleTree();
+    const threads = new IoThreads();
+    try {
+      const scanWith = async (upTo: number, outDir: string) => {
+        await mkdir(outDir, { recursive: true });
+        const deps = { ...smallTreeScanDeps(threads, upTo), countTokens: inThread };
+        const { files, assets, skipped, artifacts } = await scanTree(input(tree.root, outDir), deps, () => {});
+        return { files, assets, skipped, artifacts };
+      };
+      const small = await scanWith(1000, tree.outDir);
+      const big = await scanWith(2, join(tree.outDir, '..', 'out-threads'));
+      expect(small.files.length).toBeGreaterThan(2);
+      expect(big).toEqual(small);
+    } finally {
+      await threads.close();
       await tree.cleanup();
     }
   });
