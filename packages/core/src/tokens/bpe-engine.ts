@@ -17,7 +17,7 @@
 // one hands back (stretches with characters beyond the Basic Multilingual Plane or bytes that are
 // not UTF-8, pieces longer than it merges) and everything on a Node without WebAssembly
 // (`--jitless`). It splits text with the pattern itself and merges each piece as tiktoken does.
-import { Buffer } from 'node:buffer';
+import { Buffer, isUtf8 } from 'node:buffer';
 import { createRequire } from 'node:module';
 import type { TokenEncodingName } from '../types.js';
 import { LETTER, LOWER_OR_MARK, NUMBER, UPPER_OR_MARK, WHITE_SPACE } from './unicode-classes.js';
@@ -89,6 +89,12 @@ export interface BpeCounter {
   countPiece: (src: Uint8Array, from: number, to: number) => number;
   /** Tokens of `src[from, to)` through the pattern: from a piece's start to where both patterns always end one. */
   countStretch: (src: Uint8Array, from: number, to: number) => number;
+  /**
+   * Equal to `countUtf8(bytes)` for bytes that splitUtf8 found no place to cut (a run of one piece,
+   * most often): decoded whole without looking for a cut again, and where the bytes are UTF-8 each
+   * piece merges on them in place instead of on a copy encoded back.
+   */
+  countUncut: (bytes: Uint8Array) => number;
 }
 
 /** How createBpeCounter merges; the defaults are what scans use, the others let tests compare the ways of merging. */
@@ -640,8 +646,31 @@ export function createBpeCounter(tables: BpeTables, options: BpeCounterOptions =
     return total;
   }
 
+  function countUncut(src: Uint8Array): number {
+    if (isOneAsciiPiece(src)) return countPiece(src, 0, src.length);
+    const buffer = Buffer.from(src.buffer, src.byteOffset, src.byteLength);
+    const text = buffer.toString('utf8');
+    // Bytes that are not UTF-8 count as the text they decode to.
+    if (!isUtf8(buffer)) return count(text);
+    const matched = retyped(text);
+    let total = 0;
+    let at = 0;
+    for (let from = 0; from < text.length;) {
+      sticky.lastIndex = from;
+      // The patterns match every code point (see count).
+      if (!sticky.test(matched)) return total + count(text.slice(from));
+      const to = sticky.lastIndex;
+      const n = from === 0 && to === text.length ? src.length : Buffer.byteLength(text.slice(from, to));
+      total += countPiece(src, at, at + n);
+      at += n;
+      from = to;
+    }
+    return total;
+  }
+
   return {
     count,
+    countUncut,
     countUtf8: (src) => countUtf8(count, src),
     countPiece,
     countStretch: (src, from, to) => countUtf8(count, src.subarray(from, to)),
@@ -763,6 +792,21 @@ function classDifferences(): Omit<SplitPattern, 'source'> {
 /** 1 for o200k_base's pattern, 2 for cl100k_base's (bpe-count.ts takes the same numbers), 0 for any other. */
 export function patternFlavour(pattern: string): number {
   return pattern === O200K_PATTERN ? O200K : pattern === CL100K_PATTERN ? CL100K : 0;
+}
+
+/**
+ * Whether both patterns match all of `bytes` as one piece, seen on the bytes alone: lower-case ASCII
+ * letters (a letter run), or one ASCII letter or punctuation byte other than `'` over and over (a
+ * letter run, or a punctuation run that no contraction can start).
+ */
+function isOneAsciiPiece(bytes: Uint8Array): boolean {
+  const first = bytes[0];
+  if (first === undefined) return false;
+  let i = 0;
+  if (first >= 0x61 && first <= 0x7a) while (i < bytes.length && bytes[i]! >= 0x61 && bytes[i]! <= 0x7a) i++;
+  else if (first !== 0x27 && (isAsciiLetter(first) || isAsciiPunct(first)))
+    while (i < bytes.length && bytes[i] === first) i++;
+  return i === bytes.length;
 }
 
 /** Target bytes per slice of UTF-8 content: each decodes to a string far below V8's large-object size. */

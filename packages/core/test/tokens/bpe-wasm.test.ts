@@ -144,6 +144,12 @@ describe.each(['o200k_base', 'cl100k_base'] as const)('wasmCounter (%s)', (encod
     expect(fast(Buffer.from(big, 'utf8'))).toBe(js.countUtf8(Buffer.from(big, 'utf8')));
     const onePiece = 'q'.repeat(1_500_000);
     expect(fast(Buffer.from(onePiece, 'utf8'))).toBe(js.countUtf8(Buffer.from(onePiece, 'utf8')));
+    // Others with no such point that are not one ASCII byte or letters over and over: through the
+    // pattern, each piece merged in place; and bytes that are not UTF-8.
+    const uncut = ['é'.repeat(200_000), 'Ab'.repeat(200_000), `${'ab'.repeat(150_000)}😀x`];
+    for (const text of uncut) expect(fast(Buffer.from(text, 'utf8')), text.slice(0, 4)).toBe(js.count(text));
+    const broken = Buffer.concat([Buffer.alloc(300_000, 'z'), Buffer.from([0xff]), Buffer.alloc(10, 'z')]);
+    expect(fast(broken)).toBe(js.countUtf8(broken));
   });
 
   // Up to 256 bytes a linear scan merges; up to 4 kB passes and a heap; longer pieces JavaScript.
