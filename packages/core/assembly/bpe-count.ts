@@ -5,10 +5,11 @@
 // caches and its scratch), so any number of threads count over one copy of the tables.
 //
 // The pre-tokenizer is the patterns' own alternation, followed code point by code point over the
-// classes bpe-engine.js computes for every character of the Basic Multilingual Plane with the
-// patterns' own character classes. What this module does not handle it reports as an exception
-// for JavaScript to count: a stretch holding a code point beyond the BMP or bytes that are not
-// UTF-8 (counted with the pattern itself), and a piece longer than MAX_PIECE bytes, which
+// classes bpe-engine.js computes for every character of the Basic Multilingual Plane from the
+// character classes of tiktoken's regex crate (unicode-classes.ts). What this module does not
+// handle it reports as an exception for JavaScript to count: a stretch holding a code point beyond
+// the BMP or bytes that are not UTF-8 (counted with the pattern itself), and a piece longer than
+// MAX_PIECE bytes, which
 // bpe-engine.js counts in windows that it merges here (mergeWindow).
 
 // Class bits of a code point (the class table's bytes).
@@ -530,12 +531,16 @@ function wideCharAt(i: i32, n: i32, b0: u32): u32 {
   return (cls & (S | L | N)) == 0;
 }
 
-/** After a letter run ending at `at`: the end of an optional contraction ('s, 'T, 're, 'LL, …). */
+/**
+ * After a letter run ending at `at`: the end of an optional contraction ('s, 'T, 're, 'LL, …; tiktoken
+ * matches them case-insensitively, so `'ſ`, U+017F, is one too).
+ */
 function contractionEnd(at: i32, n: i32): i32 {
   if (at + 1 >= n || load<u8>(input + at) != 0x27) return at;
   const x = <u32>load<u8>(input + at + 1) | 0x20;
   if (x == 0x73 || x == 0x74 || x == 0x6d || x == 0x64) return at + 2;
   if (at + 2 >= n) return at;
+  if (load<u8>(input + at + 1) == 0xc5 && load<u8>(input + at + 2) == 0xbf) return at + 3;
   const y = <u32>load<u8>(input + at + 2) | 0x20;
   if ((x == 0x72 || x == 0x76) && y == 0x65) return at + 3;
   if (x == 0x6c && y == 0x6c) return at + 3;

@@ -6,7 +6,8 @@
 // collapse once their LRU merge caches are full, ai-tokenizer miscounts `toString`/`valueOf`/… (its
 // vocabulary is a plain object), tiktoken WASM is slower still, and every one of them merges a piece
 // in O(n²), so a 13 k-emoji string in a test file takes seconds. This engine uses js-tiktoken's rank
-// files and pre-tokenizer pattern as they are, and counts with the same rule as tiktoken (merge the
+// files, splits text as tiktoken's own pre-tokenizer does (its patterns with the character classes of
+// tiktoken's regex crate, unicode-classes.ts), and counts with the same rule as tiktoken (merge the
 // adjacent pair with the lowest rank, leftmost first), on bytes held in typed arrays: about 5 MB of
 // tables for o200k_base, O(n log n) on long pieces. Special tokens are never looked for, so
 // `<|endoftext|>` is ordinary text.
@@ -16,10 +17,11 @@
 // one hands back (stretches with characters beyond the Basic Multilingual Plane or bytes that are
 // not UTF-8, pieces longer than it merges) and everything on a Node without WebAssembly
 // (`--jitless`). It splits text with the pattern itself and merges each piece as tiktoken does.
-import { Buffer } from 'node:buffer';
+import { Buffer, isUtf8 } from 'node:buffer';
 import { createRequire } from 'node:module';
 import type { TokenEncodingName } from '../types.js';
 import { readTableSnapshot, snapshotPath } from './bpe-table-snapshot.js';
+import { LETTER, LOWER_OR_MARK, NUMBER, UPPER_OR_MARK, WHITE_SPACE } from './unicode-classes.js';
 
 /** The part of a shared `WebAssembly.Memory` used here (the project's lib has no DOM types to name it). */
 export interface TableMemory {
@@ -44,6 +46,8 @@ export type TableName = (typeof TABLE_NAMES)[number];
 export interface BpeTables {
   /** The pre-tokenizer pattern (js-tiktoken's `pat_str`). */
   readonly pattern: string;
+  /** How the JavaScript counter splits text. */
+  readonly split: SplitPattern;
   /** Every token's bytes, back to back. */
   readonly bytes: Uint8Array;
   /** Offset of each rank's bytes in `bytes`. */
@@ -96,6 +100,12 @@ export interface BpeCounter {
   countPiece: (src: Uint8Array, from: number, to: number) => number;
   /** Tokens of `src[from, to)` through the pattern: from a piece's start to where both patterns always end one. */
   countStretch: (src: Uint8Array, from: number, to: number) => number;
+  /**
+   * Equal to `countUtf8(bytes)` for bytes that splitUtf8 found no place to cut (a run of one piece,
+   * most often): decoded whole without looking for a cut again, and where the bytes are UTF-8 each
+   * piece merges on them in place instead of on a copy encoded back.
+   */
+  countUncut: (bytes: Uint8Array) => number;
 }
 
 /** How createBpeCounter merges; the defaults are what scans use, the others let tests compare the ways of merging. */
@@ -315,6 +325,7 @@ export function buildBpeTables(pattern: string, bpeRanks: string): BpeTables {
   placedLength.set(length);
   return {
     pattern,
+    split: splitPattern(pattern),
     bytes: placeBytes('bytes', bytes.subarray(0, used)),
     start: placeInts('start', start),
     length: placedLength,
@@ -343,32 +354,37 @@ const CLASS_UPPER = 1; // [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]
 const CLASS_LOWER = 2; // [\p{Ll}\p{Lm}\p{Lo}\p{M}]
 const CLASS_LETTER = 4; // \p{L}
 const CLASS_NUMBER = 8; // \p{N}
-const CLASS_SPACE = 16; // \s
+const CLASS_SPACE = 16; // \s (White_Space)
 const CLASS_NEWLINE = 32; // [\r\n]
 
 /**
  * The class bits of every character of the Basic Multilingual Plane for the compiled pre-tokenizer,
- * found by this Node's own regular expressions (the ones the JavaScript counter runs), so both
- * counters agree on every character whatever Unicode version the engine has. Surrogates get none:
- * they are not UTF-8.
+ * from tiktoken's classes (unicode-classes.ts), which the JavaScript counter's patterns follow too.
+ * Surrogates get none: they are not UTF-8.
  */
 function buildCharClasses(): Uint8Array {
   const classes = new Uint8Array(65536);
-  const chars: string[] = [];
-  for (let c = 0; c < 65536; c++) chars.push(c >= 0xd800 && c <= 0xdfff ? ' ' : String.fromCharCode(c));
-  const all = chars.join('');
-  const sets: Array<[RegExp, number]> = [
-    [/[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]/gu, CLASS_UPPER],
-    [/[\p{Ll}\p{Lm}\p{Lo}\p{M}]/gu, CLASS_LOWER],
-    [/\p{L}/gu, CLASS_LETTER],
-    [/\p{N}/gu, CLASS_NUMBER],
-    [/\s/gu, CLASS_SPACE],
-    [/[\r\n]/gu, CLASS_NEWLINE],
+  const sets: Array<[string, number]> = [
+    [UPPER_OR_MARK, CLASS_UPPER],
+    [LOWER_OR_MARK, CLASS_LOWER],
+    [LETTER, CLASS_LETTER],
+    [NUMBER, CLASS_NUMBER],
+    [WHITE_SPACE, CLASS_SPACE],
+    ['a d', CLASS_NEWLINE],
   ];
   for (const [set, bit] of sets)
-    for (const match of all.matchAll(set)) classes[match.index] = classes[match.index]! | bit;
+    for (const [first, last] of codePointRanges(set))
+      for (let c = first; c <= Math.min(last, 0xffff); c++) classes[c] = classes[c]! | bit;
   classes.fill(0, 0xd800, 0xe000);
   return classes;
+}
+
+/** A class of unicode-classes.ts as [first, last] pairs. */
+function codePointRanges(set: string): Array<[number, number]> {
+  return set.split(' ').map((range): [number, number] => {
+    const [first, last] = range.split('-').map((hex) => Number.parseInt(hex, 16));
+    return [first!, last ?? first!];
+  });
 }
 
 /**
@@ -425,8 +441,17 @@ export function createBpeCount(tables: BpeTables, options: BpeCounterOptions = {
 export function createBpeCounter(tables: BpeTables, options: BpeCounterOptions = {}): BpeCounter {
   const { bytes, start, length, slots, mask, maxTokenBytes } = tables;
   const { smallPieceBytes = SMALL_PIECE_BYTES, windowed = true, windows } = options;
-  const sticky = new RegExp(tables.pattern, 'uy');
-  const global = new RegExp(tables.pattern, 'ug');
+  const { split } = tables;
+  const sticky = new RegExp(split.source, 'uy');
+  const global = new RegExp(split.source, 'ug');
+  const differing = split.differing === '' ? null : new RegExp(`[${split.differing}]`, 'u');
+  const standIns = split.standIns.map(([set, bmp, astral]) => ({ set: new RegExp(`[${set}]`, 'gu'), bmp, astral }));
+  /** `text` with the code points the engine classes unlike tiktoken replaced by their stand-ins. */
+  const retyped = (text: string): string => {
+    if (differing === null || !differing.test(text)) return text;
+    for (const { set, bmp, astral } of standIns) text = text.replace(set, (c) => (c.length === 1 ? bmp : astral));
+    return text;
+  };
   const encoder = new TextEncoder();
   const scratch = new Uint8Array(SCRATCH_BYTES);
   // tiktoken's loop: where each part starts (bounds[parts] = n), and the rank of each part with the next.
@@ -618,11 +643,13 @@ export function createBpeCounter(tables: BpeTables, options: BpeCounterOptions =
   function count(text: string): number {
     let total = 0;
     let from = 0;
+    // Pieces are found in the copy and cut from the text: stand-ins have the same length.
+    const matched = retyped(text);
     while (from < text.length) {
       sticky.lastIndex = from;
-      if (sticky.test(text)) {
+      if (sticky.test(matched)) {
         const to = sticky.lastIndex;
-        // UTF-8 as TextEncoder writes it (a lone surrogate becomes U+FFFD), like js-tiktoken.
+        // UTF-8 as TextEncoder writes it (a lone surrogate becomes U+FFFD), as tiktoken gets a string.
         const piece = text.slice(from, to);
         const buf = piece.length * 3 <= scratch.length ? scratch : new Uint8Array(piece.length * 3);
         total += countPiece(buf, 0, encoder.encodeInto(piece, buf).written);
@@ -631,7 +658,7 @@ export function createBpeCounter(tables: BpeTables, options: BpeCounterOptions =
         // The patterns match every code point, so this never runs; if one day it does, skip the
         // unmatched characters exactly as js-tiktoken's matchAll would.
         global.lastIndex = from;
-        const match = global.exec(text);
+        const match = global.exec(matched);
         if (match === null) break;
         from = match.index;
       }
@@ -639,8 +666,31 @@ export function createBpeCounter(tables: BpeTables, options: BpeCounterOptions =
     return total;
   }
 
+  function countUncut(src: Uint8Array): number {
+    if (isOneAsciiPiece(src)) return countPiece(src, 0, src.length);
+    const buffer = Buffer.from(src.buffer, src.byteOffset, src.byteLength);
+    const text = buffer.toString('utf8');
+    // Bytes that are not UTF-8 count as the text they decode to.
+    if (!isUtf8(buffer)) return count(text);
+    const matched = retyped(text);
+    let total = 0;
+    let at = 0;
+    for (let from = 0; from < text.length;) {
+      sticky.lastIndex = from;
+      // The patterns match every code point (see count).
+      if (!sticky.test(matched)) return total + count(text.slice(from));
+      const to = sticky.lastIndex;
+      const n = from === 0 && to === text.length ? src.length : Buffer.byteLength(text.slice(from, to));
+      total += countPiece(src, at, at + n);
+      at += n;
+      from = to;
+    }
+    return total;
+  }
+
   return {
     count,
+    countUncut,
     countUtf8: (src) => countUtf8(count, src),
     countPiece,
     countStretch: (src, from, to) => countUtf8(count, src.subarray(from, to)),
@@ -658,9 +708,125 @@ const CL100K_PATTERN = `${CONTRACTIONS}|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3
 const O200K = 1;
 const CL100K = 2;
 
+/**
+ * How the JavaScript counter splits text: the pattern, and the code points this engine's `\s` and
+ * `\p{…}` class unlike tiktoken's regex crate, each with a stand-in of the same length that the
+ * engine classes as tiktoken classes the code point. JavaScript's `\s` has U+FEFF and lacks U+0085,
+ * and the engine's Unicode may be older or newer than the crate's (unicode-classes.ts). Patterns
+ * with those classes spelled out instead run several times slower in V8 and overflow its stack on
+ * a long run (so do `v`-flag class subtractions), so text is matched with its differing code points
+ * replaced, which is rare and cheap to find, and cut where the copy's pieces end.
+ */
+export interface SplitPattern {
+  /** For a `u`-flag RegExp. */
+  readonly source: string;
+  /** A `u`-flag class of every code point that differs, '' for none. */
+  readonly differing: string;
+  /** A class of differing code points, and the stand-ins for them in and beyond the BMP. */
+  readonly standIns: ReadonlyArray<readonly [set: string, bmp: string, astral: string]>;
+}
+
+/** A code point the engine and tiktoken class alike for each set of class bits, in and beyond the BMP. */
+const STAND_INS = new Map<number, [string, string]>([
+  [0, ['\uffff', '\u{10ffff}']],
+  [CLASS_SPACE, ['\u2000', '']],
+  [CLASS_UPPER | CLASS_LOWER | CLASS_LETTER, ['\u05d0', '\u{20000}']],
+  [CLASS_LOWER | CLASS_LETTER, ['\u00df', '\u{1d41a}']],
+  [CLASS_UPPER | CLASS_LETTER, ['\u00c0', '\u{1d400}']],
+  [CLASS_UPPER | CLASS_LOWER, ['\u0300', '\u{e0100}']],
+  [CLASS_NUMBER, ['\u0660', '\u{1d7ce}']],
+]);
+
+/** tiktoken's classes: the engine's spelling, the crate's code points, the class bit. */
+const TIKTOKEN_CLASSES: Array<[engine: string, ranges: string, bit: number]> = [
+  ['\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}', UPPER_OR_MARK, CLASS_UPPER],
+  ['\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}', LOWER_OR_MARK, CLASS_LOWER],
+  ['\\p{L}', LETTER, CLASS_LETTER],
+  ['\\p{N}', NUMBER, CLASS_NUMBER],
+  ['\\s', WHITE_SPACE, CLASS_SPACE],
+];
+
+/** The code points whose classes differ, made once per process (the tables carry them to threads). */
+let differences: Omit<SplitPattern, 'source'> | undefined;
+
+/** The JavaScript counter's way to split text: tiktoken's for the two patterns it knows, any other as it is. */
+export function splitPattern(pattern: string): SplitPattern {
+  if (patternFlavour(pattern) === 0) return { source: pattern, differing: '', standIns: [] };
+  // tiktoken's contractions are case-insensitive, `(?i:'s|…)`, so `'ſ` (U+017F) is one too.
+  const source = pattern.replaceAll(CONTRACTIONS, CONTRACTIONS.replace("'S|", "'S|'\u017f|"));
+  differences ??= classDifferences();
+  return { source, ...differences };
+}
+
+function classDifferences(): Omit<SplitPattern, 'source'> {
+  // Every code point in order, surrogates as `!` (in none of the classes), so that a run of a class
+  // in the string is a range of code points.
+  const units = new Uint16Array(0x10000 + 2 * 0x100000);
+  for (let c = 0; c < 0x10000; c++) units[c] = c >= 0xd800 && c <= 0xdfff ? 0x21 : c;
+  for (let c = 0x10000, i = 0x10000; c < 0x110000; c++, i += 2) {
+    units[i] = 0xd800 + ((c - 0x10000) >> 10);
+    units[i + 1] = 0xdc00 + ((c - 0x10000) & 0x3ff);
+  }
+  const every = Buffer.from(units.buffer).toString('utf16le');
+  const codeAt = (index: number): number => (index < 0x10000 ? index : 0x10000 + ((index - 0x10000) >> 1));
+  // The class bits of every code point, as the engine and as tiktoken have them.
+  const own = new Uint8Array(0x110000);
+  const theirs = new Uint8Array(0x110000);
+  for (const [engine, ranges, bit] of TIKTOKEN_CLASSES) {
+    for (const run of every.matchAll(new RegExp(`[${engine}]+`, 'gu')))
+      for (let c = codeAt(run.index), last = codeAt(run.index + run[0].length - 1); c <= last; c++)
+        own[c] = own[c]! | bit;
+    for (const [first, last] of codePointRanges(ranges))
+      for (let c = first; c <= last; c++) theirs[c] = theirs[c]! | bit;
+  }
+  // Those that differ, grouped by tiktoken's bits (surrogates are U+FFFD to both).
+  const groups = new Map<number, number[]>();
+  for (let c = 0; c < 0x110000; c++) {
+    if (own[c] === theirs[c] || (c >= 0xd800 && c <= 0xdfff)) continue;
+    const group = groups.get(theirs[c]!);
+    if (group === undefined) groups.set(theirs[c]!, [c]);
+    else group.push(c);
+  }
+  const hex = (c: number): string => `\\u{${c.toString(16)}}`;
+  /** Sorted code points as the ranges of a class. */
+  const asClass = (codes: number[]): string => {
+    let set = '';
+    for (let i = 0; i < codes.length;) {
+      let j = i;
+      while (j + 1 < codes.length && codes[j + 1] === codes[j]! + 1) j++;
+      set += j === i ? hex(codes[i]!) : `${hex(codes[i]!)}-${hex(codes[j]!)}`;
+      i = j + 1;
+    }
+    return set;
+  };
+  const standIns: Array<[string, string, string]> = [];
+  for (const [bits, codes] of groups) {
+    const standIn = STAND_INS.get(bits);
+    if (standIn === undefined || (standIn[1] === '' && codes.some((c) => c > 0xffff)))
+      throw new Error(`No stand-in for characters of class bits ${bits}`);
+    standIns.push([asClass(codes), ...standIn]);
+  }
+  return { differing: standIns.map(([set]) => set).join(''), standIns };
+}
+
 /** 1 for o200k_base's pattern, 2 for cl100k_base's (bpe-count.ts takes the same numbers), 0 for any other. */
 export function patternFlavour(pattern: string): number {
   return pattern === O200K_PATTERN ? O200K : pattern === CL100K_PATTERN ? CL100K : 0;
+}
+
+/**
+ * Whether both patterns match all of `bytes` as one piece, seen on the bytes alone: lower-case ASCII
+ * letters (a letter run), or one ASCII letter or punctuation byte other than `'` over and over (a
+ * letter run, or a punctuation run that no contraction can start).
+ */
+function isOneAsciiPiece(bytes: Uint8Array): boolean {
+  const first = bytes[0];
+  if (first === undefined) return false;
+  let i = 0;
+  if (first >= 0x61 && first <= 0x7a) while (i < bytes.length && bytes[i]! >= 0x61 && bytes[i]! <= 0x7a) i++;
+  else if (first !== 0x27 && (isAsciiLetter(first) || isAsciiPunct(first)))
+    while (i < bytes.length && bytes[i] === first) i++;
+  return i === bytes.length;
 }
 
 /** Target bytes per slice of UTF-8 content: each decodes to a string far below V8's large-object size. */

@@ -9,7 +9,14 @@ import { createHash } from 'node:crypto';
 import { closeSync, openSync, readFileSync, readSync, statSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { TokenEncodingName } from '../types.js';
-import { allocateTables, BPE_ENGINE_URL, buildFromRankModule, resolveRankModule, TABLE_NAMES } from './bpe-engine.js';
+import {
+  allocateTables,
+  BPE_ENGINE_URL,
+  buildFromRankModule,
+  resolveRankModule,
+  splitPattern,
+  TABLE_NAMES,
+} from './bpe-engine.js';
 import type { BpeTables, TableName } from './bpe-engine.js';
 
 interface SnapshotHeader {
@@ -41,6 +48,8 @@ function fingerprint(engineUrl: string, rankModule: string): string {
   const hash = createHash('sha256');
   hash.update(readFileSync(new URL(engineUrl)));
   hash.update(readFileSync(new URL(import.meta.url)));
+  // The class bits come from the generated Unicode tables beside the engine.
+  hash.update(readFileSync(new URL(engineUrl.replace(/bpe-engine(\.\w+)$/, 'unicode-classes$1'))));
   hash.update(`\0${statSync(rankModule).size}\0${process.versions.unicode ?? ''}`);
   return hash.digest('hex');
 }
@@ -100,6 +109,7 @@ export function readTableSnapshot(path: string, engineUrl: string, rankModule: s
     const i32 = (name: TableName) => new Int32Array(buffer, offsets[name], bytes[name] >> 2);
     return {
       pattern: header.pattern,
+      split: splitPattern(header.pattern),
       bytes: u8('bytes'),
       start: i32('start'),
       length: new Uint16Array(buffer, offsets.length, bytes.length >> 1),

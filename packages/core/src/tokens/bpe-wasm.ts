@@ -165,7 +165,7 @@ function createWasmCounter(tables: BpeTables): WasmCounter | null {
       let total = 0;
       for (const part of splitUtf8(bytes, inputBytes >> 1)) {
         if (part.length <= inputBytes) total += countPart(part);
-        else total += javascript().countUtf8(part);
+        else total += javascript().countUncut(part);
       }
       return total;
     },

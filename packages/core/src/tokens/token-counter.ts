@@ -8,7 +8,7 @@ import { wasmCounter } from './bpe-wasm.js';
 export interface TokenCounter {
   readonly encoding: TokenEncodingName;
   /**
-   * The exact BPE token count of `text`, identical to js-tiktoken's `encode(text, [], []).length`:
+   * The exact BPE token count of `text`, identical to OpenAI tiktoken's `encode_ordinary(text).length`:
    * special-token text such as `<|endoftext|>` is ordinary text. Never throws on any string, lone
    * surrogates included (they count as U+FFFD, as TextEncoder writes them).
    */
