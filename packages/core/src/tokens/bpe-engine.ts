@@ -750,7 +750,7 @@ const TIKTOKEN_CLASSES: Array<[engine: string, ranges: string, bit: number]> = [
 let differences: Omit<SplitPattern, 'source'> | undefined;
 
 /** The JavaScript counter's way to split text: tiktoken's for the two patterns it knows, any other as it is. */
-export function splitPattern(pattern: string): SplitPattern {
+function splitPattern(pattern: string): SplitPattern {
   if (patternFlavour(pattern) === 0) return { source: pattern, differing: '', standIns: [] };
   // tiktoken's contractions are case-insensitive, `(?i:'s|…)`, so `'ſ` (U+017F) is one too.
   const source = pattern.replaceAll(CONTRACTIONS, CONTRACTIONS.replace("'S|", "'S|'\u017f|"));

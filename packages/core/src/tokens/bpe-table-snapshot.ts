@@ -9,19 +9,14 @@ import { createHash } from 'node:crypto';
 import { closeSync, openSync, readFileSync, readSync, statSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { TokenEncodingName } from '../types.js';
-import {
-  allocateTables,
-  BPE_ENGINE_URL,
-  buildFromRankModule,
-  resolveRankModule,
-  splitPattern,
-  TABLE_NAMES,
-} from './bpe-engine.js';
-import type { BpeTables, TableName } from './bpe-engine.js';
+import { allocateTables, BPE_ENGINE_URL, buildFromRankModule, resolveRankModule, TABLE_NAMES } from './bpe-engine.js';
+import type { BpeTables, SplitPattern, TableName } from './bpe-engine.js';
 
 interface SnapshotHeader {
   fingerprint: string;
   pattern: string;
+  /** Derived from the pattern and this Node's Unicode version (both in the fingerprint), at a cost worth keeping. */
+  split: SplitPattern;
   mask: number;
   shortMask: number;
   maxTokenBytes: number;
@@ -63,6 +58,7 @@ export function writeTableSnapshot(path: string, tables: BpeTables, engineUrl: s
   const header: SnapshotHeader = {
     fingerprint: fingerprint(engineUrl, rankModule),
     pattern: tables.pattern,
+    split: tables.split,
     mask: tables.mask,
     shortMask: tables.shortMask,
     maxTokenBytes: tables.maxTokenBytes,
@@ -109,7 +105,7 @@ export function readTableSnapshot(path: string, engineUrl: string, rankModule: s
     const i32 = (name: TableName) => new Int32Array(buffer, offsets[name], bytes[name] >> 2);
     return {
       pattern: header.pattern,
-      split: splitPattern(header.pattern),
+      split: header.split,
       bytes: u8('bytes'),
       start: i32('start'),
       length: new Uint16Array(buffer, offsets.length, bytes.length >> 1),
