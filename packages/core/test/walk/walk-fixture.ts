@@ -1,6 +1,6 @@
 // Shared by the walk tests: real temporary trees under the OS temp folder, removed after each
 // test, and a walk with the default options that returns what a user would see.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -87,7 +87,8 @@ export const takesRawNames: boolean = (() => {
   const dir = mkdtempSync(join(tmpdir(), 'reposcan-raw-name-'));
   try {
     writeFileSync(Buffer.concat([Buffer.from(`${dir}/caf`), Buffer.of(0xe9)]), '');
-    return true;
+    // A file system may take the name and store another (Windows: U+FFFD).
+    return readdirSync(dir, { encoding: 'buffer' })[0]?.equals(Buffer.from('caf\xe9', 'latin1')) === true;
   } catch {
     return false;
   } finally {

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -27,7 +27,8 @@ export const takesRawNames: boolean = (() => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'reposcan-raw-name-'));
   try {
     writeFileSync(Buffer.from(`${dir}/caf\xe9`, 'latin1'), '');
-    return true;
+    // A file system may take the name and store another (Windows: U+FFFD).
+    return readdirSync(dir, { encoding: 'buffer' })[0]?.equals(Buffer.from('caf\xe9', 'latin1')) === true;
   } catch {
     return false;
   } finally {
