@@ -119,3 +119,12 @@ export function bytesOfShownName(name: string): Buffer {
   parts.push(Buffer.from(body.slice(from), 'utf8'));
   return Buffer.concat(parts);
 }
+
+/** The way back from shownPath: what classifying by name reads (a quoted `caf%E9.png"` has no `.png`). */
+export function carriedPath(shown: string): string {
+  if (!shown.includes('"')) return shown;
+  return shown
+    .split('/')
+    .map((name) => (name.startsWith('"') ? decodePathBytes(bytesOfShownName(name)) : name))
+    .join('/');
+}

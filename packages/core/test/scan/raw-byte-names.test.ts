@@ -28,10 +28,13 @@ describe.skipIf(!takesRawNames)('names that are not UTF-8', () => {
       '.gitignore': 'caf?.log\n',
       'd\udce9j\udce0/inside.md': '# inside\n',
       'd\udce9j\udce0/pic.png': '',
+      'caf\udce9.png': '',
+      'caf\udce9.md': '# notes\n',
       '"quoted.txt': 'a real name that starts with a quote\n',
       'plain.txt': 'plain\n',
     });
     await writeFile(Buffer.from(`${root}/d\xe9j\xe0/pic.png`, 'latin1'), PNG);
+    await writeFile(Buffer.from(`${root}/caf\xe9.png`, 'latin1'), PNG);
     report = await runScan(
       {
         root,
@@ -59,9 +62,14 @@ describe.skipIf(!takesRawNames)('names that are not UTF-8', () => {
 
   it('are scanned, each name shown quoted with its bytes in hex', () => {
     expect(report.files.map((f) => f.path).sort()).toEqual(
-      ['"%22quoted.txt"', '"caf%E9.txt"', '"d%E9j%E0"/inside.md', '.gitignore', 'plain.txt'].sort(),
+      ['"%22quoted.txt"', '"caf%E9.md"', '"caf%E9.txt"', '"d%E9j%E0"/inside.md', '.gitignore', 'plain.txt'].sort(),
     );
-    expect(report.assets.map((a) => a.path)).toEqual(['"d%E9j%E0"/pic.png']);
+    expect(report.files.find((f) => f.path === '"caf%E9.md"')?.subcategory).toBe('docs');
+    // Classified by the name's own extension, not the quoted form's `.png"`.
+    expect(report.assets.map((a) => [a.path, a.subcategory]).sort()).toEqual([
+      ['"caf%E9.png"', 'image'],
+      ['"d%E9j%E0"/pic.png', 'image'],
+    ]);
     expect(report.skipped).toContainEqual({ path: '"caf%E9.log"', reason: 'ignored' });
   });
 
@@ -76,6 +84,8 @@ describe.skipIf(!takesRawNames)('names that are not UTF-8', () => {
       expect(text).toContain('"%22quoted.txt"');
       expect(text).not.toContain('\ufffd');
     }
+    // The fence's language comes from the name's own extension.
+    expect(md).toContain('```markdown\n# notes');
     const json = JSON.parse(await readFile(join(outDir, 'output.json'), 'utf8')) as {
       files: { path: string; content: string }[];
     };
@@ -86,6 +96,7 @@ describe.skipIf(!takesRawNames)('names that are not UTF-8', () => {
   it('carry the quoted form into the ZIP bundle, with the bytes of the file', async () => {
     const entries = await readZip(join(outDir, 'output.zip'));
     expect(entries.get('repository/"d%E9j%E0"/pic.png')).toEqual(PNG);
+    expect(entries.get('repository/"caf%E9.png"')).toEqual(PNG);
     const summary = JSON.parse((entries.get('summary.json') as Buffer).toString('utf8')) as {
       skipped: { path: string }[];
     };

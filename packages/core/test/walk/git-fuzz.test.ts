@@ -10,7 +10,7 @@ import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mulberry32 } from '../tokens/seeded-random.js';
 import { spawnSync } from 'node:child_process';
-import { bytesOfShownName, decodePathBytes, fsPath, pathBytesOf, shownPath } from '../../src/path-bytes.js';
+import { carriedPath, decodePathBytes, fsPath, pathBytesOf, shownPath } from '../../src/path-bytes.js';
 import { gitListed, gitPaths, gitUntracked, gitWorkTree, hasGit } from './git-fixture.js';
 import { onWindows, takesRawNames, walk } from './walk-fixture.js';
 
@@ -182,14 +182,6 @@ function foldersOf(paths: readonly string[], prefix: string): string[] {
   return [...folders].sort();
 }
 
-/** A path as the walk shows it, carried as path-bytes.ts says. */
-function carriedOf(shown: string): string {
-  return shown
-    .split('/')
-    .map((name) => decodePathBytes(bytesOfShownName(name)))
-    .join('/');
-}
-
 /** The paths among `paths` (carried) that `git check-ignore` says its ignore files ignore (tracked paths never are). */
 function gitCheckIgnore(root: string, home: string, paths: readonly string[]): string[] {
   if (paths.length === 0) return [];
@@ -328,7 +320,7 @@ describe.skipIf(!hasGit || onWindows)(`the walk against git on random trees (see
           // glob characters are left out of this check.
           const ignored = result.skipped
             .filter(({ reason, path }) => reason === 'ignored' && !/[*?[\\]/.test(path))
-            .map(({ path }) => carriedOf(path.replace(/\/$/, '')));
+            .map(({ path }) => carriedPath(path.replace(/\/$/, '')));
           expect(gitCheckIgnore(root, home, ignored)).toEqual([...ignored].sort());
 
           // A subfolder of each tree, scanned alone: the .gitignore files above it still apply.
