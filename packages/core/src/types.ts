@@ -22,7 +22,10 @@ export type {
 } from '@reposcan/contracts/vocabulary';
 
 export interface SkippedPath {
-  /** POSIX path relative to the repository root; a pruned directory is listed once, with a trailing `/`. */
+  /**
+   * POSIX path relative to the repository root, as shownPath (path-bytes.ts) shows it; a pruned
+   * directory is listed once, with a trailing `/`.
+   */
   path: string;
   reason: SkipReason;
 }
@@ -53,9 +56,12 @@ export const DEFAULT_ENGINE_LIMITS: EngineLimits = {
 
 /** A file the walk kept: not yet read. */
 export interface WalkedFile {
-  /** POSIX path relative to the repository root (includes the subdir prefix for subdir scans). */
+  /**
+   * POSIX path relative to the repository root (includes the subdir prefix for subdir scans),
+   * as shownPath (path-bytes.ts) shows it once the walk hands it on.
+   */
   path: string;
-  /** Absolute path on this host. */
+  /** Absolute path on this host, carried as path-bytes.ts says (fsPath gives what fs takes). */
   absPath: string;
   /** Size from lstat at walk time. */
   size: number;

@@ -6,6 +6,7 @@ import type { Readable } from 'node:stream';
 import type * as Archiver from 'archiver';
 import { finished } from 'node:stream/promises';
 import { isAt } from '../io/proven-path.js';
+import { fsPath } from '../path-bytes.js';
 
 // archiver and the CommonJS modules under it cost 0.1-0.15 s of CPU to import (Node's lexer reads
 // each one for its exports), paid by every process and thread that imports the engine: most never
@@ -70,7 +71,7 @@ function hashing(entry: ManifestEntry): Transform {
 async function openNoFollow(file: ZipSourceFile): Promise<Readable> {
   // O_NOFOLLOW: a path swapped for a symlink after the walk must not be read through; nor may a
   // folder on the way (proven-path.ts).
-  const handle = await open(file.absPath, constants.O_RDONLY | constants.O_NOFOLLOW);
+  const handle = await open(fsPath(file.absPath), constants.O_RDONLY | constants.O_NOFOLLOW);
   if (file.fromTree === true && !(await isAt(handle.fd, file.absPath))) {
     await handle.close();
     throw Object.assign(new Error(`${file.name} is no longer where the scan found it`), { code: 'EMOVED' });

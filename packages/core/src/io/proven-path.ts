@@ -6,6 +6,7 @@
 // inside the scanned tree (README: "What is scanned").
 import { closeSync, constants, openSync, readlinkSync } from 'node:fs';
 import { readlink } from 'node:fs/promises';
+import { hasRawBytes, pathBytesOf } from '../path-bytes.js';
 
 /**
  * The folder of this process's open files: /proc/<pid>/fd, a few microseconds cheaper a lookup than
@@ -40,10 +41,14 @@ export function fdPath(fd: number): string {
   return `${FD_DIR}/${fd}`;
 }
 
-/** True when `fd` is open on what lies at `realPath` now; always true where that cannot be told. */
+/**
+ * True when `fd` is open on what lies at `realPath` now (a path as path-bytes.ts carries it, compared
+ * byte for byte when it holds a name that is not UTF-8); always true where that cannot be told.
+ */
 export function isAtSync(fd: number, realPath: string): boolean {
   if (!PROVES_PATHS) return true;
   try {
+    if (hasRawBytes(realPath)) return readlinkSync(fdPath(fd), { encoding: 'buffer' }).equals(pathBytesOf(realPath));
     return readlinkSync(fdPath(fd)) === realPath;
   } catch {
     return false;
@@ -54,6 +59,8 @@ export function isAtSync(fd: number, realPath: string): boolean {
 export async function isAt(fd: number, realPath: string): Promise<boolean> {
   if (!PROVES_PATHS) return true;
   try {
+    if (hasRawBytes(realPath))
+      return (await readlink(fdPath(fd), { encoding: 'buffer' })).equals(pathBytesOf(realPath));
     return (await readlink(fdPath(fd))) === realPath;
   } catch {
     return false;

@@ -1,4 +1,5 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { fsPath } from '../path-bytes.js';
 import { fdPath, isAtSync, PROVES_PATHS } from './proven-path.js';
 
 export type ReadOutcome =
@@ -7,7 +8,7 @@ export type ReadOutcome =
 
 /** One file to read into `into`, a view of shared memory sized from the walk (size + 1). */
 export interface ReadRequest {
-  /** The file's real path, as the walk found it. */
+  /** The file's real path, as the walk found it (carried as path-bytes.ts says). */
   absPath: string;
   into?: Uint8Array;
 }
@@ -26,7 +27,7 @@ const UNREADABLE: ReadOutcome = { ok: false, reason: 'unreadable' };
 function readOpen(path: string, maxBytes: number, into: Uint8Array | undefined): ReadOutcome {
   let fd: number;
   try {
-    fd = openSync(path, FLAGS);
+    fd = openSync(fsPath(path), FLAGS);
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'ELOOP' ? { ok: false, reason: 'symlink' } : UNREADABLE;
   }
@@ -64,7 +65,7 @@ interface OpenFolder {
 function openFolder(abs: string): OpenFolder {
   let fd: number;
   try {
-    fd = openSync(abs, FOLDER_FLAGS);
+    fd = openSync(fsPath(abs), FOLDER_FLAGS);
   } catch {
     return { abs, fd: -1 };
   }

@@ -1,5 +1,6 @@
 import { displayPath } from './display-path.js';
 import { formatSize, formatTokens } from './human-format.js';
+import { carriedPath } from '../path-bytes.js';
 import { languageHint } from './language-hint.js';
 import { endsWithNewline } from '../text/utf8.js';
 import { fenceFor, fenceForUtf8, inlineCode, tableCode } from './markdown-fence.js';
@@ -63,7 +64,7 @@ export const markdownRenderer: FormatRenderer = {
       if (record.url) meta.push(`[source](<${record.url}>)`);
       lines.push(meta.join(' · '), '');
     }
-    yield `${lines.join('\n')}\n${fence}${languageHint(record.path)}\n`;
+    yield `${lines.join('\n')}\n${fence}${languageHint(carriedPath(record.path))}\n`;
     yield content;
     yield `${endsWithNewline(content) || content.length === 0 ? '' : '\n'}${fence}\n\n`;
   },

@@ -33,6 +33,8 @@ export interface CollectInput {
 export interface Collected {
   files: TextFileRecord[];
   assets: AssetRecord[];
+  /** The real path of each asset, in the order of `assets` (carried as path-bytes.ts says). */
+  assetAbsPaths: string[];
   skipped: SkippedPath[];
   /** Every file the walk found, in walk order: what the tree draws (a file that then fails to read is drawn and listed as skipped). */
   walkedPaths: string[];
@@ -93,6 +95,7 @@ export async function collectFiles(
 
   const files: TextFileRecord[] = [];
   const assets: AssetRecord[] = [];
+  const assetAbsPaths: string[] = [];
   const skipped: SkippedPath[] = [];
   let announced = false;
   const announceWalked = async (): Promise<void> => {
@@ -110,6 +113,7 @@ export async function collectFiles(
     const url = buildFileUrl(source, path);
     if (item.kind === 'asset') {
       assets.push({ path, subcategory: item.subcategory, size_bytes: size, url });
+      assetAbsPaths.push(item.file.absPath);
       return;
     }
     const record: TextFileRecord = input.exactTokens
@@ -167,5 +171,13 @@ export async function collectFiles(
   for (const entry of walkSkipped) skipped.push(entry);
   skipped.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   const readMs = performance.now() - started;
-  return { files, assets, skipped, walkedPaths, walkMs: walkMs ?? readMs, readMs: readMs - (walkMs ?? readMs) };
+  return {
+    files,
+    assets,
+    assetAbsPaths,
+    skipped,
+    walkedPaths,
+    walkMs: walkMs ?? readMs,
+    readMs: readMs - (walkMs ?? readMs),
+  };
 }

@@ -1,5 +1,6 @@
 import type { ContentClassification, NameClassification } from '../classify/index.js';
 import type { ReadOutcome, ReadRequest } from '../io/read-file-bytes.js';
+import { carriedPath } from '../path-bytes.js';
 import type { CountTokens } from '../tokens/token-pool.js';
 import { returnRing, takeRing } from '../io/read-ring.js';
 import type { ReadRing, RingRegion } from '../io/read-ring.js';
@@ -85,7 +86,7 @@ async function* planBatches(feed: FileFeed, deps: FileProcessingDeps, options: P
       arrived = feed.takeArrived();
     }
     for (const file of arrived) {
-      const byName = deps.classifyByName(file.path);
+      const byName = deps.classifyByName(carriedPath(file.path));
       const room = byName.kind === 'asset' ? 0 : Math.min(file.size, options.maxFileBytes) + 1;
       if (
         current.files.length > 0 &&
@@ -125,7 +126,7 @@ async function processBatch(
     // Changed between the walk and its read (appended to, rewritten, truncated): the walk's size,
     // the tree and what was read no longer describe one file, so it is listed as unreadable.
     if (read.bytes.length !== file.size) return { kind: 'skipped', file, reason: 'unreadable' };
-    const content = deps.classifyContent(file.path, read.bytes);
+    const content = deps.classifyContent(carriedPath(file.path), read.bytes);
     if (!content.textual) return { kind: 'asset', file, subcategory: content.subcategory };
     return {
       kind: 'pending',

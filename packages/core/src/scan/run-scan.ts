@@ -1,5 +1,5 @@
 import { rm } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { toWireOptions } from '@reposcan/contracts/vocabulary';
 import type { WireScanOptions } from '@reposcan/contracts/vocabulary';
 import { ARTIFACT_FILE_NAMES } from '../artifacts/artifact-names.js';
@@ -202,7 +202,7 @@ export async function scanTree(
       const zipped = await writeZipBundle({
         outPath: join(input.outDir, ARTIFACT_FILE_NAMES.zip),
         files: artifacts.map((a) => ({ name: a.file, absPath: join(input.outDir, a.file) })),
-        treeFiles: collected.assets.map((a) => ({ path: a.path, absPath: join(resolve(input.root), a.path) })),
+        treeFiles: collected.assets.map((a, i) => ({ path: a.path, absPath: collected.assetAbsPaths[i] as string })),
         documents: [
           { name: 'summary.json', content: `${JSON.stringify({ ...input.summaryExtras, ...report }, null, 2)}\n` },
           { name: 'README.md', content: renderBundleReadme(report) },

@@ -6,7 +6,7 @@
 export interface GitWorkTree {
   /**
    * Root-relative POSIX paths of the files git tracks: a work tree's index, a clone's commit
-   * tree. Names that are not UTF-8 are written as displayPath writes them.
+   * tree. Names that are not UTF-8 are carried as path-bytes.ts says (decodePathBytes).
    */
   tracked: readonly string[];
   /** The bytes of `.git/info/exclude`: rules for the whole work tree, weaker than every `.gitignore`. */

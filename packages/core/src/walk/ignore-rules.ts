@@ -2,6 +2,7 @@
 // case-sensitive, the last matching line deciding. A line without a slash (a trailing one aside)
 // matches an entry's name at any depth; a line with one matches the path below the ignore
 // file's folder, with `*`, `?` and `[...]` stopping at `/`.
+import { hasRawBytes, pathBytesOf } from '../path-bytes.js';
 import { compileGlob, globMatches, type Glob } from './wildmatch.js';
 
 const SLASH = 0x2f;
@@ -271,14 +272,21 @@ export function lastMatchingRule(
 const encoder = new TextEncoder();
 
 /**
- * Writes `text` as UTF-8 into `buffer` at `offset` (which must have room for 3 bytes per code
+ * Writes the bytes of `text` (a name or path as path-bytes.ts carries it: UTF-8, or the raw bytes
+ * of a name that is not) into `buffer` at `offset` (which must have room for 3 bytes per code
  * unit); returns the end. ASCII, the common case, skips the encoder.
  */
 export function writeUtf8(buffer: Uint8Array, offset: number, text: string): number {
   let p = offset;
   for (let i = 0; i < text.length; i += 1) {
     const c = text.charCodeAt(i);
-    if (c >= 0x80) return p + encoder.encodeInto(text.slice(i), buffer.subarray(p)).written;
+    if (c >= 0x80) {
+      const rest = text.slice(i);
+      if (!hasRawBytes(rest)) return p + encoder.encodeInto(rest, buffer.subarray(p)).written;
+      const bytes = pathBytesOf(rest);
+      buffer.set(bytes, p);
+      return p + bytes.length;
+    }
     buffer[p] = c;
     p += 1;
   }

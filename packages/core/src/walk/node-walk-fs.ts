@@ -8,9 +8,11 @@
 import { closeSync, constants, lstatSync, openSync, readdirSync, readSync } from 'node:fs';
 import { lstat, open, readdir } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
+import type { Dirent } from 'node:fs';
 import { asPromise } from '../io/as-promise.js';
 import { fdPath, isAt, isAtSync, movedError, PROVES_PATHS } from '../io/proven-path.js';
-import type { WalkDeps, WalkFolder, WalkStats } from './walk-deps.js';
+import { decodePathBytes, fsPath } from '../path-bytes.js';
+import type { WalkDeps, WalkDirent, WalkFolder, WalkStats } from './walk-deps.js';
 
 // O_NOFOLLOW: a file swapped for a link after the listing is refused, not followed.
 // O_NONBLOCK: a file swapped for a FIFO cannot block the open. Both are absent on Windows.
@@ -49,12 +51,50 @@ class SyncFolder implements WalkFolder {
   }
 }
 
+/** `name` in the open folder, as the file system takes it. */
+function entryPath(folder: WalkFolder, name: string): string | Buffer {
+  return fsPath(`${folder.via}/${name}`);
+}
+
+/**
+ * A name that is not UTF-8 reads as U+FFFD; so does a real U+FFFD, rarely. Only a listing that
+ * holds one is read again as bytes, so the names that do not decode are carried losslessly
+ * (path-bytes.ts) while every other listing costs what it did.
+ */
+function needsBytes(entries: readonly Dirent[]): boolean {
+  for (const entry of entries) if (entry.name.includes('\uFFFD')) return true;
+  return false;
+}
+
+function decodedEntries(entries: readonly Dirent<Buffer>[]): WalkDirent[] {
+  return entries.map((entry) => ({
+    name: decodePathBytes(entry.name),
+    isFile: () => entry.isFile(),
+    isDirectory: () => entry.isDirectory(),
+    isSymbolicLink: () => entry.isSymbolicLink(),
+  }));
+}
+
+async function readEntries(folder: WalkFolder): Promise<readonly WalkDirent[]> {
+  const path = fsPath(folder.via);
+  const entries = await readdir(path, { withFileTypes: true });
+  if (!needsBytes(entries)) return entries;
+  return decodedEntries(await readdir(path, { withFileTypes: true, encoding: 'buffer' }));
+}
+
+function readEntriesSync(folder: WalkFolder): readonly WalkDirent[] {
+  const path = fsPath(folder.via);
+  const entries = readdirSync(path, { withFileTypes: true });
+  if (!needsBytes(entries)) return entries;
+  return decodedEntries(readdirSync(path, { withFileTypes: true, encoding: 'buffer' }));
+}
+
 async function openFolder(abs: string): Promise<WalkFolder> {
   if (!PROVES_PATHS) {
-    checkFolderStats(await lstat(abs));
+    checkFolderStats(await lstat(fsPath(abs)));
     return { abs, via: abs };
   }
-  const handle = await open(abs, FOLDER_FLAGS);
+  const handle = await open(fsPath(abs), FOLDER_FLAGS);
   if (!(await isAt(handle.fd, abs))) {
     await handle.close();
     throw movedError();
@@ -64,10 +104,10 @@ async function openFolder(abs: string): Promise<WalkFolder> {
 
 function openFolderSync(abs: string): WalkFolder {
   if (!PROVES_PATHS) {
-    checkFolderStats(lstatSync(abs));
+    checkFolderStats(lstatSync(fsPath(abs)));
     return { abs, via: abs };
   }
-  const fd = openSync(abs, FOLDER_FLAGS);
+  const fd = openSync(fsPath(abs), FOLDER_FLAGS);
   if (!isAtSync(fd, abs)) {
     closeSync(fd);
     throw movedError();
@@ -77,7 +117,7 @@ function openFolderSync(abs: string): WalkFolder {
 
 // Both readers read in chunks up to the cap: the size lstat reports is not trusted to bound the read.
 
-async function readFileCapped(path: string, maxBytes: number): Promise<Uint8Array> {
+async function readFileCapped(path: string | Buffer, maxBytes: number): Promise<Uint8Array> {
   const handle = await open(path, READ_FLAGS);
   try {
     const chunks: Buffer[] = [];
@@ -95,7 +135,7 @@ async function readFileCapped(path: string, maxBytes: number): Promise<Uint8Arra
   }
 }
 
-function readFileCappedSync(path: string, maxBytes: number): Uint8Array {
+function readFileCappedSync(path: string | Buffer, maxBytes: number): Uint8Array {
   const fd = openSync(path, READ_FLAGS);
   try {
     const chunks: Buffer[] = [];
@@ -119,17 +159,17 @@ export const nodeWalkFs: WalkDeps = {
     if (folder instanceof AsyncFolder) await folder.handle.close();
     else if (folder instanceof SyncFolder) closeSync(folder.fd);
   },
-  readdir: (folder) => readdir(folder.via, { withFileTypes: true }),
-  lstat: (folder, name) => lstat(`${folder.via}/${name}`),
-  readFile: (folder, name, maxBytes) => readFileCapped(`${folder.via}/${name}`, maxBytes),
+  readdir: readEntries,
+  lstat: (folder, name) => lstat(entryPath(folder, name)),
+  readFile: (folder, name, maxBytes) => readFileCapped(entryPath(folder, name), maxBytes),
 };
 
 /** The same with blocking calls behind the async signatures the walk awaits. Never on an event loop that serves anything. */
 export const syncWalkFs: WalkDeps = {
   openFolder: (abs) => asPromise(() => openFolderSync(abs)),
   closeFolder: nodeWalkFs.closeFolder,
-  readdir: (folder) => asPromise(() => readdirSync(folder.via, { withFileTypes: true })),
-  lstat: (folder, name) => asPromise(() => lstatSync(`${folder.via}/${name}`)),
-  readFile: (folder, name, maxBytes) => asPromise(() => readFileCappedSync(`${folder.via}/${name}`, maxBytes)),
+  readdir: (folder) => asPromise(() => readEntriesSync(folder)),
+  lstat: (folder, name) => asPromise(() => lstatSync(entryPath(folder, name))),
+  readFile: (folder, name, maxBytes) => asPromise(() => readFileCappedSync(entryPath(folder, name), maxBytes)),
   blocking: true,
 };

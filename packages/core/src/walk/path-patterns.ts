@@ -2,6 +2,7 @@
 // each list were one `.gitignore` at the repository root. A path is matched when it or a folder
 // above it is, as git treats everything inside an ignored folder. Gitignore syntax only: braces
 // and extglobs such as `+(a)` are literal.
+import { pathBytesOf } from '../path-bytes.js';
 import {
   indexIgnoreRules,
   lastMatchingRule,
@@ -21,7 +22,6 @@ export interface PathPatterns {
 /** Folder verdicts remembered per list: a folder's files are classified one after another. */
 const MAX_CACHED_FOLDERS = 4096;
 
-const encoder = new TextEncoder();
 let pathBuffer: Uint8Array = new Uint8Array(4096);
 
 type PathMatcher = (relPath: string, isFolder: boolean) => boolean;
@@ -30,7 +30,7 @@ function compile(patterns: readonly string[]): PathMatcher | null {
   if (patterns.length === 0) return null;
   // One rule per entry: an entry holding a newline stays one (odd) rule rather than several.
   const rules = patterns
-    .map((pattern) => ruleOfLine(encoder.encode(pattern)))
+    .map((pattern) => ruleOfLine(pathBytesOf(pattern)))
     .filter((rule): rule is IgnoreRule => rule !== null);
   const set: IgnoreRules = indexIgnoreRules(rules);
 

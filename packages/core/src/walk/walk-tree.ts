@@ -2,6 +2,7 @@
 // other path was left out. Folders are listed concurrently, ahead of need; the output is then
 // assembled depth-first in a fixed order, so the result never depends on timing.
 import { isDocsPath } from '../classify/classify-by-name.js';
+import { shownPath } from '../path-bytes.js';
 import type { EngineLimits, ScanOptions, SkippedPath, SkipReason, WalkedFile, WalkResult } from '../types.js';
 import { compileDirExcludes } from './dir-excludes.js';
 import { indexTracked, type GitWorkTree } from './git-work-tree.js';
@@ -16,7 +17,8 @@ import type { WalkDeps } from './walk-deps.js';
 export interface WalkInput {
   /**
    * Real path of the repository root (absolute, no link on the way: the walk refuses anything else
-   * with ROOT_MOVED). Paths in results are POSIX and relative to this.
+   * with ROOT_MOVED). Paths in results are POSIX, relative to this, and shown as shownPath
+   * (path-bytes.ts) shows them; `absPath` is carried as path-bytes.ts says.
    */
   root: string;
   /** Optional subfolder of root to scan (POSIX, no leading/trailing slash). Results keep the `subdir/` prefix. Ignore files in root and in the folders between root and subdir still apply. */
@@ -96,6 +98,12 @@ export class WalkTimeoutError extends Error {
   }
 }
 
+/** The walk carries paths as path-bytes.ts says; its results give them as they are shown. */
+function shown<T extends { path: string }>(entry: T): T {
+  const path = shownPath(entry.path);
+  return path === entry.path ? entry : { ...entry, path };
+}
+
 function comparePaths(a: SkippedPath, b: SkippedPath): number {
   if (a.path === b.path) return 0;
   return a.path < b.path ? -1 : 1;
@@ -145,7 +153,7 @@ export async function walkTreeInto(
   let chunk: WalkedFile[] = [];
   let chunkFiles = FIRST_CHUNK_FILES;
   const lookahead = ctx.fs.blocking === true ? 0 : LOOKAHEAD_FOLDERS;
-  const skipped: SkippedPath[] = [...scanRoot.problems];
+  const skipped: SkippedPath[] = scanRoot.problems.map(shown);
 
   const started: Promise<unknown>[] = [];
   let ahead = 0; // listings started and not yet taken up by the output
@@ -172,22 +180,22 @@ export async function walkTreeInto(
   // follow are not listed but recorded once each, and the files that follow one by one.
   const emit = async (listed: PendingListed): Promise<void> => {
     if (performance.now() > ctx.deadline) throw new WalkTimeoutError(limits.walkTimeoutMs);
-    for (const entry of listed.skipped) skipped.push(entry);
+    for (const entry of listed.skipped) skipped.push(shown(entry));
     prefetch(listed.subfolders);
     for (const subfolder of listed.subfolders) {
       if (ctx.stopped) {
-        skipped.push({ path: `${subfolder.rel}/`, reason: 'limit' });
+        skipped.push(shown({ path: `${subfolder.rel}/`, reason: 'limit' }));
         continue;
       }
       const sub = await subfolder.listing();
       ahead -= 1;
-      if (sub.kind === 'skipped') skipped.push({ path: `${subfolder.rel}/`, reason: sub.reason });
+      if (sub.kind === 'skipped') skipped.push(shown({ path: `${subfolder.rel}/`, reason: sub.reason }));
       else await emit(sub);
     }
     for (const file of listed.files) {
       if (kept < limits.maxFiles) {
         kept += 1;
-        chunk.push(file);
+        chunk.push(shown(file));
         if (chunk.length >= chunkFiles) {
           sink(chunk);
           chunk = [];
@@ -195,7 +203,7 @@ export async function walkTreeInto(
         }
       } else {
         ctx.stopped = true;
-        skipped.push({ path: file.path, reason: 'limit' });
+        skipped.push({ path: shownPath(file.path), reason: 'limit' });
       }
     }
   };

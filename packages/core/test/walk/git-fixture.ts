@@ -2,10 +2,14 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { decodePathBytes, pathBytesOf, shownPath } from '../../src/path-bytes.js';
 
 export const hasGit = spawnSync('git', ['--version']).status === 0;
 
-/** Runs git in `cwd` and splits its `-z` output. `home` is an empty folder standing in for $HOME. */
+/**
+ * Runs git in `cwd` and splits its `-z` output, each path carried as path-bytes.ts says (so is
+ * `input`). `home` is an empty folder standing in for $HOME.
+ */
 export function gitPaths(cwd: string, home: string, args: string[], input?: string): string[] {
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
@@ -31,22 +35,28 @@ export function gitPaths(cwd: string, home: string, args: string[], input?: stri
   const out = execFileSync('git', [...config, ...args], {
     cwd,
     env,
-    encoding: 'utf8',
+    encoding: 'buffer',
     maxBuffer: 64 * 1024 * 1024,
-    ...(input === undefined ? {} : { input }),
+    ...(input === undefined ? {} : { input: pathBytesOf(input) }),
   });
-  return out.split('\0').filter((path) => path !== '');
+  const paths: string[] = [];
+  for (let from = 0; from < out.length;) {
+    let to = out.indexOf(0, from);
+    if (to < 0) to = out.length;
+    if (to > from) paths.push(decodePathBytes(out.subarray(from, to)));
+    from = to + 1;
+  }
+  return paths;
 }
 
-/** Untracked files git keeps (`ignored: false`) or ignores, by its ignore files, in a fresh repository at `root`. */
+/**
+ * Untracked files git keeps (`ignored: false`) or ignores, by its ignore files, in a fresh
+ * repository at `root`: shown as the walk shows them.
+ */
 export function gitUntracked(root: string, home: string, ignored: boolean): string[] {
-  return gitPaths(root, home, [
-    'ls-files',
-    '--others',
-    '--exclude-standard',
-    '-z',
-    ...(ignored ? ['--ignored'] : []),
-  ]).sort();
+  return gitPaths(root, home, ['ls-files', '--others', '--exclude-standard', '-z', ...(ignored ? ['--ignored'] : [])])
+    .map(shownPath)
+    .sort();
 }
 
 /** What the source hands the walk for a work tree at `root`: its index and its `.git/info/exclude`. */
@@ -58,7 +68,9 @@ export function gitWorkTree(root: string, home: string): { tracked: string[]; in
   };
 }
 
-/** The files git lists in the work tree at `cwd`: tracked ones and untracked ones it does not ignore. */
+/** The files git lists in the work tree at `cwd`: tracked ones and untracked ones it does not ignore, shown as the walk shows them. */
 export function gitListed(cwd: string, home: string): string[] {
-  return gitPaths(cwd, home, ['ls-files', '-z', '--cached', '--others', '--exclude-standard', '--full-name']).sort();
+  return gitPaths(cwd, home, ['ls-files', '-z', '--cached', '--others', '--exclude-standard', '--full-name'])
+    .map(shownPath)
+    .sort();
 }

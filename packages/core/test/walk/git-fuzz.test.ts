@@ -10,8 +10,9 @@ import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mulberry32 } from '../tokens/seeded-random.js';
 import { spawnSync } from 'node:child_process';
+import { carriedPath, decodePathBytes, fsPath, pathBytesOf, shownPath } from '../../src/path-bytes.js';
 import { gitListed, gitPaths, gitUntracked, gitWorkTree, hasGit } from './git-fixture.js';
-import { onWindows, walk } from './walk-fixture.js';
+import { onWindows, takesRawNames, walk } from './walk-fixture.js';
 
 const TREES = Number(process.env.FUZZ_TREES ?? 300);
 const SEED = Number(process.env.FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31));
@@ -27,8 +28,8 @@ async function withBatch(spec: Record<string, string>, check: (root: string) => 
   try {
     // Blocking calls: thousands of small files are written several times faster than with promises.
     for (const [path, content] of Object.entries(spec)) {
-      mkdirSync(dirname(join(root, path)), { recursive: true });
-      writeFileSync(join(root, path), content);
+      mkdirSync(fsPath(dirname(join(root, path))), { recursive: true });
+      writeFileSync(fsPath(join(root, path)), pathBytesOf(content));
     }
     await check(root);
   } finally {
@@ -36,8 +37,10 @@ async function withBatch(spec: Record<string, string>, check: (root: string) => 
   }
 }
 
-// Names that patterns below can hit: escapes, spaces, brackets, stars, multi-byte UTF-8.
+// Names that patterns below can hit: escapes, spaces, brackets, stars, multi-byte UTF-8, and
+// (where the file system takes them) Latin-1 bytes that are not UTF-8, carried as path-bytes.ts says.
 const NAMES = [
+  ...(takesRawNames ? ['caf\udce9', 'd\udce9j\udce0', 'na\udcefve'] : []),
   'a',
   'b',
   'ab',
@@ -179,17 +182,16 @@ function foldersOf(paths: readonly string[], prefix: string): string[] {
   return [...folders].sort();
 }
 
-/** The paths among `paths` that `git check-ignore` says its ignore files ignore (tracked paths never are). */
+/** The paths among `paths` (carried) that `git check-ignore` says its ignore files ignore (tracked paths never are). */
 function gitCheckIgnore(root: string, home: string, paths: readonly string[]): string[] {
   if (paths.length === 0) return [];
   const run = spawnSync('git', ['-c', 'core.excludesFile=/dev/null', 'check-ignore', '-z', '--stdin'], {
     cwd: root,
-    input: paths.join('\0'),
-    encoding: 'utf8',
+    input: pathBytesOf(paths.join('\0')),
     env: { PATH: process.env.PATH, HOME: home, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' },
   });
-  if (run.status !== 0 && run.status !== 1) throw new Error(`git check-ignore failed: ${run.stderr}`);
-  return run.stdout
+  if (run.status !== 0 && run.status !== 1) throw new Error(`git check-ignore failed: ${run.stderr.toString()}`);
+  return decodePathBytes(run.stdout)
     .split('\0')
     .filter((path) => path !== '')
     .sort();
@@ -299,9 +301,9 @@ describe.skipIf(!hasGit || onWindows)(`the walk against git on random trees (see
         const exclude = `${randomRules(random)}\n${pick(random, SEGMENTS)}\n`;
         await withBatch(spec, async (root) => {
           gitPaths(root, home, ['init', '-q']);
-          writeFileSync(join(root, '.git', 'info', 'exclude'), exclude);
+          writeFileSync(join(root, '.git', 'info', 'exclude'), pathBytesOf(exclude));
           const list = join(home, 'tracked');
-          writeFileSync(list, tracked.join('\0'));
+          writeFileSync(list, pathBytesOf(tracked.join('\0')));
           gitPaths(root, home, ['add', '-f', `--pathspec-from-file=${list}`, '--pathspec-file-nul']);
           const git = gitWorkTree(root, home);
           const listed = gitListed(root, home);
@@ -318,7 +320,7 @@ describe.skipIf(!hasGit || onWindows)(`the walk against git on random trees (see
           // glob characters are left out of this check.
           const ignored = result.skipped
             .filter(({ reason, path }) => reason === 'ignored' && !/[*?[\\]/.test(path))
-            .map(({ path }) => path.replace(/\/$/, ''));
+            .map(({ path }) => carriedPath(path.replace(/\/$/, '')));
           expect(gitCheckIgnore(root, home, ignored)).toEqual([...ignored].sort());
 
           // A subfolder of each tree, scanned alone: the .gitignore files above it still apply.
@@ -328,7 +330,7 @@ describe.skipIf(!hasGit || onWindows)(`the walk against git on random trees (see
             const subdir = pick(random, folders);
             const sub = await walk(root, { git, subdir });
             expect(sub.paths.sort(), `subdir ${subdir}: ${context(i)}`).toEqual(
-              listed.filter((path) => path.startsWith(`${subdir}/`)),
+              listed.filter((path) => path.startsWith(`${shownPath(subdir)}/`)),
             );
           }
 
@@ -338,8 +340,8 @@ describe.skipIf(!hasGit || onWindows)(`the walk against git on random trees (see
           gitPaths(root, home, ['clone', '-q', '--no-hardlinks', root, clone]);
           const commitTree = gitPaths(clone, home, ['ls-tree', '-r', '-z', '--name-only', '--full-tree', 'HEAD']);
           const cloned = await walk(clone, { git: { tracked: commitTree, infoExclude: null } });
-          expect(cloned.paths.sort()).toEqual([...commitTree].sort());
-          expect(readFileSync(join(root, '.git', 'info', 'exclude'), 'utf8')).toBe(exclude);
+          expect(cloned.paths.sort()).toEqual(commitTree.map(shownPath).sort());
+          expect(readFileSync(join(root, '.git', 'info', 'exclude'))).toEqual(pathBytesOf(exclude));
         });
       }
     },

@@ -1,26 +1,31 @@
 // Shared by the walk tests: real temporary trees under the OS temp folder, removed after each
 // test, and a walk with the default options that returns what a user would see.
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach } from 'vitest';
+import { fsPath, pathBytesOf } from '../../src/path-bytes.js';
 import { DEFAULT_ENGINE_LIMITS, DEFAULT_SCAN_OPTIONS, type EngineLimits, type ScanOptions } from '../../src/types.js';
 import type { WalkDeps } from '../../src/walk/index.js';
 import { walkTree, type WalkInput } from '../../src/walk/index.js';
 
-/** Paths ending in `/` are folders; `{ link }` is a symbolic link; anything else is file content. */
+/**
+ * Paths ending in `/` are folders; `{ link }` is a symbolic link; anything else is file content.
+ * Paths are carried as path-bytes.ts says: `caf\udce9` is a name with the byte 0xE9.
+ */
 export type TreeSpec = Record<string, string | { link: string } | null>;
 
 export async function writeTree(root: string, spec: TreeSpec): Promise<void> {
   for (const [path, content] of Object.entries(spec)) {
     const abs = join(root, path);
     if (path.endsWith('/')) {
-      await mkdir(abs, { recursive: true });
+      await mkdir(fsPath(abs), { recursive: true });
       continue;
     }
-    await mkdir(dirname(abs), { recursive: true });
-    if (content !== null && typeof content === 'object') await symlink(content.link, abs);
-    else await writeFile(abs, content ?? '');
+    await mkdir(fsPath(dirname(abs)), { recursive: true });
+    if (content !== null && typeof content === 'object') await symlink(content.link, fsPath(abs));
+    else await writeFile(fsPath(abs), pathBytesOf(content ?? ''));
   }
 }
 
@@ -76,3 +81,17 @@ export async function walk(root: string, overrides: WalkOverrides = {}) {
 }
 
 export const onWindows = process.platform === 'win32';
+
+/** Whether this file system takes a name that is not UTF-8 (APFS and Windows refuse one). */
+export const takesRawNames: boolean = (() => {
+  const dir = mkdtempSync(join(tmpdir(), 'reposcan-raw-name-'));
+  try {
+    writeFileSync(Buffer.concat([Buffer.from(`${dir}/caf`), Buffer.of(0xe9)]), '');
+    // A file system may take the name and store another (Windows: U+FFFD).
+    return readdirSync(dir, { encoding: 'buffer' })[0]?.equals(Buffer.from('caf\xe9', 'latin1')) === true;
+  } catch {
+    return false;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+})();

@@ -3,6 +3,7 @@ import { promisify } from 'node:util';
 import { constants } from 'node:fs';
 import { lstat, open } from 'node:fs/promises';
 import path from 'node:path';
+import { decodePathBytes } from '@reposcan/core/path-bytes';
 import { isWithin } from './is-within.js';
 
 /** A local folder that lies in a git work tree, as git sees it. */
@@ -43,10 +44,14 @@ export async function readWorkTree(folder: string, ceiling: string): Promise<Loc
   } catch {
     return null;
   }
-  const tracked = listed
-    .toString('utf8')
-    .split('\0')
-    .filter((entry) => entry !== '');
+  const tracked: string[] = [];
+  for (let from = 0; from < listed.length;) {
+    let to = listed.indexOf(0, from);
+    if (to < 0) to = listed.length;
+    // Bytes, not text: a name that is not UTF-8 must match the walk's name for it.
+    if (to > from) tracked.push(decodePathBytes(listed.subarray(from, to)));
+    from = to + 1;
+  }
   const relative = path.relative(top, folder).split(path.sep).join('/');
   return {
     top,

@@ -6,6 +6,7 @@ import { directorySize, watchDirectorySize } from './directory-size-watchdog.js'
 import { classifyGitFailure } from './git-errors.js';
 import type { GitEnv } from './git-env.js';
 import { GitCommandError, runGit } from './git-process.js';
+import { unquoteGitPath } from './quoted-git-path.js';
 import { assertBranchName } from './ref-name.js';
 import type { RemoteSpec } from './remote-spec.js';
 
@@ -131,7 +132,8 @@ export async function cloneRemote(options: CloneRemoteOptions): Promise<ClonedRe
       await git(['checkout', '-q', 'HEAD', '--'], destDir);
     }
     const commit = (await git(['rev-parse', '--verify', 'HEAD'], destDir)).trim();
-    const tree = await offline(['ls-tree', '-r', '-z', '--full-tree', commit]);
+    // Not `-z`: its raw bytes would not survive runGit's text; quoted paths do (quoted-git-path.ts).
+    const tree = await offline(['ls-tree', '-r', '--full-tree', commit]);
     const skips = linksAndSubmodules(tree);
     if ((await directorySize(destDir)) > maxBytes) throw tooLarge();
     return {
@@ -187,22 +189,22 @@ async function checkOutPresentBlobs(destDir: string, maxBlobBytes: number, onlin
   for (const relPath of omitted) await writePlaceholder(destDir, relPath, maxBlobBytes + 1);
 }
 
-/** Mode 120000 (symbolic link) and 160000 (gitlink, a submodule) entries of `ls-tree -r -z`. */
+/** Mode 120000 (symbolic link) and 160000 (gitlink, a submodule) entries of `ls-tree -r`. */
 function linksAndSubmodules(lsTree: string): Map<string, 'symlink' | 'submodule'> {
   const skips = new Map<string, 'symlink' | 'submodule'>();
-  for (const record of lsTree.split('\0')) {
+  for (const record of lsTree.split('\n')) {
     const match = /^(120000|160000) \w+ [0-9a-f]+\t(.+)$/s.exec(record);
-    if (match) skips.set(match[2] as string, match[1] === '120000' ? 'symlink' : 'submodule');
+    if (match) skips.set(unquoteGitPath(match[2] as string), match[1] === '120000' ? 'symlink' : 'submodule');
   }
   return skips;
 }
 
-/** The paths of `ls-tree -r -z` records (`<mode> <type> <object>\t<path>`). */
+/** The paths of `ls-tree -r` records (`<mode> <type> <object>\t<path>`, the path quoted as git quotes it). */
 function treePaths(lsTree: string): string[] {
   const paths: string[] = [];
-  for (const record of lsTree.split('\0')) {
+  for (const record of lsTree.split('\n')) {
     const tab = record.indexOf('\t');
-    if (tab > 0) paths.push(record.slice(tab + 1));
+    if (tab > 0) paths.push(unquoteGitPath(record.slice(tab + 1)));
   }
   return paths;
 }

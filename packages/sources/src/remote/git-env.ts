@@ -198,6 +198,7 @@ function hardenedGitConfig(allowHttp: boolean): string {
     '\tfsmonitor = false',
     '\thooksPath = /nonexistent-reposcan-hooks',
     '\tsymlinks = false',
+    '\tquotePath = true',
     // Files keep their blobs' bytes (clone-remote.ts also switches off every attribute that converts).
     '\tautocrlf = false',
     '\teol = lf',

@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ScanError } from '@reposcan/contracts';
+import { pathBytesOf } from '@reposcan/core/path-bytes';
 import {
   buildWebSource,
   checkRemotePolicy,
@@ -21,6 +22,7 @@ import {
   EXACT_SUBMODULES,
   git,
   LFS_POINTER,
+  RAW_NAMES,
 } from './helpers/fixture-repos.js';
 import type { Fixtures } from './helpers/fixture-repos.js';
 import { startBlackHoleServer, startGitHttpServer } from './helpers/git-http-server.js';
@@ -133,6 +135,11 @@ describe('resolveRef + cloneRemote against a loopback git server', () => {
     const { destDir, cloned } = await resolveAndClone(`${server.origin}/acme/widgets`, 'dev');
     expect(cloned).toMatchObject({ branch: 'dev', commit: fixtures.commits.dev });
     expect(existsSync(path.join(destDir, 'DEV.md'))).toBe(true);
+    // Names that are not UTF-8 are tracked by their bytes, as the walk finds them on disk.
+    for (const name of RAW_NAMES) {
+      expect(cloned.tracked).toContain(name);
+      expect(existsSync(Buffer.concat([Buffer.from(`${destDir}/`), pathBytesOf(name)]))).toBe(true);
+    }
   });
 
   it("lets the request's branch win over the URL's ref", async () => {

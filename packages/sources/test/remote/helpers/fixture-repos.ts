@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -21,6 +21,23 @@ export const LFS_POINTER =
   'version https://git-lfs.github.com/spec/v1\n' +
   'oid sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393\n' +
   'size 12345\n';
+
+/** Whether this file system takes a name that is not UTF-8 (APFS and Windows refuse one). */
+export const takesRawNames: boolean = (() => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'reposcan-raw-name-'));
+  try {
+    writeFileSync(Buffer.from(`${dir}/caf\xe9`, 'latin1'), '');
+    // A file system may take the name and store another (Windows: U+FFFD).
+    return readdirSync(dir, { encoding: 'buffer' })[0]?.equals(Buffer.from('caf\xe9', 'latin1')) === true;
+  } catch {
+    return false;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+})();
+
+/** Latin-1 names on branch `dev` of `acme/widgets` (where the file system takes them), as the clone carries them. */
+export const RAW_NAMES: readonly string[] = takesRawNames ? ['caf\udce9.txt', 'd\udce9j\udce0/inside.md'] : [];
 
 export function git(cwd: string, ...args: string[]): string {
   return execFileSync('git', args, { cwd, env: { ...FIXTURE_ENV, HOME: cwd }, encoding: 'utf8' }).trim();
@@ -75,6 +92,11 @@ export function createFixtures(): Fixtures {
 
   git(work, 'checkout', '-q', '-b', 'dev');
   write(work, 'DEV.md', 'dev branch\n');
+  if (takesRawNames) {
+    writeFileSync(Buffer.from(path.join(work, 'caf\xe9.txt'), 'latin1'), 'latin-1 name\n');
+    mkdirSync(Buffer.from(path.join(work, 'd\xe9j\xe0'), 'latin1'));
+    writeFileSync(Buffer.from(path.join(work, 'd\xe9j\xe0', 'inside.md'), 'latin1'), '# inside\n');
+  }
   git(work, 'add', '-A');
   git(work, 'commit', '-q', '-m', 'dev');
   const dev = git(work, 'rev-parse', 'HEAD');
