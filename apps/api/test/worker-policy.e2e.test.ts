@@ -43,6 +43,8 @@ describe("Redis mode, a worker without the API's ALLOWED_LOCAL_ROOTS", () => {
   let api: TestApi;
   let worker: ServiceProcess | undefined;
   let queuedScanId: string;
+  /** When the API last read the live workers: it reads them again only after LIVE_WORKERS_CACHE_MS (2 s). */
+  let workersReadAt = 0;
 
   beforeAll(async () => {
     api = await startTestApi({ REDIS_URL, ROLE: 'api', QUEUE_PREFIX: prefix });
@@ -54,6 +56,7 @@ describe("Redis mode, a worker without the API's ALLOWED_LOCAL_ROOTS", () => {
   });
 
   it('with no live worker the API accepts a local scan, which waits for one', async () => {
+    workersReadAt = Date.now();
     const response = await postScan(api, { repo_path: api.repoDir }, '?wait=false');
     expect(response.status).toBe(202);
     const { data } = (await response.json()) as { data: { scan_id: string; state: string } };
@@ -87,6 +90,8 @@ describe("Redis mode, a worker without the API's ALLOWED_LOCAL_ROOTS", () => {
   });
 
   it('while it is the only live worker, the API refuses local scans at submit with 503 NO_WORKER_ACCEPTS', async () => {
+    // A worker that started and failed the waiting scan within 2 s is not yet in the API's view.
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, workersReadAt + 2_500 - Date.now())));
     const response = await postScan(api, { repo_path: api.repoDir }, '?wait=false');
     expect(response.status).toBe(503);
     const body = (await response.json()) as { code: string; detail: string };
