@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { CONFIG_DOCS, loadConfig, renderConfigTable, renderEnvExample } from '../src/index.js';
 
-// The variables the contract (§2, §8) promises, and the service's own operational ones, in README order.
+// The variables the API documents as its configuration, and the service's own operational ones, in README order.
 const CONTRACT_VARIABLES = [
   'HOST',
   'PORT',
@@ -73,7 +73,7 @@ const COMPUTED = [
 ];
 
 describe('CONFIG_DOCS', () => {
-  it('documents exactly the contract variables, each with a default and a one-line description', () => {
+  it('documents exactly these variables, each with a default and a one-line description', () => {
     expect(CONFIG_DOCS.map((d) => d.name)).toEqual(CONTRACT_VARIABLES);
     for (const doc of CONFIG_DOCS) {
       expect(doc.default, doc.name).not.toBe('');
