@@ -79,6 +79,17 @@ async function stack(env: Record<string, string> = {}): Promise<Stack> {
   };
 }
 
+/** A private redis-server with an append-only file (jobs survive its restart); stopped after the test. */
+async function durableRedis(): Promise<PrivateRedis> {
+  const aofDir = await mkdtemp(join(tmpdir(), 'reposcan-aof-'));
+  const redis = await PrivateRedis.start({ appendOnlyDir: aofDir });
+  cleanups.push(
+    () => rm(aofDir, { recursive: true, force: true }),
+    () => redis.down(),
+  );
+  return redis;
+}
+
 async function accept(api: TestApi, body: Record<string, unknown>): Promise<string> {
   const response = await postScan(api, body, '?wait=false');
   expect(response.status).toBe(202);
@@ -254,12 +265,7 @@ describe.runIf(hasRedisServer)('reliability: real processes, real Redis', () => 
   });
 
   it('Redis killed while scans are queued and running, then restarted (append-only file): every accepted scan ends; meanwhile 503 at once and /health stays up', async () => {
-    const aofDir = await mkdtemp(join(tmpdir(), 'reposcan-aof-'));
-    const redis = await PrivateRedis.start({ appendOnlyDir: aofDir });
-    cleanups.push(
-      () => rm(aofDir, { recursive: true, force: true }),
-      () => redis.down(),
-    );
+    const redis = await durableRedis();
     const { api, worker } = await stack({ REDIS_URL: redis.url });
     await worker();
     const large = join(api.localRoot, 'large');
@@ -284,12 +290,7 @@ describe.runIf(hasRedisServer)('reliability: real processes, real Redis', () => 
   });
 
   it('DELETE refused with 503 while Redis is down changes nothing: the scan runs to completion once Redis is back', async () => {
-    const aofDir = await mkdtemp(join(tmpdir(), 'reposcan-aof-'));
-    const redis = await PrivateRedis.start({ appendOnlyDir: aofDir });
-    cleanups.push(
-      () => rm(aofDir, { recursive: true, force: true }),
-      () => redis.down(),
-    );
+    const redis = await durableRedis();
     const { api, worker } = await stack({ REDIS_URL: redis.url });
     const scanId = await accept(api, { repo_path: api.repoDir, create_zip: true });
 
