@@ -4,10 +4,11 @@
 // first one that decodes the sample (almost) cleanly wins, or one chardet is sure of. A guess with
 // no decoder here is skipped, never decoded as a look-alike; what a decoder cannot map is U+FFFD.
 import type { Buffer } from 'node:buffer';
-import { analyse } from 'chardet';
+import { createRequire } from 'node:module';
+import type * as Chardet from 'chardet';
 import type { Match } from 'chardet';
-import iconv from 'iconv-lite';
-import jschardet from 'jschardet';
+import type * as Iconv from 'iconv-lite';
+import type * as Jschardet from 'jschardet';
 import { withoutVendorCodes } from './jis-x-0213.js';
 import { SAMPLE_UNITS } from './looks-like-text.js';
 import { countReplacementChars } from './replacement-char.js';
@@ -21,6 +22,30 @@ export interface LegacyText {
   replacements: number;
 }
 
+interface Detectors {
+  analyse: typeof Chardet.analyse;
+  iconv: typeof Iconv;
+  jschardet: typeof Jschardet;
+}
+
+let detectors: Detectors | undefined;
+
+/**
+ * Loaded on the first file that needs them: most trees have none, and loading the three took
+ * about 40 ms of every CLI run's start.
+ */
+function loadDetectors(): Detectors {
+  if (!detectors) {
+    const require = createRequire(import.meta.url);
+    detectors = {
+      analyse: (require('chardet') as typeof Chardet).analyse,
+      iconv: require('iconv-lite') as typeof Iconv,
+      jschardet: require('jschardet') as typeof Jschardet,
+    };
+  }
+  return detectors;
+}
+
 /** Decodes every byte; undecodable sequences become U+FFFD. */
 type Decode = (bytes: Buffer) => string;
 
@@ -30,7 +55,7 @@ type Decode = (bytes: Buffer) => string;
  * extension (0x81 0x41 `갂` came out as `A`), and a Node without full ICU has neither.
  */
 function iconvDecoder(name: string): Decode {
-  return (bytes) => iconv.decode(bytes, name);
+  return (bytes) => loadDetectors().iconv.decode(bytes, name);
 }
 
 /**
@@ -115,7 +140,9 @@ const CONFIDENT = 50;
 
 function chardetMatches(sample: Buffer): Match[] {
   try {
-    return analyse(sample).filter((match) => match.confidence > 0);
+    return loadDetectors()
+      .analyse(sample)
+      .filter((match) => match.confidence > 0);
   } catch {
     return [];
   }
@@ -144,7 +171,7 @@ interface Guess {
 
 function jschardetLatin(sample: Buffer): string | undefined {
   try {
-    return JSCHARDET_LATIN.get(jschardet.detect(sample).encoding?.toLowerCase() ?? '');
+    return JSCHARDET_LATIN.get(loadDetectors().jschardet.detect(sample).encoding?.toLowerCase() ?? '');
   } catch {
     return undefined;
   }
