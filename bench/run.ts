@@ -5,7 +5,7 @@
 //
 //   npm run bench                 full run: 5 repetitions, the 71 MB / 50 000-file corpora, 30 s wrk runs
 //   npm run bench -- --quick      1 repetition, 14 MB / 5 000-file corpora, 5 s wrk runs (harness development)
-//   options: --reps N, --sections real,real2x,synthetic,load,streams,micro,cli, --no-build
+//   options: --reps N, --sections real,real2x,synthetic,load,streams,micro,cli,throughput, --no-build
 import { execFile, execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -21,6 +21,8 @@ import type { Corpora, Corpus } from './lib/corpora.js';
 import { healthUnderScans, summaryLoad } from './lib/load.js';
 import { preflight } from './lib/preflight.js';
 import { idleStreams } from './lib/streams.js';
+import { renderThroughput, SETUPS, throughput, throughputTargets } from './lib/throughput.js';
+import type { Throughput } from './lib/throughput.js';
 import type { IdleStreams } from './lib/streams.js';
 import { Progress } from './lib/progress.js';
 import {
@@ -46,7 +48,7 @@ import {
 import type { Sample } from './lib/scan-runs.js';
 
 const run = promisify(execFile);
-const SECTIONS = ['real', 'real2x', 'synthetic', 'load', 'streams', 'micro', 'cli'] as const;
+const SECTIONS = ['real', 'real2x', 'synthetic', 'load', 'streams', 'micro', 'cli', 'throughput'] as const;
 type Section = (typeof SECTIONS)[number];
 
 interface Args {
@@ -69,6 +71,9 @@ function parseArgs(argv: string[]): Args {
     if (!SECTIONS.includes(s)) throw new Error(`unknown section ${s}; known: ${SECTIONS.join(', ')}`);
   return { quick, reps, sections, build: !argv.includes('--no-build') };
 }
+
+/** Each throughput setup runs this often (it takes 10–20 s a run). */
+const throughputReps = (args: Args): number => Math.min(args.reps, 3);
 
 /** One step of a repetition: a tool (or a cold/warm pair of it) on one corpus. */
 interface Unit {
@@ -216,7 +221,8 @@ async function main(): Promise<void> {
     (args.sections.has('load') ? 3 : 0) +
     (args.sections.has('streams') ? STREAM_RUNS.length : 0) +
     (args.sections.has('micro') ? 1 : 0) +
-    (args.sections.has('cli') ? 1 : 0);
+    (args.sections.has('cli') ? 1 : 0) +
+    (args.sections.has('throughput') ? throughputReps(args) * (SETUPS.length + 1) : 0);
   const progress = new Progress(
     blocks.reduce((sum, b) => sum + b.units.reduce((n, u) => n + Math.min(u.reps, args.reps), 0), 0) + extra,
   );
@@ -225,6 +231,7 @@ async function main(): Promise<void> {
   let micro: MicroResult[] | null = null;
   let streams: IdleStreams[] | null = null;
   let cli: CliStartup | null = null;
+  let queueThroughput: Throughput | null = null;
   try {
     for (const block of blocks) {
       // Tools alternate within each repetition; the starting tool rotates, so slow drift in the
@@ -280,6 +287,10 @@ async function main(): Promise<void> {
       progress.end(cli.rows.map((r) => `${r.key} ${Math.round(r.wall_ms?.median ?? 0)} ms`).join(', '));
     }
 
+    if (args.sections.has('throughput') && corpora) {
+      queueThroughput = await throughput(corpora.real, throughputReps(args), progress);
+    }
+
     if (args.sections.has('micro') && corpora) {
       progress.begin('micro-benchmarks: estimator, pathological inputs');
       const scratch = await mkdtemp(join(tmpdir(), 'reposcan-bench-micro-'));
@@ -314,6 +325,7 @@ async function main(): Promise<void> {
       streams,
     ),
     ...(cli ? cliTargets(cli) : []),
+    ...(queueThroughput ? throughputTargets(queueThroughput) : []),
   ];
   const checks = consistencyChecks(rows);
   const loadAfter = loadavg();
@@ -359,7 +371,7 @@ async function main(): Promise<void> {
     micro,
     checks,
     notes,
-    extraTables: cli ? renderCliStartup(cli) : [],
+    extraTables: [...(cli ? renderCliStartup(cli) : []), ...(queueThroughput ? renderThroughput(queueThroughput) : [])],
   });
   process.stdout.write(`\n${markdown}`);
 
@@ -388,6 +400,7 @@ async function main(): Promise<void> {
     streams,
     micro,
     cli,
+    throughput: queueThroughput,
     checks,
     notes,
   };

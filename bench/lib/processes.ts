@@ -1,6 +1,6 @@
 // Child processes the benchmark measures: wall time from spawn to exit and peak RSS, plus the
 // long-lived API and worker processes whose peak RSS is read from /proc.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -186,4 +186,20 @@ export async function startService(
         child.kill('SIGTERM');
       }),
   };
+}
+
+const CLOCK_TICKS = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+/** User + system CPU of a process so far, in seconds (fields 14 and 15 of /proc/<pid>/stat). */
+export async function cpuSeconds(pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+  // The command name (field 2) may hold spaces; count fields after its closing parenthesis.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
 }

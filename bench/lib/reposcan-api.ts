@@ -63,11 +63,16 @@ export class Deployment {
     return { process: api, baseUrl };
   }
 
-  async startWorker(): Promise<ServiceProcess> {
+  /** A `ROLE=worker` process; with `cpu`, held to that one core (`taskset`), as a container's cpuset would. */
+  async startWorker(options: { cpu?: number; env?: Record<string, string> } = {}): Promise<ServiceProcess> {
+    const [command, args] =
+      options.cpu === undefined
+        ? [process.execPath, [WORKER_MAIN]]
+        : ['taskset', ['--cpu-list', String(options.cpu), process.execPath, WORKER_MAIN]];
     const worker = await startService(
-      process.execPath,
-      [WORKER_MAIN],
-      { ...this.env, ROLE: 'worker' },
+      command,
+      args,
+      { ...this.env, ...options.env, ROLE: 'worker' },
       (line) => line.msg === 'scan worker started',
     );
     this.processes.add(worker);
@@ -111,6 +116,8 @@ export async function call<T>(
 
 export interface ScanStatus {
   state: 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
+  started_at: string | null;
+  completed_at: string | null;
   error?: { code: string; message: string };
 }
 

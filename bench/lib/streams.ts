@@ -6,7 +6,7 @@ import { Agent, get } from 'node:http';
 import type { ClientRequest, IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { execFileSync } from 'node:child_process';
+import { cpuSeconds } from './processes.js';
 import { Deployment, submitScan } from './reposcan-api.js';
 
 export interface IdleStreams {
@@ -25,22 +25,6 @@ export interface IdleStreams {
   /** `reposcan_event_streams_open` and `reposcan_state_watchers` while they were open (null: the API has no such metric). */
   streams_open_metric: number | null;
   watchers_metric: number | null;
-}
-
-const CLOCK_TICKS = (() => {
-  try {
-    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-  } catch {
-    return 100;
-  }
-})();
-
-/** User + system CPU of a process so far, in seconds (fields 14 and 15 of /proc/<pid>/stat). */
-async function cpuSeconds(pid: number): Promise<number> {
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
-  // The command name (field 2) may hold spaces; count fields after its closing parenthesis.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
 }
 
 async function rssMb(pid: number): Promise<number> {
