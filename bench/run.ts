@@ -5,7 +5,7 @@
 //
 //   npm run bench                 full run: 5 repetitions, the 71 MB / 50 000-file corpora, 30 s wrk runs
 //   npm run bench -- --quick      1 repetition, 14 MB / 5 000-file corpora, 5 s wrk runs (harness development)
-//   options: --reps N, --sections real,real2x,synthetic,load,streams,micro,cli,throughput, --no-build
+//   options: --reps N, --sections real,real2x,synthetic,load,streams,micro,cli,throughput,fleet, --no-build
 import { execFile, execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -23,6 +23,8 @@ import { preflight } from './lib/preflight.js';
 import { idleStreams } from './lib/streams.js';
 import { renderThroughput, SETUPS, throughput, throughputTargets } from './lib/throughput.js';
 import type { Throughput } from './lib/throughput.js';
+import { fleet, renderFleet } from './lib/fleet.js';
+import type { Fleet } from './lib/fleet.js';
 import type { IdleStreams } from './lib/streams.js';
 import { Progress } from './lib/progress.js';
 import {
@@ -48,7 +50,7 @@ import {
 import type { Sample } from './lib/scan-runs.js';
 
 const run = promisify(execFile);
-const SECTIONS = ['real', 'real2x', 'synthetic', 'load', 'streams', 'micro', 'cli', 'throughput'] as const;
+const SECTIONS = ['real', 'real2x', 'synthetic', 'load', 'streams', 'micro', 'cli', 'throughput', 'fleet'] as const;
 type Section = (typeof SECTIONS)[number];
 
 interface Args {
@@ -186,8 +188,8 @@ async function main(): Promise<void> {
   const loadBefore = loadavg();
 
   await preflight({ load: args.sections.has('load'), micro: args.sections.has('micro') });
-  // The streams section needs no corpus, repomix or git server: run alone, it starts at once.
-  const needsCorpora = [...args.sections].some((s) => s !== 'streams');
+  // The streams and fleet sections need no corpus, repomix or git server: run alone, they start at once.
+  const needsCorpora = [...args.sections].some((s) => s !== 'streams' && s !== 'fleet');
   const deps = needsCorpora ? await ensureBenchDeps(log) : null;
   if (args.build) {
     log('npm run build');
@@ -222,7 +224,8 @@ async function main(): Promise<void> {
     (args.sections.has('streams') ? STREAM_RUNS.length : 0) +
     (args.sections.has('micro') ? 1 : 0) +
     (args.sections.has('cli') ? 1 : 0) +
-    (args.sections.has('throughput') ? throughputReps(args) * (SETUPS.length + 1) : 0);
+    (args.sections.has('throughput') ? throughputReps(args) * (SETUPS.length + 1) : 0) +
+    (args.sections.has('fleet') ? 3 : 0);
   const progress = new Progress(
     blocks.reduce((sum, b) => sum + b.units.reduce((n, u) => n + Math.min(u.reps, args.reps), 0), 0) + extra,
   );
@@ -232,6 +235,7 @@ async function main(): Promise<void> {
   let streams: IdleStreams[] | null = null;
   let cli: CliStartup | null = null;
   let queueThroughput: Throughput | null = null;
+  let fleetCost: Fleet | null = null;
   try {
     for (const block of blocks) {
       // Tools alternate within each repetition; the starting tool rotates, so slow drift in the
@@ -290,6 +294,8 @@ async function main(): Promise<void> {
     if (args.sections.has('throughput') && corpora) {
       queueThroughput = await throughput(corpora.real, throughputReps(args), progress);
     }
+
+    if (args.sections.has('fleet')) fleetCost = await fleet(args.quick ? 2_000 : 10_000, args.quick ? 5 : 10, progress);
 
     if (args.sections.has('micro') && corpora) {
       progress.begin('micro-benchmarks: estimator, pathological inputs');
@@ -371,7 +377,11 @@ async function main(): Promise<void> {
     micro,
     checks,
     notes,
-    extraTables: [...(cli ? renderCliStartup(cli) : []), ...(queueThroughput ? renderThroughput(queueThroughput) : [])],
+    extraTables: [
+      ...(cli ? renderCliStartup(cli) : []),
+      ...(queueThroughput ? renderThroughput(queueThroughput) : []),
+      ...(fleetCost ? renderFleet(fleetCost) : []),
+    ],
   });
   process.stdout.write(`\n${markdown}`);
 
@@ -401,6 +411,7 @@ async function main(): Promise<void> {
     micro,
     cli,
     throughput: queueThroughput,
+    fleet: fleetCost,
     checks,
     notes,
   };
