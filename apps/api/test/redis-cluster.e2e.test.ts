@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createBullMqTransport } from '@reposcan/queue';
 import { hasRedisServer } from '../../../packages/queue/test/support/private-redis.js';
-import { postScan, waitCompleted } from './support/scenarios.js';
+import { enqueueScan, waitCompleted } from './support/scenarios.js';
 import { redisCli, redisGroup, startCluster, waitUntil } from './support/redis-servers.js';
 import type { TestCluster } from './support/redis-servers.js';
 import { startTestApi } from './support/test-runtime.js';
@@ -23,16 +23,6 @@ async function readyBody(api: TestApi): Promise<{ status: number; reasons: Array
     status: response.status,
     reasons: ((await response.json()) as { reasons: Array<{ code: string }> }).reasons,
   };
-}
-
-/** Submits until accepted: a submit refused (503) while the cluster fails over was never accepted. */
-async function accept(api: TestApi): Promise<string> {
-  for (;;) {
-    const response = await postScan(api, { repo_path: api.repoDir }, '?wait=false');
-    if (response.status === 202) return ((await response.json()) as { data: { scan_id: string } }).data.scan_id;
-    expect(response.status).toBe(503);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
 }
 
 describe.skipIf(!hasRedisServer)('Redis Cluster', () => {
@@ -72,10 +62,10 @@ describe.skipIf(!hasRedisServer)('Redis Cluster', () => {
     });
     cleanups.push(() => worker.stop('SIGKILL'));
 
-    const before = [await accept(api), await accept(api)];
+    const before = [await enqueueScan(api), await enqueueScan(api)];
     for (const id of before) expect((await waitCompleted(api, id, 30_000)).state).toBe('completed');
 
-    const accepted = [await accept(api), await accept(api), await accept(api), await accept(api)];
+    const accepted = [await enqueueScan(api), await enqueueScan(api), await enqueueScan(api), await enqueueScan(api)];
     await waitUntil('a scan running', async () => {
       const states = await Promise.all(
         accepted.map(async (id) => {
@@ -88,9 +78,9 @@ describe.skipIf(!hasRedisServer)('Redis Cluster', () => {
     const shard = await cluster.shardOf(`{${prefix}}`);
     expect(await redisCli(shard.replica, 'CLUSTER', 'FAILOVER')).toBe('OK');
     // Scans keep coming while the replica takes over.
-    const during = [await accept(api), await accept(api)];
+    const during = [await enqueueScan(api), await enqueueScan(api)];
     await waitUntil('the replica promoted', async () => (await redisCli(shard.replica, 'ROLE')).startsWith('master'));
-    const after = [await accept(api), await accept(api)];
+    const after = [await enqueueScan(api), await enqueueScan(api)];
 
     for (const id of [...accepted, ...during, ...after])
       expect((await waitCompleted(api, id, 90_000)).state, id).toBe('completed');

@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { hasRedisServer } from '../../../packages/queue/test/support/private-redis.js';
-import { postScan, waitCompleted } from './support/scenarios.js';
+import { enqueueScan, waitCompleted } from './support/scenarios.js';
 import { redisGroup, SENTINEL_MASTER_NAME, startSentinels, waitUntil } from './support/redis-servers.js';
 import type { TestSentinels } from './support/redis-servers.js';
 import { startTestApi } from './support/test-runtime.js';
@@ -15,16 +15,6 @@ const cleanups: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
 });
-
-/** Submits until accepted: a submit refused (503) while Redis fails over was never accepted. */
-async function accept(api: TestApi): Promise<string> {
-  for (;;) {
-    const response = await postScan(api, { repo_path: api.repoDir }, '?wait=false');
-    if (response.status === 202) return ((await response.json()) as { data: { scan_id: string } }).data.scan_id;
-    expect(response.status).toBe(503);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
 
 async function state(api: TestApi, id: string): Promise<string> {
   return ((await (await fetch(`${api.baseUrl}/v1/scans/${id}`)).json()) as { data: { state: string } }).data.state;
@@ -64,18 +54,18 @@ describe.skipIf(!hasRedisServer)('Redis Sentinel', () => {
     });
     cleanups.push(() => worker.stop('SIGKILL'));
 
-    const before = [await accept(api), await accept(api)];
+    const before = [await enqueueScan(api), await enqueueScan(api)];
     for (const id of before) expect((await waitCompleted(api, id, 30_000)).state).toBe('completed');
 
-    const accepted = [await accept(api), await accept(api), await accept(api), await accept(api)];
+    const accepted = [await enqueueScan(api), await enqueueScan(api), await enqueueScan(api), await enqueueScan(api)];
     await waitUntil('a scan running', async () =>
       (await Promise.all(accepted.map((id) => state(api, id)))).includes('running'),
     );
     await topology.master.stop('SIGKILL');
     // Submits are refused (503) until the sentinels have promoted the replica, then accepted again.
-    const during = [await accept(api), await accept(api)];
+    const during = [await enqueueScan(api), await enqueueScan(api)];
     expect(await topology.masterPort()).toBe(topology.replica.port);
-    const after = [await accept(api), await accept(api)];
+    const after = [await enqueueScan(api), await enqueueScan(api)];
 
     for (const id of [...accepted, ...during, ...after])
       expect((await waitCompleted(api, id, 90_000)).state, id).toBe('completed');

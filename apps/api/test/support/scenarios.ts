@@ -27,6 +27,19 @@ export function postScan(api: TestApi, body: unknown, query = ''): Promise<Respo
   });
 }
 
+/**
+ * Submits a scan of the API's repository until it is accepted (202): a submit refused with 503
+ * while Redis fails over was never accepted, so it is simply tried again.
+ */
+export async function enqueueScan(api: TestApi): Promise<string> {
+  for (;;) {
+    const response = await postScan(api, { repo_path: api.repoDir }, '?wait=false');
+    if (response.status === 202) return (await json<{ scan_id: string }>(response)).data.scan_id;
+    expect(response.status).toBe(503);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
 interface ScanResultData {
   scan_id: string;
   repo_name: string;
