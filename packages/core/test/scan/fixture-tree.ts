@@ -2,6 +2,18 @@ import { cp, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { SourceInfo } from '../../src/types.js';
+
+/** A local folder as a scan's source, as the sources package describes one. */
+export const LOCAL_SOURCE: SourceInfo = {
+  type: 'local',
+  url: null,
+  hostFamily: null,
+  ref: null,
+  branch: null,
+  commit: null,
+  subdir: null,
+};
 
 export const SAMPLE_REPO = fileURLToPath(new URL('../fixtures/sample-repo', import.meta.url));
 export const GOLDEN_DIR = fileURLToPath(new URL('../fixtures/golden', import.meta.url));

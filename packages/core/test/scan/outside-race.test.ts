@@ -10,17 +10,9 @@ import type { Buffer } from 'node:buffer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine } from '../../src/engine/engine.js';
 import { DEFAULT_ENGINE_LIMITS, DEFAULT_SCAN_OPTIONS } from '../../src/types.js';
-import type { SkippedPath, SourceInfo } from '../../src/types.js';
+import { LOCAL_SOURCE } from './fixture-tree.js';
+import type { SkippedPath } from '../../src/types.js';
 
-const LOCAL: SourceInfo = {
-  type: 'local',
-  url: null,
-  hostFamily: null,
-  ref: null,
-  branch: null,
-  commit: null,
-  subdir: null,
-};
 /** Swaps keep going at least this long while scans run one after another. */
 const SWAP_SECONDS = 12;
 
@@ -125,7 +117,7 @@ describe.skipIf(!onLinux)('a folder swapped with a link to outside the root duri
           {
             root,
             repoName: 'race',
-            source: LOCAL,
+            source: LOCAL_SOURCE,
             options,
             limits: DEFAULT_ENGINE_LIMITS,
             encoding: 'o200k_base',
@@ -146,7 +138,7 @@ describe.skipIf(!onLinux)('a folder swapped with a link to outside the root duri
         const preview = await engine.inspect({
           root,
           repoName: 'race',
-          source: LOCAL,
+          source: LOCAL_SOURCE,
           options,
           limits: DEFAULT_ENGINE_LIMITS,
         });
@@ -162,7 +154,7 @@ describe.skipIf(!onLinux)('a folder swapped with a link to outside the root duri
           .inspect({
             root,
             repoName: 'race',
-            source: { ...LOCAL, subdir: 'race/sub/deeper' },
+            source: { ...LOCAL_SOURCE, subdir: 'race/sub/deeper' },
             options,
             limits: DEFAULT_ENGINE_LIMITS,
           })

@@ -8,6 +8,7 @@ import { runScan } from '../../src/scan/run-scan.js';
 import { DEFAULT_ENGINE_LIMITS, DEFAULT_SCAN_OPTIONS } from '../../src/types.js';
 import type { ScanReport } from '../../src/scan/run-scan.js';
 import { takesRawNames, writeTree } from '../walk/walk-fixture.js';
+import { LOCAL_SOURCE } from './fixture-tree.js';
 import { readZip } from './read-zip.js';
 
 const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
@@ -39,15 +40,7 @@ describe.skipIf(!takesRawNames)('names that are not UTF-8', () => {
       {
         root,
         repoName: 'repo',
-        source: {
-          type: 'local',
-          url: null,
-          hostFamily: null,
-          ref: null,
-          branch: null,
-          commit: null,
-          subdir: null,
-        },
+        source: LOCAL_SOURCE,
         options: { ...DEFAULT_SCAN_OPTIONS, syncIgnore: true, createZip: true },
         limits: DEFAULT_ENGINE_LIMITS,
         encoding: 'o200k_base',

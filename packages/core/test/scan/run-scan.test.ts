@@ -12,22 +12,13 @@ import type { ScanDeps } from '../../src/scan/scan-deps.js';
 import { IoThreads } from '../../src/io/io-threads.js';
 import type { ScanInput, ScanReport } from '../../src/scan/run-scan.js';
 import { DEFAULT_ENGINE_LIMITS, DEFAULT_SCAN_OPTIONS } from '../../src/types.js';
-import type { ScanOptions, ScanProgress, SourceInfo } from '../../src/types.js';
-import { makeSampleTree } from './fixture-tree.js';
+import type { ScanOptions, ScanProgress } from '../../src/types.js';
+import { LOCAL_SOURCE, makeSampleTree } from './fixture-tree.js';
 import { readZip } from './read-zip.js';
 
 // The threads a wrapped dep delegates to, as an engine would own them.
 const io = new IoThreads();
 afterAll(() => io.close());
-const LOCAL: SourceInfo = {
-  type: 'local',
-  url: null,
-  hostFamily: null,
-  ref: null,
-  branch: null,
-  commit: null,
-  subdir: null,
-};
 const counter = createTokenCounter('o200k_base');
 const inThread = (contents: Uint8Array[]): Promise<number[]> =>
   Promise.resolve(contents.map((c) => counter.count(Buffer.from(c).toString('utf8'))));
@@ -36,7 +27,7 @@ function input(root: string, outDir: string, options: Partial<ScanOptions> = {})
   return {
     root,
     repoName: 'sample',
-    source: LOCAL,
+    source: LOCAL_SOURCE,
     options: { ...DEFAULT_SCAN_OPTIONS, ...options },
     limits: DEFAULT_ENGINE_LIMITS,
     encoding: 'o200k_base',
@@ -280,7 +271,7 @@ describe('runScan edge cases', () => {
     const report = await inspectTree({
       root,
       repoName: 'sample',
-      source: LOCAL,
+      source: LOCAL_SOURCE,
       options: DEFAULT_SCAN_OPTIONS,
       limits: DEFAULT_ENGINE_LIMITS,
     });

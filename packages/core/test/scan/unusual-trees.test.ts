@@ -9,22 +9,14 @@ import type { ScanInput } from '../../src/scan/run-scan.js';
 import type { ScanDeps } from '../../src/scan/scan-deps.js';
 import { IoThreads } from '../../src/io/io-threads.js';
 import { DEFAULT_ENGINE_LIMITS, DEFAULT_SCAN_OPTIONS } from '../../src/types.js';
-import type { EngineLimits, ScanOptions, SourceInfo } from '../../src/types.js';
+import { LOCAL_SOURCE } from './fixture-tree.js';
+import type { EngineLimits, ScanOptions } from '../../src/types.js';
 import { makeManySkippedTree } from './many-skipped-tree.js';
 import type { ManySkippedTree } from './many-skipped-tree.js';
 
 // The threads a wrapped dep delegates to, as an engine would own them.
 const io = new IoThreads();
 afterAll(() => io.close());
-const LOCAL: SourceInfo = {
-  type: 'local',
-  url: null,
-  hostFamily: null,
-  ref: null,
-  branch: null,
-  commit: null,
-  subdir: null,
-};
 const byteCounts = (contents: Uint8Array[]): number[] => contents.map((c) => c.byteLength);
 
 function input(
@@ -36,7 +28,7 @@ function input(
   return {
     root,
     repoName: 'tree',
-    source: LOCAL,
+    source: LOCAL_SOURCE,
     options: { ...DEFAULT_SCAN_OPTIONS, ...options },
     limits: { ...DEFAULT_ENGINE_LIMITS, ...limits },
     encoding: 'o200k_base',
@@ -78,7 +70,7 @@ describe('a tree with more skipped paths than arguments fit on the stack', () =>
     const report = await inspectTree({
       root: tree.root,
       repoName: 'tree',
-      source: LOCAL,
+      source: LOCAL_SOURCE,
       options: { ...DEFAULT_SCAN_OPTIONS, excludePatterns: ['*.skip'] },
       limits: { ...DEFAULT_ENGINE_LIMITS, maxFiles: KEPT },
     });
@@ -136,7 +128,7 @@ describe('a file that changes between the walk and its read', () => {
   it('is left out of a preview the same way', async () => {
     const { root } = await fresh('preview');
     const report = await inspectTree(
-      { root, repoName: 'tree', source: LOCAL, options: DEFAULT_SCAN_OPTIONS, limits: DEFAULT_ENGINE_LIMITS },
+      { root, repoName: 'tree', source: LOCAL_SOURCE, options: DEFAULT_SCAN_OPTIONS, limits: DEFAULT_ENGINE_LIMITS },
       { walk },
     );
     expect(report.files.map((f) => f.path)).toEqual(['steady.txt']);
