@@ -89,6 +89,10 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       { keys: (await apiKeys.names()).length, protectOpsRoutes: config.protectOpsRoutes },
       'API keys on: every /v1 request needs Authorization: Bearer <key>',
     );
+  else if (config.protectOpsRoutes)
+    log.warn(
+      'PROTECT_OPS_ROUTES is set but no API key is configured (API_KEYS_FILE, API_KEYS): /metrics and the queue dashboard stay open',
+    );
   const queueLog: QueueLog = (level, message, meta) => log[level]({ ...meta }, message);
   const transport = config.redis
     ? createBullMqTransport({

@@ -112,6 +112,7 @@ describe('API keys across two API processes on one Redis', () => {
         RATE_LIMIT_PER_MINUTE: '1000',
         SCAN_WAIT_SECONDS: '0',
         PROTECT_OPS_ROUTES: 'true',
+        ENABLE_QUEUE_DASHBOARD: 'true',
       }),
       startWorkerProcess({ ...common, ROLE: 'worker', WORKER_CONCURRENCY: '2' }),
     ]);
@@ -245,7 +246,7 @@ describe('API keys across two API processes on one Redis', () => {
     await submit(a.baseUrl, bob);
   });
 
-  it('PROTECT_OPS_ROUTES: /metrics needs an admin key there, and stays open where it is off', async () => {
+  it('PROTECT_OPS_ROUTES: /metrics and the queue dashboard need an admin key there; /metrics stays open where it is off', async () => {
     expect((await call(`${a.baseUrl}/metrics`, null)).status).toBe(200);
     const none = await call(`${b.url}/metrics`, null);
     expect(none.status).toBe(401);
@@ -262,6 +263,15 @@ describe('API keys across two API processes on one Redis', () => {
       headers: { authorization: `Basic ${Buffer.from(`ops:${root}`).toString('base64')}` },
     });
     expect(basic.status).toBe(200);
+    const dashboard = await call(`${b.url}/admin/queues`, null);
+    expect(dashboard.status).toBe(401);
+    expect(dashboard.headers.get('www-authenticate')).toContain('Basic realm="reposcan"');
+    expect((await call(`${b.url}/admin/queues/api/queues`, bob)).status).toBe(403);
+    const board = await call(`${b.url}/admin/queues`, null, {
+      headers: { authorization: `Basic ${Buffer.from(`ops:${root}`).toString('base64')}` },
+    });
+    expect(board.status).toBe(200);
+    expect(board.text).toContain('<html');
   });
 
   it('a key revoked with `reposcan keys revoke` while both processes run is refused by each at its next request', async () => {
