@@ -8,7 +8,7 @@ import type { Caller } from './api-keys.js';
  * Who a request comes from, for rate limits, stream caps and fair shares of the workers: the name
  * of its API key when keys are on (so one user behind many addresses, or many behind one NAT, is
  * counted right), else Express's `req.ip`, which honours X-Forwarded-For only when TRUST_PROXY
- * says a proxy sets it. A key name cannot start like an address (`key:`), so the two never meet.
+ * says a proxy sets it. No address begins with `key:`, so a key and an address never share a count.
  */
 export function clientOf(req: Request): string {
   const caller = callerOf(req);
