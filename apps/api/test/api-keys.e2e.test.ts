@@ -296,13 +296,18 @@ describe('API keys from API_KEYS, one process', () => {
   const admin = 'admin-key-0123456789abcdef';
 
   beforeAll(async () => {
-    api = await startTestApi({ API_KEYS: `carol:${carol},boss:${admin}:admin`, SCAN_WAIT_SECONDS: '20' });
+    api = await startTestApi({
+      API_KEYS: `carol:${carol},boss:${admin}:admin`,
+      SCAN_WAIT_SECONDS: '20',
+      MAX_EVENT_STREAMS_PER_CLIENT: '1',
+    });
   });
   afterAll(async () => {
     await api?.close();
   });
 
-  it('a scan from before keys were turned on (no owner) is for admin keys only', async () => {
+  /** A queued scan written straight to the volume (never enqueued, so it stays queued), of `owner` or of no one. */
+  async function queuedScan(owner?: string): Promise<string> {
     const scanId = randomUUID();
     const now = new Date().toISOString();
     await api.runtime.store.create(
@@ -321,8 +326,14 @@ describe('API keys from API_KEYS, one process', () => {
         progress: { phase: 'queued', files_done: 0, files_total: 0 },
         error: null,
         result: null,
+        ...(owner === undefined ? {} : { owner }),
       },
     );
+    return scanId;
+  }
+
+  it('a scan from before keys were turned on (no owner) is for admin keys only', async () => {
+    const scanId = await queuedScan();
     expect((await call(`${api.baseUrl}/v1/scans/${scanId}`, carol)).body?.code).toBe('SCAN_NOT_FOUND');
     expect((await call(`${api.baseUrl}/v1/cleanup/${scanId}`, carol, { method: 'DELETE' })).status).toBe(404);
     const seen = await call(`${api.baseUrl}/v1/scans/${scanId}`, admin);
@@ -339,5 +350,26 @@ describe('API keys from API_KEYS, one process', () => {
     const scanId = (answer.body?.data as { scan_id: string }).scan_id;
     expect((await call(`${api.baseUrl}/v1/scans/${scanId}`, carol)).body?.data?.owner).toBe('carol');
     expect((await call(`${api.baseUrl}/v1/download/${scanId}?format=txt`, admin)).status).toBe(200);
+  });
+
+  it('event-stream caps count per key, not per address: two keys from one address each hold their own', async () => {
+    const streams: AbortController[] = [];
+    const open = async (key: string, scanId: string): Promise<Answer['body'] | number> => {
+      const stop = new AbortController();
+      const response = await fetch(`${api.baseUrl}/v1/scans/${scanId}/events`, {
+        headers: { authorization: `Bearer ${key}` },
+        signal: stop.signal,
+      });
+      if (response.status !== 200) return (await response.json()) as Answer['body'];
+      streams.push(stop);
+      return response.status;
+    };
+    try {
+      expect(await open(admin, await queuedScan())).toBe(200);
+      expect(await open(admin, await queuedScan())).toMatchObject({ code: 'TOO_MANY_EVENT_STREAMS' });
+      expect(await open(carol, await queuedScan('carol'))).toBe(200);
+    } finally {
+      for (const stop of streams) stop.abort();
+    }
   });
 });
