@@ -48,6 +48,7 @@ const ui = {
   zipFile: byId('zip-file', HTMLInputElement),
   branchField: byId('branch-field', HTMLDivElement),
   branch: byId('branch', HTMLInputElement),
+  apiKey: byId('api-key', HTMLInputElement),
   includePatterns: byId('include-patterns', HTMLTextAreaElement),
   excludePatterns: byId('exclude-patterns', HTMLTextAreaElement),
   excludeDirs: byId('exclude-dirs', HTMLTextAreaElement),
@@ -104,6 +105,29 @@ class ApiProblem extends Error {
   }
 }
 
+// The API key, when the server has keys: typed once, kept for this tab only (sessionStorage
+// forgets it when the tab closes), and sent as `Authorization: Bearer` on every call, event
+// streams and downloads included. Neither an <a href> download nor EventSource can send a
+// header, so both go through fetch.
+const API_KEY_STORAGE = 'reposcan.apiKey';
+
+/** @returns {Record<string, string>} */
+function authHeaders() {
+  const key = ui.apiKey.value.trim();
+  return key === '' ? {} : { authorization: `Bearer ${key}` };
+}
+
+/**
+ * fetch with the API key, if one is set.
+ * @param {string} url @param {RequestInit} [init]
+ */
+function apiFetch(url, init = {}) {
+  return fetch(url, {
+    ...init,
+    headers: { ...authHeaders(), .../** @type {Record<string, string>} */ (init.headers) },
+  });
+}
+
 /**
  * Call the API and return the envelope's `data`; throw an ApiProblem carrying the error
  * envelope's `detail` and `code`, or a plain sentence when the answer is not an envelope.
@@ -115,7 +139,10 @@ async function callApi(url, init = {}) {
   /** @type {Response} */
   let response;
   try {
-    response = await fetch(url, { ...init, headers: { accept: 'application/json', ...init.headers } });
+    response = await apiFetch(url, {
+      ...init,
+      headers: { accept: 'application/json', .../** @type {Record<string, string>} */ (init.headers) },
+    });
   } catch {
     throw new ApiProblem('Could not reach the API. Check that the server is running, then try again.', 'NETWORK_ERROR');
   }
@@ -836,7 +863,7 @@ async function loadDigest() {
     d.lines.push(line);
   };
   try {
-    const response = await fetch(d.url, { signal: d.abort.signal });
+    const response = await apiFetch(d.url, { signal: d.abort.signal });
     if (!response.ok || !response.body) {
       /** @type {any} */
       const body = await response.json().catch(() => null);
@@ -1016,7 +1043,7 @@ async function copyDigest() {
   showProblem(ui.digestError, null);
   ui.digestStatus.textContent = `Copying the digest (${formatSize(artifact.bytes)})…`;
   // The clipboard takes the text as a promise, so the download may finish after the click.
-  const text = fetch(artifact.url).then(async (response) => {
+  const text = apiFetch(artifact.url).then(async (response) => {
     if (!response.ok)
       throw new ApiProblem(`The server answered HTTP ${response.status}.`, `HTTP_${response.status}`, response.status);
     return new Blob([await response.blob()], { type: 'text/plain' });
@@ -1096,36 +1123,69 @@ function capitalize(text) {
 }
 
 /**
- * Follow the scan's events until a terminal state. The stream closes after that state; this
- * closes it first so EventSource does not reconnect. When the stream cannot be opened at all,
- * the status URL is polled instead.
+ * Follow the scan's events until a terminal state: the event stream read through fetch, which,
+ * unlike EventSource, can send the API key. When the stream cannot be opened, or ends before a
+ * terminal state (a dropped connection, the server stopping), the status URL is polled instead,
+ * which also brings the API's refusal (a 401, say) to the page.
  * @param {Accepted} accepted
  * @returns {Promise<ScanStatus>}
  */
-function followScan(accepted) {
-  return new Promise((resolve, reject) => {
-    const events = new EventSource(accepted.events_url);
-    let settled = false;
-    /** @param {MessageEvent<string>} event */
-    const onStatus = (event) => {
-      if (settled) return;
-      /** @type {ScanStatus} */
-      const status = JSON.parse(event.data);
-      showProgress(status);
-      if (TERMINAL_STATES.has(status.state)) {
-        settled = true;
-        events.close();
-        resolve(status);
-      }
-    };
-    events.addEventListener('state', onStatus);
-    events.addEventListener('progress', onStatus);
-    events.addEventListener('error', () => {
-      if (settled || events.readyState !== EventSource.CLOSED) return; // CONNECTING: it retries by itself
-      settled = true;
-      pollScan(accepted.status_url).then(resolve, reject);
+async function followScan(accepted) {
+  const stream = new AbortController();
+  try {
+    const response = await apiFetch(accepted.events_url, {
+      headers: { accept: 'text/event-stream' },
+      signal: stream.signal,
     });
-  });
+    if (response.ok && response.body) {
+      for await (const event of serverSentEvents(response.body)) {
+        if (event.name !== 'state' && event.name !== 'progress') continue;
+        /** @type {ScanStatus} */
+        const status = JSON.parse(event.data);
+        showProgress(status);
+        if (TERMINAL_STATES.has(status.state)) return status;
+      }
+    }
+  } catch {
+    // No stream, or it broke: the status URL tells the rest.
+  } finally {
+    stream.abort();
+  }
+  return pollScan(accepted.status_url);
+}
+
+/**
+ * The events of a text/event-stream body as they arrive: `{ name, data }` each; comments (the
+ * keep-alives) are skipped.
+ * @param {ReadableStream<Uint8Array>} body
+ * @returns {AsyncGenerator<{ name: string, data: string }>}
+ */
+async function* serverSentEvents(body) {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let buffer = '';
+  let name = '';
+  /** @type {string[]} */
+  let data = [];
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      buffer += decoder.decode(value, { stream: true });
+      const lines = buffer.split(/\r\n|\n|\r/);
+      buffer = lines.pop() ?? '';
+      for (const line of lines) {
+        if (line === '') {
+          if (data.length > 0) yield { name: name || 'message', data: data.join('\n') };
+          name = '';
+          data = [];
+        } else if (line.startsWith('event:')) name = line.slice(6).trim();
+        else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''));
+      }
+    }
+  } finally {
+    await reader.cancel().catch(() => {});
+  }
 }
 
 /** @param {string} statusUrl @returns {Promise<ScanStatus>} */
@@ -1189,6 +1249,62 @@ function showDownloads(result) {
   );
   ui.downloads.replaceChildren(...items);
   ui.scanResult.hidden = false;
+}
+
+// With an API key a link cannot download by itself (a navigation sends no header): the file is
+// fetched with the key and handed to the browser as a blob under the API's own file name.
+ui.downloads.addEventListener('click', (event) => {
+  const link = event.target instanceof Element ? event.target.closest('a[data-format]') : null;
+  if (!(link instanceof HTMLAnchorElement) || !authHeaders().authorization) return;
+  event.preventDefault();
+  void downloadWithKey(link);
+});
+
+/** @param {HTMLAnchorElement} link */
+async function downloadWithKey(link) {
+  showProblem(ui.scanError, null);
+  try {
+    const response = await apiFetch(link.href).catch(() => {
+      throw new ApiProblem(
+        'Could not reach the API. Check that the server is running, then try again.',
+        'NETWORK_ERROR',
+      );
+    });
+    if (!response.ok) {
+      /** @type {any} */
+      const body = await response.json().catch(() => null);
+      throw new ApiProblem(
+        typeof body?.detail === 'string' ? body.detail : `The server answered HTTP ${response.status}.`,
+        typeof body?.code === 'string' ? body.code : `HTTP_${response.status}`,
+        response.status,
+      );
+    }
+    const url = URL.createObjectURL(await response.blob());
+    const save = document.createElement('a');
+    save.href = url;
+    save.download = link.download || fileNameOf(response.headers.get('content-disposition')) || 'download';
+    document.body.append(save);
+    save.click();
+    save.remove();
+    // The browser has taken the file once the click is handled; a minute is plenty.
+    setTimeout(() => URL.revokeObjectURL(url), 60_000);
+  } catch (error) {
+    showProblem(ui.scanError, toProblem(error));
+  }
+}
+
+/** The file name a Content-Disposition header gives (RFC 6266: filename* first). @param {string | null} header */
+function fileNameOf(header) {
+  const extended = /filename\*=UTF-8''([^;]+)/i.exec(header ?? '');
+  if (extended?.[1]) {
+    try {
+      return decodeURIComponent(extended[1]);
+    } catch {
+      // fall back to the plain name
+    }
+  }
+  const plain = /filename=(?:"([^"]*)"|([^;\s]+))/i.exec(header ?? '');
+  return plain?.[1] ?? plain?.[2] ?? '';
 }
 
 /** @param {string} href @param {string} label @param {string} note @param {string} format @param {string} [fileName] */
@@ -1255,6 +1371,20 @@ ui.form.addEventListener('submit', (event) => {
   event.preventDefault();
   void startScan();
 });
+
+// The key typed in this tab before a reload; a changed key asks for the preview again (a
+// refusal for want of a key is no longer the answer).
+ui.apiKey.value = sessionStorage.getItem(API_KEY_STORAGE) ?? '';
+ui.apiKey.addEventListener('input', () => {
+  const key = ui.apiKey.value.trim();
+  if (key === '') sessionStorage.removeItem(API_KEY_STORAGE);
+  else sessionStorage.setItem(API_KEY_STORAGE, key);
+  refused = null;
+  shownKey = '';
+  onEdited();
+  schedulePreview(OPTION_PAUSE_MS);
+});
+ui.apiKey.addEventListener('change', () => schedulePreview(0));
 
 // The browser may restore a typed path after a reload: preview it.
 onModeChange();

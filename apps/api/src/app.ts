@@ -5,6 +5,8 @@ import type { ScanQueue, WindowCounters } from '@reposcan/queue';
 import type { ScanStore } from '@reposcan/storage';
 import type { Logger } from '@reposcan/runtime';
 import type { SourceSettings } from '@reposcan/sources';
+import { requireApiKey } from './http/api-keys.js';
+import type { ApiKeyRing } from './http/api-keys.js';
 import { errorHandler, notFound } from './http/error-handler.js';
 import type { CorsPolicy } from './http/cors-policy.js';
 import type { EventStreams } from './http/event-streams.js';
@@ -56,6 +58,10 @@ export interface AppDeps {
   /** Where the rate limits count: this process's memory, or Redis shared by every API process. */
   counters: WindowCounters;
   minFreeDiskRatio: number;
+  /** API_KEYS_FILE / API_KEYS; null (or absent): no keys, every route open as before. */
+  apiKeys?: ApiKeyRing | null;
+  /** PROTECT_OPS_ROUTES: with keys on, /metrics and the queue dashboard need an admin key. */
+  protectOpsRoutes?: boolean;
 }
 
 /** The Express application: middleware, routes and the error envelope. No listen(). */
@@ -95,13 +101,26 @@ export function createApp(deps: AppDeps): Express {
     next();
   });
 
-  const limiter: RequestHandler = rateLimit(deps.rateLimitPerMinute, 'scan or upload requests', 'scans', deps.counters);
+  // With keys on, /v1 needs one; /health, /ready, /docs and the page's files hold no data and stay open.
+  if (deps.apiKeys) {
+    app.use('/v1', requireApiKey(deps.apiKeys, { admin: false }));
+    if (deps.protectOpsRoutes)
+      app.use(['/metrics', QUEUE_DASHBOARD_PATH], requireApiKey(deps.apiKeys, { admin: true }));
+  }
+  const limiter: RequestHandler = rateLimit(
+    deps.rateLimitPerMinute,
+    'scan or upload requests',
+    'scans',
+    deps.counters,
+    (caller) => caller.rate,
+  );
   // Previews are cheap, bounded by INSPECT_CONCURRENCY and sent as the page's form changes: their own budget.
   const inspectLimiter: RequestHandler = rateLimit(
     deps.inspectRateLimitPerMinute,
     'previews (inspect requests)',
     'inspect',
     deps.counters,
+    (caller) => caller.inspect,
   );
   const waitMs = deps.scanWaitSeconds * 1000;
   const artifacts = new ArtifactService(deps.store, deps.scans);

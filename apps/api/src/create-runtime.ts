@@ -20,6 +20,7 @@ import { sourceSettingsFromConfig } from '@reposcan/sources';
 import { closeWithinGrace, startScanWorker } from '@reposcan/scan-worker';
 import type { RunningWorker } from '@reposcan/scan-worker';
 import { createApp } from './app.js';
+import { ApiKeyRing } from './http/api-keys.js';
 import { corsPolicy } from './http/cors-policy.js';
 import { EventStreams } from './http/event-streams.js';
 import { livenessProbe } from './http/liveness-probe.js';
@@ -76,6 +77,22 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   const early: [IncomingMessage, ServerResponse][] = [];
   const server = createServer(SERVER_TIMEOUTS, (req, res) => (handle ? handle(req, res) : early.push([req, res])));
   await listenOn(server, config.port, config.host, 'PORT');
+  // Read before anything else starts: a bad key file stops the process with a ConfigError.
+  const apiKeys = await ApiKeyRing.open({ file: config.apiKeysFile, fixed: config.apiKeys, log }).catch(
+    (error: unknown) => {
+      server.close();
+      throw error;
+    },
+  );
+  if (apiKeys)
+    log.info(
+      { keys: (await apiKeys.names()).length, protectOpsRoutes: config.protectOpsRoutes },
+      'API keys on: every /v1 request needs Authorization: Bearer <key>',
+    );
+  else if (config.protectOpsRoutes)
+    log.warn(
+      'PROTECT_OPS_ROUTES is set but no API key is configured (API_KEYS_FILE, API_KEYS): /metrics and the queue dashboard stay open',
+    );
   const queueLog: QueueLog = (level, message, meta) => log[level]({ ...meta }, message);
   const transport = config.redis
     ? createBullMqTransport({
@@ -162,6 +179,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     inspectRateLimitPerMinute: config.inspectRateLimitPerMinute,
     counters: transport.counters,
     minFreeDiskRatio: config.minFreeDiskRatio,
+    apiKeys,
+    protectOpsRoutes: config.protectOpsRoutes,
   });
 
   // The liveness probe is answered before Express sees the request.

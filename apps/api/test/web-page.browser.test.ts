@@ -630,6 +630,77 @@ describe('web page at / (headless Chromium)', { timeout: 120_000 }, () => {
     }
   });
 
+  it('with API keys on: refuses until a key is entered, then previews, scans, follows, shows and downloads with it', async () => {
+    const key = 'page-key-0123456789abcdef';
+    const keyed = await startTestApi({ API_KEYS: `web:${key}` });
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
+    const problems: string[] = [];
+    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    /** Every API request of the page, with whether it carried the key. */
+    const calls: { path: string; keyed: boolean }[] = [];
+    page.on('request', (request: Request) => {
+      const path = new URL(request.url()).pathname;
+      if (path.startsWith('/v1/')) calls.push({ path, keyed: request.headers().authorization === `Bearer ${key}` });
+    });
+    try {
+      await page.goto(`${keyed.baseUrl}/`);
+      await page.getByLabel('Repository URL or server path').fill(keyed.repoDir);
+      await page.getByLabel('Repository URL or server path').press('Tab');
+      await expect.poll(() => text(page, '#preview-error'), WAIT).toContain('API_KEY_MISSING');
+      expect(await text(page, '#preview-error')).toContain('Authorization: Bearer');
+
+      await page.getByLabel(/API key/).fill(key);
+      const expected = (await (
+        await fetch(`${keyed.baseUrl}/v1/inspect`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+          body: JSON.stringify({ repo_path: keyed.repoDir }),
+        })
+      ).json()) as { data: InspectData };
+      await previewShows(page, expected.data.summary.total_files);
+
+      await page.getByRole('button', { name: 'Scan' }).click();
+      const scanId = await waitScanDone(page);
+      expect(await text(page, '#progress-text')).toMatch(/Completed.*100 %/);
+      // The digest is read from the download route with the key too.
+      await expect.poll(() => page.locator('#digest-lines .line').count(), WAIT).toBeGreaterThan(0);
+
+      const [download] = await Promise.all([
+        page.waitForEvent('download'),
+        page.locator('#download-list a[data-format="md"]').click(),
+      ]);
+      const fromApi = Buffer.from(
+        await (
+          await fetch(`${keyed.baseUrl}/v1/download/${scanId}?format=md`, {
+            headers: { authorization: `Bearer ${key}` },
+          })
+        ).arrayBuffer(),
+      );
+      expect((await readFile(await download.path())).equals(fromApi)).toBe(true);
+      expect(download.suggestedFilename()).toBe('sample.md');
+
+      const keyedCalls = calls.filter((c) => c.keyed).map((c) => c.path);
+      expect(keyedCalls).toContain('/v1/inspect');
+      expect(keyedCalls).toContain('/v1/scan');
+      expect(keyedCalls).toContain(`/v1/scans/${scanId}/events`);
+      expect(keyedCalls).toContain(`/v1/download/${scanId}`);
+      // Only the first preview, before the key was typed, went without it.
+      expect(calls.filter((c) => !c.keyed).map((c) => c.path)).toEqual(['/v1/inspect']);
+
+      // Kept for this tab across a reload, and in no other tab.
+      await page.reload();
+      expect(await page.getByLabel(/API key/).inputValue()).toBe(key);
+      const other = await browser.newPage();
+      await other.goto(`${keyed.baseUrl}/`);
+      expect(await other.getByLabel(/API key/).inputValue()).toBe('');
+      await other.close();
+      expect(problems).toEqual([]);
+    } finally {
+      await page.close();
+      await keyed.close();
+    }
+  });
+
   it('uploads a ZIP, follows its scan, then previews it from the scan summary', async () => {
     const { page, problems } = await openPage(360, 800);
     const zipPath = join(api.dataDir, '..', 'page-upload.zip');

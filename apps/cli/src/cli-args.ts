@@ -30,6 +30,8 @@ interface Common {
   quiet: boolean;
   /** Branch or tag of a remote repository. */
   branch: string | undefined;
+  /** The API key for a server with keys (--api-key, else REPOSCAN_API_KEY); undefined: send none. */
+  apiKey: string | undefined;
 }
 
 export interface ScanArgs extends Common {
@@ -53,11 +55,27 @@ export interface InspectArgs extends Common {
   tree: boolean;
 }
 
+/** `reposcan keys add|revoke|list`: the server's key file, edited where the server reads it. */
+export interface KeysArgs {
+  command: 'keys';
+  action: 'add' | 'revoke' | 'list';
+  /** The key's name (add, revoke). */
+  name: string;
+  admin: boolean;
+  rate: number | null;
+  inspect: number | null;
+  /** --file, else API_KEYS_FILE. */
+  file: string;
+}
+
+export type HelpTopic = 'scan' | 'inspect' | 'keys';
+
 /** `usage`: no command at all, a usage error that prints the whole usage (on stderr). */
 export type CliArgs =
   | ScanArgs
   | InspectArgs
-  | { command: 'help'; topic: 'scan' | 'inspect' | null }
+  | KeysArgs
+  | { command: 'help'; topic: HelpTopic | null }
   | { command: 'version' }
   | { command: 'usage' };
 
@@ -65,6 +83,7 @@ const commonOptions = {
   branch: { type: 'string' },
   local: { type: 'boolean' },
   server: { type: 'string' },
+  'api-key': { type: 'string' },
   json: { type: 'boolean' },
   quiet: { type: 'boolean', short: 'q' },
   help: { type: 'boolean', short: 'h' },
@@ -110,15 +129,16 @@ export function parseCliArgs(argv: string[], env: NodeJS.ProcessEnv): CliArgs {
   if (command === 'help') {
     const topic = rest[0];
     if (topic === undefined) return { command: 'help', topic: null };
-    if (topic === 'scan' || topic === 'inspect') return { command: 'help', topic };
-    throw new UsageError(`there is no command "${topic}"; the commands are scan and inspect.`);
+    if (topic === 'scan' || topic === 'inspect' || topic === 'keys') return { command: 'help', topic };
+    throw new UsageError(`there is no command "${topic}"; the commands are scan, inspect and keys.`);
   }
   if (command === 'scan') return parseScan(rest, env);
   if (command === 'inspect') return parseInspect(rest, env);
+  if (command === 'keys') return parseKeys(rest, env);
   throw new UsageError(
     command.startsWith('-')
       ? `give a command before options: reposcan scan|inspect …`
-      : `unknown command "${command}"; the commands are scan and inspect.`,
+      : `unknown command "${command}"; the commands are scan, inspect and keys.`,
   );
 }
 
@@ -186,6 +206,9 @@ function commonArgs(
     throw new UsageError('--local runs the engine in this process; it does not use --server.');
   if (local && values.branch !== undefined)
     throw new UsageError('--branch needs a remote repository; --local scans the folder as it is on disk.');
+  if (local && values['api-key'] !== undefined)
+    throw new UsageError('--local runs the engine in this process; it needs no --api-key.');
+  if (values['api-key'] === '') throw new UsageError('--api-key needs the key (rsk_…).');
   const server = values.server ?? (env.REPOSCAN_SERVER || DEFAULT_SERVER);
   if (!local) checkServerUrl(server);
   return {
@@ -195,6 +218,41 @@ function commonArgs(
     json: values.json ?? false,
     quiet: values.quiet ?? false,
     branch: values.branch,
+    apiKey: local ? undefined : values['api-key'] || env.REPOSCAN_API_KEY || undefined,
+  };
+}
+
+const keysOptions = {
+  admin: { type: 'boolean' },
+  rate: { type: 'string' },
+  inspect: { type: 'string' },
+  file: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const satisfies ParseArgsConfig['options'];
+
+const KEY_ACTIONS = ['add', 'revoke', 'list'] as const;
+
+function parseKeys(argv: string[], env: NodeJS.ProcessEnv): CliArgs {
+  const { values, positionals } = parse(argv, keysOptions);
+  if (values.help) return { command: 'help', topic: 'keys' };
+  const [action, name, ...extra] = positionals;
+  if (action === undefined) throw new UsageError('reposcan keys needs an action: add, revoke or list.');
+  const chosen = oneOf('reposcan keys', action, KEY_ACTIONS);
+  if (chosen !== 'list' && name === undefined) throw new UsageError(`reposcan keys ${chosen} needs the key's name.`);
+  if (chosen === 'list' && name !== undefined) throw new UsageError('reposcan keys list takes no name.');
+  if (extra.length > 0) throw new UsageError(`reposcan keys ${chosen} takes one name; got ${positionals.length - 1}.`);
+  if (chosen !== 'add' && (values.admin || values.rate !== undefined || values.inspect !== undefined))
+    throw new UsageError('--admin, --rate and --inspect describe a new key: use them with reposcan keys add.');
+  const file = values.file || env.API_KEYS_FILE;
+  if (!file) throw new UsageError('say which key file: --file <path>, or set API_KEYS_FILE as the server has it.');
+  return {
+    command: 'keys',
+    action: chosen,
+    name: name ?? '',
+    admin: values.admin ?? false,
+    rate: values.rate === undefined ? null : integer('--rate', values.rate, 0, 9_999_999),
+    inspect: values.inspect === undefined ? null : integer('--inspect', values.inspect, 0, 9_999_999),
+    file,
   };
 }
 

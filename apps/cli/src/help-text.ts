@@ -7,6 +7,7 @@ import {
   TOKEN_ENCODINGS,
 } from '@reposcan/contracts/vocabulary';
 import type { ScanOptionName } from '@reposcan/contracts/vocabulary';
+import { API_KEY_NAME_RULE } from '@reposcan/config/api-keys';
 import { DEFAULT_SERVER } from './cli-args.js';
 
 /** One line of an option list: the flag, then its explanation from column 27. */
@@ -42,6 +43,8 @@ ${optionLines(false)}`;
 
 const COMMON = `Common options:
   --server <url>           the reposcan API (default: $REPOSCAN_SERVER or ${DEFAULT_SERVER})
+  --api-key <key>          the API key of a server with keys (default: $REPOSCAN_API_KEY; the
+                           variable keeps it out of the process list and shell history)
   --local                  run the engine in this process on a folder; no server needed
   --json                   print one JSON document on stdout and nothing else there
   -q, --quiet              no progress on stderr
@@ -53,6 +56,7 @@ Usage:
   reposcan scan <url | folder | file.zip> [options]   scan and download the artifacts
   reposcan scan --local <folder> [options]             scan in this process, no server
   reposcan inspect <url | folder> [options]            preview files and token estimates
+  reposcan keys add|revoke|list [name] [options]       manage the server's API key file
   reposcan help <command>                              options of a command
   reposcan --version
 
@@ -121,4 +125,32 @@ ${EXIT_CODES}
 Examples:
   reposcan inspect https://github.com/octocat/Hello-World
   reposcan inspect --local . --include '*.md' --json
+`;
+
+export const KEYS_HELP = `Usage: reposcan keys add <name> [--admin] [--rate N] [--inspect N] [--file PATH]
+       reposcan keys revoke <name> [--file PATH]
+       reposcan keys list [--file PATH]
+
+Edits the server's API key file (API_KEYS_FILE, or --file) on the machine or volume where the
+server reads it; every API process picks a change up at its next request.
+
+  add <name>               make a new key, print it once on stdout, and add its salted hash
+                           under <name> (${API_KEY_NAME_RULE}); a name in use is refused
+  revoke <name>            remove the key: requests with it get 401 at once
+  list                     the names, scopes and limits in the file (never a key)
+  --admin                  scope=admin: may see and delete every scan, and the ops routes
+  --rate <N>               scans and uploads per minute for this key (instead of
+                           RATE_LIMIT_PER_MINUTE; 0: no limit)
+  --inspect <N>            previews per minute for this key (instead of
+                           INSPECT_RATE_LIMIT_PER_MINUTE; 0: no limit)
+  --file <path>            the key file (default: $API_KEYS_FILE); created if missing
+
+The key itself is stored nowhere: keep what add prints (a password manager, a secret store).
+Clients send it as Authorization: Bearer <key> (reposcan: --api-key or $REPOSCAN_API_KEY).
+
+Examples:
+  reposcan keys add ci --rate 120 --file /etc/reposcan/keys
+  reposcan keys add ops --admin --file /etc/reposcan/keys
+  REPOSCAN_API_KEY=rsk_… reposcan scan https://github.com/octocat/Hello-World
+  reposcan keys revoke alice --file /etc/reposcan/keys
 `;

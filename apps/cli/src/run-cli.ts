@@ -4,7 +4,7 @@ import type { CliArgs } from './cli-args.js';
 import type { CliIo } from './cli-io.js';
 import { EXIT, ScanEndedError, UsageError } from './exit-codes.js';
 import type { ExitCode } from './exit-codes.js';
-import { INSPECT_HELP, MAIN_HELP, SCAN_HELP } from './help-text.js';
+import { INSPECT_HELP, KEYS_HELP, MAIN_HELP, SCAN_HELP } from './help-text.js';
 import type { ScanOutcome } from './scan-outcome.js';
 
 // Commands and the client load when a command runs: help and usage errors answer without them.
@@ -25,7 +25,15 @@ export async function runCli(argv: string[], io: CliIo): Promise<ExitCode> {
         io.stderr.write(MAIN_HELP);
         return EXIT.USAGE;
       case 'help':
-        io.stdout.write(args.topic === 'scan' ? SCAN_HELP : args.topic === 'inspect' ? INSPECT_HELP : MAIN_HELP);
+        io.stdout.write(
+          args.topic === 'scan'
+            ? SCAN_HELP
+            : args.topic === 'inspect'
+              ? INSPECT_HELP
+              : args.topic === 'keys'
+                ? KEYS_HELP
+                : MAIN_HELP,
+        );
         return EXIT.OK;
       case 'version':
         io.stdout.write(`${await version()}\n`);
@@ -37,6 +45,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<ExitCode> {
         printScan(outcome, json, args.quiet, io);
         return EXIT.OK;
       }
+      case 'keys':
+        await (await import('./commands/keys.js')).keys(args, io);
+        return EXIT.OK;
       case 'inspect': {
         const preview = await (await import('./commands/inspect.js')).inspect(args, io);
         const { renderInspectTable } = await import('./inspect-table.js');

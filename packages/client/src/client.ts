@@ -23,6 +23,11 @@ export interface ReposcanClientOptions {
   baseUrl: string;
   /** Headers sent with every request (an auth header for a proxy in front, say). */
   headers?: Record<string, string>;
+  /**
+   * The API key (`rsk_…`) for a server with API keys on: sent as `Authorization: Bearer <key>`
+   * on every request, event streams and downloads included. Leave it out for a server without keys.
+   */
+  apiKey?: string;
   /** A fetch implementation; the global one by default. */
   fetch?: typeof fetch;
 }
@@ -75,7 +80,10 @@ export class ReposcanClient {
 
   constructor(options: ReposcanClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
-    this.#headers = options.headers ?? {};
+    this.#headers = {
+      ...options.headers,
+      ...(options.apiKey === undefined || options.apiKey === '' ? {} : { authorization: `Bearer ${options.apiKey}` }),
+    };
     this.#fetch = options.fetch ?? ((input, init) => fetch(input, init));
   }
 

@@ -196,3 +196,40 @@ async function closedPort(): Promise<number> {
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return port;
 }
+
+describe('ReposcanClient with an API key', () => {
+  const key = 'client-key-0123456789abcdef';
+  let api: TestApi;
+
+  beforeAll(async () => {
+    api = await startTestApi({ API_KEYS: `tool:${key}` });
+  });
+  afterAll(async () => {
+    await api?.close();
+  });
+
+  it("apiKey is sent on every request, the event stream and downloads included; a scan is then the key's", async () => {
+    const client = new ReposcanClient({ baseUrl: api.baseUrl, apiKey: key });
+    const submission = await client.scan({ repo_path: api.repoDir });
+    if (submission.kind !== 'accepted') throw new Error('expected 202');
+    const events: ScanEvent[] = [];
+    for await (const event of client.follow(submission.accepted)) events.push(event);
+    expect(events.at(-1)?.data).toMatchObject({ state: 'completed', owner: 'tool' });
+    const download = await client.download(submission.accepted.scan_id, 'md');
+    expect((await new Response(download.body).arrayBuffer()).byteLength).toBe(download.bytes);
+    expect((await client.summary(submission.accepted.scan_id)).scan_id).toBe(submission.accepted.scan_id);
+    await client.cleanup(submission.accepted.scan_id);
+  });
+
+  it('without the key, or with a wrong one, a ReposcanApiError with status 401 and the code', async () => {
+    const none = await new ReposcanClient({ baseUrl: api.baseUrl }).status(randomUUID()).catch((e: unknown) => e);
+    expect(none).toBeInstanceOf(ReposcanApiError);
+    expect(none).toMatchObject({ status: 401, code: 'API_KEY_MISSING' });
+    const wrong = await new ReposcanClient({ baseUrl: api.baseUrl, apiKey: 'wrong-key-0123456789' })
+      .status(randomUUID())
+      .catch((e: unknown) => e);
+    expect(wrong).toMatchObject({ status: 401, code: 'API_KEY_INVALID' });
+    // Health needs no key.
+    expect(await new ReposcanClient({ baseUrl: api.baseUrl }).health()).toMatchObject({ status: 'ok' });
+  });
+});

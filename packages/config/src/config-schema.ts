@@ -2,6 +2,8 @@ import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { DEFAULT_TOKEN_ENCODING, orList, TOKEN_ENCODINGS } from '@reposcan/contracts/vocabulary';
 import type { TokenEncodingName } from '@reposcan/contracts/vocabulary';
+import { parseApiKeyPairs } from './api-keys.js';
+import type { ApiKeyRecord } from './api-keys.js';
 import {
   absolutePath,
   corsOrigins,
@@ -22,7 +24,8 @@ import {
   wholeNumber,
   withDefault,
 } from './env-parsers.js';
-import type { Expected, FaultRule, Parser } from './env-parsers.js';
+import { Expected } from './env-parsers.js';
+import type { FaultRule, Parser } from './env-parsers.js';
 import { hasHashTag } from './redis-target.js';
 import type { RedisTarget } from './redis-target.js';
 
@@ -36,6 +39,12 @@ export type TokenEncoding = TokenEncodingName;
 const GiB = 1024 ** 3;
 const TiB = 1024 ** 4;
 const DAY_SECONDS = 86_400;
+
+/** API_KEYS: the pairs, hashed at once (the plain keys stay nowhere in the configuration). */
+const apiKeyPairs: Parser<readonly ApiKeyRecord[]> = (text) => {
+  const keys = parseApiKeyPairs(text);
+  return typeof keys === 'string' ? new Expected(keys) : keys;
+};
 
 /** A variable whose default is a literal value: documented and applied from the same text. */
 function variable<T>(defaultText: string, description: string, parse: Parser<T>) {
@@ -256,6 +265,22 @@ export const CONFIG_VARIABLES = {
   ENABLE_QUEUE_DASHBOARD: variable(
     'false',
     'Serve a read-only bull-board queue dashboard at /admin/queues (needs Redis); it shows job data, so keep it behind your proxy.',
+    flag,
+  ),
+  // API keys: off unless API_KEYS_FILE or API_KEYS is set.
+  API_KEYS_FILE: computed(
+    'unset (no keys)',
+    'A file of API keys, one a line: <name> <salt>:<sha256> [scope=admin] [rate=N] [inspect=N], as `reposcan keys add` writes it (README, API keys). With it (or API_KEYS) every /v1 request needs Authorization: Bearer <key>; the file is read again whenever it changes, so a revoked key is refused at the next request.',
+    unsetAs(null, absolutePath),
+  ),
+  API_KEYS: computed(
+    'unset (no keys)',
+    'API keys for small setups, in clear: comma-separated name:key pairs (name:key:admin for an admin key), each key 16 characters or more; adds to API_KEYS_FILE. Never logged.',
+    unsetAs([] as readonly ApiKeyRecord[], apiKeyPairs),
+  ),
+  PROTECT_OPS_ROUTES: variable(
+    'false',
+    'With API keys on: GET /metrics and the queue dashboard (/admin/queues) need a key with scope=admin too (Bearer, or Basic with the key as password for a browser); /health and /ready stay open.',
     flag,
   ),
   FAULT_INJECTION: computed(

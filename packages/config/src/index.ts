@@ -11,3 +11,14 @@ export { FAULT_POINTS } from './env-parsers.js';
 export { describeRedisTarget, hasHashTag } from './redis-target.js';
 export type { RedisNode, RedisTarget } from './redis-target.js';
 export type { FaultPoint, FaultRule } from './env-parsers.js';
+export {
+  API_KEY_NAME,
+  API_KEY_NAME_RULE,
+  API_KEY_PREFIX,
+  apiKeyRecord,
+  formatApiKeyLine,
+  generateApiKey,
+  matchApiKey,
+  parseApiKeyFile,
+} from './api-keys.js';
+export type { ApiKeyOptions, ApiKeyRecord, ParsedKeyFile } from './api-keys.js';

@@ -8,6 +8,10 @@ export const ERROR_STATUS: Record<ErrorCode, { status: number; title: string }> 
   INVALID_REPO_PATH: { status: 400, title: 'Invalid repository path' },
   INVALID_BRANCH: { status: 400, title: 'Invalid branch name' },
   INVALID_MULTIPART: { status: 400, title: 'Malformed multipart body' },
+  // API keys
+  API_KEY_MISSING: { status: 401, title: 'API key missing' },
+  API_KEY_INVALID: { status: 401, title: 'API key not accepted' },
+  ADMIN_KEY_REQUIRED: { status: 403, title: 'Admin key required' },
   LOCAL_PATHS_DISABLED: { status: 403, title: 'Local paths disabled' },
   OUTSIDE_ALLOWED_ROOTS: { status: 403, title: 'Path outside allowed roots' },
   SCHEME_NOT_ALLOWED: { status: 403, title: 'URL scheme not allowed' },

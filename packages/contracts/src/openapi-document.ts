@@ -52,9 +52,11 @@ export function buildOpenApiDocument(version: string): Json {
   schema(ErrorEnvelope, 'output');
   // Refusals of the events endpoint alone: the other endpoints' answers do not list them.
   const streamCodes: readonly ErrorCode[] = ['TOO_MANY_EVENT_STREAMS', 'EVENT_STREAMS_FULL'];
+  // The operator routes' refusal of a key without scope=admin.
+  const opsCodes: readonly ErrorCode[] = ['ADMIN_KEY_REQUIRED'];
   const byStatus = (
     statuses: number[],
-    codes: readonly ErrorCode[] = ERROR_CODES.filter((c) => !streamCodes.includes(c)),
+    codes: readonly ErrorCode[] = ERROR_CODES.filter((c) => !streamCodes.includes(c) && !opsCodes.includes(c)),
   ): Record<string, Json> => {
     const out: Record<string, Json> = {};
     for (const status of statuses)
@@ -114,6 +116,9 @@ export function buildOpenApiDocument(version: string): Json {
       ? { style: 'form', explode: true }
       : {}),
   }));
+
+  // API keys are off unless the operator configures them: a request either carries one or needs none.
+  const optionalKey = [{ apiKey: [] }, {}];
 
   const paths: Record<string, Json> = {
     '/v1/scan': {
@@ -289,12 +294,25 @@ export function buildOpenApiDocument(version: string): Json {
         summary: 'Prometheus metrics',
         description:
           'Request latency by route, scans accepted, queue waiting and active, inspect in flight; in the embedded mode and ROLE=all also the in-process worker: scans running and finished by state and code, files, bytes and tokens scanned, clone and scan durations. README, Operations, lists every metric. A ROLE=worker process serves its own on METRICS_PORT. ENABLE_QUEUE_DASHBOARD (with Redis) adds a read-only bull-board page at /admin/queues, outside this API description.',
+        security: optionalKey,
         responses: {
           '200': { description: 'Prometheus text format.', content: { 'text/plain': { schema: { type: 'string' } } } },
+          ...byStatus([401]),
+          ...byStatus([403], opsCodes),
         },
       },
     },
   };
+
+  // Every /v1 operation takes the key when the server has keys, and may answer 401 without one.
+  for (const [path, item] of Object.entries(paths)) {
+    if (!path.startsWith('/v1/')) continue;
+    for (const operation of Object.values(item) as Json[]) {
+      operation.security = optionalKey;
+      const responses = { ...(operation.responses as Record<string, Json>), ...byStatus([401]) };
+      operation.responses = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => (a < b ? -1 : 1)));
+    }
+  }
 
   const sorted = Object.fromEntries(Object.entries(components).sort(([a], [b]) => (a < b ? -1 : 1)));
   return {
@@ -305,12 +323,24 @@ export function buildOpenApiDocument(version: string): Json {
       description:
         'Scan code repositories (remote git URL, server-local path or uploaded ZIP) into LLM-ready txt/md/json artifacts and a ZIP bundle. ' +
         'Every JSON response is an envelope; errors carry a machine `code` and a `detail` that says what to do. ' +
-        'No authentication: put the service behind a reverse proxy that authenticates.',
+        'Authentication is off by default (put the service behind a reverse proxy that authenticates, or turn API keys on). ' +
+        'With API keys on (API_KEYS_FILE or API_KEYS), every /v1 request needs `Authorization: Bearer <key>` (else 401 `API_KEY_MISSING` or `API_KEY_INVALID`, with `WWW-Authenticate`); ' +
+        'a scan belongs to the key that created it, and any other key (but one with scope=admin) gets 404 `SCAN_NOT_FOUND` for it. Rate limits then count per key.',
       license: { name: 'MIT' },
     },
     servers: [{ url: '/' }],
     paths: rewriteRefs(paths),
-    components: { schemas: rewriteRefs(sorted) as Json },
+    components: {
+      schemas: rewriteRefs(sorted) as Json,
+      securitySchemes: {
+        apiKey: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            'An API key (`rsk_…`, made by `reposcan keys add`), when the server has keys: `Authorization: Bearer <key>`. Without keys configured no header is needed.',
+        },
+      },
+    },
   };
 }
 

@@ -145,6 +145,15 @@ export const ScanResult = z
   .meta({ id: 'ScanResult' });
 export type ScanResult = z.output<typeof ScanResult>;
 
+/**
+ * The name of the API key that created a scan (never the key): only that key, or a key with
+ * scope=admin, may see or delete the scan. Absent when API keys are off, and on scans made before.
+ */
+export const ScanOwner = z.string().meta({
+  description:
+    'Name of the API key that created the scan (when the server has API keys). Only that key, or an admin key, can see or delete it.',
+});
+
 /** `state.json`: the scan's state on the shared volume, replaced atomically on every change. */
 export const ScanStateRecord = z
   .object({
@@ -163,6 +172,7 @@ export const ScanStateRecord = z
     progress: ScanProgress,
     error: FailureInfo.nullable(),
     result: ScanResult.nullable(),
+    owner: ScanOwner.optional(),
   })
   .meta({ id: 'ScanStateRecord' });
 export type ScanStateRecord = z.output<typeof ScanStateRecord>;

@@ -8,11 +8,11 @@ import { hasCode } from './fs-errors.js';
  * content survives a crash: temp file in the same folder (rename is atomic only within one
  * file system) → fsync → rename → fsync the folder.
  */
-export async function writeFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
+export async function writeFileAtomic(path: string, data: string | Uint8Array, mode = 0o666): Promise<void> {
   const dir = dirname(path);
   const temp = join(dir, `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
   try {
-    const handle = await open(temp, 'wx');
+    const handle = await open(temp, 'wx', mode);
     try {
       await handle.writeFile(data);
       await handle.sync();

@@ -5,5 +5,8 @@ export type { DiskStatus } from './disk-status.js';
 export { volumeRefusal } from './disk-status.js';
 export { artifactDirRelative, assertScanId, isResultFileName, RESULT_FILE_NAMES } from './scan-paths.js';
 export type { ResultFileName } from './scan-paths.js';
+// Also for files outside the volume that several processes read and rewrite (the API key file).
+export { writeFileAtomic } from './atomic-write.js';
+export { LockTimeoutError, withFileLock } from './file-lock.js';
 export { compactTokenCache, VolumeTokenCache } from './volume-token-cache.js';
 export type { CompactionReport, VolumeTokenCacheOptions } from './volume-token-cache.js';

@@ -6,6 +6,14 @@ export type CorsPolicy = ReturnType<typeof cors>;
 export function corsPolicy(origins: string[] | '*'): CorsPolicy {
   return cors({
     origin: origins === '*' ? '*' : origins,
-    exposedHeaders: ['X-Request-Id', 'Location', 'Retry-After', 'Content-Disposition', 'ETag', 'Content-Range'],
+    exposedHeaders: [
+      'X-Request-Id',
+      'Location',
+      'Retry-After',
+      'Content-Disposition',
+      'ETag',
+      'Content-Range',
+      'WWW-Authenticate',
+    ],
   });
 }

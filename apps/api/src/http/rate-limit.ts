@@ -1,13 +1,18 @@
 import type { Request, RequestHandler } from 'express';
 import { ScanError } from '@reposcan/contracts';
 import type { WindowCounters } from '@reposcan/queue';
+import { callerOf } from './api-keys.js';
+import type { Caller } from './api-keys.js';
 
 /**
- * Who a request comes from, for rate limits, stream caps and fair shares of the workers: Express's
- * `req.ip`, which honours X-Forwarded-For only when TRUST_PROXY says a proxy sets it.
+ * Who a request comes from, for rate limits, stream caps and fair shares of the workers: the name
+ * of its API key when keys are on (so one user behind many addresses, or many behind one NAT, is
+ * counted right), else Express's `req.ip`, which honours X-Forwarded-For only when TRUST_PROXY
+ * says a proxy sets it. No address begins with `key:`, so a key and an address never share a count.
  */
 export function clientOf(req: Request): string {
-  return req.ip ?? 'unknown';
+  const caller = callerOf(req);
+  return caller ? `key:${caller.name}` : (req.ip ?? 'unknown');
 }
 
 const WINDOW_MS = 60_000;
@@ -19,8 +24,17 @@ const WINDOW_MS = 60_000;
  * separate one for previews (inspect), so a page previewing as you type never uses up the scans.
  * `what` names the requests it counts, for the refusal.
  */
-export function rateLimit(perMinute: number, what: string, scope: string, counters: WindowCounters): RequestHandler {
+export function rateLimit(
+  defaultPerMinute: number,
+  what: string,
+  scope: string,
+  counters: WindowCounters,
+  /** The key's own limit (rate=N, inspect=N in the key file), which replaces the default. */
+  perKey: (caller: Caller) => number | null = () => null,
+): RequestHandler {
   return (req, _res, next) => {
+    const caller = callerOf(req);
+    const perMinute = (caller ? perKey(caller) : null) ?? defaultPerMinute;
     if (perMinute <= 0) return next();
     counters.add(`rate:${scope}`, clientOf(req), WINDOW_MS).then(
       ({ count, resetInMs }) => {
@@ -29,7 +43,7 @@ export function rateLimit(perMinute: number, what: string, scope: string, counte
         next(
           new ScanError(
             'RATE_LIMITED',
-            `Too many ${what} from this client (limit ${perMinute} per minute). Retry after ${retryAfterSeconds} s.`,
+            `Too many ${what} from ${caller ? `the key ${caller.name}` : 'this client'} (limit ${perMinute} per minute). Retry after ${retryAfterSeconds} s.`,
             { retryAfterSeconds },
           ),
         );

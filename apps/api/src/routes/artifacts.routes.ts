@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import { ArtifactFormat, ScanError } from '@reposcan/contracts';
+import { callerOf } from '../http/api-keys.js';
 import { sendSuccess, sendSuccessJson } from '../http/envelope.js';
 import { scanIdParam } from '../http/scan-id-param.js';
 import { parseOrThrow } from '../http/validate.js';
@@ -18,7 +19,7 @@ export function artifactRoutes(deps: { artifacts: ArtifactService; scans: ScanSe
     .get(async (req, res, next) => {
       const scanId = scanIdParam(req);
       const { format } = parseOrThrow(DownloadQuery, req.query, 'query');
-      const file = await deps.artifacts.artifact(scanId, format);
+      const file = await deps.artifacts.artifact(scanId, format, callerOf(req));
       res.attachment(file.fileName);
       res.setHeader('Content-Type', file.contentType);
       if (file.sha256) {
@@ -55,7 +56,7 @@ export function artifactRoutes(deps: { artifacts: ArtifactService; scans: ScanSe
     .route('/v1/summary/:scan_id')
     .get(async (req, res) => {
       const scanId = scanIdParam(req);
-      sendSuccessJson(res, 200, `Summary of scan ${scanId}.`, await deps.artifacts.summaryJson(scanId));
+      sendSuccessJson(res, 200, `Summary of scan ${scanId}.`, await deps.artifacts.summaryJson(scanId, callerOf(req)));
     })
     .all(methodNotAllowed(['GET']));
 
@@ -63,7 +64,7 @@ export function artifactRoutes(deps: { artifacts: ArtifactService; scans: ScanSe
     .route('/v1/cleanup/:scan_id')
     .delete(async (req, res) => {
       const scanId = scanIdParam(req);
-      await deps.scans.cleanup(scanId);
+      await deps.scans.cleanup(scanId, callerOf(req));
       sendSuccess(res, 200, `Deleted scan ID: ${scanId}`, { scan_id: scanId });
     })
     .all(methodNotAllowed(['DELETE']));

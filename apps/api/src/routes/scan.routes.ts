@@ -2,6 +2,7 @@ import { Router } from 'express';
 import type { RequestHandler } from 'express';
 import { ScanRequest, WaitQuery } from '@reposcan/contracts';
 import type { SourceSettings } from '@reposcan/sources';
+import { callerOf } from '../http/api-keys.js';
 import { clientOf } from '../http/rate-limit.js';
 import { requireJson } from '../http/require-json.js';
 import { parseOrThrow } from '../http/validate.js';
@@ -27,7 +28,10 @@ export function scanRoutes(deps: {
       await deps.scans.assertDiskRoom();
       const { source, addresses } = await checkRequestSource(repo_path, branch, deps.settings);
       await deps.workers.assertSomeWorkerAccepts(source, addresses);
-      const state = await deps.scans.submit(source, options, { client: clientOf(req) });
+      const state = await deps.scans.submit(source, options, {
+        client: clientOf(req),
+        owner: callerOf(req)?.name ?? null,
+      });
       await respondToSubmission(req, res, deps.scans, state.scan_id, wantsToWait(req, wait), deps.waitMs);
     })
     .all(methodNotAllowed(['POST']));

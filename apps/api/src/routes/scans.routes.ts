@@ -3,10 +3,11 @@ import type { Response } from 'express';
 import type { ScanStateRecord } from '@reposcan/contracts';
 import { sendSuccess } from '../http/envelope.js';
 import type { EventStreams, EventStreamSlot } from '../http/event-streams.js';
+import { callerOf } from '../http/api-keys.js';
 import { clientOf } from '../http/rate-limit.js';
 import { scanIdParam } from '../http/scan-id-param.js';
-import type { ScanService } from '../services/scan-service.js';
-import { isTerminal, notFound, toStatus } from '../services/scan-service.js';
+import type { ScanAccess, ScanService } from '../services/scan-service.js';
+import { isTerminal, mayAccess, notFound, toStatus } from '../services/scan-service.js';
 import { methodNotAllowed } from './method-not-allowed.js';
 
 export function scansRoutes(deps: { scans: ScanService; streams: EventStreams }): Router {
@@ -15,7 +16,7 @@ export function scansRoutes(deps: { scans: ScanService; streams: EventStreams })
   router
     .route('/v1/scans/:scan_id')
     .get(async (req, res) => {
-      const record = await deps.scans.get(scanIdParam(req));
+      const record = await deps.scans.get(scanIdParam(req), callerOf(req));
       sendSuccess(res, 200, `Scan is ${record.state}.`, toStatus(record));
     })
     .all(methodNotAllowed(['GET']));
@@ -28,7 +29,7 @@ export function scansRoutes(deps: { scans: ScanService; streams: EventStreams })
       const scanId = scanIdParam(req);
       const slot = deps.streams.open(clientOf(req));
       try {
-        await streamEvents(res, deps.scans, scanId, slot);
+        await streamEvents(res, deps.scans, scanId, slot, callerOf(req));
       } finally {
         slot.release();
       }
@@ -51,7 +52,13 @@ function render(record: ScanStateRecord): { data: string; progress: string } {
  * client leaves. It reads nothing itself: the scan's shared watcher hands it every reading.
  * Rejects (before any header is sent) when the scan does not exist.
  */
-function streamEvents(res: Response, scans: ScanService, scanId: string, slot: EventStreamSlot): Promise<void> {
+function streamEvents(
+  res: Response,
+  scans: ScanService,
+  scanId: string,
+  slot: EventStreamSlot,
+  access: ScanAccess,
+): Promise<void> {
   return new Promise((resolve, reject) => {
     let last: ScanStateRecord | null = null;
     let closed = false;
@@ -71,7 +78,7 @@ function streamEvents(res: Response, scans: ScanService, scanId: string, slot: E
         if (closed) return;
         if (last === null) {
           // The first reading is the state now, or why there is no stream.
-          if (error !== undefined || record === null) {
+          if (error !== undefined || record === null || !mayAccess(record, access)) {
             closed = true;
             stop();
             reject(error ?? notFound(scanId));

@@ -7,6 +7,7 @@ import { ScanError, UploadQuery } from '@reposcan/contracts';
 import { checkZip } from '@reposcan/sources';
 import type { ZipLimits } from '@reposcan/sources';
 import type { ScanStore } from '@reposcan/storage';
+import { callerOf } from '../http/api-keys.js';
 import { clientOf } from '../http/rate-limit.js';
 import { parseOrThrow } from '../http/validate.js';
 import type { ScanService } from '../services/scan-service.js';
@@ -76,6 +77,7 @@ export function uploadRoutes(deps: UploadRouteDeps): Router {
         const fileName = cleanUploadName(req.file.originalname);
         const state = await deps.scans.submit({ type: 'upload', file_name: fileName }, options, {
           client: clientOf(req),
+          owner: callerOf(req)?.name ?? null,
           beforeEnqueue: (scanId) => rename(part, deps.store.uploadPath(scanId)),
         });
         await respondToSubmission(req, res, deps.scans, state.scan_id, wantsToWait(req, wait), deps.waitMs);

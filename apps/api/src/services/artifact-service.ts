@@ -1,9 +1,10 @@
-import { access, readFile } from 'node:fs/promises';
+import { access as fileAccess, readFile } from 'node:fs/promises';
 import { ScanError, SummaryRecord } from '@reposcan/contracts';
 import type { ArtifactFormat, ScanStateRecord } from '@reposcan/contracts';
 import { ARTIFACT_FILE_NAMES } from '@reposcan/core';
 import type { ScanStore } from '@reposcan/storage';
-import type { ScanService } from './scan-service.js';
+import { mayAccess, notFound } from './scan-service.js';
+import type { ScanAccess, ScanService } from './scan-service.js';
 
 export const CONTENT_TYPES: Record<ArtifactFormat, string> = {
   txt: 'text/plain; charset=utf-8',
@@ -45,11 +46,11 @@ export class ArtifactService {
     private readonly scans: ScanService,
   ) {}
 
-  async artifact(scanId: string, format: ArtifactFormat): Promise<ArtifactFile> {
-    const record = await this.scans.get(scanId);
+  async artifact(scanId: string, format: ArtifactFormat, access: ScanAccess = null): Promise<ArtifactFile> {
+    const record = await this.scans.get(scanId, access);
     assertCompleted(record);
     const path = this.store.resultFile(scanId, ARTIFACT_FILE_NAMES[format]);
-    const exists = await access(path).then(
+    const exists = await fileAccess(path).then(
       () => true,
       () => false,
     );
@@ -75,7 +76,7 @@ export class ArtifactService {
    * (most recently used first) and served again after one lstat shows the scan's folder is still
    * the same folder: no state or summary read, no parse, no stringify on a repeat request.
    */
-  async summaryJson(scanId: string): Promise<string> {
+  async summaryJson(scanId: string, access: ScanAccess = null): Promise<string> {
     // Taken before anything is read: if the folder goes meanwhile, the next request sees a
     // different identity (or none) and reads again.
     const folder = await this.store.folderIdentity(scanId);
@@ -84,23 +85,25 @@ export class ArtifactService {
       this.summaries.delete(scanId);
       if (cached.folder === folder) {
         this.summaries.set(scanId, cached); // the young end
+        if (!mayAccess(cached, access)) throw notFound(scanId);
         return cached.json;
       }
     }
-    const record = await this.scans.get(scanId);
+    const record = await this.scans.get(scanId, access);
     assertCompleted(record);
     const json = JSON.stringify(
       SummaryRecord.parse(JSON.parse(await readFile(this.store.resultFile(scanId, 'summary.json'), 'utf8'))),
     );
     if (folder !== null) {
-      this.summaries.set(scanId, { folder, json });
+      this.summaries.set(scanId, { folder, json, ...(record.owner === undefined ? {} : { owner: record.owner }) });
       if (this.summaries.size > SUMMARY_CACHE_ENTRIES)
         this.summaries.delete(this.summaries.keys().next().value as string);
     }
     return json;
   }
 
-  private readonly summaries = new Map<string, { folder: string; json: string }>();
+  /** With the scan's owner: a repeat request is checked against it without reading the state. */
+  private readonly summaries = new Map<string, { folder: string; json: string; owner?: string }>();
 }
 
 /** Summaries kept in memory: a few kB each, a few MB at most. */

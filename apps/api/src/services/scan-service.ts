@@ -45,6 +45,20 @@ export function isTerminal(record: ScanStateRecord): boolean {
   return TERMINAL_STATES.includes(record.state);
 }
 
+/**
+ * Who asks about a scan, when API keys are on: the key's name and whether it is an admin key.
+ * null: keys are off and every scan is everyone's, as without keys.
+ */
+export type ScanAccess = { readonly name: string; readonly admin: boolean } | null;
+
+/**
+ * A scan is its creator's: another key is told it does not exist (404, not 403, so scan ids
+ * cannot be probed). A scan with no owner (made before keys were turned on) is the admins' only.
+ */
+export function mayAccess(record: { owner?: string | undefined }, access: ScanAccess): boolean {
+  return access === null || access.admin || (record.owner !== undefined && record.owner === access.name);
+}
+
 export function notFound(scanId: string): ScanError {
   return new ScanError('SCAN_NOT_FOUND', `No scan ${scanId} exists (it may have expired or been deleted).`);
 }
@@ -99,12 +113,17 @@ export class ScanService {
    * Record the request and its queued state on the volume, then enqueue it. If the queue
    * refuses (Redis down, queue full) the folder is removed and the caller gets the 503.
    * `beforeEnqueue` lets the upload route move its archive into the scan folder first; `client`
-   * (the rate limit's notion of who asked) gets the scan its client's fair share of the workers.
+   * (the rate limit's notion of who asked) gets the scan its client's fair share of the workers;
+   * `owner` (the API key's name) is recorded in state.json, so every API process enforces it.
    */
   async submit(
     source: ScanRequestRecord['source'],
     options: ScanOptions,
-    { client, beforeEnqueue }: { client?: string; beforeEnqueue?: (scanId: string) => Promise<void> } = {},
+    {
+      client,
+      owner,
+      beforeEnqueue,
+    }: { client?: string; owner?: string | null; beforeEnqueue?: (scanId: string) => Promise<void> } = {},
   ): Promise<ScanStateRecord> {
     const scanId = randomUUID();
     // Under a flood, refusals stay cheap: no folder is made and removed again for each one.
@@ -131,6 +150,7 @@ export class ScanService {
       progress: { phase: 'queued', files_done: 0, files_total: 0 },
       error: null,
       result: null,
+      ...(owner ? { owner } : {}),
     };
     await this.deps.store.create(scanId, request, state);
     this.deps.faults?.hit('accept', source.type === 'upload' ? source.file_name : source.repo_path);
@@ -147,9 +167,10 @@ export class ScanService {
     return state;
   }
 
-  async get(scanId: string): Promise<ScanStateRecord> {
+  /** The scan's state; 404 when there is none, or when `access` may not see it. */
+  async get(scanId: string, access: ScanAccess = null): Promise<ScanStateRecord> {
     const record = await this.deps.store.readState(scanId);
-    if (!record) throw notFound(scanId);
+    if (!record || !mayAccess(record, access)) throw notFound(scanId);
     return record;
   }
 
@@ -204,10 +225,12 @@ export class ScanService {
   }
 
   /** Cancel a queued or running scan, then remove everything of it from the volume and the queue. */
-  async cleanup(scanId: string): Promise<void> {
-    // A corrupt state file says nothing about whether the scan runs: treat it as running, and remove it.
-    const record = await this.get(scanId).catch((error: unknown) => {
-      if (error instanceof CorruptStateError) return null;
+  async cleanup(scanId: string, access: ScanAccess = null): Promise<void> {
+    // A corrupt state file says nothing about whether the scan runs: treat it as running, and
+    // remove it. Nor does it say whose it is: with keys on, only an admin key may.
+    const record = await this.get(scanId, access).catch((error: unknown) => {
+      if (error instanceof CorruptStateError && mayAccess({}, access)) return null;
+      if (error instanceof CorruptStateError) throw notFound(scanId);
       throw error;
     });
     if (record === null || !isTerminal(record)) {

@@ -18,7 +18,10 @@ async function inspectOnServer(args: InspectArgs, io: CliIo): Promise<InspectRes
     throw new UsageError(
       'inspect previews a repository URL or a folder; a .zip can only be scanned (reposcan scan file.zip).',
     );
-  const client = new ReposcanClient({ baseUrl: args.server });
+  const client = new ReposcanClient({
+    baseUrl: args.server,
+    ...(args.apiKey === undefined ? {} : { apiKey: args.apiKey }),
+  });
   return client.inspect({
     repo_path: target.kind === 'remote' ? target.repoPath : target.path,
     branch: args.branch,

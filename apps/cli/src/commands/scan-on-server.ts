@@ -21,7 +21,10 @@ export async function scanOnServer(args: ScanArgs, io: CliIo): Promise<ScanOutco
   const target = await classifyTarget(args.target, io.cwd);
   if (target.kind === 'zip' && args.branch !== undefined)
     throw new UsageError('--branch applies to remote repositories; an uploaded .zip has no branches.');
-  const client = new ReposcanClient({ baseUrl: args.server });
+  const client = new ReposcanClient({
+    baseUrl: args.server,
+    ...(args.apiKey === undefined ? {} : { apiKey: args.apiKey }),
+  });
   const progress = createProgressReporter(io.stderr, progressMode(io.stderr, args.quiet, io.env));
   // A folder the server reads gets the same rule as --local: no default output inside it.
   const output = await chooseOutputFolder(
