@@ -94,6 +94,7 @@ async function acceptedScan(engine: RunScan, prepare: PrepareSource = prepareSam
           cloneStallSeconds: 1,
           maxCloneBytes: 1,
           maxBlobBytes: 1,
+          gitCredentialsFile: null,
           archive: {
             maxEntries: 1,
             maxUncompressedBytes: 1,
