@@ -22,6 +22,7 @@ export async function runWorkerProcess(config: Config = loadConfig()): Promise<v
   if (config.workerNice > 0 && !lowerProcessPriority(config.workerNice))
     log.warn({ nice: config.workerNice }, "could not lower the worker's CPU priority");
   const transport = createBullMqTransport({
+    credentialsKey: config.credentialsKey,
     redis: config.redis,
     prefix: config.queuePrefix,
     maxWaiting: config.maxQueuedScans,
