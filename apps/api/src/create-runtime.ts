@@ -79,6 +79,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   const queueLog: QueueLog = (level, message, meta) => log[level]({ ...meta }, message);
   const transport = config.redis
     ? createBullMqTransport({
+        credentialsKey: config.credentialsKey,
         redis: config.redis,
         prefix: config.queuePrefix,
         maxWaiting: config.maxQueuedScans,
@@ -121,6 +122,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     minFreeDiskRatio: config.minFreeDiskRatio,
     faults: new FaultInjector(config.faultInjection),
     onAccepted: (source) => metrics.scansAccepted.inc({ source }),
+    credentials: { vault: transport.credentials, ttlMs: config.gitTokenTtlSeconds * 1000 },
   });
   // ROLE=all: the worker reports on the API's registry, so one /metrics covers the process.
   const worker =
