@@ -21,6 +21,12 @@ import { UsageError } from './exit-codes.js';
 export const DEFAULT_SERVER = 'http://127.0.0.1:8000';
 export type TokenEncoding = TokenEncodingName;
 
+export interface GitTokenArg {
+  value: string;
+  /** Where it came from: a flag on a target that clones nothing is a mistake, the variable is not. */
+  from: '--git-token' | 'REPOSCAN_GIT_TOKEN';
+}
+
 interface Common {
   target: string;
   /** Run the engine in this process on a local folder; no server. */
@@ -30,6 +36,8 @@ interface Common {
   quiet: boolean;
   /** Branch or tag of a remote repository. */
   branch: string | undefined;
+  /** --git-token, else $REPOSCAN_GIT_TOKEN: a credential for a private remote repository. */
+  gitToken: GitTokenArg | undefined;
 }
 
 export interface ScanArgs extends Common {
@@ -63,6 +71,7 @@ export type CliArgs =
 
 const commonOptions = {
   branch: { type: 'string' },
+  'git-token': { type: 'string' },
   local: { type: 'boolean' },
   server: { type: 'string' },
   json: { type: 'boolean' },
@@ -186,6 +195,8 @@ function commonArgs(
     throw new UsageError('--local runs the engine in this process; it does not use --server.');
   if (local && values.branch !== undefined)
     throw new UsageError('--branch needs a remote repository; --local scans the folder as it is on disk.');
+  if (local && values['git-token'] !== undefined)
+    throw new UsageError('--git-token is for a private remote repository; --local reads the folder on disk.');
   const server = values.server ?? (env.REPOSCAN_SERVER || DEFAULT_SERVER);
   if (!local) checkServerUrl(server);
   return {
@@ -195,7 +206,17 @@ function commonArgs(
     json: values.json ?? false,
     quiet: values.quiet ?? false,
     branch: values.branch,
+    // The variable is the safer way: an argument is visible to every user of the machine (ps).
+    gitToken: local ? undefined : gitTokenArg(values['git-token'], env.REPOSCAN_GIT_TOKEN),
   };
+}
+
+function gitTokenArg(flag: string | undefined, variable: string | undefined): GitTokenArg | undefined {
+  if (flag !== undefined) {
+    if (flag === '') throw new UsageError('--git-token needs a value: a token or user:token.');
+    return { value: flag, from: '--git-token' };
+  }
+  return variable ? { value: variable, from: 'REPOSCAN_GIT_TOKEN' } : undefined;
 }
 
 /** The named options from their flags, in the API's spelling; an absent flag leaves the default. */
