@@ -16,7 +16,7 @@ import {
   startJanitor,
 } from '@reposcan/runtime';
 import type { Logger, RunningJanitor } from '@reposcan/runtime';
-import { sourceSettingsFromConfig } from '@reposcan/sources';
+import { checkGitCredentialsFile, sourceSettingsFromConfig } from '@reposcan/sources';
 import { closeWithinGrace, startScanWorker } from '@reposcan/scan-worker';
 import type { RunningWorker } from '@reposcan/scan-worker';
 import { createApp } from './app.js';
@@ -72,6 +72,8 @@ const SERVER_TIMEOUTS = {
  */
 export async function createRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
   const log = options.log ?? createLogger(config.logLevel, 'reposcan-api');
+  // Previews clone in this process: a broken credentials file stops it now, not a preview later.
+  await checkGitCredentialsFile(config.gitCredentialsFile);
   let handle: ((req: IncomingMessage, res: ServerResponse) => void) | null = null;
   const early: [IncomingMessage, ServerResponse][] = [];
   const server = createServer(SERVER_TIMEOUTS, (req, res) => (handle ? handle(req, res) : early.push([req, res])));

@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { ConfigError } from '@reposcan/config';
 import net from 'node:net';
 import { parseGitCredential } from './git-credential.js';
 import type { GitCredential } from './git-credential.js';
@@ -67,4 +68,18 @@ export async function readGitCredentials(file: string): Promise<GitCredentials> 
     );
   }
   return parseGitCredentials(text);
+}
+
+/**
+ * At a process's start: a GIT_CREDENTIALS_FILE that cannot be read or parsed stops it with a
+ * ConfigError naming the line, rather than failing scans later. Read again at every clone.
+ */
+export async function checkGitCredentialsFile(file: string | null): Promise<void> {
+  if (file === null) return;
+  try {
+    await readGitCredentials(file);
+  } catch (error) {
+    if (error instanceof GitCredentialsFileError) throw new ConfigError([error.message]);
+    throw error;
+  }
 }

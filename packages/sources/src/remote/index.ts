@@ -24,6 +24,7 @@ export {
 } from './git-credential.js';
 export type { GitCredential } from './git-credential.js';
 export {
+  checkGitCredentialsFile,
   credentialFor,
   GitCredentialsFileError,
   parseGitCredentials,

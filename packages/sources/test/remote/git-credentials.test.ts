@@ -1,5 +1,9 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
+  checkGitCredentialsFile,
   credentialFor,
   parseGitCredential,
   parseGitCredentials,
@@ -80,5 +84,29 @@ describe('scrubSecrets', () => {
   it('replaces every occurrence, the longer secret first', () => {
     expect(scrubSecrets('a tok b me:tok c tok', ['tok', 'me:tok'])).toBe('a *** b *** c ***');
     expect(scrubSecrets('nothing here', [])).toBe('nothing here');
+  });
+});
+
+describe('checkGitCredentialsFile (at start)', () => {
+  it('passes a good file or none; stops on a bad or missing one with a ConfigError naming the line', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'reposcan-credentials-'));
+    try {
+      const good = path.join(dir, 'good');
+      const bad = path.join(dir, 'bad');
+      writeFileSync(good, 'github.com ghp_x\n');
+      writeFileSync(bad, 'github.com ghp_x\ngitlab.com\n');
+      await expect(checkGitCredentialsFile(null)).resolves.toBeUndefined();
+      await expect(checkGitCredentialsFile(good)).resolves.toBeUndefined();
+      await expect(checkGitCredentialsFile(bad)).rejects.toMatchObject({
+        name: 'ConfigError',
+        problems: [expect.stringMatching(/^GIT_CREDENTIALS_FILE line 2: expected/)],
+      });
+      await expect(checkGitCredentialsFile(path.join(dir, 'missing'))).rejects.toMatchObject({
+        name: 'ConfigError',
+        problems: [expect.stringMatching(/cannot be read \(ENOENT\)/)],
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
