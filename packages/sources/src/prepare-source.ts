@@ -10,11 +10,14 @@ import {
   checkRemotePolicy,
   cloneRemote,
   createGitEnv,
+  credentialFor,
+  parseGitCredential,
   parseRepoPath,
+  readGitCredentials,
   resolveRef,
+  withGitCredential,
 } from './remote/index.js';
 import type { ClonedRemote, GitCredential, RemoteSourceInfo, RemoteSpec } from './remote/index.js';
-import { credentialFor, parseGitCredential, readGitCredentials, withGitCredential } from './remote/index.js';
 
 export interface SourceSettings {
   allowedLocalRoots: string[] | null;
