@@ -11,6 +11,7 @@ import {
   cloneRemote,
   createGitEnv,
   credentialFor,
+  mayCarryCredential,
   parseGitCredential,
   parseRepoPath,
   readGitCredentials,
@@ -169,5 +170,11 @@ async function credentialOf(
 ): Promise<GitCredential | null> {
   if (gitToken !== null) return parseGitCredential(gitToken);
   if (credentialsFile === null) return null;
-  return credentialFor(await readGitCredentials(credentialsFile), spec);
+  const credential = credentialFor(await readGitCredentials(credentialsFile), spec);
+  if (credential !== null && !mayCarryCredential(spec))
+    throw new ScanError(
+      'GIT_TOKEN_NOT_ACCEPTED',
+      `This server has a git credential for ${spec.host}, which it never sends over plain http; use the repository's https:// URL.`,
+    );
+  return credential;
 }

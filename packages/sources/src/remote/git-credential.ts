@@ -49,11 +49,15 @@ export function parseGitCredential(text: string): GitCredential {
 
 /** Where a token may be sent: https, or plain http to a loopback address (a test's git server). */
 export function assertCredentialTransport(spec: RemoteSpec): void {
-  if (spec.scheme === 'https' || isLoopback(spec.host)) return;
+  if (mayCarryCredential(spec)) return;
   throw new ScanError(
     'GIT_TOKEN_NOT_ACCEPTED',
     `A git token is sent over https only (${spec.host} would receive it in clear over http); use the repository's https:// URL.`,
   );
+}
+
+export function mayCarryCredential(spec: RemoteSpec): boolean {
+  return spec.scheme === 'https' || isLoopback(spec.host);
 }
 
 function isLoopback(host: string): boolean {

@@ -18,6 +18,7 @@ export {
   assertCredentialTransport,
   credentialForms,
   DEFAULT_GIT_USERNAMES,
+  mayCarryCredential,
   parseGitCredential,
   scrubSecrets,
   withGitCredential,

@@ -164,6 +164,10 @@ describe('cloning a private repository over HTTP basic authentication', () => {
     const error = await failure(clone('http://192.168.0.10/acme/widgets.git', TOKEN));
     expect(error).toMatchObject({ code: 'GIT_TOKEN_NOT_ACCEPTED' });
     expect(error.message).toContain('https');
+    // An operator's credential neither: the scan is refused before any connection.
+    const fromFile = await failure(clone('http://192.168.0.10/acme/widgets.git', null, `192.168.0.10 ${TOKEN}\n`));
+    expect(fromFile).toMatchObject({ code: 'GIT_TOKEN_NOT_ACCEPTED' });
+    expect(fromFile.message).toMatch(/never sends over plain http/);
   });
 });
 
