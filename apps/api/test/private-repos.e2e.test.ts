@@ -307,6 +307,9 @@ describe.each([
       code: 'GIT_TOKEN_NOT_ACCEPTED',
       detail: expect.stringContaining('upload'),
     });
+    const inQuery = await fetch(`${d.baseUrl}/v1/upload?git_token=${TOKEN}`, { method: 'POST', body: form });
+    expect(inQuery.status).toBe(400);
+    expect(await inQuery.json()).toMatchObject({ code: 'GIT_TOKEN_NOT_ACCEPTED' });
     const local = await post(d, '/v1/scan', { repo_path: join(d.localRoot, 'here'), git_token: TOKEN });
     expect(local).toMatchObject({ status: 400, body: { code: 'GIT_TOKEN_NOT_ACCEPTED' } });
     const both = await post(d, '/v1/scan', { repo_path: repo(), git_token: TOKEN }, { 'X-Git-Token': TOKEN });
