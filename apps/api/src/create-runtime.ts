@@ -16,7 +16,7 @@ import {
   startJanitor,
 } from '@reposcan/runtime';
 import type { Logger, RunningJanitor } from '@reposcan/runtime';
-import { sourceSettingsFromConfig } from '@reposcan/sources';
+import { checkGitCredentialsFile, sourceSettingsFromConfig } from '@reposcan/sources';
 import { closeWithinGrace, startScanWorker } from '@reposcan/scan-worker';
 import type { RunningWorker } from '@reposcan/scan-worker';
 import { createApp } from './app.js';
@@ -73,6 +73,8 @@ const SERVER_TIMEOUTS = {
  */
 export async function createRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
   const log = options.log ?? createLogger(config.logLevel, 'reposcan-api');
+  // Previews clone in this process: a broken credentials file stops it now, not a preview later.
+  await checkGitCredentialsFile(config.gitCredentialsFile);
   let handle: ((req: IncomingMessage, res: ServerResponse) => void) | null = null;
   const early: [IncomingMessage, ServerResponse][] = [];
   const server = createServer(SERVER_TIMEOUTS, (req, res) => (handle ? handle(req, res) : early.push([req, res])));
@@ -96,6 +98,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   const queueLog: QueueLog = (level, message, meta) => log[level]({ ...meta }, message);
   const transport = config.redis
     ? createBullMqTransport({
+        credentialsKey: config.credentialsKey,
         redis: config.redis,
         prefix: config.queuePrefix,
         maxWaiting: config.maxQueuedScans,
@@ -138,6 +141,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     minFreeDiskRatio: config.minFreeDiskRatio,
     faults: new FaultInjector(config.faultInjection),
     onAccepted: (source) => metrics.scansAccepted.inc({ source }),
+    credentials: { vault: transport.credentials, ttlMs: config.gitTokenTtlSeconds * 1000 },
   });
   // ROLE=all: the worker reports on the API's registry, so one /metrics covers the process.
   const worker =

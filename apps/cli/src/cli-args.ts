@@ -21,6 +21,12 @@ import { UsageError } from './exit-codes.js';
 export const DEFAULT_SERVER = 'http://127.0.0.1:8000';
 export type TokenEncoding = TokenEncodingName;
 
+export interface GitTokenArg {
+  value: string;
+  /** Where it came from: a flag on a target that clones nothing is a mistake, the variable is not. */
+  from: '--git-token' | 'REPOSCAN_GIT_TOKEN';
+}
+
 interface Common {
   target: string;
   /** Run the engine in this process on a local folder; no server. */
@@ -32,6 +38,8 @@ interface Common {
   branch: string | undefined;
   /** The API key for a server with keys (--api-key, else REPOSCAN_API_KEY); undefined: send none. */
   apiKey: string | undefined;
+  /** --git-token, else $REPOSCAN_GIT_TOKEN: a credential for a private remote repository. */
+  gitToken: GitTokenArg | undefined;
 }
 
 export interface ScanArgs extends Common {
@@ -81,6 +89,7 @@ export type CliArgs =
 
 const commonOptions = {
   branch: { type: 'string' },
+  'git-token': { type: 'string' },
   local: { type: 'boolean' },
   server: { type: 'string' },
   'api-key': { type: 'string' },
@@ -209,6 +218,8 @@ function commonArgs(
   if (local && values['api-key'] !== undefined)
     throw new UsageError('--local runs the engine in this process; it needs no --api-key.');
   if (values['api-key'] === '') throw new UsageError('--api-key needs the key (rsk_…).');
+  if (local && values['git-token'] !== undefined)
+    throw new UsageError('--git-token is for a private remote repository; --local reads the folder on disk.');
   const server = values.server ?? (env.REPOSCAN_SERVER || DEFAULT_SERVER);
   if (!local) checkServerUrl(server);
   return {
@@ -219,6 +230,8 @@ function commonArgs(
     quiet: values.quiet ?? false,
     branch: values.branch,
     apiKey: local ? undefined : values['api-key'] || env.REPOSCAN_API_KEY || undefined,
+    // The variable is the safer way: an argument is visible to every user of the machine (ps).
+    gitToken: local ? undefined : gitTokenArg(values['git-token'], env.REPOSCAN_GIT_TOKEN),
   };
 }
 
@@ -254,6 +267,14 @@ function parseKeys(argv: string[], env: NodeJS.ProcessEnv): CliArgs {
     inspect: values.inspect === undefined ? null : integer('--inspect', values.inspect, 0, 9_999_999),
     file,
   };
+}
+
+function gitTokenArg(flag: string | undefined, variable: string | undefined): GitTokenArg | undefined {
+  if (flag !== undefined) {
+    if (flag === '') throw new UsageError('--git-token needs a value: a token or user:token.');
+    return { value: flag, from: '--git-token' };
+  }
+  return variable ? { value: variable, from: 'REPOSCAN_GIT_TOKEN' } : undefined;
 }
 
 /** The named options from their flags, in the API's spelling; an absent flag leaves the default. */

@@ -39,6 +39,8 @@ const EXIT_CODES = `Exit codes:
 
 const SELECTION = `Selection (as the API's options):
   --branch <name>          branch or tag of a remote repository
+  --git-token <token>      token or user:token for a private repository (default:
+                           $REPOSCAN_GIT_TOKEN, which other users cannot see in ps)
 ${optionLines(false)}`;
 
 const COMMON = `Common options:

@@ -1,5 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import type { GitTokenArg } from './cli-args.js';
+import { UsageError } from './exit-codes.js';
 
 export type ScanTarget =
   { kind: 'remote'; repoPath: string } | { kind: 'folder'; path: string } | { kind: 'zip'; file: string };
@@ -19,4 +21,16 @@ export async function classifyTarget(target: string, cwd: string): Promise<ScanT
     if (info?.isFile()) return { kind: 'zip', file: path };
   }
   return { kind: 'folder', path };
+}
+
+/**
+ * The git token to send for `target`: a remote repository's. --git-token with a folder or a
+ * .zip is a mistake; REPOSCAN_GIT_TOKEN set in the environment is simply not sent.
+ */
+export function gitTokenFor(target: ScanTarget, token: GitTokenArg | undefined): string | undefined {
+  if (token === undefined) return undefined;
+  if (target.kind === 'remote') return token.value;
+  if (token.from === '--git-token')
+    throw new UsageError('--git-token is for a private remote repository; a folder or a .zip clones nothing.');
+  return undefined;
 }

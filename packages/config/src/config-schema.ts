@@ -16,6 +16,7 @@ import {
   localRoots,
   oneOf,
   anyText,
+  key256,
   queuePrefix,
   redisNodes,
   redisUrl,
@@ -132,6 +133,22 @@ export const CONFIG_VARIABLES = {
     'false',
     'Allow clones from private, loopback and link-local addresses (self-hosted git, tests).',
     flag,
+  ),
+  // Private repositories: credentials that reach git only (docs/operations.md, private repositories).
+  GIT_CREDENTIALS_FILE: computed(
+    'unset',
+    "A file of per-host git credentials read by whoever clones (workers, and the API for previews), so clients never see them: one line per host, `<host>[:port] <token>` or `<host>[:port] <user>:<token>`, `#` starts a comment. A request's own git_token wins. Keep it readable by the service only.",
+    unsetAs(null, absolutePath),
+  ),
+  CREDENTIALS_KEY: computed(
+    'unset',
+    "With Redis: the key (32 random bytes, hex or base64; `openssl rand -base64 32`) that seals a request's git_token (AES-256-GCM) while it waits for a worker; every API and worker process needs the same one. Unset: requests with a git token are refused (503 CREDENTIALS_KEY_MISSING). Not needed in the embedded mode; never logged.",
+    unsetAs(null, key256),
+  ),
+  GIT_TOKEN_TTL_SECONDS: variable(
+    '3600',
+    "How long a request's sealed git token waits for a worker before it is forgotten (a scan that starts later fails REPO_AUTH_FAILED); deleted as soon as the clone is done.",
+    wholeNumber(60, 604_800, 'seconds'),
   ),
   CORS_ORIGINS: variable('*', 'Origins allowed by CORS, comma-separated; "*" allows all.', corsOrigins),
   SCAN_WAIT_SECONDS: variable(

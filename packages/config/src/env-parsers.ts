@@ -108,6 +108,18 @@ export const redisNodes: Parser<readonly RedisNode[]> = (text) => {
 
 export const anyText: Parser<string> = (text) => text;
 
+/**
+ * A 256-bit key, as 64 hex digits or base64 (standard or URL-safe) of 32 bytes; normalised to hex.
+ * The message never repeats the value (load-config redacts it too).
+ */
+export const key256: Parser<string> = (text) => {
+  if (/^[0-9a-f]{64}$/i.test(text)) return text.toLowerCase();
+  const bytes = /^[A-Za-z0-9+/_-]{43}={0,1}$/.test(text) ? Buffer.from(text, 'base64') : null;
+  return bytes?.length === 32
+    ? bytes.toString('hex')
+    : new Expected('32 random bytes as 64 hex digits or base64, e.g. the output of openssl rand -base64 32');
+};
+
 function splitList(text: string, separator: string): string[] {
   return text
     .split(separator)

@@ -47,9 +47,9 @@ function describeIssue(issue: z.core.$ZodIssue, env: Record<string, string | und
   return `${name}=${value}: ${issue.message}`;
 }
 
-/** A Redis password must not reach the logs through an error message. */
+/** A Redis password, API keys or the credentials key must not reach the logs through an error message. */
 function redact(name: string, value: string): string {
-  if (name === 'REDIS_PASSWORD' || name === 'API_KEYS') return '***';
+  if (name === 'REDIS_PASSWORD' || name === 'API_KEYS' || name === 'CREDENTIALS_KEY') return '***';
   return name === 'REDIS_URL' ? value.replace(/\/\/([^/@]*):[^/@]*@/, '//$1:***@') : value;
 }
 

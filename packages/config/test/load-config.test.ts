@@ -30,6 +30,9 @@ describe('loadConfig defaults', () => {
       gitAllowedHosts: ['github.com', 'gitlab.com', 'bitbucket.org', 'codeberg.org', 'gitea.com'],
       gitAllowHttp: false,
       gitAllowPrivateHosts: false,
+      gitCredentialsFile: null,
+      credentialsKey: null,
+      gitTokenTtlSeconds: 3600,
       corsOrigins: '*',
       scanWaitSeconds: 60,
       scanTtlHours: 24,
@@ -314,6 +317,20 @@ describe('ConfigError', () => {
   it('never shows REDIS_PASSWORD', () => {
     const error = configError({ REDIS_PASSWORD: 'hunter2', REDIS_URL: 'redis://r:6379', REDIS_SENTINELS: 's:1' });
     expect(error.message).not.toContain('hunter2');
+  });
+
+  it('takes CREDENTIALS_KEY as 32 bytes in hex or base64, and never shows a wrong one', () => {
+    const bytes = Buffer.alloc(32, 7);
+    const hex = bytes.toString('hex');
+    expect(loadConfig({ CREDENTIALS_KEY: hex.toUpperCase() }, { version: 'x' }).credentialsKey).toBe(hex);
+    expect(loadConfig({ CREDENTIALS_KEY: bytes.toString('base64') }, { version: 'x' }).credentialsKey).toBe(hex);
+    expect(loadConfig({ CREDENTIALS_KEY: bytes.toString('base64url') }, { version: 'x' }).credentialsKey).toBe(hex);
+    for (const wrong of ['hunter2-hunter2', Buffer.alloc(16, 7).toString('base64'), `${hex}00`]) {
+      const error = configError({ CREDENTIALS_KEY: wrong });
+      expect(error.problems).toEqual([
+        'CREDENTIALS_KEY="***": expected 32 random bytes as 64 hex digits or base64, e.g. the output of openssl rand -base64 32',
+      ]);
+    }
   });
 
   it('hides a Redis password and shortens very long values', () => {

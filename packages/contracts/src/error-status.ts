@@ -8,6 +8,7 @@ export const ERROR_STATUS: Record<ErrorCode, { status: number; title: string }> 
   INVALID_REPO_PATH: { status: 400, title: 'Invalid repository path' },
   INVALID_BRANCH: { status: 400, title: 'Invalid branch name' },
   INVALID_MULTIPART: { status: 400, title: 'Malformed multipart body' },
+  GIT_TOKEN_NOT_ACCEPTED: { status: 400, title: 'Git token not accepted here' },
   // API keys
   API_KEY_MISSING: { status: 401, title: 'API key missing' },
   API_KEY_INVALID: { status: 401, title: 'API key not accepted' },
@@ -40,6 +41,8 @@ export const ERROR_STATUS: Record<ErrorCode, { status: number; title: string }> 
   SUBDIR_NOT_FOUND: { status: 422, title: 'Folder not found' },
   UNSAFE_ARCHIVE: { status: 422, title: 'Unsafe archive' },
   IGNORE_FILE_TOO_LARGE: { status: 422, title: 'Ignore file too large' },
+  // Not 401: that status belongs to the API's own authentication, not to the git host's.
+  REPO_AUTH_FAILED: { status: 422, title: 'Repository refused the credential' },
   RATE_LIMITED: { status: 429, title: 'Too many requests' },
   INSPECT_BUSY: { status: 429, title: 'Inspect slots busy' },
   TOO_MANY_EVENT_STREAMS: { status: 429, title: 'Too many event streams' },
@@ -50,6 +53,7 @@ export const ERROR_STATUS: Record<ErrorCode, { status: number; title: string }> 
   QUEUE_FULL: { status: 503, title: 'Queue full' },
   QUEUE_UNAVAILABLE: { status: 503, title: 'Queue unavailable' },
   NO_WORKER_ACCEPTS: { status: 503, title: 'No worker accepts this source' },
+  CREDENTIALS_KEY_MISSING: { status: 503, title: 'Git tokens not configured' },
   EVENT_STREAMS_FULL: { status: 503, title: 'Event streams full' },
   SERVER_STOPPING: { status: 503, title: 'Server stopping' },
   CLONE_TIMEOUT: { status: 504, title: 'Clone timed out' },

@@ -3,7 +3,7 @@ import { ERROR_CODES } from './error-codes.js';
 import type { ErrorCode } from './error-codes.js';
 import { ERROR_STATUS } from './error-status.js';
 import { ErrorEnvelope, HealthResponse, ReadyResponse, successEnvelope } from './envelope.js';
-import { InspectRequest, ScanRequest, UploadQuery } from './scan-options.js';
+import { GIT_TOKEN_HEADER, InspectRequest, ScanRequest, UploadQuery } from './scan-options.js';
 import { InspectResult, ScanAccepted, ScanResult, ScanStatus, SummaryRecord } from './scan-records.js';
 import { ARTIFACT_FORMATS, SCAN_OPTIONS } from './vocabulary.js';
 
@@ -90,6 +90,14 @@ export function buildOpenApiDocument(version: string): Json {
       schema: { type: 'string', example: 'respond-async' },
     },
   ];
+  const gitTokenHeader = {
+    name: GIT_TOKEN_HEADER,
+    in: 'header',
+    required: false,
+    description:
+      'Credential for a private repository, for this request only, as `git_token` in the body (send one of them): a token, or `user:token`. See `git_token`.',
+    schema: { type: 'string' },
+  };
   const accepted = {
     description:
       'Accepted: still running after SCAN_WAIT_SECONDS (or asked not to wait). Follow `status_url` or `events_url`.',
@@ -127,7 +135,7 @@ export function buildOpenApiDocument(version: string): Json {
         summary: 'Scan a remote repository or a server-local path',
         description:
           'Scans and uploads share one per-client budget, RATE_LIMIT_PER_MINUTE (then 429 `RATE_LIMITED` with `Retry-After`); previews (POST /v1/inspect) never count against it.',
-        parameters: waitParams,
+        parameters: [...waitParams, gitTokenHeader],
         requestBody: {
           required: true,
           content: { 'application/json': { schema: schema(ScanRequest, 'input', 'ScanRequest') } },
@@ -144,7 +152,7 @@ export function buildOpenApiDocument(version: string): Json {
         operationId: 'uploadScan',
         summary: 'Upload a .zip archive and scan it',
         description:
-          'Counts against RATE_LIMIT_PER_MINUTE, the budget it shares with POST /v1/scan (then 429 `RATE_LIMITED` with `Retry-After`).',
+          'Counts against RATE_LIMIT_PER_MINUTE, the budget it shares with POST /v1/scan (then 429 `RATE_LIMITED` with `Retry-After`). An upload clones nothing: an `X-Git-Token` header or a `git_token` parameter is refused (400 `GIT_TOKEN_NOT_ACCEPTED`).',
         parameters: [...uploadParams, waitParams[1]],
         requestBody: {
           required: true,
@@ -173,6 +181,7 @@ export function buildOpenApiDocument(version: string): Json {
         summary: 'Preview a repository: tree, files, estimated tokens; writes nothing',
         description:
           'Previews have a per-client budget of their own, INSPECT_RATE_LIMIT_PER_MINUTE (then 429 `RATE_LIMITED` with `Retry-After`), separate from the one scans and uploads share, so previewing never uses up scanning; and INSPECT_CONCURRENCY slots per API process (then 429 `INSPECT_BUSY`, `Retry-After: 1`). A client that previews as a user types should send settled input only (on blur or Enter, or after a pause), drop answers to input that has changed since, and treat a 4xx for input still being typed as a hint rather than an error, as the web page does.',
+        parameters: [gitTokenHeader],
         requestBody: {
           required: true,
           content: { 'application/json': { schema: schema(InspectRequest, 'input', 'InspectRequest') } },

@@ -62,8 +62,32 @@ export const RepoPath = z.string().min(1).max(4096).meta({
   example: 'https://github.com/octocat/Hello-World',
 });
 
+/** The header that carries a git credential for one request, as `git_token` does in a JSON body. */
+export const GIT_TOKEN_HEADER = 'X-Git-Token';
+
+/**
+ * A git credential for this request only: printable ASCII without blanks, so it can travel in a
+ * header too. Never stored in clear, logged or echoed (docs/operations.md, private repositories).
+ */
+export const GitToken = z
+  .string()
+  .min(1)
+  .max(4096)
+  .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without blanks (a token, or user:token)')
+  .meta({
+    description:
+      "Credential for a private repository, for this request only: a token (the user name is the host's usual one: GitHub `x-access-token`, GitLab `oauth2`, Bitbucket `x-token-auth`, others `x-access-token`) or `user:token`. https URLs only (plain http to a loopback host in tests); refused for local paths and uploads. It reaches git through its environment only and is never stored in clear, logged or returned. The `X-Git-Token` header does the same.",
+    writeOnly: true,
+    example: 'github_pat_11AAAA…',
+  });
+
 export const ScanRequest = z
-  .strictObject({ repo_path: RepoPath, branch: BranchName.optional(), ...ScanOptionFields })
+  .strictObject({
+    repo_path: RepoPath,
+    branch: BranchName.optional(),
+    git_token: GitToken.optional(),
+    ...ScanOptionFields,
+  })
   .meta({ id: 'ScanRequest', description: 'Body of POST /v1/scan. Unknown fields are rejected.' });
 export type ScanRequest = z.output<typeof ScanRequest>;
 
@@ -72,7 +96,12 @@ const previewFields = Object.fromEntries(PREVIEW_OPTION_NAMES.map((name) => [nam
   PreviewOptionName
 >;
 export const InspectRequest = z
-  .strictObject({ repo_path: RepoPath, branch: BranchName.optional(), ...previewFields })
+  .strictObject({
+    repo_path: RepoPath,
+    branch: BranchName.optional(),
+    git_token: GitToken.optional(),
+    ...previewFields,
+  })
   .meta({
     id: 'InspectRequest',
     description: 'Body of POST /v1/inspect: the selection options of a scan; nothing is written.',

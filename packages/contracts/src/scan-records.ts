@@ -272,7 +272,13 @@ export const ScanRequestRecord = z.object({
   version: z.literal(1),
   scan_id: ScanId,
   source: z.discriminatedUnion('type', [
-    z.object({ type: z.literal('remote'), repo_path: z.string(), branch: z.string().nullable() }),
+    z.object({
+      type: z.literal('remote'),
+      repo_path: z.string(),
+      branch: z.string().nullable(),
+      /** The request carried a git token: the worker finds it sealed in the credential vault, never here. */
+      credential: z.literal('request').optional(),
+    }),
     z.object({ type: z.literal('local'), repo_path: z.string() }),
     z.object({ type: z.literal('upload'), file_name: z.string() }),
   ]),

@@ -4,6 +4,8 @@ import { isScanError } from '@reposcan/contracts';
 import { Queue, UnrecoverableError, WaitingError, Worker } from 'bullmq';
 import type { Job, JobState, JobsOptions } from 'bullmq';
 import { ReplyError } from 'ioredis';
+import { createRedisCredentialVault } from './credential-vault.js';
+import type { CredentialVault } from './credential-vault.js';
 import { FAIR_SHARE_WINDOW_MS, fairPriority } from './fair-share.js';
 import { isFinalError, lockLostAbortReason, shutdownAbortReason, withinForceCloseGrace } from './failure-policy.js';
 import {
@@ -48,6 +50,8 @@ export interface BullMqTransportOptions extends TransportOptions {
    * and test runs sharing one Redis stay apart. On a cluster it needs a hash tag ({reposcan}).
    */
   prefix: string;
+  /** CREDENTIALS_KEY (64 hex digits): seals requests' git credentials; null refuses them. */
+  credentialsKey?: string | null;
 }
 
 /** Upper bound on one producer call, whatever it waits for: the first connect or a slow Redis. */
@@ -70,6 +74,7 @@ export function createBullMqTransport(o: BullMqTransportOptions): QueueTransport
     stateSignals,
     workers: registry,
     counters: queue.counters,
+    credentials: queue.credentials,
     startWorker(options) {
       const worker = startBullMqWorker(o, options, log, report);
       workers.push(worker);
@@ -87,7 +92,7 @@ export function createBullMqTransport(o: BullMqTransportOptions): QueueTransport
 function createBullMqQueue(
   o: BullMqTransportOptions,
   report: (source: string, error: unknown) => void,
-): ScanQueue & { counters: WindowCounters } {
+): ScanQueue & { counters: WindowCounters; credentials: CredentialVault } {
   const connection = createProducerConnection(o.redis, report);
   const queue = new Queue<ScanJobPayload>(SCAN_QUEUE_NAME, { connection, prefix: o.prefix });
   queue.on('error', (error) => report('queue', error));
@@ -140,8 +145,16 @@ function createBullMqQueue(
   // all added (133 accepted under a bound of 40). Across API processes the bound stays soft.
   let enqueueTurn: Promise<unknown> = Promise.resolve();
 
+  const credentials = createRedisCredentialVault({
+    redis: connection,
+    prefix: o.prefix,
+    key: o.credentialsKey ? Buffer.from(o.credentialsKey, 'hex') : null,
+    call,
+  });
+
   return {
     counters: { add: (scope, client, windowMs) => call(() => counters.add(scope, client, windowMs)) },
+    credentials,
     async enqueue(scanId, options = {}) {
       const payload = ScanJobPayload.safeParse({ v: 1, scan_id: scanId });
       if (!payload.success) throw invalidScanId(scanId);

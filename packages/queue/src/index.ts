@@ -23,3 +23,5 @@ export { createMemoryWorkerRegistry, createRedisWorkerRegistry, WORKER_ANNOUNCE_
 export type { WorkerAnnouncement, WorkerRegistry } from './worker-registry.js';
 export { LocalWindowCounters } from './window-counters.js';
 export type { WindowCount, WindowCounters } from './window-counters.js';
+export { createMemoryCredentialVault, createRedisCredentialVault, openSealed, sealSecret } from './credential-vault.js';
+export type { CredentialVault } from './credential-vault.js';

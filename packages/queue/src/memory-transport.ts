@@ -3,6 +3,7 @@ import { FAIR_SHARE_WINDOW_MS, fairPriority } from './fair-share.js';
 import { DEFAULT_BACKOFF_MS, KEEP_COMPLETED, KEEP_FAILED, ScanJobPayload } from './job-contract.js';
 import { invalidScanId, queueFull, queueUnavailable } from './queue-errors.js';
 import { consoleLog } from './queue-log.js';
+import { createMemoryCredentialVault } from './credential-vault.js';
 import { createLocalStateSignals } from './state-signals.js';
 import { LocalWindowCounters } from './window-counters.js';
 import { createMemoryWorkerRegistry } from './worker-registry.js';
@@ -238,6 +239,7 @@ export function createMemoryTransport(o: TransportOptions): QueueTransport {
     queue,
     stateSignals: createLocalStateSignals(),
     workers: createMemoryWorkerRegistry(),
+    credentials: createMemoryCredentialVault(),
     counters,
     startWorker,
     async close() {

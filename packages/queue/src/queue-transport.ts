@@ -1,4 +1,5 @@
 import type { NotReadyReason } from '@reposcan/contracts';
+import type { CredentialVault } from './credential-vault.js';
 import type { ScanProcessor } from './job-contract.js';
 import type { QueueLog } from './queue-log.js';
 import type { StateSignals } from './state-signals.js';
@@ -75,6 +76,8 @@ export interface QueueTransport {
    * deployment's on Redis. Rejects at once, like an enqueue, when Redis cannot count.
    */
   counters: WindowCounters;
+  /** Requests' git credentials on their way to a worker: sealed on Redis, in memory embedded. */
+  credentials: CredentialVault;
   startWorker(options: ScanWorkerOptions): ScanWorker;
   /** Closes every worker started here (gracefully), then the queue. */
   close(): Promise<void>;

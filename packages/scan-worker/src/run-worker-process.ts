@@ -4,6 +4,7 @@ import { lowerProcessPriority } from '@reposcan/core';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { createBullMqTransport } from '@reposcan/queue';
 import { createLogger, janitorSettings, openScanStore, startJanitor } from '@reposcan/runtime';
+import { checkGitCredentialsFile } from '@reposcan/sources';
 import { closeWithinGrace } from './close-within-grace.js';
 import { serveWorkerHttp } from './serve-worker-http.js';
 import { startScanWorker } from './start-scan-worker.js';
@@ -18,10 +19,12 @@ export async function runWorkerProcess(config: Config = loadConfig()): Promise<v
     throw new Error(
       'ROLE=worker needs Redis (REDIS_URL, REDIS_CLUSTER_NODES or REDIS_SENTINELS): a worker process takes its jobs from Redis.',
     );
+  await checkGitCredentialsFile(config.gitCredentialsFile);
   // Scans are batch work: every thread Node has started, and (inheriting it) every thread of ours.
   if (config.workerNice > 0 && !lowerProcessPriority(config.workerNice))
     log.warn({ nice: config.workerNice }, "could not lower the worker's CPU priority");
   const transport = createBullMqTransport({
+    credentialsKey: config.credentialsKey,
     redis: config.redis,
     prefix: config.queuePrefix,
     maxWaiting: config.maxQueuedScans,

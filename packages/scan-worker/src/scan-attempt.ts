@@ -6,7 +6,7 @@ import type { ScanProgress, ScanStateRecord } from '@reposcan/contracts';
 import type { Engine } from '@reposcan/core';
 import type { EngineLimits, ScanReport, TokenCacheStats } from '@reposcan/core';
 import { HandedBack } from '@reposcan/queue';
-import type { ScanJobContext } from '@reposcan/queue';
+import type { CredentialVault, ScanJobContext } from '@reposcan/queue';
 import type { FaultInjector, Logger } from '@reposcan/runtime';
 import { prepareSource } from '@reposcan/sources';
 import type { PreparedSource, SourceSettings } from '@reposcan/sources';
@@ -44,6 +44,8 @@ export interface ScanAttemptDeps {
   prepareSource?: typeof prepareSource;
   /** A scan does not start on a volume with less free space than this share (MIN_FREE_DISK_RATIO); 0 if absent. */
   minFreeDiskRatio?: number;
+  /** Where a request's git token waits (the transport's); needed only by scans that carry one. */
+  credentials?: CredentialVault;
 }
 
 class CancelledByUser extends Error {
@@ -200,18 +202,49 @@ export class ScanAttempt {
     const { source } = this.request;
     if (source.type !== 'local') this.fault(source.type === 'upload' ? 'extract' : 'clone');
     const started = performance.now();
+    const gitToken = await this.gitToken();
     const prepared = await (this.deps.prepareSource ?? prepareSource)(source, {
       workDir: this.stagingDirs().srcDir,
       uploadPath: source.type === 'upload' ? this.deps.store.uploadPath(this.scanId) : null,
       settings: this.deps.sources,
       signal: this.signal,
       onPhase: (phase) => this.setProgress({ phase, files_done: 0, files_total: 0 }),
+      gitToken,
     }).catch((error: unknown) => {
       throw asWorkerRefusal(error, this.deps.sources);
     });
+    // Cloned: the credential is of no further use, so it goes at once.
+    if (gitToken !== null) await this.forgetCredential();
     this.signal.throwIfAborted();
     this.deps.metrics.sourcePrepared(source.type, secondsSince(started));
     return prepared;
+  }
+
+  /** The request's git token, from the vault; null when the request carried none. */
+  private async gitToken(): Promise<string | null> {
+    const { source } = this.request;
+    if (source.type !== 'remote' || source.credential !== 'request') return null;
+    const token = (await this.deps.credentials?.get(this.scanId)) ?? null;
+    if (token === null)
+      throw new ScanError(
+        'REPO_AUTH_FAILED',
+        `The git token sent with this scan has expired (it is kept for GIT_TOKEN_TTL_SECONDS, and deleted once a clone is done); submit the scan again with the token.`,
+      );
+    return token;
+  }
+
+  /** Best effort: a credential left behind expires with its TTL. */
+  private async forgetCredential(): Promise<void> {
+    const { source } = this.request;
+    if (source.type !== 'remote' || source.credential !== 'request') return;
+    await this.deps.credentials
+      ?.delete(this.scanId)
+      .catch((error: unknown) =>
+        this.deps.log.warn(
+          { err: error, scanId: this.scanId },
+          'could not delete the git credential; it expires by itself',
+        ),
+      );
   }
 
   /** The engine writes the artifacts into the staging folder, counting tokens on the worker's warm pool. */
@@ -336,6 +369,7 @@ export class ScanAttempt {
   /** The user asked to cancel: staging gone first, then the state says so. */
   private async settleCancelled(): Promise<void> {
     await this.cleanUp();
+    await this.forgetCredential();
     await this.deps.store
       .updateState(this.scanId, (s) => ({ ...s, state: 'cancelled', completed_at: this.now().toISOString() }))
       .catch(() => {});
@@ -371,6 +405,7 @@ export class ScanAttempt {
 
   /** No attempt could help, or none is left: failed, with the code and sentence the user is shown. */
   private async settleFailed(failure: Failure): Promise<never> {
+    await this.forgetCredential();
     await this.deps.store.updateState(this.scanId, (s) => ({
       ...s,
       state: 'failed',

@@ -53,6 +53,7 @@ export function startScanWorker(deps: {
     faults: new FaultInjector(config.faultInjection),
     collectGarbage: fullGarbageCollection(),
     minFreeDiskRatio: config.minFreeDiskRatio,
+    credentials: deps.transport.credentials,
   });
   const worker = deps.transport.startWorker({
     concurrency: config.workerConcurrency,
@@ -71,6 +72,7 @@ export function startScanWorker(deps: {
             }
           : classifyFailure(reason.error);
       metrics.scanFinished('failed', code);
+      await deps.transport.credentials.delete(scanId).catch(() => {});
       await store
         .updateState(scanId, (s) => ({
           ...s,

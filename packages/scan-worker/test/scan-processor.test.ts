@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ScanError, ScanOptions } from '@reposcan/contracts';
 import type { ScanRequestRecord, ScanStateRecord } from '@reposcan/contracts';
 import type { ScanReport, TokenPool } from '@reposcan/core';
+import { createMemoryCredentialVault } from '@reposcan/queue';
 import type { ScanJobContext } from '@reposcan/queue';
 import type { PreparedSource } from '@reposcan/sources';
 import { stateRecord, tempStore } from '../../../packages/storage/test/temp-store.js';
@@ -57,14 +58,18 @@ interface Scan {
 }
 
 /** A local-path scan accepted on a fresh volume (queued), and a processor for it with `prepare` and `engine` injected. */
-async function acceptedScan(engine: RunScan, prepare: PrepareSource = prepareSample): Promise<Scan> {
+async function acceptedScan(
+  engine: RunScan,
+  prepare: PrepareSource = prepareSample,
+  source: ScanRequestRecord['source'] = { type: 'local', repo_path: '/repos/sample' },
+): Promise<Scan> {
   const temp = await tempStore();
   cleanups.push(() => temp.cleanup());
   const scanId = randomUUID();
   const request: ScanRequestRecord = {
     version: 1,
     scan_id: scanId,
-    source: { type: 'local', repo_path: '/repos/sample' },
+    source,
     options: ScanOptions.parse({}),
     encoding: 'o200k_base',
     created_at: new Date().toISOString(),
@@ -94,6 +99,7 @@ async function acceptedScan(engine: RunScan, prepare: PrepareSource = prepareSam
           cloneStallSeconds: 1,
           maxCloneBytes: 1,
           maxBlobBytes: 1,
+          gitCredentialsFile: null,
           archive: {
             maxEntries: 1,
             maxUncompressedBytes: 1,
@@ -418,5 +424,55 @@ describe('a scan attempt that fails', () => {
     expect(scan.calls).toEqual({ prepare: 1, engine: 0 });
     expect(await scan.temp.store.listStaging(scan.scanId)).toEqual([]);
     expect(scan.logs.find((l) => l.msg === 'scan failed')).toMatchObject({ code: 'LOCAL_PATH_NOT_FOUND' });
+  });
+});
+
+describe('a scan whose request carried a git token', () => {
+  const remote: ScanRequestRecord['source'] = {
+    type: 'remote',
+    repo_path: 'https://git.example.com/acme/private',
+    branch: null,
+    credential: 'request',
+  };
+
+  it('hands the token to the clone, then deletes it from the vault before the engine runs', async () => {
+    const vault = createMemoryCredentialVault();
+    const seen: Array<string | null | undefined> = [];
+    const scan: Scan = await acceptedScan(
+      async (input, deps, onProgress) => {
+        seen.push(await vault.get(scan.scanId));
+        return engineOf(['a.ts'])(input, deps, onProgress);
+      },
+      (source, ctx) => {
+        seen.push(ctx.gitToken);
+        return prepareSample(source, ctx);
+      },
+      remote,
+    );
+    await vault.put(scan.scanId, 'me:s3cret', 60_000);
+    await scan.processor({ attempt: 1 }, { credentials: vault });
+    expect(seen).toEqual(['me:s3cret', null]);
+    expect(await scan.state()).toMatchObject({ state: 'completed' });
+  });
+
+  it('a token that has expired (or an earlier attempt used up): REPO_AUTH_FAILED saying to submit again, no clone tried', async () => {
+    const scan = await acceptedScan(engineOf(['a.ts']), prepareSample, remote);
+    const error = await rejection(scan.processor({ attempt: 2 }, { credentials: createMemoryCredentialVault() }));
+    expect(error).toMatchObject({ code: 'REPO_AUTH_FAILED', retryable: false });
+    const state = await scan.state();
+    expect(state).toMatchObject({ state: 'failed', error: { code: 'REPO_AUTH_FAILED' } });
+    expect(state?.error?.message).toMatch(/has expired .* submit the scan again/);
+    expect(scan.calls).toEqual({ prepare: 0, engine: 0 });
+  });
+
+  it('a final failure of the clone deletes the token; a retryable one keeps it for the next attempt', async () => {
+    const vault = createMemoryCredentialVault();
+    const scan = await acceptedScan(engineOf(['a.ts']), () => Promise.reject(transient()), remote);
+    await vault.put(scan.scanId, 'tok', 60_000);
+    await rejection(scan.processor({ attempt: 1, failedAttempts: 0, maxAttempts: 2 }, { credentials: vault }));
+    expect(await vault.get(scan.scanId)).toBe('tok');
+    await rejection(scan.processor({ attempt: 2, failedAttempts: 1, maxAttempts: 2 }, { credentials: vault }));
+    expect(await scan.state()).toMatchObject({ state: 'failed' });
+    expect(await vault.get(scan.scanId)).toBeNull();
   });
 });

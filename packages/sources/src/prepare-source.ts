@@ -10,10 +10,15 @@ import {
   checkRemotePolicy,
   cloneRemote,
   createGitEnv,
+  credentialFor,
+  mayCarryCredential,
+  parseGitCredential,
   parseRepoPath,
+  readGitCredentials,
   resolveRef,
+  withGitCredential,
 } from './remote/index.js';
-import type { ClonedRemote, RemoteSourceInfo } from './remote/index.js';
+import type { ClonedRemote, GitCredential, RemoteSourceInfo, RemoteSpec } from './remote/index.js';
 
 export interface SourceSettings {
   allowedLocalRoots: string[] | null;
@@ -27,6 +32,8 @@ export interface SourceSettings {
   /** Whole-repository clones leave larger blobs on the server (the engine skips them as too_large anyway). */
   maxBlobBytes: number;
   archive: ZipLimits;
+  /** GIT_CREDENTIALS_FILE: per-host credentials, read at every clone; a request's own token wins. */
+  gitCredentialsFile: string | null;
 }
 
 /**
@@ -73,6 +80,8 @@ export interface PrepareContext {
   settings: SourceSettings;
   signal: AbortSignal;
   onPhase: (phase: 'clone' | 'extract') => void;
+  /** The request's own git credential (`token` or `user:token`), remote sources only; held in memory only. */
+  gitToken?: string | null;
 }
 
 const NO_REMOTE = { url: null, hostFamily: null, ref: null, commit: null, subdir: null } as const;
@@ -115,11 +124,13 @@ export async function prepareSource(source: ScanRequestRecord['source'], ctx: Pr
         allowHttp: settings.allowHttp,
         allowPrivateHosts: settings.allowPrivateHosts,
       });
-      const gitEnv = await createGitEnv(spec, {
+      const credential = await credentialOf(spec, ctx.gitToken ?? null, settings.gitCredentialsFile);
+      const plainEnv = await createGitEnv(spec, {
         allowHttp: settings.allowHttp,
         pinnedAddresses,
         stallSeconds: settings.cloneStallSeconds,
       });
+      const gitEnv = credential ? withGitCredential(plainEnv, spec, credential) : plainEnv;
       ctx.onPhase('clone');
       const ref = await resolveRef(spec, source.branch, gitEnv, {
         timeoutMs: settings.cloneTimeoutMs,
@@ -149,4 +160,21 @@ export async function prepareSource(source: ScanRequestRecord['source'], ctx: Pr
       };
     }
   }
+}
+
+/** The request's own credential wins; else GIT_CREDENTIALS_FILE's for the host, if any. */
+async function credentialOf(
+  spec: RemoteSpec,
+  gitToken: string | null,
+  credentialsFile: string | null,
+): Promise<GitCredential | null> {
+  if (gitToken !== null) return parseGitCredential(gitToken);
+  if (credentialsFile === null) return null;
+  const credential = credentialFor(await readGitCredentials(credentialsFile), spec);
+  if (credential !== null && !mayCarryCredential(spec))
+    throw new ScanError(
+      'GIT_TOKEN_NOT_ACCEPTED',
+      `This server has a git credential for ${spec.host}, which it never sends over plain http; use the repository's https:// URL.`,
+    );
+  return credential;
 }

@@ -11,6 +11,7 @@ export function sourceSettingsFromConfig(c: Config): SourceSettings {
     cloneStallSeconds: c.cloneStallSeconds,
     maxCloneBytes: c.maxCloneBytes,
     maxBlobBytes: c.maxFileBytes,
+    gitCredentialsFile: c.gitCredentialsFile,
     archive: {
       maxEntries: c.maxArchiveEntries,
       maxUncompressedBytes: c.maxUncompressedBytes,

@@ -8,6 +8,8 @@ export interface InspectJob {
   options: ScanOptions;
   settings: SourceSettings;
   limits: EngineLimits;
+  /** The request's git credential: crosses to the thread in memory only. */
+  gitToken: string | null;
   /** Temporary folder outside DATA_DIR, removed by the caller. */
   workDir: string;
 }

@@ -20,6 +20,7 @@ async function run(job: InspectJob, signal: AbortSignal): Promise<InspectResult>
     settings: job.settings,
     signal,
     onPhase: () => {},
+    gitToken: job.gitToken,
   });
   const report = await engine.inspect({
     root: prepared.root,

@@ -5,6 +5,7 @@ import type { EngineLimits } from '@reposcan/core';
 import type { SourceSettings } from '@reposcan/sources';
 import { whenClientGoes } from '../http/client-gone.js';
 import { sendSuccess } from '../http/envelope.js';
+import { gitTokenOf } from '../http/git-token.js';
 import { requireJson } from '../http/require-json.js';
 import { parseOrThrow } from '../http/validate.js';
 import type { InspectService } from '../services/inspect-service.js';
@@ -21,12 +22,19 @@ export function inspectRoutes(deps: {
   router
     .route('/v1/inspect')
     .post(deps.limiter, requireJson, async (req, res) => {
-      const { repo_path, branch, ...options } = parseOrThrow(InspectRequest, req.body, 'body');
-      const source = await toRequestSource(repo_path, branch, deps.settings);
+      const { repo_path, branch, git_token, ...options } = parseOrThrow(InspectRequest, req.body, 'body');
+      const gitToken = gitTokenOf(req, git_token);
+      const source = await toRequestSource(repo_path, branch, deps.settings, gitToken);
       // A client that gives up (a live preview typing on) must not keep a slot, a thread and a clone busy.
       const abandoned = whenClientGoes(res, 'preview');
       const data = await deps.inspect.inspect(
-        { source, options: withOutputDefaults(options), settings: deps.settings, limits: deps.limits },
+        {
+          source,
+          options: withOutputDefaults(options),
+          settings: deps.settings,
+          limits: deps.limits,
+          gitToken: gitToken ?? null,
+        },
         abandoned,
       );
       sendSuccess(

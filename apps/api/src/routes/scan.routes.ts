@@ -3,6 +3,7 @@ import type { RequestHandler } from 'express';
 import { ScanRequest, WaitQuery } from '@reposcan/contracts';
 import type { SourceSettings } from '@reposcan/sources';
 import { callerOf } from '../http/api-keys.js';
+import { gitTokenOf } from '../http/git-token.js';
 import { clientOf } from '../http/rate-limit.js';
 import { requireJson } from '../http/require-json.js';
 import { parseOrThrow } from '../http/validate.js';
@@ -23,14 +24,16 @@ export function scanRoutes(deps: {
   router
     .route('/v1/scan')
     .post(deps.limiter, requireJson, async (req, res) => {
-      const { repo_path, branch, ...options } = parseOrThrow(ScanRequest, req.body, 'body');
+      const { repo_path, branch, git_token, ...options } = parseOrThrow(ScanRequest, req.body, 'body');
+      const gitToken = gitTokenOf(req, git_token);
       const { wait } = parseOrThrow(WaitQuery, req.query, 'query');
       await deps.scans.assertDiskRoom();
-      const { source, addresses } = await checkRequestSource(repo_path, branch, deps.settings);
+      const { source, addresses } = await checkRequestSource(repo_path, branch, deps.settings, gitToken);
       await deps.workers.assertSomeWorkerAccepts(source, addresses);
       const state = await deps.scans.submit(source, options, {
         client: clientOf(req),
         owner: callerOf(req)?.name ?? null,
+        gitToken,
       });
       await respondToSubmission(req, res, deps.scans, state.scan_id, wantsToWait(req, wait), deps.waitMs);
     })

@@ -8,6 +8,7 @@ import { checkZip } from '@reposcan/sources';
 import type { ZipLimits } from '@reposcan/sources';
 import type { ScanStore } from '@reposcan/storage';
 import { callerOf } from '../http/api-keys.js';
+import { refuseGitToken } from '../http/git-token.js';
 import { clientOf } from '../http/rate-limit.js';
 import { parseOrThrow } from '../http/validate.js';
 import type { ScanService } from '../services/scan-service.js';
@@ -43,6 +44,7 @@ export function uploadRoutes(deps: UploadRouteDeps): Router {
   });
   // Refuse an oversized body from its Content-Length before reading a byte of it.
   const declaredSize: RequestHandler = (req, _res, next) => {
+    refuseGitToken(req);
     const length = Number(req.get('content-length') ?? 0);
     if (length > deps.maxUploadBytes + 64 * 1024) {
       return next(

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isScanError, ScanError, TERMINAL_STATES } from '@reposcan/contracts';
 import type { ScanOptions, ScanRequestRecord, ScanStateRecord, ScanStatus, TokenEncoding } from '@reposcan/contracts';
-import type { ScanQueue, StateSignals } from '@reposcan/queue';
+import type { CredentialVault, ScanQueue, StateSignals } from '@reposcan/queue';
 import { CorruptStateError, volumeRefusal } from '@reposcan/storage';
 import type { DiskStatus, ScanStore } from '@reposcan/storage';
 import type { FaultInjector } from '@reposcan/runtime';
@@ -26,6 +26,8 @@ export interface ScanServiceDeps {
   faults?: FaultInjector;
   /** Told of every scan accepted and queued (metrics). */
   onAccepted?: (source: 'remote' | 'local' | 'upload') => void;
+  /** Where a request's git token waits for its worker (sealed on Redis), and for how long at most. */
+  credentials?: { vault: CredentialVault; ttlMs: number };
 }
 
 export function statusUrl(scanId: string): string {
@@ -123,11 +125,19 @@ export class ScanService {
       client,
       owner,
       beforeEnqueue,
-    }: { client?: string; owner?: string | null; beforeEnqueue?: (scanId: string) => Promise<void> } = {},
+      gitToken,
+    }: {
+      client?: string;
+      owner?: string | null;
+      beforeEnqueue?: (scanId: string) => Promise<void>;
+      gitToken?: string | undefined;
+    } = {},
   ): Promise<ScanStateRecord> {
     const scanId = randomUUID();
     // Under a flood, refusals stay cheap: no folder is made and removed again for each one.
     if (this.queueFull !== null && Date.now() < this.queueFull.until) throw this.queueFull.error;
+    // Before anything else exists, so no worker can take the scan before its credential is there.
+    if (gitToken !== undefined) await this.putCredential(scanId, gitToken);
     const now = new Date().toISOString();
     const request: ScanRequestRecord = {
       version: 1,
@@ -152,7 +162,12 @@ export class ScanService {
       result: null,
       ...(owner ? { owner } : {}),
     };
-    await this.deps.store.create(scanId, request, state);
+    try {
+      await this.deps.store.create(scanId, request, state);
+    } catch (error) {
+      if (gitToken !== undefined) await this.forgetCredential(scanId);
+      throw error;
+    }
     this.deps.faults?.hit('accept', source.type === 'upload' ? source.file_name : source.repo_path);
     try {
       if (beforeEnqueue) await beforeEnqueue(scanId);
@@ -161,10 +176,22 @@ export class ScanService {
       if (isScanError(error) && error.code === 'QUEUE_FULL')
         this.queueFull = { until: Date.now() + QUEUE_FULL_MEMORY_MS, error };
       await this.deps.store.remove(scanId).catch(() => {});
+      if (gitToken !== undefined) await this.forgetCredential(scanId);
       throw error;
     }
     this.deps.onAccepted?.(source.type);
     return state;
+  }
+
+  private async putCredential(scanId: string, gitToken: string): Promise<void> {
+    const credentials = this.deps.credentials;
+    if (!credentials) throw new ScanError('CREDENTIALS_KEY_MISSING', 'This server does not take git tokens.');
+    await credentials.vault.put(scanId, gitToken, credentials.ttlMs);
+  }
+
+  /** Best effort: what is not deleted expires with its TTL. */
+  private async forgetCredential(scanId: string): Promise<void> {
+    await this.deps.credentials?.vault.delete(scanId).catch(() => {});
   }
 
   /** The scan's state; 404 when there is none, or when `access` may not see it. */
@@ -242,6 +269,7 @@ export class ScanService {
       }
     }
     await this.deps.store.remove(scanId);
+    await this.forgetCredential(scanId);
     void this.forgetJob(scanId, Date.now() + (this.deps.cancelGraceMs ?? 10_000));
   }
 

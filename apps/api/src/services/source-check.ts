@@ -1,6 +1,12 @@
 import { ScanError } from '@reposcan/contracts';
 import type { ScanRequestRecord } from '@reposcan/contracts';
-import { checkRemotePolicy, parseRepoPath, resolveLocalRoot } from '@reposcan/sources';
+import {
+  assertCredentialTransport,
+  checkRemotePolicy,
+  parseGitCredential,
+  parseRepoPath,
+  resolveLocalRoot,
+} from '@reposcan/sources';
 import type { SourceSettings } from '@reposcan/sources';
 
 /**
@@ -11,8 +17,9 @@ export async function toRequestSource(
   repoPath: string,
   branch: string | undefined,
   settings: SourceSettings,
+  gitToken?: string,
 ): Promise<ScanRequestRecord['source']> {
-  return (await checkRequestSource(repoPath, branch, settings)).source;
+  return (await checkRequestSource(repoPath, branch, settings, gitToken)).source;
 }
 
 /** toRequestSource, with the addresses a remote host resolved to (none for a local path). */
@@ -20,8 +27,14 @@ export async function checkRequestSource(
   repoPath: string,
   branch: string | undefined,
   settings: SourceSettings,
+  gitToken?: string,
 ): Promise<{ source: ScanRequestRecord['source']; addresses: string[] }> {
   const parsed = parseRepoPath(repoPath);
+  if (gitToken !== undefined) {
+    if (parsed.kind === 'local') throw gitTokenNotAccepted('a local path, which is read as it is on disk');
+    parseGitCredential(gitToken);
+    assertCredentialTransport(parsed.url);
+  }
   if (parsed.kind === 'local') {
     if (branch !== undefined)
       throw new ScanError(
@@ -36,5 +49,21 @@ export async function checkRequestSource(
     allowHttp: settings.allowHttp,
     allowPrivateHosts: settings.allowPrivateHosts,
   });
-  return { source: { type: 'remote', repo_path: repoPath, branch: branch ?? null }, addresses };
+  return {
+    source: {
+      type: 'remote',
+      repo_path: repoPath,
+      branch: branch ?? null,
+      ...(gitToken === undefined ? {} : { credential: 'request' as const }),
+    },
+    addresses,
+  };
+}
+
+/** A git token sent where no git host is asked: an upload or a local path. */
+export function gitTokenNotAccepted(what: string): ScanError {
+  return new ScanError(
+    'GIT_TOKEN_NOT_ACCEPTED',
+    `A git token is only for cloning a remote repository, not for ${what}; send the request without git_token or the X-Git-Token header.`,
+  );
 }

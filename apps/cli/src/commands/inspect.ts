@@ -5,7 +5,7 @@ import type { InspectArgs } from '../cli-args.js';
 import type { CliIo } from '../cli-io.js';
 import { UsageError } from '../exit-codes.js';
 import { resolveLocalFolder } from '../local-folder.js';
-import { classifyTarget } from '../scan-target.js';
+import { classifyTarget, gitTokenFor } from '../scan-target.js';
 
 /** `reposcan inspect <target>`: the API's preview, or with --local the engine's, in the API's shape. */
 export async function inspect(args: InspectArgs, io: CliIo): Promise<InspectResult> {
@@ -18,6 +18,7 @@ async function inspectOnServer(args: InspectArgs, io: CliIo): Promise<InspectRes
     throw new UsageError(
       'inspect previews a repository URL or a folder; a .zip can only be scanned (reposcan scan file.zip).',
     );
+  const gitToken = gitTokenFor(target, args.gitToken);
   const client = new ReposcanClient({
     baseUrl: args.server,
     ...(args.apiKey === undefined ? {} : { apiKey: args.apiKey }),
@@ -25,6 +26,7 @@ async function inspectOnServer(args: InspectArgs, io: CliIo): Promise<InspectRes
   return client.inspect({
     repo_path: target.kind === 'remote' ? target.repoPath : target.path,
     branch: args.branch,
+    ...(gitToken === undefined ? {} : { git_token: gitToken }),
     ...args.options,
   });
 }

@@ -10,7 +10,7 @@ import { ScanEndedError, UsageError } from '../exit-codes.js';
 import { createProgressReporter, progressMode } from '../progress-reporter.js';
 import type { ProgressReporter } from '../progress-reporter.js';
 import { chooseOutputFolder } from '../output-folder.js';
-import { classifyTarget } from '../scan-target.js';
+import { classifyTarget, gitTokenFor } from '../scan-target.js';
 import type { ScanOutcome, WrittenFile } from '../scan-outcome.js';
 
 /**
@@ -21,6 +21,7 @@ export async function scanOnServer(args: ScanArgs, io: CliIo): Promise<ScanOutco
   const target = await classifyTarget(args.target, io.cwd);
   if (target.kind === 'zip' && args.branch !== undefined)
     throw new UsageError('--branch applies to remote repositories; an uploaded .zip has no branches.');
+  const gitToken = gitTokenFor(target, args.gitToken);
   const client = new ReposcanClient({
     baseUrl: args.server,
     ...(args.apiKey === undefined ? {} : { apiKey: args.apiKey }),
@@ -39,7 +40,12 @@ export async function scanOnServer(args: ScanArgs, io: CliIo): Promise<ScanOutco
     target.kind === 'zip'
       ? await uploadFile(client, target.file, options, { wait: false })
       : await client.scan(
-          { repo_path: target.kind === 'remote' ? target.repoPath : target.path, branch: args.branch, ...options },
+          {
+            repo_path: target.kind === 'remote' ? target.repoPath : target.path,
+            branch: args.branch,
+            ...(gitToken === undefined ? {} : { git_token: gitToken }),
+            ...options,
+          },
           { wait: false },
         );
 

@@ -31,7 +31,7 @@ export interface paths {
         put?: never;
         /**
          * Upload a .zip archive and scan it
-         * @description Counts against RATE_LIMIT_PER_MINUTE, the budget it shares with POST /v1/scan (then 429 `RATE_LIMITED` with `Retry-After`).
+         * @description Counts against RATE_LIMIT_PER_MINUTE, the budget it shares with POST /v1/scan (then 429 `RATE_LIMITED` with `Retry-After`). An upload clones nothing: an `X-Git-Token` header or a `git_token` parameter is refused (400 `GIT_TOKEN_NOT_ACCEPTED`).
          */
         post: operations["uploadScan"];
         delete?: never;
@@ -236,7 +236,7 @@ export interface components {
              */
             error: string;
             /** @enum {string} */
-            code: "INVALID_JSON" | "INVALID_REQUEST" | "INVALID_SCAN_ID" | "INVALID_REPO_PATH" | "INVALID_BRANCH" | "INVALID_MULTIPART" | "API_KEY_MISSING" | "API_KEY_INVALID" | "ADMIN_KEY_REQUIRED" | "LOCAL_PATHS_DISABLED" | "OUTSIDE_ALLOWED_ROOTS" | "SCHEME_NOT_ALLOWED" | "HOST_NOT_ALLOWED" | "CREDENTIALS_IN_URL" | "PRIVATE_ADDRESS" | "CLONE_REDIRECT_BLOCKED" | "ROUTE_NOT_FOUND" | "SCAN_NOT_FOUND" | "FORMAT_NOT_PRODUCED" | "METHOD_NOT_ALLOWED" | "RANGE_NOT_SATISFIABLE" | "SCAN_NOT_READY" | "SCAN_FAILED" | "SCAN_CANCELLED" | "BODY_TOO_LARGE" | "UPLOAD_TOO_LARGE" | "ARCHIVE_TOO_LARGE" | "TOO_MANY_ENTRIES" | "REPO_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "NOT_A_ZIP" | "LOCAL_PATH_NOT_FOUND" | "REPO_NOT_FOUND" | "BRANCH_NOT_FOUND" | "SUBDIR_NOT_FOUND" | "UNSAFE_ARCHIVE" | "IGNORE_FILE_TOO_LARGE" | "RATE_LIMITED" | "INSPECT_BUSY" | "TOO_MANY_EVENT_STREAMS" | "INTERNAL_ERROR" | "WORKER_CRASHED" | "QUEUE_LOST" | "CLONE_FAILED" | "QUEUE_FULL" | "QUEUE_UNAVAILABLE" | "NO_WORKER_ACCEPTS" | "EVENT_STREAMS_FULL" | "SERVER_STOPPING" | "CLONE_TIMEOUT" | "SCAN_TIMEOUT" | "WALK_TIMEOUT" | "DISK_FULL" | "VOLUME_READ_ONLY";
+            code: "INVALID_JSON" | "INVALID_REQUEST" | "INVALID_SCAN_ID" | "INVALID_REPO_PATH" | "INVALID_BRANCH" | "INVALID_MULTIPART" | "GIT_TOKEN_NOT_ACCEPTED" | "API_KEY_MISSING" | "API_KEY_INVALID" | "ADMIN_KEY_REQUIRED" | "LOCAL_PATHS_DISABLED" | "OUTSIDE_ALLOWED_ROOTS" | "SCHEME_NOT_ALLOWED" | "HOST_NOT_ALLOWED" | "CREDENTIALS_IN_URL" | "PRIVATE_ADDRESS" | "CLONE_REDIRECT_BLOCKED" | "ROUTE_NOT_FOUND" | "SCAN_NOT_FOUND" | "FORMAT_NOT_PRODUCED" | "METHOD_NOT_ALLOWED" | "RANGE_NOT_SATISFIABLE" | "SCAN_NOT_READY" | "SCAN_FAILED" | "SCAN_CANCELLED" | "BODY_TOO_LARGE" | "UPLOAD_TOO_LARGE" | "ARCHIVE_TOO_LARGE" | "TOO_MANY_ENTRIES" | "REPO_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "NOT_A_ZIP" | "LOCAL_PATH_NOT_FOUND" | "REPO_NOT_FOUND" | "BRANCH_NOT_FOUND" | "SUBDIR_NOT_FOUND" | "UNSAFE_ARCHIVE" | "IGNORE_FILE_TOO_LARGE" | "REPO_AUTH_FAILED" | "RATE_LIMITED" | "INSPECT_BUSY" | "TOO_MANY_EVENT_STREAMS" | "INTERNAL_ERROR" | "WORKER_CRASHED" | "QUEUE_LOST" | "CLONE_FAILED" | "QUEUE_FULL" | "QUEUE_UNAVAILABLE" | "NO_WORKER_ACCEPTS" | "CREDENTIALS_KEY_MISSING" | "EVENT_STREAMS_FULL" | "SERVER_STOPPING" | "CLONE_TIMEOUT" | "SCAN_TIMEOUT" | "WALK_TIMEOUT" | "DISK_FULL" | "VOLUME_READ_ONLY";
             /** @description What happened and what to do about it. */
             detail: string;
             request_id: string;
@@ -264,6 +264,11 @@ export interface components {
              * @example main
              */
             branch?: string;
+            /**
+             * @description Credential for a private repository, for this request only: a token (the user name is the host's usual one: GitHub `x-access-token`, GitLab `oauth2`, Bitbucket `x-token-auth`, others `x-access-token`) or `user:token`. https URLs only (plain http to a loopback host in tests); refused for local paths and uploads. It reaches git through its environment only and is never stored in clear, logged or returned. The `X-Git-Token` header does the same.
+             * @example github_pat_11AAAA…
+             */
+            git_token?: string;
             /**
              * @description Folder names (any depth) or repository-root-relative folder paths to skip, on top of the defaults (VCS, dependency, cache and editor folders).
              * @default []
@@ -406,7 +411,7 @@ export interface components {
         };
         ScanFailure: {
             /** @enum {string} */
-            code: "INVALID_JSON" | "INVALID_REQUEST" | "INVALID_SCAN_ID" | "INVALID_REPO_PATH" | "INVALID_BRANCH" | "INVALID_MULTIPART" | "API_KEY_MISSING" | "API_KEY_INVALID" | "ADMIN_KEY_REQUIRED" | "LOCAL_PATHS_DISABLED" | "OUTSIDE_ALLOWED_ROOTS" | "SCHEME_NOT_ALLOWED" | "HOST_NOT_ALLOWED" | "CREDENTIALS_IN_URL" | "PRIVATE_ADDRESS" | "CLONE_REDIRECT_BLOCKED" | "ROUTE_NOT_FOUND" | "SCAN_NOT_FOUND" | "FORMAT_NOT_PRODUCED" | "METHOD_NOT_ALLOWED" | "RANGE_NOT_SATISFIABLE" | "SCAN_NOT_READY" | "SCAN_FAILED" | "SCAN_CANCELLED" | "BODY_TOO_LARGE" | "UPLOAD_TOO_LARGE" | "ARCHIVE_TOO_LARGE" | "TOO_MANY_ENTRIES" | "REPO_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "NOT_A_ZIP" | "LOCAL_PATH_NOT_FOUND" | "REPO_NOT_FOUND" | "BRANCH_NOT_FOUND" | "SUBDIR_NOT_FOUND" | "UNSAFE_ARCHIVE" | "IGNORE_FILE_TOO_LARGE" | "RATE_LIMITED" | "INSPECT_BUSY" | "TOO_MANY_EVENT_STREAMS" | "INTERNAL_ERROR" | "WORKER_CRASHED" | "QUEUE_LOST" | "CLONE_FAILED" | "QUEUE_FULL" | "QUEUE_UNAVAILABLE" | "NO_WORKER_ACCEPTS" | "EVENT_STREAMS_FULL" | "SERVER_STOPPING" | "CLONE_TIMEOUT" | "SCAN_TIMEOUT" | "WALK_TIMEOUT" | "DISK_FULL" | "VOLUME_READ_ONLY";
+            code: "INVALID_JSON" | "INVALID_REQUEST" | "INVALID_SCAN_ID" | "INVALID_REPO_PATH" | "INVALID_BRANCH" | "INVALID_MULTIPART" | "GIT_TOKEN_NOT_ACCEPTED" | "API_KEY_MISSING" | "API_KEY_INVALID" | "ADMIN_KEY_REQUIRED" | "LOCAL_PATHS_DISABLED" | "OUTSIDE_ALLOWED_ROOTS" | "SCHEME_NOT_ALLOWED" | "HOST_NOT_ALLOWED" | "CREDENTIALS_IN_URL" | "PRIVATE_ADDRESS" | "CLONE_REDIRECT_BLOCKED" | "ROUTE_NOT_FOUND" | "SCAN_NOT_FOUND" | "FORMAT_NOT_PRODUCED" | "METHOD_NOT_ALLOWED" | "RANGE_NOT_SATISFIABLE" | "SCAN_NOT_READY" | "SCAN_FAILED" | "SCAN_CANCELLED" | "BODY_TOO_LARGE" | "UPLOAD_TOO_LARGE" | "ARCHIVE_TOO_LARGE" | "TOO_MANY_ENTRIES" | "REPO_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "NOT_A_ZIP" | "LOCAL_PATH_NOT_FOUND" | "REPO_NOT_FOUND" | "BRANCH_NOT_FOUND" | "SUBDIR_NOT_FOUND" | "UNSAFE_ARCHIVE" | "IGNORE_FILE_TOO_LARGE" | "REPO_AUTH_FAILED" | "RATE_LIMITED" | "INSPECT_BUSY" | "TOO_MANY_EVENT_STREAMS" | "INTERNAL_ERROR" | "WORKER_CRASHED" | "QUEUE_LOST" | "CLONE_FAILED" | "QUEUE_FULL" | "QUEUE_UNAVAILABLE" | "NO_WORKER_ACCEPTS" | "CREDENTIALS_KEY_MISSING" | "EVENT_STREAMS_FULL" | "SERVER_STOPPING" | "CLONE_TIMEOUT" | "SCAN_TIMEOUT" | "WALK_TIMEOUT" | "DISK_FULL" | "VOLUME_READ_ONLY";
             message: string;
         };
         ScanOptions: {
@@ -495,6 +500,11 @@ export interface components {
              * @example main
              */
             branch?: string;
+            /**
+             * @description Credential for a private repository, for this request only: a token (the user name is the host's usual one: GitHub `x-access-token`, GitLab `oauth2`, Bitbucket `x-token-auth`, others `x-access-token`) or `user:token`. https URLs only (plain http to a loopback host in tests); refused for local paths and uploads. It reaches git through its environment only and is never stored in clear, logged or returned. The `X-Git-Token` header does the same.
+             * @example github_pat_11AAAA…
+             */
+            git_token?: string;
             /**
              * @description Folder names (any depth) or repository-root-relative folder paths to skip, on top of the defaults (VCS, dependency, cache and editor folders).
              * @default []
@@ -748,6 +758,8 @@ export interface operations {
             header?: {
                 /** @description `respond-async` answers 202 at once. */
                 Prefer?: string;
+                /** @description Credential for a private repository, for this request only, as `git_token` in the body (send one of them): a token, or `user:token`. See `git_token`. */
+                "X-Git-Token"?: string;
             };
             path?: never;
             cookie?: never;
@@ -778,7 +790,7 @@ export interface operations {
                     "application/json": components["schemas"]["ScanAcceptedResponse"];
                 };
             };
-            /** @description Error envelope. Codes: `INVALID_JSON`, `INVALID_REQUEST`, `INVALID_SCAN_ID`, `INVALID_REPO_PATH`, `INVALID_BRANCH`, `INVALID_MULTIPART`. */
+            /** @description Error envelope. Codes: `INVALID_JSON`, `INVALID_REQUEST`, `INVALID_SCAN_ID`, `INVALID_REPO_PATH`, `INVALID_BRANCH`, `INVALID_MULTIPART`, `GIT_TOKEN_NOT_ACCEPTED`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -823,7 +835,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Error envelope. Codes: `LOCAL_PATH_NOT_FOUND`, `REPO_NOT_FOUND`, `BRANCH_NOT_FOUND`, `SUBDIR_NOT_FOUND`, `UNSAFE_ARCHIVE`, `IGNORE_FILE_TOO_LARGE`. */
+            /** @description Error envelope. Codes: `LOCAL_PATH_NOT_FOUND`, `REPO_NOT_FOUND`, `BRANCH_NOT_FOUND`, `SUBDIR_NOT_FOUND`, `UNSAFE_ARCHIVE`, `IGNORE_FILE_TOO_LARGE`, `REPO_AUTH_FAILED`. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -859,7 +871,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Error envelope. Codes: `QUEUE_FULL`, `QUEUE_UNAVAILABLE`, `NO_WORKER_ACCEPTS`, `SERVER_STOPPING`. */
+            /** @description Error envelope. Codes: `QUEUE_FULL`, `QUEUE_UNAVAILABLE`, `NO_WORKER_ACCEPTS`, `CREDENTIALS_KEY_MISSING`, `SERVER_STOPPING`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -953,7 +965,7 @@ export interface operations {
                     "application/json": components["schemas"]["ScanAcceptedResponse"];
                 };
             };
-            /** @description Error envelope. Codes: `INVALID_JSON`, `INVALID_REQUEST`, `INVALID_SCAN_ID`, `INVALID_REPO_PATH`, `INVALID_BRANCH`, `INVALID_MULTIPART`. */
+            /** @description Error envelope. Codes: `INVALID_JSON`, `INVALID_REQUEST`, `INVALID_SCAN_ID`, `INVALID_REPO_PATH`, `INVALID_BRANCH`, `INVALID_MULTIPART`, `GIT_TOKEN_NOT_ACCEPTED`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -989,7 +1001,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Error envelope. Codes: `LOCAL_PATH_NOT_FOUND`, `REPO_NOT_FOUND`, `BRANCH_NOT_FOUND`, `SUBDIR_NOT_FOUND`, `UNSAFE_ARCHIVE`, `IGNORE_FILE_TOO_LARGE`. */
+            /** @description Error envelope. Codes: `LOCAL_PATH_NOT_FOUND`, `REPO_NOT_FOUND`, `BRANCH_NOT_FOUND`, `SUBDIR_NOT_FOUND`, `UNSAFE_ARCHIVE`, `IGNORE_FILE_TOO_LARGE`, `REPO_AUTH_FAILED`. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1016,7 +1028,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Error envelope. Codes: `QUEUE_FULL`, `QUEUE_UNAVAILABLE`, `NO_WORKER_ACCEPTS`, `SERVER_STOPPING`. */
+            /** @description Error envelope. Codes: `QUEUE_FULL`, `QUEUE_UNAVAILABLE`, `NO_WORKER_ACCEPTS`, `CREDENTIALS_KEY_MISSING`, `SERVER_STOPPING`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1048,7 +1060,10 @@ export interface operations {
     inspect: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Credential for a private repository, for this request only, as `git_token` in the body (send one of them): a token, or `user:token`. See `git_token`. */
+                "X-Git-Token"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1067,7 +1082,7 @@ export interface operations {
                     "application/json": components["schemas"]["InspectResponse"];
                 };
             };
-            /** @description Error envelope. Codes: `INVALID_JSON`, `INVALID_REQUEST`, `INVALID_SCAN_ID`, `INVALID_REPO_PATH`, `INVALID_BRANCH`, `INVALID_MULTIPART`. */
+            /** @description Error envelope. Codes: `INVALID_JSON`, `INVALID_REQUEST`, `INVALID_SCAN_ID`, `INVALID_REPO_PATH`, `INVALID_BRANCH`, `INVALID_MULTIPART`, `GIT_TOKEN_NOT_ACCEPTED`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1112,7 +1127,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Error envelope. Codes: `LOCAL_PATH_NOT_FOUND`, `REPO_NOT_FOUND`, `BRANCH_NOT_FOUND`, `SUBDIR_NOT_FOUND`, `UNSAFE_ARCHIVE`, `IGNORE_FILE_TOO_LARGE`. */
+            /** @description Error envelope. Codes: `LOCAL_PATH_NOT_FOUND`, `REPO_NOT_FOUND`, `BRANCH_NOT_FOUND`, `SUBDIR_NOT_FOUND`, `UNSAFE_ARCHIVE`, `IGNORE_FILE_TOO_LARGE`, `REPO_AUTH_FAILED`. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1180,7 +1195,7 @@ export interface operations {
                     "application/json": components["schemas"]["ScanStatusResponse"];
                 };
             };
-            /** @description Error envelope. Codes: `INVALID_JSON`, `INVALID_REQUEST`, `INVALID_SCAN_ID`, `INVALID_REPO_PATH`, `INVALID_BRANCH`, `INVALID_MULTIPART`. */
+            /** @description Error envelope. Codes: `INVALID_JSON`, `INVALID_REQUEST`, `INVALID_SCAN_ID`, `INVALID_REPO_PATH`, `INVALID_BRANCH`, `INVALID_MULTIPART`, `GIT_TOKEN_NOT_ACCEPTED`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1230,7 +1245,7 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
-            /** @description Error envelope. Codes: `INVALID_JSON`, `INVALID_REQUEST`, `INVALID_SCAN_ID`, `INVALID_REPO_PATH`, `INVALID_BRANCH`, `INVALID_MULTIPART`. */
+            /** @description Error envelope. Codes: `INVALID_JSON`, `INVALID_REQUEST`, `INVALID_SCAN_ID`, `INVALID_REPO_PATH`, `INVALID_BRANCH`, `INVALID_MULTIPART`, `GIT_TOKEN_NOT_ACCEPTED`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1322,7 +1337,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Error envelope. Codes: `INVALID_JSON`, `INVALID_REQUEST`, `INVALID_SCAN_ID`, `INVALID_REPO_PATH`, `INVALID_BRANCH`, `INVALID_MULTIPART`. */
+            /** @description Error envelope. Codes: `INVALID_JSON`, `INVALID_REQUEST`, `INVALID_SCAN_ID`, `INVALID_REPO_PATH`, `INVALID_BRANCH`, `INVALID_MULTIPART`, `GIT_TOKEN_NOT_ACCEPTED`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1390,7 +1405,7 @@ export interface operations {
                     "application/json": components["schemas"]["SummaryResponse"];
                 };
             };
-            /** @description Error envelope. Codes: `INVALID_JSON`, `INVALID_REQUEST`, `INVALID_SCAN_ID`, `INVALID_REPO_PATH`, `INVALID_BRANCH`, `INVALID_MULTIPART`. */
+            /** @description Error envelope. Codes: `INVALID_JSON`, `INVALID_REQUEST`, `INVALID_SCAN_ID`, `INVALID_REPO_PATH`, `INVALID_BRANCH`, `INVALID_MULTIPART`, `GIT_TOKEN_NOT_ACCEPTED`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1449,7 +1464,7 @@ export interface operations {
                     "application/json": components["schemas"]["CleanupResponse"];
                 };
             };
-            /** @description Error envelope. Codes: `INVALID_JSON`, `INVALID_REQUEST`, `INVALID_SCAN_ID`, `INVALID_REPO_PATH`, `INVALID_BRANCH`, `INVALID_MULTIPART`. */
+            /** @description Error envelope. Codes: `INVALID_JSON`, `INVALID_REQUEST`, `INVALID_SCAN_ID`, `INVALID_REPO_PATH`, `INVALID_BRANCH`, `INVALID_MULTIPART`, `GIT_TOKEN_NOT_ACCEPTED`. */
             400: {
                 headers: {
                     [name: string]: unknown;

@@ -146,7 +146,7 @@ export async function cloneRemote(options: CloneRemoteOptions): Promise<ClonedRe
     };
   } catch (error) {
     await rm(destDir, { recursive: true, force: true });
-    throw error instanceof GitCommandError ? classifyGitFailure(error, spec, branch) : error;
+    throw error instanceof GitCommandError ? classifyGitFailure(error, spec, branch, gitEnv.secrets.length > 0) : error;
   } finally {
     stopWatchdog();
     deadline.clear();

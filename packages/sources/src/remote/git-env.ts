@@ -21,6 +21,8 @@ export interface GitEnv {
   readonly config: readonly string[];
   /** Service-owned folder for per-command files, and the cwd of commands outside a clone. */
   readonly runDir: string;
+  /** Text git's output must never show (a credential's forms, `withGitCredential`): scrubbed by runGit. */
+  readonly secrets: readonly string[];
 }
 
 export interface GitEnvOptions {
@@ -71,6 +73,7 @@ export async function createGitEnv(spec: RemoteSpec, options: GitEnvOptions): Pr
         ? [`http.curloptResolve=${spec.host}:${spec.port}:${options.pinnedAddresses.join(',')}`]
         : [],
     runDir: home.runDir,
+    secrets: [],
   };
 }
 

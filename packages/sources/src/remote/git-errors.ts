@@ -7,8 +7,12 @@ import type { RemoteSpec } from './remote-spec.js';
 
 const BRANCH_MISSING = /Remote branch .* not found in upstream/;
 const REDIRECTED = /returned error: 30[12378]\b/;
+// The host wants a credential, or refused the one it got. git (GIT_TERMINAL_PROMPT=0) says it
+// could not ask for a user name when a 401 came without one, or after one was refused.
+const AUTH_REFUSED =
+  /returned error: (401|403)\b|could not read (Username|Password)|terminal prompts disabled|Authentication failed|HTTP Basic: Access denied|Invalid username or (password|token)/i;
 const REPO_MISSING =
-  /returned error: (401|403|404|410)\b|repository '.*' not found|Repository not found|could not read Username|terminal prompts disabled|Authentication failed|does not appear to be a git repository|project you were looking for could not be found/i;
+  /returned error: (404|410)\b|repository '.*' not found|Repository not found|does not appear to be a git repository|project you were looking for could not be found/i;
 const REFUSED_TRANSPORT = /transport '.*' not allowed/;
 // curl's low-speed cut-off (GIT_HTTP_LOW_SPEED_*) and its connect time-out.
 const STALLED =
@@ -16,7 +20,13 @@ const STALLED =
 const CORRUPT =
   /fsck error|object .* is corrupt|bad object|invalid object|index-pack failed|did not send all necessary objects/;
 
-export function classifyGitFailure(error: GitCommandError, spec: RemoteSpec, branch?: string): ScanError {
+/** `withCredential`: git sent a credential (a request's token or GIT_CREDENTIALS_FILE's). */
+export function classifyGitFailure(
+  error: GitCommandError,
+  spec: RemoteSpec,
+  branch: string | undefined,
+  withCredential: boolean,
+): ScanError {
   const output = error.output;
   const cause = { cause: error };
   if (branch !== undefined && BRANCH_MISSING.test(output)) {
@@ -29,8 +39,15 @@ export function classifyGitFailure(error: GitCommandError, spec: RemoteSpec, bra
       cause,
     );
   }
+  if (AUTH_REFUSED.test(output)) return authFailed(spec, withCredential, cause);
   if (REPO_MISSING.test(output)) {
-    return new ScanError('REPO_NOT_FOUND', `${spec.webUrl} does not exist or is not public.`, cause);
+    return new ScanError(
+      'REPO_NOT_FOUND',
+      withCredential
+        ? `${spec.webUrl} does not exist, or the git credential may not read it; check the URL and the token's access to this repository.`
+        : `${spec.webUrl} does not exist or is not public.`,
+      cause,
+    );
   }
   if (REFUSED_TRANSPORT.test(output)) {
     return new ScanError('CLONE_FAILED', `${spec.webUrl} needs a transport this server does not use.`, cause);
@@ -51,4 +68,15 @@ export function classifyGitFailure(error: GitCommandError, spec: RemoteSpec, bra
     ...cause,
     retryable: true,
   });
+}
+
+/** The git host asked for a credential, or refused the one sent: what to do about it. */
+export function authFailed(spec: RemoteSpec, withCredential: boolean, options: { cause?: unknown } = {}): ScanError {
+  return new ScanError(
+    'REPO_AUTH_FAILED',
+    withCredential
+      ? `${spec.webUrl} refused the git credential: check that the token is right, has not expired or been revoked, and may read this repository (GitHub: Contents read, or the repo scope; GitLab: read_repository; Bitbucket: repository read), then submit again.`
+      : `${spec.webUrl} asks for a credential: the repository is private (or does not exist). To scan a private repository send a token in git_token or the X-Git-Token header.`,
+    options,
+  );
 }

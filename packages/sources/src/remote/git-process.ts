@@ -3,6 +3,7 @@ import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { simpleGit } from 'simple-git';
+import { scrubSecrets } from './git-credential.js';
 import type { GitEnv } from './git-env.js';
 
 // The one place that runs git. Everything else builds argv and reads results.
@@ -39,6 +40,8 @@ export async function runGit(args: readonly string[], options: RunGitOptions): P
   const git = simpleGit({
     baseDir: cwd,
     binary: gitEnv.binary,
+    // A credential travels as config in the environment (git-credential.ts); the key is ours.
+    ...('GIT_CONFIG_COUNT' in env ? { unsafe: { allowUnsafeConfigEnvCount: true } } : {}),
     // v4 rejects a GIT_* variable passed through .env() unless it is named here.
     allowEnvironment: Object.keys(env).filter((key) => key.startsWith('GIT_')),
     config: [...gitEnv.config],
@@ -64,7 +67,12 @@ export async function runGit(args: readonly string[], options: RunGitOptions): P
     return await git.raw([...args]);
   } catch (error) {
     if (signal.aborted) throw signal.reason;
-    throw new GitCommandError(error instanceof Error ? error.message : String(error), { cause: error });
+    const output = error instanceof Error ? error.message : String(error);
+    // git's text is scrubbed of the credential before anyone sees it; simple-git's error, which
+    // holds the same text, stays behind when there is a credential to hide.
+    throw new GitCommandError(scrubSecrets(output, gitEnv.secrets), {
+      cause: gitEnv.secrets.length > 0 ? undefined : error,
+    });
   } finally {
     settled = true;
     signal.removeEventListener('abort', onAbort);

@@ -14,3 +14,21 @@ export { cloneRemote } from './clone-remote.js';
 export type { ClonedRemote, CloneRemoteOptions } from './clone-remote.js';
 export { buildWebSource } from './web-source.js';
 export type { RemoteSourceInfo } from './web-source.js';
+export {
+  assertCredentialTransport,
+  credentialForms,
+  DEFAULT_GIT_USERNAMES,
+  mayCarryCredential,
+  parseGitCredential,
+  scrubSecrets,
+  withGitCredential,
+} from './git-credential.js';
+export type { GitCredential } from './git-credential.js';
+export {
+  checkGitCredentialsFile,
+  credentialFor,
+  GitCredentialsFileError,
+  parseGitCredentials,
+  readGitCredentials,
+} from './git-credentials-file.js';
+export type { GitCredentials } from './git-credentials-file.js';

@@ -38,7 +38,7 @@ export async function checkRemotePolicy(
   if (spec.hasCredentials) {
     throw new ScanError(
       'CREDENTIALS_IN_URL',
-      'Remove the user name and password or token from the URL; only public repositories can be scanned.',
+      'Remove the user name and password or token from the URL (where it would be logged and stored); send a token for a private repository in git_token or the X-Git-Token header instead.',
     );
   }
   const isLiteral = net.isIP(spec.host) !== 0;

@@ -55,7 +55,9 @@ export async function resolveRef(
       signal: deadline.signal,
     });
   } catch (error) {
-    throw error instanceof GitCommandError ? classifyGitFailure(error, spec) : error;
+    throw error instanceof GitCommandError
+      ? classifyGitFailure(error, spec, undefined, gitEnv.secrets.length > 0)
+      : error;
   } finally {
     deadline.clear();
   }

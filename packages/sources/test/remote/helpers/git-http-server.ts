@@ -22,6 +22,33 @@ export interface GitHttpServerOptions {
   redirects?: Record<string, string>;
   /** Slows response bodies down to about this many bytes per second. */
   bytesPerSecond?: number;
+  /**
+   * HTTP basic authentication, as a private repository on a git host: a request without these
+   * credentials gets 401 with a challenge (`username` unset: any user name, as Gitea does). A
+   * function decides per path (`null`: that path is public).
+   */
+  auth?: BasicAuth | ((path: string) => BasicAuth | null);
+  /**
+   * A careless host: answers every request that carries credentials with a git `ERR` line quoting
+   * them, which git prints. Nothing must come of it beyond `***`.
+   */
+  echoCredentials?: boolean;
+}
+
+export interface BasicAuth {
+  username?: string;
+  password: string;
+}
+
+/** Whether `header` (an Authorization header) carries `auth`'s credentials. */
+function authorized(header: string | undefined, auth: BasicAuth): boolean {
+  const match = /^Basic ([A-Za-z0-9+/=]+)$/i.exec(header ?? '');
+  if (!match) return false;
+  const pair = Buffer.from(match[1] as string, 'base64').toString('utf8');
+  const colon = pair.indexOf(':');
+  if (colon < 0) return false;
+  const [username, password] = [pair.slice(0, colon), pair.slice(colon + 1)];
+  return password === auth.password && (auth.username === undefined || username === auth.username);
 }
 
 export async function startGitHttpServer(
@@ -39,6 +66,19 @@ export async function startGitHttpServer(
         res.end();
         return;
       }
+    }
+    if (options.echoCredentials && req.headers.authorization) {
+      const shown = Buffer.from(req.headers.authorization.replace(/^Basic /i, ''), 'base64').toString('utf8');
+      const line = `ERR credentials ${shown} (${req.headers.authorization}) are not welcome\n`;
+      res.writeHead(200, { 'Content-Type': 'application/x-git-upload-pack-advertisement' });
+      res.end(`${(line.length + 4).toString(16).padStart(4, '0')}${line}`);
+      return;
+    }
+    const auth = typeof options.auth === 'function' ? options.auth(url.pathname) : options.auth;
+    if (auth && !authorized(req.headers.authorization, auth)) {
+      res.writeHead(401, { 'WWW-Authenticate': 'Basic realm="git"', 'Content-Type': 'text/plain' });
+      res.end('authentication required\n');
+      return;
     }
     serveCgi(projectRoot, url, req, res, throttle);
   });
