@@ -352,6 +352,28 @@ describe('API keys from API_KEYS, one process', () => {
     expect((await call(`${api.baseUrl}/v1/download/${scanId}?format=txt`, admin)).status).toBe(200);
   });
 
+  it('inspect slots count per key: one key holds at most half of them, another still gets one', async () => {
+    // INSPECT_CONCURRENCY is 4 here, so a key holds 2 at most, whatever address it comes from.
+    const preview = (key: string) =>
+      call(`${api.baseUrl}/v1/inspect`, key, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ repo_path: api.repoDir }),
+      });
+    const [mine, other] = await Promise.all([
+      Promise.all(Array.from({ length: 5 }, () => preview(carol))),
+      preview(admin),
+    ]);
+    expect(other.status, other.text).toBe(200);
+    expect(mine.filter((a) => a.status === 200).length).toBeGreaterThanOrEqual(1);
+    const refused = mine.filter((a) => a.status === 429);
+    expect(refused.length).toBeGreaterThanOrEqual(1);
+    for (const answer of refused) {
+      expect(answer.body?.code).toBe('INSPECT_BUSY');
+      expect(answer.body?.detail).toMatch(/You already run 2 of the 4 inspect slots/);
+    }
+  });
+
   it('event-stream caps count per key, not per address: two keys from one address each hold their own', async () => {
     const streams: AbortController[] = [];
     const open = async (key: string, scanId: string): Promise<Answer['body'] | number> => {

@@ -231,7 +231,7 @@ export const CONFIG_VARIABLES = {
   INSPECT_TIMEOUT_SECONDS: variable('30', 'Wall-clock limit of POST /v1/inspect.', wholeNumber(1, 3600, 'seconds')),
   INSPECT_CONCURRENCY: variable(
     '4',
-    'Inspections at once per API process; more are refused with 429.',
+    'Inspections at once per API process; one client (an API key, or an address when keys are off) holds at most half of them (at least one). More are refused with 429.',
     wholeNumber(1, 256),
   ),
   INSPECT_RATE_LIMIT_PER_MINUTE: variable(

@@ -6,6 +6,7 @@ import type { SourceSettings } from '@reposcan/sources';
 import { whenClientGoes } from '../http/client-gone.js';
 import { sendSuccess } from '../http/envelope.js';
 import { gitTokenOf } from '../http/git-token.js';
+import { clientOf } from '../http/rate-limit.js';
 import { requireJson } from '../http/require-json.js';
 import { parseOrThrow } from '../http/validate.js';
 import type { InspectService } from '../services/inspect-service.js';
@@ -35,6 +36,7 @@ export function inspectRoutes(deps: {
           limits: deps.limits,
           gitToken: gitToken ?? null,
         },
+        clientOf(req),
         abandoned,
       );
       sendSuccess(

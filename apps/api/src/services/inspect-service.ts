@@ -25,8 +25,14 @@ export interface InspectServiceOptions {
  * when none is left, one is started as a preview ends). A preview that fails, times out or is
  * abandoned ends its thread, which stops its git and frees everything it held.
  */
+/** Slots one caller (a key, or an address without keys) may hold at once: half of them, at least one. */
+export function slotsPerCaller(concurrency: number): number {
+  return Math.max(1, Math.ceil(concurrency / 2));
+}
+
 export class InspectService {
   private active = 0;
+  private readonly held = new Map<string, number>();
   private waiting: WorkerThread | null = null;
   private closed = false;
 
@@ -36,21 +42,35 @@ export class InspectService {
     return this.active;
   }
 
-  /** `signal`: the client went away; the thread is stopped (git killed) and its slot freed at once. */
-  async inspect(job: Omit<InspectJob, 'workDir'>, signal?: AbortSignal): Promise<InspectResult> {
-    if (this.active >= this.options.concurrency) {
+  /**
+   * `caller`: who asks (clientOf), so that one caller's previews never hold every slot.
+   * `signal`: the client went away; the thread is stopped (git killed) and its slot freed at once.
+   */
+  async inspect(job: Omit<InspectJob, 'workDir'>, caller: string, signal?: AbortSignal): Promise<InspectResult> {
+    const { concurrency } = this.options;
+    if (this.active >= concurrency) {
+      throw new ScanError('INSPECT_BUSY', `All ${concurrency} inspect slots are busy. Retry in a moment.`, {
+        retryAfterSeconds: 1,
+      });
+    }
+    const mine = this.held.get(caller) ?? 0;
+    if (mine >= slotsPerCaller(concurrency)) {
       throw new ScanError(
         'INSPECT_BUSY',
-        `All ${this.options.concurrency} inspect slots are busy. Retry in a moment.`,
+        `You already run ${mine} of the ${concurrency} inspect slots, as many as one client may hold at once. Wait for one of your previews to finish.`,
         { retryAfterSeconds: 1 },
       );
     }
     this.active += 1;
+    this.held.set(caller, mine + 1);
     const workDir = await mkdtemp(join(tmpdir(), 'reposcan-inspect-'));
     try {
       return await this.runThread({ ...job, workDir }, signal);
     } finally {
       this.active -= 1;
+      const left = (this.held.get(caller) ?? 1) - 1;
+      if (left > 0) this.held.set(caller, left);
+      else this.held.delete(caller);
       await rm(workDir, { recursive: true, force: true });
       // Started after a preview, never during one: its start-up would take that preview's CPU.
       if (this.waiting === null && !this.closed) this.keepWaiting(this.startThread());
