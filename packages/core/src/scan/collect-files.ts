@@ -4,6 +4,7 @@ import { processFiles } from './process-files.js';
 import type { ProcessedFile } from './process-files.js';
 import type { ScanDeps } from './scan-deps.js';
 import type { CountTokens } from '../tokens/token-pool.js';
+import type { SecretsSummary } from '../secrets/secret-scan.js';
 import type {
   AssetRecord,
   EngineLimits,
@@ -42,6 +43,8 @@ export interface Collected {
   walkMs: number;
   /** From the end of the walk until the last file was read, classified and counted. */
   readMs: number;
+  /** What secret detection found; null with `secrets: off`. */
+  secrets: SecretsSummary | null;
 }
 
 /**
@@ -97,6 +100,8 @@ export async function collectFiles(
   const assets: AssetRecord[] = [];
   const assetAbsPaths: string[] = [];
   const skipped: SkippedPath[] = [];
+  const secrets: SecretsSummary | null =
+    options.secrets === 'off' ? null : { mode: options.secrets, count: 0, findings: [], not_checked: [] };
   let announced = false;
   const announceWalked = async (): Promise<void> => {
     if (announced || walkMs === null) return;
@@ -128,6 +133,12 @@ export async function collectFiles(
       : { path, subcategory: item.subcategory, size_bytes: size, tokens_estimate: item.tokens, url };
     if (item.encoding) record.encoding = item.encoding;
     if (item.replacements > 0) record.replacements = item.replacements;
+    if (secrets !== null && item.secrets !== null) {
+      if (!item.secrets.checked) secrets.not_checked.push(path);
+      for (const finding of item.secrets.findings) secrets.findings.push({ path, ...finding });
+      secrets.count += item.secrets.findings.length;
+      if (item.secrets.redacted) record.redactions = item.secrets.findings.length;
+    }
     files.push(record);
     if (onText) await onText(record, item.content);
   };
@@ -140,8 +151,10 @@ export async function collectFiles(
         classifyByName: deps.classifyByName,
         classifyContent: deps.classifyContent,
         countTokens,
+        detectSecrets: deps.detectSecrets,
       },
       {
+        secrets: options.secrets,
         maxFileBytes: Math.min(limits.maxFileBytes, options.sizeLimit ?? Number.POSITIVE_INFINITY),
         concurrency: 4,
         batchFiles: 64,
@@ -179,5 +192,6 @@ export async function collectFiles(
     walkedPaths,
     walkMs: walkMs ?? readMs,
     readMs: readMs - (walkMs ?? readMs),
+    secrets,
   };
 }

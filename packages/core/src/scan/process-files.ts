@@ -6,6 +6,9 @@ import { returnRing, takeRing } from '../io/read-ring.js';
 import type { ReadRing, RingRegion } from '../io/read-ring.js';
 import type { AssetSubcategory, SkipReason, TextSubcategory, WalkedFile } from '../types.js';
 import type { FileFeed } from './file-feed.js';
+import { SECRETS_MAX_BYTES } from '../secrets/secret-scan.js';
+import type { SecretFinding, SecretScan } from '../secrets/secret-scan.js';
+import type { SecretsMode } from '@reposcan/contracts/vocabulary';
 
 export interface FileProcessingDeps {
   /** Reads a batch of files, each into its `into` when it has room; outcomes in request order. */
@@ -14,7 +17,18 @@ export interface FileProcessingDeps {
   classifyContent: (path: string, bytes: Uint8Array) => ContentClassification;
   /** Token counts for a batch of UTF-8 contents, in order: exact (worker pool) or estimated. */
   countTokens: CountTokens;
+  /** Secret findings of a batch of UTF-8 contents, in order (only asked with `secrets` other than `off`). */
+  detectSecrets?: (contents: Uint8Array[]) => Promise<SecretScan[]>;
 }
+
+/** What secret detection made of one textual file: null with `secrets: off`. */
+export type FileSecrets = {
+  /** False when the file is over SECRETS_MAX_BYTES. */
+  checked: boolean;
+  findings: SecretFinding[];
+  /** True when `content` and the count are of the redacted text. */
+  redacted: boolean;
+} | null;
 
 /**
  * One file after reading. A text's `content` is valid only until `emit` returns: its memory is
@@ -29,6 +43,7 @@ export type ProcessedFile =
       encoding: string | null;
       replacements: number;
       tokens: number;
+      secrets: FileSecrets;
     }
   | { kind: 'asset'; file: WalkedFile; subcategory: AssetSubcategory }
   | { kind: 'skipped'; file: WalkedFile; reason: SkipReason };
@@ -42,6 +57,7 @@ type Classified =
       content: Uint8Array;
       encoding: string | null;
       replacements: number;
+      secrets: FileSecrets;
     };
 
 export interface ProcessOptions {
@@ -52,6 +68,8 @@ export interface ProcessOptions {
   batchBytes: number;
   /** Shared memory for the reads of the batches in flight; bounds what a scan holds whatever comes in a row. */
   readBufferBytes: number;
+  /** Secret detection; `off` (the default here) asks detectSecrets nothing. */
+  secrets?: SecretsMode;
   signal?: AbortSignal;
 }
 
@@ -135,13 +153,45 @@ async function processBatch(
       content: content.content,
       encoding: content.encoding,
       replacements: content.replacements,
+      secrets: null,
     };
   });
+  const mode = options.secrets ?? 'off';
+  if (mode !== 'off') await checkSecrets(items, mode, deps, signal);
   const contents: Uint8Array[] = [];
   for (const item of items) if (item.kind === 'pending') contents.push(item.content);
   const counts = contents.length > 0 ? await deps.countTokens(contents, signal) : [];
   let next = 0;
   return items.map((item) => (item.kind === 'pending' ? { ...item, kind: 'text', tokens: counts[next++] ?? 0 } : item));
+}
+
+/**
+ * Secret detection of a batch's texts (before they are counted, so a redacted text's count is of
+ * what the outputs hold, and a token cache keys it by the redacted bytes). A text over
+ * SECRETS_MAX_BYTES is marked not checked.
+ */
+async function checkSecrets(
+  items: Classified[],
+  mode: Exclude<SecretsMode, 'off'>,
+  deps: FileProcessingDeps,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  const checked: Array<Extract<Classified, { kind: 'pending' }>> = [];
+  for (const item of items) {
+    if (item.kind !== 'pending') continue;
+    if (item.content.length > SECRETS_MAX_BYTES) item.secrets = { checked: false, findings: [], redacted: false };
+    else checked.push(item);
+  }
+  if (checked.length === 0) return;
+  if (deps.detectSecrets === undefined) throw new Error('secret detection was asked for without a detector');
+  const scans = await deps.detectSecrets(checked.map((item) => item.content));
+  signal?.throwIfAborted();
+  checked.forEach((item, i) => {
+    const scan = scans[i] as SecretScan;
+    const redact = mode === 'redact' && scan.redacted !== undefined;
+    item.secrets = { checked: true, findings: scan.findings, redacted: redact };
+    if (redact) item.content = scan.redacted as Uint8Array;
+  });
 }
 
 type Settled = { ok: true; items: ProcessedFile[] } | { ok: false; error: unknown };
