@@ -26,6 +26,7 @@ const INTEGRATION = [
   // no service, but some twenty CLI processes through tsx, several seconds each on 2 busy cores.
   'apps/cli/test/cli.test.ts',
   'apps/cli/test/cli-local.test.ts',
+  'apps/cli/test/cli-secrets.test.ts',
   // Redis: the BullMQ transport, state signals, queue purge, a private redis-server restarted;
   // the janitor with a Redis client that finds no server.
   'packages/queue/test/**/*.test.ts',
