@@ -6,9 +6,10 @@ import { serveThread } from '../threads/serve-thread.js';
 import { estimateTokensFromBytes } from '../tokens/estimate-tokens.js';
 import type { IoRequest } from './io-protocol.js';
 import { readFilesSync } from './read-file-bytes.js';
+// Its type only: the module (and secretlint behind it) is imported on the first check.
+import type { detectSecrets } from '../secrets/detect-secrets.js';
 
-type Detect = typeof import('../secrets/detect-secrets.js').detectSecrets;
-let detect: Promise<Detect> | null = null;
+let detect: Promise<typeof detectSecrets> | null = null;
 
 serveThread((request: IoRequest) => {
   if (request.kind === 'read') return readFilesSync(request.requests, request.maxBytes);
