@@ -16,7 +16,7 @@ serveThread((request: IoRequest) => {
   if (request.kind === 'estimate') return request.contents.map(estimateTokensFromBytes);
   if (request.kind === 'secrets') {
     detect ??= import('../secrets/detect-secrets.js').then((module) => module.detectSecrets);
-    return detect.then((detectSecrets) => detectSecrets(request.contents));
+    return detect.then((detectSecrets) => detectSecrets(request.contents, request.names));
   }
   throw new TypeError(`a file thread does not take '${request.kind}' requests`);
 });

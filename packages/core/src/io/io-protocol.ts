@@ -6,4 +6,4 @@ export type IoRequest =
   | { kind: 'walk'; input: Omit<WalkInput, 'acceptFile'> }
   | { kind: 'read'; requests: ReadRequest[]; maxBytes: number }
   | { kind: 'estimate'; contents: Uint8Array[] }
-  | { kind: 'secrets'; contents: Uint8Array[] };
+  | { kind: 'secrets'; contents: Uint8Array[]; names: string[] };

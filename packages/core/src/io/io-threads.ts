@@ -122,10 +122,11 @@ export class IoThreads {
 
   /**
    * Secret findings of a batch of UTF-8 contents on a file thread (secretlint's rules, loaded there
-   * on the first batch), with each content's redacted text when it has any.
+   * on the first batch), with each content's redacted text when it has any. `names` are their
+   * paths: a few rules look at a file's name.
    */
-  detectSecrets = (contents: Uint8Array[]): Promise<SecretScan[]> =>
-    this.#ask<SecretScan[]>({ kind: 'secrets', contents });
+  detectSecrets = (contents: Uint8Array[], names: string[]): Promise<SecretScan[]> =>
+    this.#ask<SecretScan[]>({ kind: 'secrets', contents, names });
 
   /** A batch of reads on a file thread, into the shared memory of each request's `into`. */
   readFiles = (requests: readonly ReadRequest[], maxBytes: number): Promise<ReadOutcome[]> =>

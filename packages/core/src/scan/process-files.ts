@@ -18,7 +18,7 @@ export interface FileProcessingDeps {
   /** Token counts for a batch of UTF-8 contents, in order: exact (worker pool) or estimated. */
   countTokens: CountTokens;
   /** Secret findings of a batch of UTF-8 contents, in order (only asked with `secrets` other than `off`). */
-  detectSecrets?: (contents: Uint8Array[]) => Promise<SecretScan[]>;
+  detectSecrets?: (contents: Uint8Array[], names: string[]) => Promise<SecretScan[]>;
 }
 
 /** What secret detection made of one textual file: null with `secrets: off`. */
@@ -47,6 +47,8 @@ export type ProcessedFile =
     }
   | { kind: 'asset'; file: WalkedFile; subcategory: AssetSubcategory }
   | { kind: 'skipped'; file: WalkedFile; reason: SkipReason };
+
+type Pending = Extract<Classified, { kind: 'pending' }>;
 
 type Classified =
   | Exclude<ProcessedFile, { kind: 'text' }>
@@ -156,35 +158,48 @@ async function processBatch(
       secrets: null,
     };
   });
+  const pending = items.filter((item) => item.kind === 'pending');
+  const contents = pending.map((item) => item.content);
   const mode = options.secrets ?? 'off';
-  if (mode !== 'off') await checkSecrets(items, mode, deps, signal);
-  const contents: Uint8Array[] = [];
-  for (const item of items) if (item.kind === 'pending') contents.push(item.content);
-  const counts = contents.length > 0 ? await deps.countTokens(contents, signal) : [];
+  // Checked while the texts are counted: a finding is rare, and only a redacted text is counted
+  // again (its count, and its token cache key, are then of the redacted bytes).
+  const [counts] = await Promise.all([
+    contents.length > 0 ? deps.countTokens(contents, signal) : [],
+    mode === 'off' ? undefined : checkSecrets(pending, mode, deps, signal),
+  ]);
+  const redacted = pending.flatMap((item, i) => (item.secrets?.redacted ? [i] : []));
+  if (redacted.length > 0) {
+    const again = await deps.countTokens(
+      redacted.map((i) => (pending[i] as Pending).content),
+      signal,
+    );
+    redacted.forEach((i, k) => (counts[i] = again[k] ?? 0));
+  }
   let next = 0;
   return items.map((item) => (item.kind === 'pending' ? { ...item, kind: 'text', tokens: counts[next++] ?? 0 } : item));
 }
 
 /**
- * Secret detection of a batch's texts (before they are counted, so a redacted text's count is of
- * what the outputs hold, and a token cache keys it by the redacted bytes). A text over
- * SECRETS_MAX_BYTES is marked not checked.
+ * Secret detection of a batch's texts. A text over SECRETS_MAX_BYTES is marked not checked; with
+ * `redact`, a text with findings is replaced by its redacted bytes.
  */
 async function checkSecrets(
-  items: Classified[],
+  pending: Pending[],
   mode: Exclude<SecretsMode, 'off'>,
   deps: FileProcessingDeps,
   signal: AbortSignal | undefined,
 ): Promise<void> {
-  const checked: Array<Extract<Classified, { kind: 'pending' }>> = [];
-  for (const item of items) {
-    if (item.kind !== 'pending') continue;
+  const checked: Pending[] = [];
+  for (const item of pending) {
     if (item.content.length > SECRETS_MAX_BYTES) item.secrets = { checked: false, findings: [], redacted: false };
     else checked.push(item);
   }
   if (checked.length === 0) return;
   if (deps.detectSecrets === undefined) throw new Error('secret detection was asked for without a detector');
-  const scans = await deps.detectSecrets(checked.map((item) => item.content));
+  const scans = await deps.detectSecrets(
+    checked.map((item) => item.content),
+    checked.map((item) => item.file.path),
+  );
   signal?.throwIfAborted();
   checked.forEach((item, i) => {
     const scan = scans[i] as SecretScan;

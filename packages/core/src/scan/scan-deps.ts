@@ -15,7 +15,7 @@ export interface ScanDeps {
   /** A preview's token estimates (inspect), off the caller's thread. */
   estimateTokens: (contents: Uint8Array[]) => Promise<number[]> | number[];
   /** Secret findings of a batch of contents, off the caller's thread (a scan or preview with `secrets` on). */
-  detectSecrets: (contents: Uint8Array[]) => Promise<SecretScan[]>;
+  detectSecrets: (contents: Uint8Array[], names: string[]) => Promise<SecretScan[]>;
   classifyByName: typeof classifyByName;
   classifyContent: typeof classifyContent;
   now: () => Date;

@@ -8,7 +8,7 @@ import { createEngine } from '../../src/engine/engine.js';
 import type { ScanInput, ScanReport } from '../../src/scan/run-scan.js';
 import { runScan } from '../../src/scan/run-scan.js';
 import { inspectTree } from '../../src/scan/inspect-tree.js';
-import { withTokenCache } from '../../src/tokens/token-cache.js';
+import { tokenCacheKey } from '../../src/tokens/token-cache.js';
 import type { TokenCache } from '../../src/tokens/token-cache.js';
 import { DEFAULT_ENGINE_LIMITS, DEFAULT_SCAN_OPTIONS } from '../../src/types.js';
 import type { ScanOptions } from '../../src/types.js';
@@ -174,27 +174,39 @@ describe('secrets: report and off', () => {
 });
 
 describe('secrets with a token cache, on its own, and in a preview', () => {
-  it('caches a redacted file under the redacted text, not the original', async () => {
+  it("caches a redacted file's count under the redacted text; the original's key keeps the original's count", async () => {
     const keys = new Map<string, number>();
+    const hex = (key: Uint8Array): string => Buffer.from(key).toString('hex');
     const cache: TokenCache = {
-      get: (key) => keys.get(Buffer.from(key).toString('hex')),
-      set: (key, tokens) => void keys.set(Buffer.from(key).toString('hex'), tokens),
+      get: (key) => keys.get(hex(key)),
+      set: (key, tokens) => void keys.set(hex(key), tokens),
     };
-    const tree = await makeTree({ 'src/notify.ts': secretFiles()['src/notify.ts'] as string });
+    const original = secretFiles()['src/notify.ts'] as string;
+    const tree = await makeTree({ 'src/notify.ts': original });
     try {
       const pool = engine.tokenPool('o200k_base');
+      const count = (text: string): Promise<number[]> => pool.count([Buffer.from(text)]);
       await engine.runScan(input(tree.root, tree.outDir, { createZip: false }), { tokenCache: { cache } });
-      const { tokenCacheKey } = await import('../../src/tokens/token-cache.js');
-      const original = Buffer.from(secretFiles()['src/notify.ts'] as string);
-      expect(keys.has(Buffer.from(tokenCacheKey(original)).toString('hex'))).toBe(false);
-      expect(keys.size).toBe(1);
-      // The same count as counting the redacted text afresh.
-      const redacted = await readFile(join(tree.outDir, 'output.json'), 'utf8');
-      const content = (JSON.parse(redacted) as { files: Array<{ content: string; tokens: number }> }).files[0];
-      const counted = await withTokenCache((c, s) => pool.count(c, s), { get: () => undefined, set: () => {} })([
-        Buffer.from(content?.content ?? ''),
-      ]);
-      expect(counted[0]).toBe(content?.tokens);
+      const json = JSON.parse(await readFile(join(tree.outDir, 'output.json'), 'utf8')) as {
+        files: Array<{ content: string; tokens: number }>;
+      };
+      const shown = json.files[0] as { content: string; tokens: number };
+      expect(shown.content).toContain('[REDACTED:github]');
+      expect(shown.tokens).toBe((await count(shown.content))[0]);
+      expect(keys.get(hex(tokenCacheKey(Buffer.from(shown.content))))).toBe(shown.tokens);
+      const originalKey = hex(tokenCacheKey(Buffer.from(original)));
+      if (keys.has(originalKey)) expect(keys.get(originalKey)).toBe((await count(original))[0]);
+      expect((await count(original))[0]).not.toBe(shown.tokens);
+      // A second scan with the same cache counts the same.
+      const again = await makeTree({ 'src/notify.ts': original });
+      try {
+        const report = await engine.runScan(input(again.root, again.outDir, { createZip: false }), {
+          tokenCache: { cache },
+        });
+        expect(report.files[0]?.tokens).toBe(shown.tokens);
+      } finally {
+        await again.cleanup();
+      }
     } finally {
       await tree.cleanup();
     }
@@ -236,6 +248,63 @@ describe('secrets with a token cache, on its own, and in a preview', () => {
       const report = await engine.runScan(input(tree.root, tree.outDir, { createZip: false }));
       expect(report.secrets?.not_checked).toEqual(['big.txt']);
       expect(report.secrets?.count).toBe(0);
+    } finally {
+      await tree.cleanup();
+    }
+  });
+});
+
+describe('what a joined check must not change', () => {
+  it('finds a GCP key file and an .npmrc token by their names, and a secret in each of many files of a batch', async () => {
+    const key = [
+      '-----BEGIN ',
+      'PRIVATE KEY-----\\nMIIEv',
+      'QIBADANBgkqhkiG9w0BAQEFAASC\\n-----END ',
+      'PRIVATE KEY-----\\n',
+    ].join('');
+    const files: Record<string, string> = {
+      'gcp/service-account.json': JSON.stringify({
+        type: 'service_account',
+        private_key_id: 'abc123',
+        private_key: key,
+      }),
+      '.npmrc': `//registry.npmjs.org/:_authToken=${['npm_', 'a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8'].join('')}\n`,
+    };
+    for (let i = 0; i < 40; i++) files[`many/f${i}.ts`] = `// file ${i}\nexport const t = '${SECRETS.github.value}';\n`;
+    const tree = await makeTree(files);
+    try {
+      const report = await engine.runScan(input(tree.root, tree.outDir, { createZip: false, secrets: 'report' }));
+      const rules = new Set(report.secrets?.findings.map((f) => `${f.path.split('/')[0]}:${f.rule}`));
+      expect(rules).toContain('gcp:gcp');
+      expect(rules).toContain('.npmrc:npm');
+      for (let i = 0; i < 40; i++)
+        expect(report.secrets?.findings).toContainEqual({
+          path: `many/f${i}.ts`,
+          line: 2,
+          column: 19,
+          rule: 'github',
+          kind: 'GITHUB_TOKEN',
+        });
+    } finally {
+      await tree.cleanup();
+    }
+  });
+
+  it("keeps an ignore comment of one file from hiding the next file's secrets, and a key cut at a file's end to that file", async () => {
+    const tree = await makeTree({
+      'a.ts': `// secretlint-disable\nconst ok = '${SECRETS.github.value}';\n`,
+      'b.ts': `const t = '${SECRETS.slackToken.value}';\n`,
+      'c.pem': SECRETS.privateKey.value.split('\n').slice(0, 2).join('\n'),
+      'd.pem': `${SECRETS.privateKey.value.split('\n').slice(2).join('\n')}\n`,
+      'e.ts': `const g = '${SECRETS.github.value}';\n`,
+    });
+    try {
+      const report = await engine.runScan(input(tree.root, tree.outDir, { createZip: false, secrets: 'report' }));
+      const where = report.secrets?.findings.map((f) => `${f.path}:${f.rule}`);
+      expect(where).toContain('b.ts:slack');
+      expect(where).toContain('e.ts:github');
+      expect(where).not.toContain('a.ts:github');
+      expect(where?.filter((w) => w.endsWith(':privatekey'))).toEqual([]);
     } finally {
       await tree.cleanup();
     }
