@@ -161,6 +161,12 @@ function unitsFor(
       repomix('json', true),
       engine(true),
       {
+        // The rows above detect secrets (the default, redact); this one does not: the difference is detection's cost.
+        label: 'engine cold, secrets off',
+        reps: Infinity,
+        run: async () => record('engine-cold-secrets-off', (await engineRuns(corpus, false, 'off')).cold),
+      },
+      {
         label: 'API full scan of the git URL, cold',
         reps: Infinity,
         run: async () => record('api-clone-cold', (await apiScanRuns([ctx.gitUrl]))[0] as Sample),

@@ -46,6 +46,12 @@ export const ROWS: readonly RowDef[] = [
   { key: 'api-inspect', label: 'reposcan inspect (API, local path)', reposcan: true, warm: false },
   { key: 'engine-cold', label: 'reposcan engine, fresh process, cold', reposcan: true, warm: false },
   { key: 'engine-warm', label: 'reposcan engine, fresh process, warm', reposcan: true, warm: true },
+  {
+    key: 'engine-cold-secrets-off',
+    label: 'reposcan engine, fresh process, cold, secrets off',
+    reposcan: true,
+    warm: false,
+  },
   { key: 'repomix-plain-cold', label: 'repomix 1.18.1 --style plain, cold', reposcan: false, warm: false },
   { key: 'repomix-plain-warm', label: 'repomix 1.18.1 --style plain, warm', reposcan: false, warm: true },
   { key: 'repomix-json-cold', label: 'repomix 1.18.1 --style json, cold', reposcan: false, warm: false },
@@ -312,6 +318,7 @@ export function consistencyChecks(rows: Row[]): string[] {
     'api-clone-cold',
     'engine-cold',
     'engine-warm',
+    'engine-cold-secrets-off',
     'token-floor',
     'scan-floor',
   ];

@@ -42,22 +42,29 @@ function lastJsonLine<T>(stdout: string): T {
   return JSON.parse(line) as T;
 }
 
-/** The engine in a fresh Node process (built code): cold with an empty cache location, then warm with the same one. */
-export async function engineRuns(corpus: Corpus, warm: boolean): Promise<{ cold: Sample; warm?: Sample }> {
+/**
+ * The engine in a fresh Node process (built code): cold with an empty cache location, then warm with the same one.
+ * `secrets` sets the option (the API's default without it).
+ */
+export async function engineRuns(
+  corpus: Corpus,
+  warm: boolean,
+  secrets?: 'redact' | 'report' | 'off',
+): Promise<{ cold: Sample; warm?: Sample }> {
   const cacheDir = await mkdtemp(join(tmpdir(), 'reposcan-bench-cache-'));
   const once = async (): Promise<Sample> => {
     const outDir = await mkdtemp(join(tmpdir(), 'reposcan-bench-out-'));
     try {
       const m = await runMeasured(process.execPath, [join(CHILDREN, 'engine-scan.mjs'), corpus.root, outDir], {
-        env: { BENCH_TOKEN_CACHE_DIR: cacheDir },
+        env: { BENCH_TOKEN_CACHE_DIR: cacheDir, ...(secrets ? { BENCH_SECRETS: secrets } : {}) },
       });
-      const r = lastJsonLine<ChildReport>(m.stdout);
+      const r = lastJsonLine<ChildReport & { secrets?: unknown }>(m.stdout);
       return {
         wallMs: m.wallMs,
         peakRssMb: m.peakRssMb,
         files: r.files,
         tokens: r.tokens,
-        extra: { timings: r.timings, artifact_bytes: r.artifact_bytes },
+        extra: { timings: r.timings, artifact_bytes: r.artifact_bytes, secrets: r.secrets ?? null },
       };
     } finally {
       await rm(outDir, { recursive: true, force: true });

@@ -14,11 +14,13 @@ const TERMINAL_STATES = new Set(['completed', 'failed', 'cancelled']);
  * @typedef {{ detail: string, code: string }} Problem
  * @typedef {{ path: string, subcategory: string, size: number, tokens: number }} FileRow
  * @typedef {{ files: number, size: number, tokens: number, formattedSize: string, formattedTokens: string, tokensByType: Record<string, number> }} Totals
- * @typedef {{ name: string, branch: string | null, totals: Totals, files: FileRow[], tree: string, exact: boolean }} Preview
+ * @typedef {{ mode: string, count: number }} Secrets
+ * @typedef {{ name: string, branch: string | null, totals: Totals, files: FileRow[], tree: string, exact: boolean, secrets: Secrets | null }} Preview
  * @typedef {{ scan_id: string, state: string, status_url: string, events_url: string }} Accepted
  * @typedef {{ url: string, bytes: number, sha256: string }} Artifact
  * @typedef {{ scan_id: string, repo_name: string, branch: string | null, num_textual_files: number, num_non_textual_files: number,
- *   summary: { total_files: number, formatted: { total_size: string, estimated_tokens: string } }, artifacts: Record<string, Artifact> }} ScanResult
+ *   summary: { total_files: number, formatted: { total_size: string, estimated_tokens: string } }, artifacts: Record<string, Artifact>,
+ *   secrets?: Secrets }} ScanResult
  * @typedef {{ scan_id: string, state: string, progress: { phase: string, files_done: number, files_total: number },
  *   error: { code: string, message: string } | null, result: ScanResult | null, status_url: string, events_url: string }} ScanStatus
  * @typedef {{ total_files: number, total_size: number, estimated_tokens: number, tokens_by_type: Record<string, number>,
@@ -57,6 +59,7 @@ const ui = {
   skipTree: byId('skip-tree', HTMLInputElement),
   treeDepth: byId('tree-depth', HTMLInputElement),
   sizeLimit: byId('size-limit', HTMLInputElement),
+  secrets: byId('secrets', HTMLSelectElement),
   lite: byId('lite', HTMLInputElement),
   createZip: byId('create-zip', HTMLInputElement),
   scanButton: byId('scan-button', HTMLButtonElement),
@@ -223,6 +226,7 @@ function selectionOptions() {
     skip_tree: ui.skipTree.checked,
     tree_depth: readNumber(ui.treeDepth),
     size_limit: readNumber(ui.sizeLimit),
+    secrets: ui.secrets.value,
   };
 }
 
@@ -270,7 +274,7 @@ function toRow(file) {
 }
 
 /**
- * @param {{ repository: { name: string, branch: string | null, tree_summary: string }, summary: ApiTotals, files: ApiFile[] }} data
+ * @param {{ repository: { name: string, branch: string | null, tree_summary: string }, summary: ApiTotals, files: ApiFile[], secrets?: Secrets }} data
  * @returns {Preview}
  */
 function previewFromInspect(data) {
@@ -281,14 +285,22 @@ function previewFromInspect(data) {
     files: data.files.map(toRow),
     tree: data.repository.tree_summary,
     exact: false,
+    secrets: data.secrets ?? null,
   };
+}
+
+/** `, 2 possible secrets (redacted)`, or nothing when detection is off or found none. @param {Secrets | null | undefined} secrets */
+function secretsNote(secrets) {
+  if (!secrets || secrets.count === 0) return '';
+  const what = secrets.mode === 'redact' ? 'redacted in the outputs' : 'left in the outputs';
+  return ` ${secrets.count} possible secret${secrets.count === 1 ? '' : 's'}, ${what}: see the summary's \`secrets\`.`;
 }
 
 /**
  * An uploaded ZIP has no inspect: its preview is the finished scan's summary record, whose
  * `files` (textual) and `assets` (non-textual) together are what inspect's `files` would list.
  * @param {{ repository: { name: string, branch: string | null }, options: { tree_depth: number | null },
- *   summary: ApiTotals, files: ApiFile[], assets: ApiFile[] }} data
+ *   summary: ApiTotals, files: ApiFile[], assets: ApiFile[], secrets?: Secrets }} data
  * @returns {Preview}
  */
 function previewFromSummary(data) {
@@ -305,6 +317,7 @@ function previewFromSummary(data) {
       data.options.tree_depth,
     ),
     exact: true,
+    secrets: data.secrets ?? null,
   };
 }
 
@@ -644,9 +657,11 @@ async function runPreview() {
 /** @param {Preview} preview */
 function readyMessage(preview) {
   const where = preview.branch ? `${preview.name} @ ${preview.branch}` : preview.name;
-  return preview.exact
-    ? `${where}, from the finished scan (exact token counts).`
-    : `${where}: a preview with estimated token counts; nothing is stored.`;
+  return (
+    (preview.exact
+      ? `${where}, from the finished scan (exact token counts).`
+      : `${where}: a preview with estimated token counts; nothing is stored.`) + secretsNote(preview.secrets)
+  );
 }
 
 /** The form changed: a scan refusal on screen was about what was submitted before, so it goes. */
@@ -688,7 +703,7 @@ for (const [input, pause] of /** @type {[HTMLInputElement | HTMLTextAreaElement,
   input.addEventListener('change', settle);
   input.addEventListener('blur', settle);
 }
-for (const input of [ui.docsOnly, ui.syncIgnore, ui.skipTree]) {
+for (const input of [ui.docsOnly, ui.syncIgnore, ui.skipTree, ui.secrets]) {
   input.addEventListener('change', () => {
     onEdited();
     schedulePreview(0);
@@ -1234,7 +1249,7 @@ function showExactPreview(preview, key) {
 
 /** @param {ScanResult} result */
 function showDownloads(result) {
-  ui.resultText.textContent = `${result.repo_name}: ${result.summary.total_files.toLocaleString('en-US')} files, ${result.summary.formatted.total_size}, ${result.summary.formatted.estimated_tokens} tokens (exact).`;
+  ui.resultText.textContent = `${result.repo_name}: ${result.summary.total_files.toLocaleString('en-US')} files, ${result.summary.formatted.total_size}, ${result.summary.formatted.estimated_tokens} tokens (exact).${secretsNote(result.secrets)}`;
   const items = Object.entries(result.artifacts).map(([format, artifact]) =>
     downloadLink(artifact.url, `${FORMAT_LABEL[format] ?? format}`, formatSize(artifact.bytes), format),
   );

@@ -319,12 +319,15 @@ describe('HTTP contract (embedded mode)', () => {
           'options',
           'repository',
           'scan_id',
+          'secrets',
           'skipped',
           'state',
           'summary',
           'timings',
         ].sort(),
       );
+      // Secret detection ran (the default) and found nothing in the sample repository.
+      expect(body.data.secrets).toEqual({ mode: 'redact', count: 0, findings: [], not_checked: [] });
     });
   });
 

@@ -438,6 +438,7 @@ describe('web page at / (headless Chromium)', { timeout: 120_000 }, () => {
     await page.getByLabel('Tree depth').fill('3');
     await page.getByLabel('Skip files over (bytes)').fill('100000');
     await page.getByLabel('Also build the ZIP bundle').check();
+    await page.getByLabel('Secrets').selectOption('report');
     await previewShows(
       page,
       (
@@ -462,6 +463,7 @@ describe('web page at / (headless Chromium)', { timeout: 120_000 }, () => {
       skip_tree: false,
       tree_depth: 3,
       size_limit: 100000,
+      secrets: 'report',
       lite: false,
       create_zip: true,
     });

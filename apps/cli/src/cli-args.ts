@@ -292,6 +292,9 @@ function optionValues<K extends ScanOptionName>(names: readonly K[], values: Fla
       case 'list':
         options[name] = listOf(given as string[] | undefined);
         break;
+      case 'choice':
+        options[name] = given === undefined ? row.default : oneOf(flag, given as string, row.values);
+        break;
       case 'count':
         options[name] =
           given === undefined

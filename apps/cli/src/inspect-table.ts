@@ -25,5 +25,10 @@ export function renderInspectTable(preview: InspectResult, withTree: boolean): s
   parts.push(line(header));
   for (const row of rows) parts.push(line(row));
   parts.push('', totals);
+  const secrets = preview.secrets;
+  if (secrets && secrets.count > 0)
+    parts.push(
+      `${secrets.count} possible secret${secrets.count === 1 ? '' : 's'}: ${secrets.findings.map((f) => `${f.path}:${f.line} ${f.rule}`).join(', ')}`,
+    );
   return `${parts.join('\n')}\n`;
 }

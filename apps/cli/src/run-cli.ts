@@ -6,6 +6,7 @@ import { EXIT, ScanEndedError, UsageError } from './exit-codes.js';
 import type { ExitCode } from './exit-codes.js';
 import { INSPECT_HELP, KEYS_HELP, MAIN_HELP, SCAN_HELP } from './help-text.js';
 import type { ScanOutcome } from './scan-outcome.js';
+import type { SecretsReport } from '@reposcan/client';
 
 // Commands and the client load when a command runs: help and usage errors answer without them.
 
@@ -74,6 +75,17 @@ function printScan(outcome: ScanOutcome, json: boolean, quiet: boolean, io: CliI
     `${r.repo_name}${r.branch ? ` @ ${r.branch}` : ''}: ${r.num_textual_files} textual, ${r.num_non_textual_files} non-textual files, ` +
       `${r.summary.formatted.total_size}, ${r.summary.formatted.estimated_tokens} tokens, ${r.skipped_count} skipped${id}\n`,
   );
+  if (r.secrets) io.stderr.write(secretsLines(r.secrets));
+}
+
+/** The findings, one a line (never the secret): what a person must look at before sharing the outputs. */
+export function secretsLines(secrets: SecretsReport): string {
+  const what = secrets.mode === 'redact' ? 'redacted in the outputs' : 'left in the outputs (--secrets report)';
+  const lines = [`${secrets.count} possible secret${secrets.count === 1 ? '' : 's'} ${what}`];
+  for (const f of secrets.findings) lines.push(`  ${f.path}:${f.line}:${f.column}  ${f.rule} (${f.kind})`);
+  if (secrets.not_checked.length > 0)
+    lines.push(`${secrets.not_checked.length} file(s) over 2 MiB not checked: ${secrets.not_checked.join(', ')}`);
+  return secrets.count === 0 && secrets.not_checked.length === 0 ? '' : `${lines.join('\n')}\n`;
 }
 
 interface Failure {

@@ -1,4 +1,4 @@
-import type { ArtifactFormat } from '@reposcan/client';
+import type { ArtifactFormat, SecretsReport } from '@reposcan/client';
 
 export interface WrittenFile {
   format: ArtifactFormat;
@@ -24,6 +24,8 @@ export interface ScanOutcome {
       estimated_tokens: number;
       formatted: { total_size: string; estimated_tokens: string };
     };
+    /** What secret detection found; absent with `--secrets off`. */
+    secrets?: SecretsReport;
   } & Record<string, unknown>;
   files: WrittenFile[];
   /** `<repo>.summary.json` beside the artifacts: every file and every skipped path with its reason. */

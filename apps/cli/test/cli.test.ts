@@ -136,6 +136,8 @@ describe('reposcan CLI', () => {
           '--skip-tree',
           '--size-limit',
           '5000',
+          '--secrets',
+          'report',
         ],
       ];
       const expected = {
@@ -149,6 +151,7 @@ describe('reposcan CLI', () => {
         sync_ignore: false,
         skip_tree: true,
         size_limit: 5000,
+        secrets: 'report',
       };
       const zip = join(work, 'options.zip');
       const { buildZip } = await import('../../../apps/api/test/support/zips.js');

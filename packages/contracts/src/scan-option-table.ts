@@ -6,6 +6,10 @@
 // engine's name is the same in camelCase. Row order is the key order of every JSON document
 // that lists the options (summary.json in the bundle among them), so new rows go at the end.
 
+/** What `secrets` can be: hide found secrets in the outputs, only list them, or look for none. */
+export const SECRETS_MODES = ['redact', 'report', 'off'] as const;
+export type SecretsMode = (typeof SECRETS_MODES)[number];
+
 /** An on/off option; its command-line flag turns it from its default to the other value. */
 interface SwitchOption {
   readonly kind: 'switch';
@@ -19,6 +23,13 @@ interface ListOption {
   readonly example: readonly string[];
 }
 
+/** One of a closed list of words. */
+interface ChoiceOption {
+  readonly kind: 'choice';
+  readonly values: readonly [string, ...string[]];
+  readonly default: string;
+}
+
 /** A whole number from `min` (to `max` when given), or null (the default) for "no limit". */
 interface CountOption {
   readonly kind: 'count';
@@ -26,7 +37,7 @@ interface CountOption {
   readonly max?: number;
 }
 
-export type ScanOptionSpec = (SwitchOption | ListOption | CountOption) & {
+export type ScanOptionSpec = (SwitchOption | ListOption | ChoiceOption | CountOption) & {
   /** For openapi.yaml: what the option does, to someone calling the API. */
   readonly description: string;
   /** Only shapes what a scan writes: a preview (POST /v1/inspect) neither takes nor needs it. */
@@ -92,6 +103,13 @@ export const SCAN_OPTIONS = {
     description:
       'Skip files larger than this many bytes (reason `too_large`); the server per-file limit applies in any case.',
   },
+  secrets: {
+    kind: 'choice',
+    values: SECRETS_MODES,
+    default: 'redact',
+    description:
+      "Secret detection (secretlint's recommended rules): `redact` replaces each finding in the outputs with `[REDACTED:<rule>]` and lists it in `secrets`; `report` lists findings but leaves the outputs as they are; `off` looks for nothing. Files over 2 MiB are not checked (listed in `secrets.not_checked`).",
+  },
 } as const satisfies Record<string, ScanOptionSpec>;
 
 export type ScanOptionName = keyof typeof SCAN_OPTIONS;
@@ -120,10 +138,21 @@ export const SCAN_OPTION_FLAGS = {
   size_limit: { flag: '--size-limit', arg: '<bytes>', help: 'skip files larger than this' },
   lite: { flag: '--lite', help: 'lite outputs: tree and contents without summary and metadata' },
   create_zip: { flag: '--zip', help: 'also build the ZIP bundle' },
+  secrets: {
+    flag: '--secrets',
+    arg: '<mode>',
+    help: 'redact (default): hide found secrets in the outputs; report: only list them; off',
+  },
 } as const satisfies { [K in ScanOptionName]: { flag: `--${string}`; arg?: `<${string}>`; help: string } };
 
 type Row<K extends ScanOptionName> = (typeof SCAN_OPTIONS)[K];
-type ValueOf<S> = S extends { kind: 'switch' } ? boolean : S extends { kind: 'list' } ? string[] : number | null;
+type ValueOf<S> = S extends { kind: 'switch' }
+  ? boolean
+  : S extends { kind: 'list' }
+    ? string[]
+    : S extends { kind: 'choice'; values: readonly (infer V)[] }
+      ? V
+      : number | null;
 type CamelCase<S extends string> = S extends `${infer Head}_${infer Tail}`
   ? `${Head}${Capitalize<CamelCase<Tail>>}`
   : S;
@@ -150,7 +179,7 @@ export function engineName<K extends ScanOptionName>(name: K): CamelCase<K> {
 /** What an option is when nobody sets it. */
 export function defaultValue<K extends ScanOptionName>(name: K): WireScanOptions[K] {
   const row: ScanOptionSpec = SCAN_OPTIONS[name];
-  const value = row.kind === 'switch' ? row.default : row.kind === 'list' ? [] : null;
+  const value = row.kind === 'switch' || row.kind === 'choice' ? row.default : row.kind === 'list' ? [] : null;
   return value as WireScanOptions[K];
 }
 

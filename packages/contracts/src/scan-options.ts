@@ -34,6 +34,8 @@ function bodyField(row: ScanOptionSpec): z.ZodType {
       return z.boolean().default(row.default).meta({ description: row.description });
     case 'list':
       return patternList.default([]).meta({ description: row.description, example: [...row.example] });
+    case 'choice':
+      return z.enum(row.values).default(row.default).meta({ description: row.description });
     case 'count': {
       const whole = row.max === undefined ? z.int().min(row.min) : z.int().min(row.min).max(row.max);
       return whole.nullable().default(null).meta({ description: row.description });
@@ -41,11 +43,17 @@ function bodyField(row: ScanOptionSpec): z.ZodType {
   }
 }
 
+type ChoiceField<S> = S extends { kind: 'choice'; values: readonly (infer V extends string)[] }
+  ? z.ZodDefault<z.ZodEnum<{ [W in V]: W }>>
+  : never;
+
 type BodyField<S> = S extends { kind: 'switch' }
   ? z.ZodDefault<z.ZodBoolean>
   : S extends { kind: 'list' }
     ? z.ZodDefault<typeof patternList>
-    : z.ZodDefault<z.ZodNullable<z.ZodInt>>;
+    : S extends { kind: 'choice' }
+      ? ChoiceField<S>
+      : z.ZodDefault<z.ZodNullable<z.ZodInt>>;
 
 export const ScanOptionFields = Object.fromEntries(
   SCAN_OPTION_NAMES.map((name) => [name, bodyField(SCAN_OPTIONS[name])]),
@@ -124,6 +132,8 @@ function queryField(row: ScanOptionSpec): z.ZodType {
       return queryBool.default(row.default).meta({ description: row.description });
     case 'list':
       return queryList.default([]).meta({ description: row.description });
+    case 'choice':
+      return z.enum(row.values).default(row.default).meta({ description: row.description });
     case 'count':
       return queryInt(row.min, row.max ?? Number.MAX_SAFE_INTEGER)
         .nullable()
@@ -136,10 +146,12 @@ type QueryField<S> = S extends { kind: 'switch' }
   ? z.ZodDefault<typeof queryBool>
   : S extends { kind: 'list' }
     ? z.ZodDefault<typeof queryList>
-    : z.ZodDefault<z.ZodNullable<ReturnType<typeof queryInt>>>;
+    : S extends { kind: 'choice' }
+      ? ChoiceField<S>
+      : z.ZodDefault<z.ZodNullable<ReturnType<typeof queryInt>>>;
 
-// Switches first, then numbers, then lists: the short parameters lead in the API docs.
-const QUERY_ORDER: readonly ScanOptionSpec['kind'][] = ['switch', 'count', 'list'];
+// Switches first, then words and numbers, then lists: the short parameters lead in the API docs.
+const QUERY_ORDER: readonly ScanOptionSpec['kind'][] = ['switch', 'choice', 'count', 'list'];
 const queryNames = QUERY_ORDER.flatMap((kind) => SCAN_OPTION_NAMES.filter((name) => SCAN_OPTIONS[name].kind === kind));
 
 export const UploadQuery = z.strictObject({

@@ -4,6 +4,7 @@ import { ScanOptions } from './scan-options.js';
 import {
   ARTIFACT_FORMATS,
   ASSET_SUBCATEGORIES,
+  SECRETS_MODES,
   SKIP_REASON_MEANINGS,
   SKIP_REASONS,
   TEXT_SUBCATEGORIES,
@@ -116,6 +117,37 @@ export const InspectSummaryTotals = z
   })
   .meta({ id: 'InspectSummaryTotals' });
 
+/**
+ * What secret detection found (absent with `secrets: off`, and in records written before it
+ * existed). Never the secret itself nor any part of it: where it is and which rule saw it.
+ */
+export const SecretsReport = z
+  .object({
+    mode: z.enum(SECRETS_MODES).exclude(['off']).meta({
+      description: '`redact`: each finding is `[REDACTED:<rule>]` in the outputs; `report`: the outputs are unchanged.',
+    }),
+    count: z.int().min(0).meta({ description: 'Findings over every checked file.' }),
+    findings: z
+      .array(
+        z.object({
+          path: z.string(),
+          line: z.int().min(1).meta({ description: 'Line of the start of the finding, from 1, in the original file.' }),
+          column: z.int().min(1).meta({ description: 'Column (UTF-16 code units, from 1) on that line.' }),
+          rule: z.string().meta({
+            description: "secretlint's rule, without its package prefix (`aws`, `github`, `privatekey` …).",
+            example: 'github',
+          }),
+          kind: z.string().meta({ description: "The rule's message id: what it saw.", example: 'GITHUB_TOKEN' }),
+        }),
+      )
+      .meta({ description: 'In walk order; a file may have several.' }),
+    not_checked: z.array(z.string()).meta({
+      description: 'Textual files not checked because they are over the detection cap (2 MiB).',
+    }),
+  })
+  .meta({ id: 'SecretsReport' });
+export type SecretsReport = z.output<typeof SecretsReport>;
+
 export const ArtifactFormat = z.enum(ARTIFACT_FORMATS);
 export type ArtifactFormat = z.output<typeof ArtifactFormat>;
 export const ArtifactInfo = z.object({
@@ -141,6 +173,7 @@ export const ScanResult = z
     artifacts: ArtifactMap,
     artifact_dir: z.string().meta({ description: 'Folder of the artifacts, relative to DATA_DIR.' }),
     skipped_count: z.int(),
+    secrets: SecretsReport.optional(),
   })
   .meta({ id: 'ScanResult' });
 export type ScanResult = z.output<typeof ScanResult>;
@@ -193,8 +226,15 @@ export const TextFileEntry = z.preprocess(
   z.object({
     path: z.string(),
     subcategory: TEXT_SUBCATEGORY,
-    size_bytes: z.int(),
-    tokens: z.int().meta({ description: "Exact BPE count of the file in the scan's encoding." }),
+    size_bytes: z.int().meta({ description: 'Bytes of the file as it is in the repository, before any redaction.' }),
+    redactions: z.int().min(1).optional().meta({
+      description:
+        "Secrets replaced by `[REDACTED:<rule>]` in this file's text in the outputs (`secrets: redact`); absent when none. `tokens` counts the redacted text.",
+    }),
+    tokens: z.int().meta({
+      description:
+        "Exact BPE count of the file's text as the outputs hold it (after any redaction), in the scan's encoding.",
+    }),
     tokens_estimate: z.int().meta({ description: SAME_AS_TOKENS }),
     url: z.string(),
     encoding: z.string().optional().meta({
@@ -239,6 +279,7 @@ export const SummaryRecord = z
     timings: z.record(z.string(), z.number()).meta({ description: 'Milliseconds per phase.' }),
     created_at: z.iso.datetime(),
     completed_at: z.iso.datetime(),
+    secrets: SecretsReport.optional(),
   })
   .meta({ id: 'SummaryRecord' });
 export type SummaryRecord = z.output<typeof SummaryRecord>;
@@ -263,6 +304,7 @@ export const InspectResult = z
     summary: InspectSummaryTotals,
     files: z.array(InspectFileEntry).meta({ description: 'Every kept file, textual and not.' }),
     skipped_count: z.int(),
+    secrets: SecretsReport.optional(),
   })
   .meta({ id: 'InspectResult' });
 export type InspectResult = z.output<typeof InspectResult>;

@@ -28,6 +28,8 @@ function nonDefault(name: ScanOptionName): WireScanOptions[ScanOptionName] {
       return !row.default;
     case 'list':
       return ['src/**', '*.md'];
+    case 'choice':
+      return row.values.find((value) => value !== row.default) as WireScanOptions['secrets'];
     case 'count':
       return row.min + 1;
   }
@@ -62,6 +64,15 @@ describe('the scan option table', () => {
     expect(wait).toBe(true);
     expect(fromQuery).toEqual(changed);
     expect(UploadQuery.parse({})).toEqual({ ...DEFAULT_WIRE_SCAN_OPTIONS, wait: true });
+  });
+
+  it('takes a choice only among its words, in the body and the query alike', () => {
+    expect(DEFAULT_WIRE_SCAN_OPTIONS.secrets).toBe('redact');
+    expect(ScanOptions.parse({ secrets: 'off' }).secrets).toBe('off');
+    expect(ScanOptions.safeParse({ secrets: 'hide' }).success).toBe(false);
+    expect(UploadQuery.parse({ secrets: 'report' }).secrets).toBe('report');
+    expect(UploadQuery.safeParse({ secrets: 'yes' }).success).toBe(false);
+    expect(InspectRequest.parse({ repo_path: '/srv/repo', secrets: 'off' }).secrets).toBe('off');
   });
 
   it('keeps the bounds of whole-number options in the body and the query alike', () => {

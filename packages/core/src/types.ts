@@ -104,6 +104,8 @@ export interface TextFileRecord {
   encoding?: string;
   /** Characters that could not be decoded and became U+FFFD; absent when there were none. */
   replacements?: number;
+  /** Secrets replaced by their mark in the text the outputs hold (`secrets: redact`); absent when none. */
+  redactions?: number;
 }
 
 export interface AssetRecord {

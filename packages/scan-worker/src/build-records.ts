@@ -29,6 +29,7 @@ export function buildSummaryRecord(
     timings: { ...report.timings },
     created_at: createdAt,
     completed_at: completedAt,
+    ...(report.secrets === undefined ? {} : { secrets: report.secrets }),
   };
 }
 
@@ -50,5 +51,6 @@ export function resultFromSummary(summary: SummaryRecord, artifactDir: string): 
     artifacts: summary.artifacts,
     artifact_dir: artifactDir,
     skipped_count: summary.skipped.length,
+    ...(summary.secrets === undefined ? {} : { secrets: summary.secrets }),
   };
 }

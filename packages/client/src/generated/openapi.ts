@@ -320,6 +320,12 @@ export interface components {
              * @default null
              */
             size_limit?: number | null;
+            /**
+             * @description Secret detection (secretlint's recommended rules): `redact` replaces each finding in the outputs with `[REDACTED:<rule>]` and lists it in `secrets`; `report` lists findings but leaves the outputs as they are; `off` looks for nothing. Files over 2 MiB are not checked (listed in `secrets.not_checked`).
+             * @default redact
+             * @enum {string}
+             */
+            secrets?: "redact" | "report" | "off";
         };
         InspectResponse: {
             /** @constant */
@@ -349,6 +355,7 @@ export interface components {
                 replacements?: number;
             }[];
             skipped_count: number;
+            secrets?: components["schemas"]["SecretsReport"];
         };
         InspectSummaryTotals: {
             total_files: number;
@@ -476,6 +483,12 @@ export interface components {
              * @default null
              */
             size_limit: number | null;
+            /**
+             * @description Secret detection (secretlint's recommended rules): `redact` replaces each finding in the outputs with `[REDACTED:<rule>]` and lists it in `secrets`; `report` lists findings but leaves the outputs as they are; `off` looks for nothing. Files over 2 MiB are not checked (listed in `secrets.not_checked`).
+             * @default redact
+             * @enum {string}
+             */
+            secrets: "redact" | "report" | "off";
         };
         ScanProgress: {
             /**
@@ -566,6 +579,12 @@ export interface components {
              * @default null
              */
             size_limit?: number | null;
+            /**
+             * @description Secret detection (secretlint's recommended rules): `redact` replaces each finding in the outputs with `[REDACTED:<rule>]` and lists it in `secrets`; `report` lists findings but leaves the outputs as they are; `off` looks for nothing. Files over 2 MiB are not checked (listed in `secrets.not_checked`).
+             * @default redact
+             * @enum {string}
+             */
+            secrets?: "redact" | "report" | "off";
         };
         ScanResult: {
             /**
@@ -590,6 +609,7 @@ export interface components {
             /** @description Folder of the artifacts, relative to DATA_DIR. */
             artifact_dir: string;
             skipped_count: number;
+            secrets?: components["schemas"]["SecretsReport"];
         };
         ScanResultResponse: {
             /** @constant */
@@ -637,6 +657,35 @@ export interface components {
             /** Format: date-time */
             timestamp: string;
         };
+        SecretsReport: {
+            /**
+             * @description `redact`: each finding is `[REDACTED:<rule>]` in the outputs; `report`: the outputs are unchanged.
+             * @enum {string}
+             */
+            mode: "redact" | "report";
+            /** @description Findings over every checked file. */
+            count: number;
+            /** @description In walk order; a file may have several. */
+            findings: {
+                path: string;
+                /** @description Line of the start of the finding, from 1, in the original file. */
+                line: number;
+                /** @description Column (UTF-16 code units, from 1) on that line. */
+                column: number;
+                /**
+                 * @description secretlint's rule, without its package prefix (`aws`, `github`, `privatekey` …).
+                 * @example github
+                 */
+                rule: string;
+                /**
+                 * @description The rule's message id: what it saw.
+                 * @example GITHUB_TOKEN
+                 */
+                kind: string;
+            }[];
+            /** @description Textual files not checked because they are over the detection cap (2 MiB). */
+            not_checked: string[];
+        };
         SummaryRecord: {
             /**
              * @description Server-made lowercase UUID v4.
@@ -661,8 +710,11 @@ export interface components {
                 path: string;
                 /** @enum {string} */
                 subcategory: "code" | "docs" | "config" | "data" | "other";
+                /** @description Bytes of the file as it is in the repository, before any redaction. */
                 size_bytes: number;
-                /** @description Exact BPE count of the file in the scan's encoding. */
+                /** @description Secrets replaced by `[REDACTED:<rule>]` in this file's text in the outputs (`secrets: redact`); absent when none. `tokens` counts the redacted text. */
+                redactions?: number;
+                /** @description Exact BPE count of the file's text as the outputs hold it (after any redaction), in the scan's encoding. */
                 tokens: number;
                 /** @description The same exact count as `tokens`, under the name the API first gave it; kept for compatibility. */
                 tokens_estimate: number;
@@ -697,6 +749,7 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             completed_at: string;
+            secrets?: components["schemas"]["SecretsReport"];
         };
         SummaryResponse: {
             /** @constant */
@@ -913,6 +966,8 @@ export interface operations {
                 sync_ignore?: "0" | "1" | "true" | "false";
                 /** @description Leave the directory tree out of every output. */
                 skip_tree?: "0" | "1" | "true" | "false";
+                /** @description Secret detection (secretlint's recommended rules): `redact` replaces each finding in the outputs with `[REDACTED:<rule>]` and lists it in `secrets`; `report` lists findings but leaves the outputs as they are; `off` looks for nothing. Files over 2 MiB are not checked (listed in `secrets.not_checked`). */
+                secrets?: "redact" | "report" | "off";
                 /** @description Levels of the directory tree to draw; deeper levels collapse to `└── ...`. null draws all. */
                 tree_depth?: string | null;
                 /** @description Skip files larger than this many bytes (reason `too_large`); the server per-file limit applies in any case. */

@@ -1,13 +1,22 @@
 // Entry of the long-lived io threads (io-threads.ts): batches of reads, with blocking system calls,
 // which cost a fraction of the async ones and block only this thread, and a preview's token
-// estimates. It imports nothing else, so a kept thread costs little memory.
+// estimates, and secret checks. It imports nothing else up front, so a kept thread costs little
+// memory: secretlint is loaded on the first check (detect-secrets.ts).
 import { serveThread } from '../threads/serve-thread.js';
 import { estimateTokensFromBytes } from '../tokens/estimate-tokens.js';
 import type { IoRequest } from './io-protocol.js';
 import { readFilesSync } from './read-file-bytes.js';
+// Its type only: the module (and secretlint behind it) is imported on the first check.
+import type { detectSecrets } from '../secrets/detect-secrets.js';
+
+let detect: Promise<typeof detectSecrets> | null = null;
 
 serveThread((request: IoRequest) => {
   if (request.kind === 'read') return readFilesSync(request.requests, request.maxBytes);
   if (request.kind === 'estimate') return request.contents.map(estimateTokensFromBytes);
+  if (request.kind === 'secrets') {
+    detect ??= import('../secrets/detect-secrets.js').then((module) => module.detectSecrets);
+    return detect.then((detectSecrets) => detectSecrets(request.contents, request.names));
+  }
   throw new TypeError(`a file thread does not take '${request.kind}' requests`);
 });

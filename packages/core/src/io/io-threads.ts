@@ -17,6 +17,7 @@ import { WalkTimeoutError } from '../walk/walk-tree.js';
 import type { WalkInput, WalkSink } from '../walk/walk-tree.js';
 import type { IoRequest } from './io-protocol.js';
 import type { ReadOutcome, ReadRequest } from './read-file-bytes.js';
+import type { SecretScan } from '../secrets/secret-scan.js';
 
 const FILE_ENTRY = threadEntry(import.meta.url, 'file-thread');
 const WALK_ENTRY = threadEntry(import.meta.url, 'walk-thread');
@@ -118,6 +119,14 @@ export class IoThreads {
    * cross without a copy.
    */
   estimate = (contents: Uint8Array[]): Promise<number[]> => this.#ask<number[]>({ kind: 'estimate', contents });
+
+  /**
+   * Secret findings of a batch of UTF-8 contents on a file thread (secretlint's rules, loaded there
+   * on the first batch), with each content's redacted text when it has any. `names` are their
+   * paths: a few rules look at a file's name.
+   */
+  detectSecrets = (contents: Uint8Array[], names: string[]): Promise<SecretScan[]> =>
+    this.#ask<SecretScan[]>({ kind: 'secrets', contents, names });
 
   /** A batch of reads on a file thread, into the shared memory of each request's `into`. */
   readFiles = (requests: readonly ReadRequest[], maxBytes: number): Promise<ReadOutcome[]> =>

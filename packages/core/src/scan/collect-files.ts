@@ -4,6 +4,7 @@ import { processFiles } from './process-files.js';
 import type { ProcessedFile } from './process-files.js';
 import type { ScanDeps } from './scan-deps.js';
 import type { CountTokens } from '../tokens/token-pool.js';
+import type { SecretsSummary } from '../secrets/secret-scan.js';
 import type {
   AssetRecord,
   EngineLimits,
@@ -42,6 +43,8 @@ export interface Collected {
   walkMs: number;
   /** From the end of the walk until the last file was read, classified and counted. */
   readMs: number;
+  /** What secret detection found; null with `secrets: off`. */
+  secrets: SecretsSummary | null;
 }
 
 /**
@@ -63,6 +66,8 @@ export async function collectFiles(
   const { options, limits, source } = input;
   const started = performance.now();
   onProgress({ phase: 'walk', files_done: 0, files_total: 0 });
+  // A file thread starts and loads secretlint while the walk runs, not when the first texts wait for it.
+  if (options.secrets !== 'off') deps.detectSecrets([], []).catch(() => {});
   const feed = new FileFeed();
   const walkedPaths: string[] = [];
   let walkMs: number | null = null;
@@ -97,6 +102,8 @@ export async function collectFiles(
   const assets: AssetRecord[] = [];
   const assetAbsPaths: string[] = [];
   const skipped: SkippedPath[] = [];
+  const secrets: SecretsSummary | null =
+    options.secrets === 'off' ? null : { mode: options.secrets, count: 0, findings: [], not_checked: [] };
   let announced = false;
   const announceWalked = async (): Promise<void> => {
     if (announced || walkMs === null) return;
@@ -128,6 +135,12 @@ export async function collectFiles(
       : { path, subcategory: item.subcategory, size_bytes: size, tokens_estimate: item.tokens, url };
     if (item.encoding) record.encoding = item.encoding;
     if (item.replacements > 0) record.replacements = item.replacements;
+    if (secrets !== null && item.secrets !== null) {
+      if (!item.secrets.checked) secrets.not_checked.push(path);
+      for (const finding of item.secrets.findings) secrets.findings.push({ path, ...finding });
+      secrets.count += item.secrets.findings.length;
+      if (item.secrets.redacted) record.redactions = item.secrets.findings.length;
+    }
     files.push(record);
     if (onText) await onText(record, item.content);
   };
@@ -140,8 +153,10 @@ export async function collectFiles(
         classifyByName: deps.classifyByName,
         classifyContent: deps.classifyContent,
         countTokens,
+        detectSecrets: deps.detectSecrets,
       },
       {
+        secrets: options.secrets,
         maxFileBytes: Math.min(limits.maxFileBytes, options.sizeLimit ?? Number.POSITIVE_INFINITY),
         concurrency: 4,
         batchFiles: 64,
@@ -179,5 +194,6 @@ export async function collectFiles(
     walkedPaths,
     walkMs: walkMs ?? readMs,
     readMs: readMs - (walkMs ?? readMs),
+    secrets,
   };
 }

@@ -18,6 +18,7 @@ import type {
   TextFileRecord,
 } from '../types.js';
 import type { GitWorkTree } from '../walk/git-work-tree.js';
+import type { SecretsSummary } from '../secrets/secret-scan.js';
 
 export interface InspectInput {
   root: string;
@@ -40,6 +41,8 @@ export interface InspectReport {
   files: TextFileRecord[];
   assets: AssetRecord[];
   skipped: SkippedPath[];
+  /** What secret detection found, counted as a scan counts them; absent with `secrets: off`. */
+  secrets?: SecretsSummary;
 }
 
 /**
@@ -69,6 +72,7 @@ export function toInspectResult(report: InspectReport, commit: string | null): I
     summary: report.summary,
     files,
     skipped_count: report.skipped.length,
+    ...(report.secrets === undefined ? {} : { secrets: report.secrets }),
   };
 }
 
@@ -105,5 +109,6 @@ export async function previewTree(
     files: collected.files,
     assets: collected.assets,
     skipped: collected.skipped,
+    ...(collected.secrets === null ? {} : { secrets: collected.secrets }),
   };
 }

@@ -6,6 +6,9 @@ import { returnRing, takeRing } from '../io/read-ring.js';
 import type { ReadRing, RingRegion } from '../io/read-ring.js';
 import type { AssetSubcategory, SkipReason, TextSubcategory, WalkedFile } from '../types.js';
 import type { FileFeed } from './file-feed.js';
+import { SECRETS_MAX_BYTES } from '../secrets/secret-scan.js';
+import type { SecretFinding, SecretScan } from '../secrets/secret-scan.js';
+import type { SecretsMode } from '@reposcan/contracts/vocabulary';
 
 export interface FileProcessingDeps {
   /** Reads a batch of files, each into its `into` when it has room; outcomes in request order. */
@@ -14,7 +17,18 @@ export interface FileProcessingDeps {
   classifyContent: (path: string, bytes: Uint8Array) => ContentClassification;
   /** Token counts for a batch of UTF-8 contents, in order: exact (worker pool) or estimated. */
   countTokens: CountTokens;
+  /** Secret findings of a batch of UTF-8 contents, in order (only asked with `secrets` other than `off`). */
+  detectSecrets?: (contents: Uint8Array[], names: string[]) => Promise<SecretScan[]>;
 }
+
+/** What secret detection made of one textual file: null with `secrets: off`. */
+export type FileSecrets = {
+  /** False when the file is over SECRETS_MAX_BYTES. */
+  checked: boolean;
+  findings: SecretFinding[];
+  /** True when `content` and the count are of the redacted text. */
+  redacted: boolean;
+} | null;
 
 /**
  * One file after reading. A text's `content` is valid only until `emit` returns: its memory is
@@ -29,9 +43,12 @@ export type ProcessedFile =
       encoding: string | null;
       replacements: number;
       tokens: number;
+      secrets: FileSecrets;
     }
   | { kind: 'asset'; file: WalkedFile; subcategory: AssetSubcategory }
   | { kind: 'skipped'; file: WalkedFile; reason: SkipReason };
+
+type Pending = Extract<Classified, { kind: 'pending' }>;
 
 type Classified =
   | Exclude<ProcessedFile, { kind: 'text' }>
@@ -42,6 +59,7 @@ type Classified =
       content: Uint8Array;
       encoding: string | null;
       replacements: number;
+      secrets: FileSecrets;
     };
 
 export interface ProcessOptions {
@@ -52,6 +70,8 @@ export interface ProcessOptions {
   batchBytes: number;
   /** Shared memory for the reads of the batches in flight; bounds what a scan holds whatever comes in a row. */
   readBufferBytes: number;
+  /** Secret detection; `off` (the default here) asks detectSecrets nothing. */
+  secrets?: SecretsMode;
   signal?: AbortSignal;
 }
 
@@ -135,13 +155,58 @@ async function processBatch(
       content: content.content,
       encoding: content.encoding,
       replacements: content.replacements,
+      secrets: null,
     };
   });
-  const contents: Uint8Array[] = [];
-  for (const item of items) if (item.kind === 'pending') contents.push(item.content);
-  const counts = contents.length > 0 ? await deps.countTokens(contents, signal) : [];
+  const pending = items.filter((item) => item.kind === 'pending');
+  const contents = pending.map((item) => item.content);
+  const mode = options.secrets ?? 'off';
+  // Checked while the texts are counted: a finding is rare, and only a redacted text is counted
+  // again (its count, and its token cache key, are then of the redacted bytes).
+  const [counts] = await Promise.all([
+    contents.length > 0 ? deps.countTokens(contents, signal) : [],
+    mode === 'off' ? undefined : checkSecrets(pending, mode, deps, signal),
+  ]);
+  const redacted = pending.flatMap((item, i) => (item.secrets?.redacted ? [i] : []));
+  if (redacted.length > 0) {
+    const again = await deps.countTokens(
+      redacted.map((i) => (pending[i] as Pending).content),
+      signal,
+    );
+    redacted.forEach((i, k) => (counts[i] = again[k] ?? 0));
+  }
   let next = 0;
   return items.map((item) => (item.kind === 'pending' ? { ...item, kind: 'text', tokens: counts[next++] ?? 0 } : item));
+}
+
+/**
+ * Secret detection of a batch's texts. A text over SECRETS_MAX_BYTES is marked not checked; with
+ * `redact`, a text with findings is replaced by its redacted bytes.
+ */
+async function checkSecrets(
+  pending: Pending[],
+  mode: Exclude<SecretsMode, 'off'>,
+  deps: FileProcessingDeps,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  const checked: Pending[] = [];
+  for (const item of pending) {
+    if (item.content.length > SECRETS_MAX_BYTES) item.secrets = { checked: false, findings: [], redacted: false };
+    else checked.push(item);
+  }
+  if (checked.length === 0) return;
+  if (deps.detectSecrets === undefined) throw new Error('secret detection was asked for without a detector');
+  const scans = await deps.detectSecrets(
+    checked.map((item) => item.content),
+    checked.map((item) => item.file.path),
+  );
+  signal?.throwIfAborted();
+  checked.forEach((item, i) => {
+    const scan = scans[i] as SecretScan;
+    const redact = mode === 'redact' && scan.redacted !== undefined;
+    item.secrets = { checked: true, findings: scan.findings, redacted: redact };
+    if (redact) item.content = scan.redacted as Uint8Array;
+  });
 }
 
 type Settled = { ok: true; items: ProcessedFile[] } | { ok: false; error: unknown };

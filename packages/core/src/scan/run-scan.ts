@@ -32,6 +32,7 @@ import type {
   TokenEncodingName,
 } from '../types.js';
 import type { GitWorkTree } from '../walk/git-work-tree.js';
+import type { SecretsSummary } from '../secrets/secret-scan.js';
 
 export interface ScanInput {
   /** Real path of the repository root, no link on the way (the subdir, if any, is in `source.subdir`). */
@@ -72,6 +73,8 @@ export interface ScanReport {
   skipped: SkippedPath[];
   artifacts: WrittenArtifact[];
   timings: ScanTimings;
+  /** What secret detection found; absent with `secrets: off`. */
+  secrets?: SecretsSummary;
 }
 
 export interface RunScanDeps extends ScanDeps {
@@ -193,6 +196,7 @@ export async function scanTree(
         zip_ms: 0,
         total_ms: 0,
       },
+      ...(collected.secrets === null ? {} : { secrets: collected.secrets }),
     };
 
     if (input.options.createZip) {
