@@ -8,6 +8,7 @@ export const ERROR_STATUS: Record<ErrorCode, { status: number; title: string }> 
   INVALID_REPO_PATH: { status: 400, title: 'Invalid repository path' },
   INVALID_BRANCH: { status: 400, title: 'Invalid branch name' },
   INVALID_MULTIPART: { status: 400, title: 'Malformed multipart body' },
+  INVALID_CALLBACK_URL: { status: 400, title: 'Invalid callback URL' },
   // API keys
   API_KEY_MISSING: { status: 401, title: 'API key missing' },
   API_KEY_INVALID: { status: 401, title: 'API key not accepted' },
@@ -40,6 +41,8 @@ export const ERROR_STATUS: Record<ErrorCode, { status: number; title: string }> 
   SUBDIR_NOT_FOUND: { status: 422, title: 'Folder not found' },
   UNSAFE_ARCHIVE: { status: 422, title: 'Unsafe archive' },
   IGNORE_FILE_TOO_LARGE: { status: 422, title: 'Ignore file too large' },
+  // A request the server could take, but not here: its operator has not set WEBHOOK_SECRET.
+  WEBHOOKS_NOT_CONFIGURED: { status: 422, title: 'Webhooks not configured' },
   RATE_LIMITED: { status: 429, title: 'Too many requests' },
   INSPECT_BUSY: { status: 429, title: 'Inspect slots busy' },
   TOO_MANY_EVENT_STREAMS: { status: 429, title: 'Too many event streams' },

@@ -4,6 +4,8 @@ import { isScanError } from '@reposcan/contracts';
 import { Queue, UnrecoverableError, WaitingError, Worker } from 'bullmq';
 import type { Job, JobState, JobsOptions } from 'bullmq';
 import { ReplyError } from 'ioredis';
+import { createBullMqDeliveries } from './delivery-queue.js';
+import type { DeliveryWorker } from './delivery-queue.js';
 import { FAIR_SHARE_WINDOW_MS, fairPriority } from './fair-share.js';
 import { isFinalError, lockLostAbortReason, shutdownAbortReason, withinForceCloseGrace } from './failure-policy.js';
 import {
@@ -64,6 +66,8 @@ export function createBullMqTransport(o: BullMqTransportOptions): QueueTransport
   const stateSignals = createRedisStateSignals({ redis: o.redis, prefix: o.prefix, report });
   const registry = createRedisWorkerRegistry({ redis: o.redis, prefix: o.prefix, report });
   const workers: ScanWorker[] = [];
+  const deliveries = createBullMqDeliveries({ redis: o.redis, prefix: o.prefix, report });
+  const deliveryWorkers: DeliveryWorker[] = [];
   return {
     kind: 'bullmq',
     queue,
@@ -75,9 +79,16 @@ export function createBullMqTransport(o: BullMqTransportOptions): QueueTransport
       workers.push(worker);
       return worker;
     },
+    deliveries: deliveries.queue,
+    startDeliveryWorker(options) {
+      const worker = deliveries.startWorker(options);
+      deliveryWorkers.push(worker);
+      return worker;
+    },
     async close() {
-      await Promise.all(workers.map((w) => w.close()));
+      await Promise.all([...workers, ...deliveryWorkers].map((w) => w.close()));
       await queue.close();
+      await deliveries.queue.close();
       await stateSignals.close();
       await registry.close();
     },

@@ -23,3 +23,11 @@ export { createMemoryWorkerRegistry, createRedisWorkerRegistry, WORKER_ANNOUNCE_
 export type { WorkerAnnouncement, WorkerRegistry } from './worker-registry.js';
 export { LocalWindowCounters } from './window-counters.js';
 export type { WindowCount, WindowCounters } from './window-counters.js';
+export { DELIVERY_JOB_NAME, DELIVERY_QUEUE_NAME, DeliveryJobPayload, deliveryRetryDelayMs } from './delivery-queue.js';
+export type {
+  DeliveryContext,
+  DeliveryProcessor,
+  DeliveryQueue,
+  DeliveryWorker,
+  DeliveryWorkerOptions,
+} from './delivery-queue.js';

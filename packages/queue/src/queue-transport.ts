@@ -1,4 +1,5 @@
 import type { NotReadyReason } from '@reposcan/contracts';
+import type { DeliveryQueue, DeliveryWorker, DeliveryWorkerOptions } from './delivery-queue.js';
 import type { ScanProcessor } from './job-contract.js';
 import type { QueueLog } from './queue-log.js';
 import type { StateSignals } from './state-signals.js';
@@ -76,6 +77,9 @@ export interface QueueTransport {
    */
   counters: WindowCounters;
   startWorker(options: ScanWorkerOptions): ScanWorker;
+  /** Completion webhooks: a queue of their own, apart from scans (delivery-queue.ts). */
+  deliveries: DeliveryQueue;
+  startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorker;
   /** Closes every worker started here (gracefully), then the queue. */
   close(): Promise<void>;
   kind: 'bullmq' | 'memory';
