@@ -23,14 +23,16 @@ export function scanRoutes(deps: {
   router
     .route('/v1/scan')
     .post(deps.limiter, requireJson, async (req, res) => {
-      const { repo_path, branch, ...options } = parseOrThrow(ScanRequest, req.body, 'body');
+      const { repo_path, branch, callback_url, ...options } = parseOrThrow(ScanRequest, req.body, 'body');
       const { wait } = parseOrThrow(WaitQuery, req.query, 'query');
+      const callbackUrl = await deps.scans.checkCallbackUrl(callback_url);
       await deps.scans.assertDiskRoom();
       const { source, addresses } = await checkRequestSource(repo_path, branch, deps.settings);
       await deps.workers.assertSomeWorkerAccepts(source, addresses);
       const state = await deps.scans.submit(source, options, {
         client: clientOf(req),
         owner: callerOf(req)?.name ?? null,
+        callbackUrl,
       });
       await respondToSubmission(req, res, deps.scans, state.scan_id, wantsToWait(req, wait), deps.waitMs);
     })
