@@ -16,7 +16,7 @@ import {
   startJanitor,
 } from '@reposcan/runtime';
 import type { Logger, RunningJanitor } from '@reposcan/runtime';
-import { checkGitCredentialsFile, sourceSettingsFromConfig } from '@reposcan/sources';
+import { checkGitCredentialsFile, sourceSettingsFromConfig, webhookPolicyFromConfig } from '@reposcan/sources';
 import { closeWithinGrace, startScanWorker } from '@reposcan/scan-worker';
 import type { RunningWorker } from '@reposcan/scan-worker';
 import { createApp } from './app.js';
@@ -109,7 +109,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   // This process hears every state announcement: a request waiting on a scan answers as soon as
   // the worker (here or in another process) has written it.
   transport.stateSignals.startListening();
-  const store = await openScanStore(config.dataDir, transport).catch(async (error: unknown) => {
+  const store = await openScanStore(config.dataDir, transport, log).catch(async (error: unknown) => {
     server.close();
     await transport.close();
     throw error;
@@ -142,6 +142,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     faults: new FaultInjector(config.faultInjection),
     onAccepted: (source) => metrics.scansAccepted.inc({ source }),
     credentials: { vault: transport.credentials, ttlMs: config.gitTokenTtlSeconds * 1000 },
+    webhooks: { configured: config.webhookSecret !== null, policy: webhookPolicyFromConfig(config) },
   });
   // ROLE=all: the worker reports on the API's registry, so one /metrics covers the process.
   const worker =

@@ -54,6 +54,8 @@ export interface ScanArgs extends Common {
   cleanup: boolean;
   /** --local: use the per-user token cache (`--no-cache`: count every file). */
   cache: boolean;
+  /** --callback-url: the server POSTs the scan's status there when it ends (server mode only). */
+  callbackUrl: string | undefined;
 }
 
 export interface InspectArgs extends Common {
@@ -121,6 +123,7 @@ const scanOptions = {
   encoding: { type: 'string' },
   cleanup: { type: 'boolean' },
   'no-cache': { type: 'boolean' },
+  'callback-url': { type: 'string' },
 } as const satisfies ParseArgsConfig['options'];
 
 const inspectOptions = {
@@ -166,6 +169,9 @@ function parseScan(argv: string[], env: NodeJS.ProcessEnv): CliArgs {
     throw new UsageError('--cleanup deletes the scan from the server; a --local scan has nothing to delete.');
   if (values['no-cache'] && !common.local)
     throw new UsageError('--no-cache applies to --local scans; a server keeps its own token cache.');
+  if (values['callback-url'] !== undefined && common.local)
+    throw new UsageError('--callback-url asks a server to POST the finished scan; a --local scan has no server.');
+  if (values['callback-url'] === '') throw new UsageError('--callback-url needs a URL (https://…).');
   if (values.output === '') throw new UsageError('-o/--output needs a folder.');
   // Asking for the zip asks the scan to build it.
   if (formats?.includes('zip')) options.create_zip = true;
@@ -178,6 +184,7 @@ function parseScan(argv: string[], env: NodeJS.ProcessEnv): CliArgs {
     encoding,
     cleanup: values.cleanup ?? false,
     cache: !(values['no-cache'] ?? false),
+    callbackUrl: values['callback-url'],
   };
 }
 

@@ -88,6 +88,8 @@ Output:
                            asking for zip implies ${SCAN_OPTION_FLAGS.create_zip.flag})
 ${optionLines(true)}
   --cleanup                delete the scan from the server after downloading
+  --callback-url <url>     the server POSTs the scan's status to this https URL when it ends,
+                           signed with its WEBHOOK_SECRET (not with --local)
   --encoding <name>        with --local: ${ENCODING_CHOICES}
   --no-cache               with --local: count every file (skip the token cache in
                            $XDG_CACHE_HOME/reposcan)

@@ -199,4 +199,12 @@ describe('reposcan usage', () => {
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('--no-cache applies to --local scans');
   });
+
+  it('--callback-url with --local is a usage error: only a server sends webhooks', async () => {
+    const run = await runCli(['scan', '--local', '.', '--callback-url', 'https://ci.example.com/hook'], {
+      cwd: tmpdir(),
+    });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('--callback-url asks a server to POST the finished scan');
+  });
 });

@@ -167,6 +167,16 @@ describe('reposcan CLI', () => {
       }
     });
 
+    it('--callback-url reaches the server: one without WEBHOOK_SECRET refuses it (exit 3)', async () => {
+      const run = await runCli(['scan', api.repoDir, '--callback-url', 'https://ci.example.com/hook'], {
+        cwd: work,
+        env,
+      });
+      expect(run.code).toBe(3);
+      expect(run.stderr).toContain('WEBHOOKS_NOT_CONFIGURED');
+      expect(run.stderr).toContain('WEBHOOK_SECRET');
+    });
+
     it('exit 3 when the API refuses: its code and sentence on stderr, and an error document with --json', async () => {
       const outside = await mkdtemp(join(tmpdir(), 'reposcan-outside-'));
       try {

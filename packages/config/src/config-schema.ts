@@ -47,6 +47,10 @@ const apiKeyPairs: Parser<readonly ApiKeyRecord[]> = (text) => {
   return typeof keys === 'string' ? new Expected(keys) : keys;
 };
 
+/** WEBHOOK_SECRET: long enough that it cannot be guessed from signatures. */
+const webhookSecret: Parser<string> = (text) =>
+  text.length >= 16 ? text : new Expected('a secret of 16 characters or more (e.g. openssl rand -hex 32)');
+
 /** A variable whose default is a literal value: documented and applied from the same text. */
 function variable<T>(defaultText: string, description: string, parse: Parser<T>) {
   return { default: defaultText, description, schema: withDefault(defaultText, parse) };
@@ -299,6 +303,37 @@ export const CONFIG_VARIABLES = {
     'false',
     'With API keys on: GET /metrics and the queue dashboard (/admin/queues) need a key with scope=admin too (Bearer, or Basic with the key as password for a browser); /health and /ready stay open.',
     flag,
+  ),
+  // Completion webhooks: off for a request unless it carries callback_url, refused then without a secret.
+  WEBHOOK_SECRET: computed(
+    'unset (callback_url refused)',
+    'Key of the HMAC-SHA256 signature of every webhook delivery (X-Reposcan-Signature), 16 characters or more; every API and worker process needs the same one. Without it a request with callback_url is refused with 422 WEBHOOKS_NOT_CONFIGURED. Never logged.',
+    unsetAs(null, webhookSecret),
+  ),
+  WEBHOOK_ALLOWED_HOSTS: variable(
+    '*',
+    'Hosts a callback_url may name: host names (any port) or host:port, comma-separated; "*" allows any public host.',
+    gitHosts,
+  ),
+  WEBHOOK_ALLOW_HTTP: variable(
+    'false',
+    'Allow plain http:// callback URLs (tests, a receiver on a private network).',
+    flag,
+  ),
+  WEBHOOK_ALLOW_PRIVATE_HOSTS: variable(
+    'false',
+    'Allow callback URLs on private, loopback and link-local addresses (checked at submit and again before each delivery).',
+    flag,
+  ),
+  WEBHOOK_TIMEOUT_SECONDS: variable(
+    '10',
+    'Wall-clock limit of one delivery attempt (connect, send, answer); past it the attempt counts as failed.',
+    wholeNumber(1, 300, 'seconds'),
+  ),
+  WEBHOOK_RETRY_BASE_MS: variable(
+    '2000',
+    'Unit of the delays between delivery attempts (×1, ×4, ×15, ×60, ×300: 2 s, 8 s, 30 s, 2 min, 10 min by default; 6 attempts in all). Lower it only in tests.',
+    wholeNumber(10, 600_000, 'milliseconds'),
   ),
   FAULT_INJECTION: computed(
     'unset',

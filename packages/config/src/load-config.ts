@@ -49,7 +49,8 @@ function describeIssue(issue: z.core.$ZodIssue, env: Record<string, string | und
 
 /** A Redis password, API keys or the credentials key must not reach the logs through an error message. */
 function redact(name: string, value: string): string {
-  if (name === 'REDIS_PASSWORD' || name === 'API_KEYS' || name === 'CREDENTIALS_KEY') return '***';
+  if (name === 'REDIS_PASSWORD' || name === 'API_KEYS' || name === 'CREDENTIALS_KEY' || name === 'WEBHOOK_SECRET')
+    return '***';
   return name === 'REDIS_URL' ? value.replace(/\/\/([^/@]*):[^/@]*@/, '//$1:***@') : value;
 }
 

@@ -69,6 +69,12 @@ describe('loadConfig defaults', () => {
       apiKeysFile: null,
       apiKeys: [],
       protectOpsRoutes: false,
+      webhookSecret: null,
+      webhookAllowedHosts: '*',
+      webhookAllowHttp: false,
+      webhookAllowPrivateHosts: false,
+      webhookTimeoutSeconds: 10,
+      webhookRetryBaseMs: 2000,
       faultInjection: [],
       metricsPort: null,
       tokenCacheMaxEntries: 1_000_000,
@@ -338,6 +344,13 @@ describe('ConfigError', () => {
     expect(error.message).not.toContain('s3cret');
     expect(error.message).toContain('REDIS_URL="http://admin:***@redis:6379"');
     expect(error.message.length).toBeLessThan(1000);
+  });
+
+  it('refuses a WEBHOOK_SECRET shorter than 16 characters without showing it', () => {
+    const error = configError({ WEBHOOK_SECRET: 'short-s3cret' });
+    expect(error.message).toContain('WEBHOOK_SECRET="***"');
+    expect(error.message).toContain('16 characters or more');
+    expect(error.message).not.toContain('short-s3cret');
   });
 });
 

@@ -9,6 +9,7 @@ export const ERROR_STATUS: Record<ErrorCode, { status: number; title: string }> 
   INVALID_BRANCH: { status: 400, title: 'Invalid branch name' },
   INVALID_MULTIPART: { status: 400, title: 'Malformed multipart body' },
   GIT_TOKEN_NOT_ACCEPTED: { status: 400, title: 'Git token not accepted here' },
+  INVALID_CALLBACK_URL: { status: 400, title: 'Invalid callback URL' },
   // API keys
   API_KEY_MISSING: { status: 401, title: 'API key missing' },
   API_KEY_INVALID: { status: 401, title: 'API key not accepted' },
@@ -43,6 +44,8 @@ export const ERROR_STATUS: Record<ErrorCode, { status: number; title: string }> 
   IGNORE_FILE_TOO_LARGE: { status: 422, title: 'Ignore file too large' },
   // Not 401: that status belongs to the API's own authentication, not to the git host's.
   REPO_AUTH_FAILED: { status: 422, title: 'Repository refused the credential' },
+  // A request the server could take, but not here: its operator has not set WEBHOOK_SECRET.
+  WEBHOOKS_NOT_CONFIGURED: { status: 422, title: 'Webhooks not configured' },
   RATE_LIMITED: { status: 429, title: 'Too many requests' },
   INSPECT_BUSY: { status: 429, title: 'Inspect slots busy' },
   TOO_MANY_EVENT_STREAMS: { status: 429, title: 'Too many event streams' },

@@ -5,3 +5,4 @@ export * from './scan-records.js';
 export * from './envelope.js';
 export * from './error-status.js';
 export * from './openapi-document.js';
+export * from './webhooks.js';

@@ -171,7 +171,7 @@ export function buildOpenApiDocument(version: string): Json {
         responses: {
           '201': ok('Completed within SCAN_WAIT_SECONDS: the scan result.', ScanResult, 'ScanResultResponse'),
           '202': accepted,
-          ...byStatus([400, 413, 415, 422, 429, 500, 503, 504, 507]),
+          ...byStatus([400, 403, 413, 415, 422, 429, 500, 503, 504, 507]),
         },
       },
     },

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { PREVIEW_OPTION_NAMES, SCAN_OPTION_NAMES, SCAN_OPTIONS } from './scan-option-table.js';
 import type { PreviewOptionName, ScanOptionName, ScanOptionSpec } from './scan-option-table.js';
+import { CallbackUrl } from './webhooks.js';
 
 // Limits on user-supplied globs and names (docs/api.md, limits): caps keep pattern matching cheap and
 // make pathological patterns (T16) a 400 rather than a slow scan.
@@ -94,6 +95,7 @@ export const ScanRequest = z
     repo_path: RepoPath,
     branch: BranchName.optional(),
     git_token: GitToken.optional(),
+    callback_url: CallbackUrl.optional(),
     ...ScanOptionFields,
   })
   .meta({ id: 'ScanRequest', description: 'Body of POST /v1/scan. Unknown fields are rejected.' });
@@ -158,6 +160,7 @@ export const UploadQuery = z.strictObject({
   ...(Object.fromEntries(queryNames.map((name) => [name, queryField(SCAN_OPTIONS[name])])) as {
     [K in ScanOptionName]: QueryField<Row<K>>;
   }),
+  callback_url: CallbackUrl.optional(),
   wait: queryBool
     .default(true)
     .meta({ description: 'false answers 202 at once instead of waiting up to SCAN_WAIT_SECONDS.' }),

@@ -10,6 +10,7 @@ import {
   TEXT_SUBCATEGORIES,
   TOKEN_ENCODINGS,
 } from './vocabulary.js';
+import { WebhookDelivery } from './webhooks.js';
 
 export const SCAN_ID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 export const ScanId = z
@@ -212,9 +213,34 @@ export type ScanStateRecord = z.output<typeof ScanStateRecord>;
 
 /** `data` of GET /v1/scans/{id} and of every SSE event. */
 export const ScanStatus = ScanStateRecord.omit({ version: true })
-  .extend({ status_url: z.string(), events_url: z.string() })
+  .extend({
+    status_url: z.string(),
+    events_url: z.string(),
+    webhook: WebhookDelivery.optional().meta({
+      description: 'The completion webhook, when the scan was submitted with `callback_url`.',
+    }),
+  })
   .meta({ id: 'ScanStatus' });
 export type ScanStatus = z.output<typeof ScanStatus>;
+
+export function statusUrl(scanId: string): string {
+  return `/v1/scans/${scanId}`;
+}
+
+export function eventsUrl(scanId: string): string {
+  return `/v1/scans/${scanId}/events`;
+}
+
+/** A state record as the API shows it (GET /v1/scans/{id}, events, webhook deliveries). */
+export function toScanStatus(record: ScanStateRecord, webhook?: WebhookDelivery | null): ScanStatus {
+  const { version: _version, ...rest } = record;
+  return {
+    ...rest,
+    status_url: statusUrl(record.scan_id),
+    events_url: eventsUrl(record.scan_id),
+    ...(webhook ? { webhook } : {}),
+  };
+}
 
 export const ScanAccepted = z
   .object({ scan_id: ScanId, state: ScanState, status_url: z.string(), events_url: z.string() })
@@ -327,5 +353,7 @@ export const ScanRequestRecord = z.object({
   options: ScanOptions,
   encoding: TokenEncoding,
   created_at: z.iso.datetime(),
+  /** Where the completion webhook goes; kept on the volume only, never logged or shown in full. */
+  callback_url: z.string().optional(),
 });
 export type ScanRequestRecord = z.output<typeof ScanRequestRecord>;

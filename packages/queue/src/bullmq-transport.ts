@@ -6,6 +6,8 @@ import type { Job, JobState, JobsOptions } from 'bullmq';
 import { ReplyError } from 'ioredis';
 import { createRedisCredentialVault } from './credential-vault.js';
 import type { CredentialVault } from './credential-vault.js';
+import { createBullMqDeliveries } from './delivery-queue.js';
+import type { DeliveryWorker } from './delivery-queue.js';
 import { FAIR_SHARE_WINDOW_MS, fairPriority } from './fair-share.js';
 import { isFinalError, lockLostAbortReason, shutdownAbortReason, withinForceCloseGrace } from './failure-policy.js';
 import {
@@ -68,6 +70,8 @@ export function createBullMqTransport(o: BullMqTransportOptions): QueueTransport
   const stateSignals = createRedisStateSignals({ redis: o.redis, prefix: o.prefix, report });
   const registry = createRedisWorkerRegistry({ redis: o.redis, prefix: o.prefix, report });
   const workers: ScanWorker[] = [];
+  const deliveries = createBullMqDeliveries({ redis: o.redis, prefix: o.prefix, report });
+  const deliveryWorkers: DeliveryWorker[] = [];
   return {
     kind: 'bullmq',
     queue,
@@ -80,9 +84,16 @@ export function createBullMqTransport(o: BullMqTransportOptions): QueueTransport
       workers.push(worker);
       return worker;
     },
+    deliveries: deliveries.queue,
+    startDeliveryWorker(options) {
+      const worker = deliveries.startWorker(options);
+      deliveryWorkers.push(worker);
+      return worker;
+    },
     async close() {
-      await Promise.all(workers.map((w) => w.close()));
+      await Promise.all([...workers, ...deliveryWorkers].map((w) => w.close()));
       await queue.close();
+      await deliveries.queue.close();
       await stateSignals.close();
       await registry.close();
     },

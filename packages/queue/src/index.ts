@@ -25,3 +25,11 @@ export { LocalWindowCounters } from './window-counters.js';
 export type { WindowCount, WindowCounters } from './window-counters.js';
 export { createMemoryCredentialVault, createRedisCredentialVault, openSealed, sealSecret } from './credential-vault.js';
 export type { CredentialVault } from './credential-vault.js';
+export { DELIVERY_JOB_NAME, DELIVERY_QUEUE_NAME, DeliveryJobPayload, deliveryRetryDelayMs } from './delivery-queue.js';
+export type {
+  DeliveryContext,
+  DeliveryProcessor,
+  DeliveryQueue,
+  DeliveryWorker,
+  DeliveryWorkerOptions,
+} from './delivery-queue.js';

@@ -1,4 +1,6 @@
 import { backoffDelayMs, isFinalError, shutdownAbortReason, withinForceCloseGrace } from './failure-policy.js';
+import { createMemoryDeliveries } from './delivery-queue.js';
+import type { DeliveryWorker } from './delivery-queue.js';
 import { FAIR_SHARE_WINDOW_MS, fairPriority } from './fair-share.js';
 import { DEFAULT_BACKOFF_MS, KEEP_COMPLETED, KEEP_FAILED, ScanJobPayload } from './job-contract.js';
 import { invalidScanId, queueFull, queueUnavailable } from './queue-errors.js';
@@ -234,6 +236,8 @@ export function createMemoryTransport(o: TransportOptions): QueueTransport {
     return closer;
   };
 
+  const deliveries = createMemoryDeliveries();
+  const deliveryWorkers: DeliveryWorker[] = [];
   return {
     kind: 'memory',
     queue,
@@ -242,9 +246,16 @@ export function createMemoryTransport(o: TransportOptions): QueueTransport {
     credentials: createMemoryCredentialVault(),
     counters,
     startWorker,
+    deliveries: deliveries.queue,
+    startDeliveryWorker(options) {
+      const worker = deliveries.startWorker(options);
+      deliveryWorkers.push(worker);
+      return worker;
+    },
     async close() {
-      await Promise.all(closers.map((w) => w.close()));
+      await Promise.all([...closers, ...deliveryWorkers].map((w) => w.close()));
       await queue.close();
+      await deliveries.queue.close();
     },
   };
 }

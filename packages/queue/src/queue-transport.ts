@@ -1,5 +1,6 @@
 import type { NotReadyReason } from '@reposcan/contracts';
 import type { CredentialVault } from './credential-vault.js';
+import type { DeliveryQueue, DeliveryWorker, DeliveryWorkerOptions } from './delivery-queue.js';
 import type { ScanProcessor } from './job-contract.js';
 import type { QueueLog } from './queue-log.js';
 import type { StateSignals } from './state-signals.js';
@@ -79,6 +80,9 @@ export interface QueueTransport {
   /** Requests' git credentials on their way to a worker: sealed on Redis, in memory embedded. */
   credentials: CredentialVault;
   startWorker(options: ScanWorkerOptions): ScanWorker;
+  /** Completion webhooks: a queue of their own, apart from scans (delivery-queue.ts). */
+  deliveries: DeliveryQueue;
+  startDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorker;
   /** Closes every worker started here (gracefully), then the queue. */
   close(): Promise<void>;
   kind: 'bullmq' | 'memory';

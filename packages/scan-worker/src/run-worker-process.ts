@@ -48,7 +48,7 @@ export async function runWorkerProcess(config: Config = loadConfig()): Promise<v
           stopping: () => stopping,
         });
   if (http) log.info({ host: config.host, port: http.port }, 'worker metrics and probes listening');
-  const store = await openScanStore(config.dataDir, transport);
+  const store = await openScanStore(config.dataDir, transport, log);
   const worker = startScanWorker({ config, transport, store, log, registry });
   const janitor = startJanitor({ store, queue: transport.queue, log, ...janitorSettings(config, true) });
   const stop = (signal: string): void => {

@@ -6,13 +6,17 @@ import type { QueueTransport } from '@reposcan/queue';
 import type { ScanStore } from '@reposcan/storage';
 import { engineLimitsFromConfig, FaultInjector } from '@reposcan/runtime';
 import type { Logger } from '@reposcan/runtime';
-import { describeSourcePolicy, sourceSettingsFromConfig } from '@reposcan/sources';
+import { describeSourcePolicy, sourceSettingsFromConfig, webhookPolicyFromConfig } from '@reposcan/sources';
 import type { SourcePolicy } from '@reposcan/sources';
 import { fullGarbageCollection } from './collect-garbage.js';
 import { classifyFailure } from './classify-failure.js';
 import { createScanProcessor } from './scan-processor.js';
 import { TokenCaches } from './token-caches.js';
 import { createScanMetrics } from './worker-metrics.js';
+import { createDeliveryProcessor } from './webhook-delivery.js';
+
+/** Webhook deliveries at once per process: each waits on a receiver, none uses much CPU. */
+const DELIVERY_CONCURRENCY = 8;
 
 export interface RunningWorker {
   /** Graceful: waits for running scans. `force` hands them back to the queue instead (may follow a graceful call). */
@@ -93,12 +97,26 @@ export function startScanWorker(deps: {
     sources: { allowedLocalRoots, allowedHosts, allowHttp, allowPrivateHosts } satisfies SourcePolicy,
   });
   log.info({ concurrency: config.workerConcurrency, queue: deps.transport.kind }, 'scan worker started');
+  // Completion webhooks run beside scans, never inside a scan's job: a receiver that hangs
+  // holds a delivery slot for WEBHOOK_TIMEOUT_SECONDS at most, and no scan at all.
+  const deliveries = deps.transport.startDeliveryWorker({
+    concurrency: DELIVERY_CONCURRENCY,
+    retryBaseMs: config.webhookRetryBaseMs,
+    closeGraceMs: config.webhookTimeoutSeconds * 1000 + 1_000,
+    processor: createDeliveryProcessor({
+      store,
+      secret: config.webhookSecret,
+      policy: webhookPolicyFromConfig(config),
+      timeoutMs: config.webhookTimeoutSeconds * 1000,
+      log,
+    }),
+  });
   let closing: Promise<void> | undefined;
   return {
     close(options) {
       // The queue worker runs one close; a later forced call cuts the same one short.
       const closed = worker.close(options);
-      closing ??= Promise.all([announcement.stop(), closed]).then(() => engine.close());
+      closing ??= Promise.all([announcement.stop(), closed, deliveries.close()]).then(() => engine.close());
       return closing;
     },
   };

@@ -6,7 +6,7 @@ export * from './local/index.js';
 export * from './archive/index.js';
 export { prepareSource } from './prepare-source.js';
 export type { PrepareContext, PreparedSource, PreparedSourceInfo, SourceSettings } from './prepare-source.js';
-export { sourceSettingsFromConfig } from './source-settings-from-config.js';
+export { sourceSettingsFromConfig, webhookPolicyFromConfig } from './source-settings-from-config.js';
 export { describeSourcePolicy } from './describe-source-policy.js';
 export { POLICY_VARIABLE, policyRefusal } from './policy-refusal.js';
 export type { SourcePolicy } from './policy-refusal.js';

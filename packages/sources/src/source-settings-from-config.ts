@@ -1,5 +1,6 @@
 import type { Config } from '@reposcan/config';
 import type { SourceSettings } from './prepare-source.js';
+import type { RemotePolicy } from './remote/remote-policy.js';
 
 export function sourceSettingsFromConfig(c: Config): SourceSettings {
   return {
@@ -20,5 +21,14 @@ export function sourceSettingsFromConfig(c: Config): SourceSettings {
       maxNameBytes: 1024,
       maxComponentBytes: 255,
     },
+  };
+}
+
+/** The host rules of callback URLs (WEBHOOK_*): the same checks as git hosts, their own settings. */
+export function webhookPolicyFromConfig(c: Config): RemotePolicy {
+  return {
+    allowedHosts: c.webhookAllowedHosts === '*' ? '*' : [...c.webhookAllowedHosts],
+    allowHttp: c.webhookAllowHttp,
+    allowPrivateHosts: c.webhookAllowPrivateHosts,
   };
 }

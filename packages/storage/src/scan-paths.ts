@@ -13,6 +13,8 @@ export const STATE_FILE = 'state.json';
 /** Held by whichever process is updating state.json (see file-lock.ts). */
 export const STATE_LOCK = 'state.lock';
 export const UPLOAD_FILE = 'upload.zip';
+/** The completion webhook's delivery record, written by the delivery job (terminal state.json never changes). */
+export const WEBHOOK_FILE = 'webhook.json';
 export const CANCEL_MARKER = 'cancel';
 export const RESULT_DIR = 'result';
 /** Token counts by content hash, shared by every worker: `token-cache/v1/<encoding>/`. v1 is the segment format and counting engine; bump it to drop every count. */

@@ -2,7 +2,15 @@ import { randomBytes } from 'node:crypto';
 import type { Stats } from 'node:fs';
 import { lstat, mkdir, readdir, realpath, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
-import { isScanError, isScanId, ScanError, ScanStateRecord, TERMINAL_STATES, TokenEncoding } from '@reposcan/contracts';
+import {
+  isScanError,
+  isScanId,
+  ScanError,
+  ScanStateRecord,
+  TERMINAL_STATES,
+  TokenEncoding,
+  WebhookDelivery,
+} from '@reposcan/contracts';
 import { fsyncDir, fsyncFiles, writeFileAtomic } from './atomic-write.js';
 import { readDiskStatus } from './disk-status.js';
 import type { DiskStatus } from './disk-status.js';
@@ -28,6 +36,7 @@ import {
   INCOMING_DIR,
   RESERVE_FILE,
   UPLOAD_FILE,
+  WEBHOOK_FILE,
 } from './scan-paths.js';
 import type { ResultFileName } from './scan-paths.js';
 
@@ -36,6 +45,11 @@ export interface ScanStoreOptions {
   dataDir: string;
   /** Called after every write of a scan's state.json and after its removal (the queue's state signals). Must not throw. */
   onStateChanged?: (id: string) => void;
+  /**
+   * Called once when a write makes a scan completed, failed or cancelled (after the write, by the
+   * process that made it): where completion webhooks are queued. Must not throw.
+   */
+  onTerminal?: (id: string, record: ScanStateRecord) => void;
 }
 
 export interface StagingDirs {
@@ -211,6 +225,7 @@ export class ScanStore {
           // A full volume surfaces as DISK_FULL through lockState.
           await writeFileAtomic(join(dir, STATE_FILE), toJson(next));
           this.options.onStateChanged?.(id);
+          if (TERMINAL_STATES.includes(next.state)) this.options.onTerminal?.(id, next);
           return next;
         }).catch(async (error: unknown) => {
           // On a full volume the reserve is freed (by this process or another a moment ago) and
@@ -223,6 +238,30 @@ export class ScanStore {
         if (outcome !== 'lock-lost') return outcome;
       }
     });
+  }
+
+  /** The completion webhook's delivery record; null when there is none (no callback_url, or nothing recorded yet). */
+  async readWebhook(id: string): Promise<WebhookDelivery | null> {
+    const dir = await this.existingScanDir(id);
+    if (dir === null) return null;
+    const text = await readIfExists(join(dir, WEBHOOK_FILE));
+    if (text === null) return null;
+    try {
+      const parsed = WebhookDelivery.safeParse(JSON.parse(text));
+      return parsed.success ? parsed.data : null;
+    } catch {
+      return null;
+    }
+  }
+
+  /** Replaces the delivery record; only the scan's one delivery job writes it, so no lock is needed. */
+  async writeWebhook(id: string, record: WebhookDelivery): Promise<void> {
+    const dir = await this.requireScanDir(id);
+    try {
+      await writeFileAtomic(join(dir, WEBHOOK_FILE), toJson(WebhookDelivery.parse(record)));
+    } catch (error) {
+      throw asStorageError(error);
+    }
   }
 
   async createStaging(id: string, attempt: number): Promise<StagingDirs> {

@@ -24,9 +24,10 @@ export function scanRoutes(deps: {
   router
     .route('/v1/scan')
     .post(deps.limiter, requireJson, async (req, res) => {
-      const { repo_path, branch, git_token, ...options } = parseOrThrow(ScanRequest, req.body, 'body');
+      const { repo_path, branch, git_token, callback_url, ...options } = parseOrThrow(ScanRequest, req.body, 'body');
       const gitToken = gitTokenOf(req, git_token);
       const { wait } = parseOrThrow(WaitQuery, req.query, 'query');
+      const callbackUrl = await deps.scans.checkCallbackUrl(callback_url);
       await deps.scans.assertDiskRoom();
       const { source, addresses } = await checkRequestSource(repo_path, branch, deps.settings, gitToken);
       await deps.workers.assertSomeWorkerAccepts(source, addresses);
@@ -34,6 +35,7 @@ export function scanRoutes(deps: {
         client: clientOf(req),
         owner: callerOf(req)?.name ?? null,
         gitToken,
+        callbackUrl,
       });
       await respondToSubmission(req, res, deps.scans, state.scan_id, wantsToWait(req, wait), deps.waitMs);
     })

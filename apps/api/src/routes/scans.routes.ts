@@ -16,8 +16,9 @@ export function scansRoutes(deps: { scans: ScanService; streams: EventStreams })
   router
     .route('/v1/scans/:scan_id')
     .get(async (req, res) => {
-      const record = await deps.scans.get(scanIdParam(req), callerOf(req));
-      sendSuccess(res, 200, `Scan is ${record.state}.`, toStatus(record));
+      const scanId = scanIdParam(req);
+      const record = await deps.scans.get(scanId, callerOf(req));
+      sendSuccess(res, 200, `Scan is ${record.state}.`, toStatus(record, await deps.scans.webhook(scanId)));
     })
     .all(methodNotAllowed(['GET']));
 

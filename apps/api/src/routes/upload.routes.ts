@@ -71,9 +71,10 @@ export function uploadRoutes(deps: UploadRouteDeps): Router {
     .post(deps.limiter, declaredSize, receiveFile, async (req, res) => {
       const part = req.file?.path;
       try {
-        const { wait, ...options } = parseOrThrow(UploadQuery, req.query, 'query');
+        const { wait, callback_url, ...options } = parseOrThrow(UploadQuery, req.query, 'query');
         if (!req.file || !part)
           throw new ScanError('INVALID_REQUEST', 'Send the .zip archive in the multipart form field `file`.');
+        const callbackUrl = await deps.scans.checkCallbackUrl(callback_url);
         await checkZip(part, deps.archiveLimits);
         await deps.scans.assertDiskRoom();
         const fileName = cleanUploadName(req.file.originalname);
@@ -81,6 +82,7 @@ export function uploadRoutes(deps: UploadRouteDeps): Router {
           client: clientOf(req),
           owner: callerOf(req)?.name ?? null,
           beforeEnqueue: (scanId) => rename(part, deps.store.uploadPath(scanId)),
+          callbackUrl,
         });
         await respondToSubmission(req, res, deps.scans, state.scan_id, wantsToWait(req, wait), deps.waitMs);
       } finally {

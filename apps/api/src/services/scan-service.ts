@@ -1,7 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isScanError, ScanError, TERMINAL_STATES } from '@reposcan/contracts';
-import type { ScanOptions, ScanRequestRecord, ScanStateRecord, ScanStatus, TokenEncoding } from '@reposcan/contracts';
+import { callbackUrlHost, isScanError, ScanError, TERMINAL_STATES } from '@reposcan/contracts';
+import type {
+  ScanOptions,
+  ScanRequestRecord,
+  ScanStateRecord,
+  TokenEncoding,
+  WebhookDelivery,
+} from '@reposcan/contracts';
+import { checkCallbackUrl } from '@reposcan/sources';
+import type { RemotePolicy } from '@reposcan/sources';
 import type { CredentialVault, ScanQueue, StateSignals } from '@reposcan/queue';
 import { CorruptStateError, volumeRefusal } from '@reposcan/storage';
 import type { DiskStatus, ScanStore } from '@reposcan/storage';
@@ -28,20 +36,11 @@ export interface ScanServiceDeps {
   onAccepted?: (source: 'remote' | 'local' | 'upload') => void;
   /** Where a request's git token waits for its worker (sealed on Redis), and for how long at most. */
   credentials?: { vault: CredentialVault; ttlMs: number };
+  /** Completion webhooks: whether WEBHOOK_SECRET is set, and the host rules of callback URLs. */
+  webhooks?: { configured: boolean; policy: RemotePolicy };
 }
 
-export function statusUrl(scanId: string): string {
-  return `/v1/scans/${scanId}`;
-}
-
-export function eventsUrl(scanId: string): string {
-  return `/v1/scans/${scanId}/events`;
-}
-
-export function toStatus(record: ScanStateRecord): ScanStatus {
-  const { version: _version, ...rest } = record;
-  return { ...rest, status_url: statusUrl(record.scan_id), events_url: eventsUrl(record.scan_id) };
-}
+export { eventsUrl, statusUrl, toScanStatus as toStatus } from '@reposcan/contracts';
 
 export function isTerminal(record: ScanStateRecord): boolean {
   return TERMINAL_STATES.includes(record.state);
@@ -126,11 +125,14 @@ export class ScanService {
       owner,
       beforeEnqueue,
       gitToken,
+      callbackUrl,
     }: {
       client?: string;
       owner?: string | null;
       beforeEnqueue?: (scanId: string) => Promise<void>;
       gitToken?: string | undefined;
+      /** Checked by `checkCallbackUrl`; stored in request.json only. */
+      callbackUrl?: string | undefined;
     } = {},
   ): Promise<ScanStateRecord> {
     const scanId = randomUUID();
@@ -146,6 +148,7 @@ export class ScanService {
       options,
       encoding: this.deps.encoding,
       created_at: now,
+      ...(callbackUrl === undefined ? {} : { callback_url: callbackUrl }),
     };
     const state: ScanStateRecord = {
       version: 1,
@@ -164,6 +167,21 @@ export class ScanService {
     };
     try {
       await this.deps.store.create(scanId, request, state);
+      if (callbackUrl !== undefined)
+        await this.deps.store
+          .writeWebhook(scanId, {
+            url_host: callbackUrlHost(callbackUrl),
+            state: 'pending',
+            attempts: 0,
+            last_status: null,
+            last_error: null,
+            last_attempt_at: null,
+            delivered_at: null,
+          })
+          .catch(async (error: unknown) => {
+            await this.deps.store.remove(scanId).catch(() => {});
+            throw error;
+          });
     } catch (error) {
       if (gitToken !== undefined) await this.forgetCredential(scanId);
       throw error;
@@ -192,6 +210,28 @@ export class ScanService {
   /** Best effort: what is not deleted expires with its TTL. */
   private async forgetCredential(scanId: string): Promise<void> {
     await this.deps.credentials?.vault.delete(scanId).catch(() => {});
+  }
+
+  /**
+   * Refuses a callback URL the webhook policy refuses (scheme, hosts, private addresses), or any
+   * callback URL when the server has no WEBHOOK_SECRET to sign deliveries with. The worker
+   * checks the host again before each delivery.
+   */
+  async checkCallbackUrl(url: string | undefined): Promise<string | undefined> {
+    if (url === undefined) return undefined;
+    const webhooks = this.deps.webhooks;
+    if (!webhooks?.configured)
+      throw new ScanError(
+        'WEBHOOKS_NOT_CONFIGURED',
+        'This server cannot send webhooks: its operator has not set WEBHOOK_SECRET. Leave out callback_url, or ask the operator to set it.',
+      );
+    await checkCallbackUrl(url, webhooks.policy);
+    return url;
+  }
+
+  /** The completion webhook's delivery record, or null when the scan has none. */
+  webhook(scanId: string): Promise<WebhookDelivery | null> {
+    return this.deps.store.readWebhook(scanId);
   }
 
   /** The scan's state; 404 when there is none, or when `access` may not see it. */

@@ -35,7 +35,10 @@ export async function scanOnServer(args: ScanArgs, io: CliIo): Promise<ScanOutco
     io,
   );
   if (output.movedBecause) progress.note(`writing to ${output.dir} (${output.movedBecause}; -o chooses)`);
-  const options: UploadOptions = args.options;
+  const options: UploadOptions = {
+    ...args.options,
+    ...(args.callbackUrl === undefined ? {} : { callback_url: args.callbackUrl }),
+  };
   const submission: Submission =
     target.kind === 'zip'
       ? await uploadFile(client, target.file, options, { wait: false })

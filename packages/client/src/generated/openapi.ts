@@ -236,7 +236,7 @@ export interface components {
              */
             error: string;
             /** @enum {string} */
-            code: "INVALID_JSON" | "INVALID_REQUEST" | "INVALID_SCAN_ID" | "INVALID_REPO_PATH" | "INVALID_BRANCH" | "INVALID_MULTIPART" | "GIT_TOKEN_NOT_ACCEPTED" | "API_KEY_MISSING" | "API_KEY_INVALID" | "ADMIN_KEY_REQUIRED" | "LOCAL_PATHS_DISABLED" | "OUTSIDE_ALLOWED_ROOTS" | "SCHEME_NOT_ALLOWED" | "HOST_NOT_ALLOWED" | "CREDENTIALS_IN_URL" | "PRIVATE_ADDRESS" | "CLONE_REDIRECT_BLOCKED" | "ROUTE_NOT_FOUND" | "SCAN_NOT_FOUND" | "FORMAT_NOT_PRODUCED" | "METHOD_NOT_ALLOWED" | "RANGE_NOT_SATISFIABLE" | "SCAN_NOT_READY" | "SCAN_FAILED" | "SCAN_CANCELLED" | "BODY_TOO_LARGE" | "UPLOAD_TOO_LARGE" | "ARCHIVE_TOO_LARGE" | "TOO_MANY_ENTRIES" | "REPO_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "NOT_A_ZIP" | "LOCAL_PATH_NOT_FOUND" | "REPO_NOT_FOUND" | "BRANCH_NOT_FOUND" | "SUBDIR_NOT_FOUND" | "UNSAFE_ARCHIVE" | "IGNORE_FILE_TOO_LARGE" | "REPO_AUTH_FAILED" | "RATE_LIMITED" | "INSPECT_BUSY" | "TOO_MANY_EVENT_STREAMS" | "INTERNAL_ERROR" | "WORKER_CRASHED" | "QUEUE_LOST" | "CLONE_FAILED" | "QUEUE_FULL" | "QUEUE_UNAVAILABLE" | "NO_WORKER_ACCEPTS" | "CREDENTIALS_KEY_MISSING" | "EVENT_STREAMS_FULL" | "SERVER_STOPPING" | "CLONE_TIMEOUT" | "SCAN_TIMEOUT" | "WALK_TIMEOUT" | "DISK_FULL" | "VOLUME_READ_ONLY";
+            code: "INVALID_JSON" | "INVALID_REQUEST" | "INVALID_SCAN_ID" | "INVALID_REPO_PATH" | "INVALID_BRANCH" | "INVALID_MULTIPART" | "GIT_TOKEN_NOT_ACCEPTED" | "INVALID_CALLBACK_URL" | "API_KEY_MISSING" | "API_KEY_INVALID" | "ADMIN_KEY_REQUIRED" | "LOCAL_PATHS_DISABLED" | "OUTSIDE_ALLOWED_ROOTS" | "SCHEME_NOT_ALLOWED" | "HOST_NOT_ALLOWED" | "CREDENTIALS_IN_URL" | "PRIVATE_ADDRESS" | "CLONE_REDIRECT_BLOCKED" | "ROUTE_NOT_FOUND" | "SCAN_NOT_FOUND" | "FORMAT_NOT_PRODUCED" | "METHOD_NOT_ALLOWED" | "RANGE_NOT_SATISFIABLE" | "SCAN_NOT_READY" | "SCAN_FAILED" | "SCAN_CANCELLED" | "BODY_TOO_LARGE" | "UPLOAD_TOO_LARGE" | "ARCHIVE_TOO_LARGE" | "TOO_MANY_ENTRIES" | "REPO_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "NOT_A_ZIP" | "LOCAL_PATH_NOT_FOUND" | "REPO_NOT_FOUND" | "BRANCH_NOT_FOUND" | "SUBDIR_NOT_FOUND" | "UNSAFE_ARCHIVE" | "IGNORE_FILE_TOO_LARGE" | "REPO_AUTH_FAILED" | "WEBHOOKS_NOT_CONFIGURED" | "RATE_LIMITED" | "INSPECT_BUSY" | "TOO_MANY_EVENT_STREAMS" | "INTERNAL_ERROR" | "WORKER_CRASHED" | "QUEUE_LOST" | "CLONE_FAILED" | "QUEUE_FULL" | "QUEUE_UNAVAILABLE" | "NO_WORKER_ACCEPTS" | "CREDENTIALS_KEY_MISSING" | "EVENT_STREAMS_FULL" | "SERVER_STOPPING" | "CLONE_TIMEOUT" | "SCAN_TIMEOUT" | "WALK_TIMEOUT" | "DISK_FULL" | "VOLUME_READ_ONLY";
             /** @description What happened and what to do about it. */
             detail: string;
             request_id: string;
@@ -418,7 +418,7 @@ export interface components {
         };
         ScanFailure: {
             /** @enum {string} */
-            code: "INVALID_JSON" | "INVALID_REQUEST" | "INVALID_SCAN_ID" | "INVALID_REPO_PATH" | "INVALID_BRANCH" | "INVALID_MULTIPART" | "GIT_TOKEN_NOT_ACCEPTED" | "API_KEY_MISSING" | "API_KEY_INVALID" | "ADMIN_KEY_REQUIRED" | "LOCAL_PATHS_DISABLED" | "OUTSIDE_ALLOWED_ROOTS" | "SCHEME_NOT_ALLOWED" | "HOST_NOT_ALLOWED" | "CREDENTIALS_IN_URL" | "PRIVATE_ADDRESS" | "CLONE_REDIRECT_BLOCKED" | "ROUTE_NOT_FOUND" | "SCAN_NOT_FOUND" | "FORMAT_NOT_PRODUCED" | "METHOD_NOT_ALLOWED" | "RANGE_NOT_SATISFIABLE" | "SCAN_NOT_READY" | "SCAN_FAILED" | "SCAN_CANCELLED" | "BODY_TOO_LARGE" | "UPLOAD_TOO_LARGE" | "ARCHIVE_TOO_LARGE" | "TOO_MANY_ENTRIES" | "REPO_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "NOT_A_ZIP" | "LOCAL_PATH_NOT_FOUND" | "REPO_NOT_FOUND" | "BRANCH_NOT_FOUND" | "SUBDIR_NOT_FOUND" | "UNSAFE_ARCHIVE" | "IGNORE_FILE_TOO_LARGE" | "REPO_AUTH_FAILED" | "RATE_LIMITED" | "INSPECT_BUSY" | "TOO_MANY_EVENT_STREAMS" | "INTERNAL_ERROR" | "WORKER_CRASHED" | "QUEUE_LOST" | "CLONE_FAILED" | "QUEUE_FULL" | "QUEUE_UNAVAILABLE" | "NO_WORKER_ACCEPTS" | "CREDENTIALS_KEY_MISSING" | "EVENT_STREAMS_FULL" | "SERVER_STOPPING" | "CLONE_TIMEOUT" | "SCAN_TIMEOUT" | "WALK_TIMEOUT" | "DISK_FULL" | "VOLUME_READ_ONLY";
+            code: "INVALID_JSON" | "INVALID_REQUEST" | "INVALID_SCAN_ID" | "INVALID_REPO_PATH" | "INVALID_BRANCH" | "INVALID_MULTIPART" | "GIT_TOKEN_NOT_ACCEPTED" | "INVALID_CALLBACK_URL" | "API_KEY_MISSING" | "API_KEY_INVALID" | "ADMIN_KEY_REQUIRED" | "LOCAL_PATHS_DISABLED" | "OUTSIDE_ALLOWED_ROOTS" | "SCHEME_NOT_ALLOWED" | "HOST_NOT_ALLOWED" | "CREDENTIALS_IN_URL" | "PRIVATE_ADDRESS" | "CLONE_REDIRECT_BLOCKED" | "ROUTE_NOT_FOUND" | "SCAN_NOT_FOUND" | "FORMAT_NOT_PRODUCED" | "METHOD_NOT_ALLOWED" | "RANGE_NOT_SATISFIABLE" | "SCAN_NOT_READY" | "SCAN_FAILED" | "SCAN_CANCELLED" | "BODY_TOO_LARGE" | "UPLOAD_TOO_LARGE" | "ARCHIVE_TOO_LARGE" | "TOO_MANY_ENTRIES" | "REPO_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "NOT_A_ZIP" | "LOCAL_PATH_NOT_FOUND" | "REPO_NOT_FOUND" | "BRANCH_NOT_FOUND" | "SUBDIR_NOT_FOUND" | "UNSAFE_ARCHIVE" | "IGNORE_FILE_TOO_LARGE" | "REPO_AUTH_FAILED" | "WEBHOOKS_NOT_CONFIGURED" | "RATE_LIMITED" | "INSPECT_BUSY" | "TOO_MANY_EVENT_STREAMS" | "INTERNAL_ERROR" | "WORKER_CRASHED" | "QUEUE_LOST" | "CLONE_FAILED" | "QUEUE_FULL" | "QUEUE_UNAVAILABLE" | "NO_WORKER_ACCEPTS" | "CREDENTIALS_KEY_MISSING" | "EVENT_STREAMS_FULL" | "SERVER_STOPPING" | "CLONE_TIMEOUT" | "SCAN_TIMEOUT" | "WALK_TIMEOUT" | "DISK_FULL" | "VOLUME_READ_ONLY";
             message: string;
         };
         ScanOptions: {
@@ -518,6 +518,11 @@ export interface components {
              * @example github_pat_11AAAA…
              */
             git_token?: string;
+            /**
+             * @description https URL that receives the scan status (the `data` of GET /v1/scans/{id}, as JSON) by POST once the scan is completed, failed or cancelled, signed in the `X-Reposcan-Signature` header with the server's WEBHOOK_SECRET. Checked at submit against the server's webhook policy (WEBHOOK_ALLOWED_HOSTS, WEBHOOK_ALLOW_HTTP, WEBHOOK_ALLOW_PRIVATE_HOSTS). Failed deliveries are retried: up to 6 attempts over about 13 minutes.
+             * @example https://ci.example.com/hooks/reposcan
+             */
+            callback_url?: string;
             /**
              * @description Folder names (any depth) or repository-root-relative folder paths to skip, on top of the defaults (VCS, dependency, cache and editor folders).
              * @default []
@@ -648,6 +653,8 @@ export interface components {
             owner?: string;
             status_url: string;
             events_url: string;
+            /** @description The completion webhook, when the scan was submitted with `callback_url`. */
+            webhook?: components["schemas"]["WebhookDelivery"];
         };
         ScanStatusResponse: {
             /** @constant */
@@ -793,6 +800,26 @@ export interface components {
                 estimated_tokens: string;
             };
         };
+        WebhookDelivery: {
+            /**
+             * @description Host (and port) of the callback URL. Its path and query are not shown: they often carry the receiver's token.
+             * @example ci.example.com
+             */
+            url_host: string;
+            /**
+             * @description `pending` until the scan ends and the first attempt is made; `retrying` after a failed attempt with more to come; `delivered` once the receiver answered 2xx; `failed` once every attempt failed.
+             * @enum {string}
+             */
+            state: "pending" | "retrying" | "delivered" | "failed";
+            /** @description POSTs made so far. */
+            attempts: number;
+            /** @description HTTP status of the last attempt; null when it got no answer (timeout, refused, refused address). */
+            last_status: number | null;
+            /** @description Why the last attempt failed; null after a success. */
+            last_error: string | null;
+            last_attempt_at: string | null;
+            delivered_at: string | null;
+        };
     };
     responses: never;
     parameters: never;
@@ -843,7 +870,7 @@ export interface operations {
                     "application/json": components["schemas"]["ScanAcceptedResponse"];
                 };
             };
-            /** @description Error envelope. Codes: `INVALID_JSON`, `INVALID_REQUEST`, `INVALID_SCAN_ID`, `INVALID_REPO_PATH`, `INVALID_BRANCH`, `INVALID_MULTIPART`, `GIT_TOKEN_NOT_ACCEPTED`. */
+            /** @description Error envelope. Codes: `INVALID_JSON`, `INVALID_REQUEST`, `INVALID_SCAN_ID`, `INVALID_REPO_PATH`, `INVALID_BRANCH`, `INVALID_MULTIPART`, `GIT_TOKEN_NOT_ACCEPTED`, `INVALID_CALLBACK_URL`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -888,7 +915,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Error envelope. Codes: `LOCAL_PATH_NOT_FOUND`, `REPO_NOT_FOUND`, `BRANCH_NOT_FOUND`, `SUBDIR_NOT_FOUND`, `UNSAFE_ARCHIVE`, `IGNORE_FILE_TOO_LARGE`, `REPO_AUTH_FAILED`. */
+            /** @description Error envelope. Codes: `LOCAL_PATH_NOT_FOUND`, `REPO_NOT_FOUND`, `BRANCH_NOT_FOUND`, `SUBDIR_NOT_FOUND`, `UNSAFE_ARCHIVE`, `IGNORE_FILE_TOO_LARGE`, `REPO_AUTH_FAILED`, `WEBHOOKS_NOT_CONFIGURED`. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -978,6 +1005,8 @@ export interface operations {
                 include_patterns?: string | string[];
                 /** @description gitignore-style globs; matching files and folders are dropped. Exclude wins over include. */
                 exclude_patterns?: string | string[];
+                /** @description https URL that receives the scan status (the `data` of GET /v1/scans/{id}, as JSON) by POST once the scan is completed, failed or cancelled, signed in the `X-Reposcan-Signature` header with the server's WEBHOOK_SECRET. Checked at submit against the server's webhook policy (WEBHOOK_ALLOWED_HOSTS, WEBHOOK_ALLOW_HTTP, WEBHOOK_ALLOW_PRIVATE_HOSTS). Failed deliveries are retried: up to 6 attempts over about 13 minutes. */
+                callback_url?: string;
                 /** @description false answers 202 at once instead of waiting up to SCAN_WAIT_SECONDS. */
                 wait?: "0" | "1" | "true" | "false";
             };
@@ -1020,7 +1049,7 @@ export interface operations {
                     "application/json": components["schemas"]["ScanAcceptedResponse"];
                 };
             };
-            /** @description Error envelope. Codes: `INVALID_JSON`, `INVALID_REQUEST`, `INVALID_SCAN_ID`, `INVALID_REPO_PATH`, `INVALID_BRANCH`, `INVALID_MULTIPART`, `GIT_TOKEN_NOT_ACCEPTED`. */
+            /** @description Error envelope. Codes: `INVALID_JSON`, `INVALID_REQUEST`, `INVALID_SCAN_ID`, `INVALID_REPO_PATH`, `INVALID_BRANCH`, `INVALID_MULTIPART`, `GIT_TOKEN_NOT_ACCEPTED`, `INVALID_CALLBACK_URL`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1031,6 +1060,15 @@ export interface operations {
             };
             /** @description Error envelope. Codes: `API_KEY_MISSING`, `API_KEY_INVALID`. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Error envelope. Codes: `LOCAL_PATHS_DISABLED`, `OUTSIDE_ALLOWED_ROOTS`, `SCHEME_NOT_ALLOWED`, `HOST_NOT_ALLOWED`, `CREDENTIALS_IN_URL`, `PRIVATE_ADDRESS`, `CLONE_REDIRECT_BLOCKED`. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1056,7 +1094,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Error envelope. Codes: `LOCAL_PATH_NOT_FOUND`, `REPO_NOT_FOUND`, `BRANCH_NOT_FOUND`, `SUBDIR_NOT_FOUND`, `UNSAFE_ARCHIVE`, `IGNORE_FILE_TOO_LARGE`, `REPO_AUTH_FAILED`. */
+            /** @description Error envelope. Codes: `LOCAL_PATH_NOT_FOUND`, `REPO_NOT_FOUND`, `BRANCH_NOT_FOUND`, `SUBDIR_NOT_FOUND`, `UNSAFE_ARCHIVE`, `IGNORE_FILE_TOO_LARGE`, `REPO_AUTH_FAILED`, `WEBHOOKS_NOT_CONFIGURED`. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1137,7 +1175,7 @@ export interface operations {
                     "application/json": components["schemas"]["InspectResponse"];
                 };
             };
-            /** @description Error envelope. Codes: `INVALID_JSON`, `INVALID_REQUEST`, `INVALID_SCAN_ID`, `INVALID_REPO_PATH`, `INVALID_BRANCH`, `INVALID_MULTIPART`, `GIT_TOKEN_NOT_ACCEPTED`. */
+            /** @description Error envelope. Codes: `INVALID_JSON`, `INVALID_REQUEST`, `INVALID_SCAN_ID`, `INVALID_REPO_PATH`, `INVALID_BRANCH`, `INVALID_MULTIPART`, `GIT_TOKEN_NOT_ACCEPTED`, `INVALID_CALLBACK_URL`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1182,7 +1220,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Error envelope. Codes: `LOCAL_PATH_NOT_FOUND`, `REPO_NOT_FOUND`, `BRANCH_NOT_FOUND`, `SUBDIR_NOT_FOUND`, `UNSAFE_ARCHIVE`, `IGNORE_FILE_TOO_LARGE`, `REPO_AUTH_FAILED`. */
+            /** @description Error envelope. Codes: `LOCAL_PATH_NOT_FOUND`, `REPO_NOT_FOUND`, `BRANCH_NOT_FOUND`, `SUBDIR_NOT_FOUND`, `UNSAFE_ARCHIVE`, `IGNORE_FILE_TOO_LARGE`, `REPO_AUTH_FAILED`, `WEBHOOKS_NOT_CONFIGURED`. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1250,7 +1288,7 @@ export interface operations {
                     "application/json": components["schemas"]["ScanStatusResponse"];
                 };
             };
-            /** @description Error envelope. Codes: `INVALID_JSON`, `INVALID_REQUEST`, `INVALID_SCAN_ID`, `INVALID_REPO_PATH`, `INVALID_BRANCH`, `INVALID_MULTIPART`, `GIT_TOKEN_NOT_ACCEPTED`. */
+            /** @description Error envelope. Codes: `INVALID_JSON`, `INVALID_REQUEST`, `INVALID_SCAN_ID`, `INVALID_REPO_PATH`, `INVALID_BRANCH`, `INVALID_MULTIPART`, `GIT_TOKEN_NOT_ACCEPTED`, `INVALID_CALLBACK_URL`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1300,7 +1338,7 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
-            /** @description Error envelope. Codes: `INVALID_JSON`, `INVALID_REQUEST`, `INVALID_SCAN_ID`, `INVALID_REPO_PATH`, `INVALID_BRANCH`, `INVALID_MULTIPART`, `GIT_TOKEN_NOT_ACCEPTED`. */
+            /** @description Error envelope. Codes: `INVALID_JSON`, `INVALID_REQUEST`, `INVALID_SCAN_ID`, `INVALID_REPO_PATH`, `INVALID_BRANCH`, `INVALID_MULTIPART`, `GIT_TOKEN_NOT_ACCEPTED`, `INVALID_CALLBACK_URL`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1392,7 +1430,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Error envelope. Codes: `INVALID_JSON`, `INVALID_REQUEST`, `INVALID_SCAN_ID`, `INVALID_REPO_PATH`, `INVALID_BRANCH`, `INVALID_MULTIPART`, `GIT_TOKEN_NOT_ACCEPTED`. */
+            /** @description Error envelope. Codes: `INVALID_JSON`, `INVALID_REQUEST`, `INVALID_SCAN_ID`, `INVALID_REPO_PATH`, `INVALID_BRANCH`, `INVALID_MULTIPART`, `GIT_TOKEN_NOT_ACCEPTED`, `INVALID_CALLBACK_URL`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1460,7 +1498,7 @@ export interface operations {
                     "application/json": components["schemas"]["SummaryResponse"];
                 };
             };
-            /** @description Error envelope. Codes: `INVALID_JSON`, `INVALID_REQUEST`, `INVALID_SCAN_ID`, `INVALID_REPO_PATH`, `INVALID_BRANCH`, `INVALID_MULTIPART`, `GIT_TOKEN_NOT_ACCEPTED`. */
+            /** @description Error envelope. Codes: `INVALID_JSON`, `INVALID_REQUEST`, `INVALID_SCAN_ID`, `INVALID_REPO_PATH`, `INVALID_BRANCH`, `INVALID_MULTIPART`, `GIT_TOKEN_NOT_ACCEPTED`, `INVALID_CALLBACK_URL`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1519,7 +1557,7 @@ export interface operations {
                     "application/json": components["schemas"]["CleanupResponse"];
                 };
             };
-            /** @description Error envelope. Codes: `INVALID_JSON`, `INVALID_REQUEST`, `INVALID_SCAN_ID`, `INVALID_REPO_PATH`, `INVALID_BRANCH`, `INVALID_MULTIPART`, `GIT_TOKEN_NOT_ACCEPTED`. */
+            /** @description Error envelope. Codes: `INVALID_JSON`, `INVALID_REQUEST`, `INVALID_SCAN_ID`, `INVALID_REPO_PATH`, `INVALID_BRANCH`, `INVALID_MULTIPART`, `GIT_TOKEN_NOT_ACCEPTED`, `INVALID_CALLBACK_URL`. */
             400: {
                 headers: {
                     [name: string]: unknown;

@@ -3,8 +3,10 @@
 export { parseRepoPath } from './parse-repo-path.js';
 export type { ParsedRepoPath } from './parse-repo-path.js';
 export type { HostFamily, RemoteSpec } from './remote-spec.js';
-export { checkRemotePolicy } from './remote-policy.js';
-export type { RemotePolicy, RemotePolicyDeps } from './remote-policy.js';
+export { checkHostPolicy, checkRemotePolicy } from './remote-policy.js';
+export type { HostPolicyWording, HostTarget, RemotePolicy, RemotePolicyDeps } from './remote-policy.js';
+export { checkCallbackUrl } from './callback-url-policy.js';
+export type { CheckedCallbackUrl } from './callback-url-policy.js';
 export { createGitEnv } from './git-env.js';
 export type { GitEnv, GitEnvOptions } from './git-env.js';
 export { assertBranchName } from './ref-name.js';

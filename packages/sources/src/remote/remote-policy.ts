@@ -19,6 +19,43 @@ export interface RemotePolicyDeps {
 
 const defaultDeps: RemotePolicyDeps = { lookup: (hostname, options) => dns.promises.lookup(hostname, options) };
 
+/** What a host check needs of a URL: `RemoteSpec` for git, a callback URL for webhooks. */
+export interface HostTarget {
+  scheme: 'https' | 'http';
+  /** Lower-case host name or IP address (IPv6 without brackets). */
+  host: string;
+  port: number;
+  hasCredentials: boolean;
+}
+
+/** The sentences of each refusal, worded for what the URL is for (a clone, a webhook). */
+export interface HostPolicyWording {
+  httpRefused: string;
+  credentialsRefused: string;
+  privateAddress: (host: string) => string;
+  hostNotAllowed: (host: string) => string;
+  /** The name does not resolve (ENOTFOUND), or to nothing usable. */
+  noSuchHost: (host: string, cause?: unknown) => ScanError;
+  /** DNS failed for now (a timeout, SERVFAIL). */
+  unresolved: (host: string, cause: unknown) => ScanError;
+}
+
+const GIT_WORDING: HostPolicyWording = {
+  httpRefused: 'Only https URLs can be scanned on this server; use the https:// address of the repository.',
+  credentialsRefused:
+    'Remove the user name and password or token from the URL (where it would be logged and stored); send a token for a private repository in git_token or the X-Git-Token header instead.',
+  privateAddress: (host) =>
+    `The host ${host} is a private, loopback or link-local address, which this server does not clone from.`,
+  hostNotAllowed: (host) => `The host ${host} is not in this server's list of allowed git hosts.`,
+  noSuchHost: (host, cause) =>
+    new ScanError('REPO_NOT_FOUND', `The host ${host} does not exist; check the repository URL.`, { cause }),
+  unresolved: (host, cause) =>
+    new ScanError('CLONE_FAILED', `The host ${host} could not be resolved right now; try again later.`, {
+      retryable: true,
+      cause,
+    }),
+};
+
 /**
  * Decides whether `spec` may be cloned and returns the addresses git must connect to (DNS
  * pinned, so a name cannot resolve elsewhere by the time git connects). Refuses with 403 codes;
@@ -29,28 +66,32 @@ export async function checkRemotePolicy(
   policy: RemotePolicy,
   deps: RemotePolicyDeps = defaultDeps,
 ): Promise<string[]> {
-  if (spec.scheme === 'http' && !policy.allowHttp) {
-    throw new ScanError(
-      'SCHEME_NOT_ALLOWED',
-      'Only https URLs can be scanned on this server; use the https:// address of the repository.',
-    );
-  }
-  if (spec.hasCredentials) {
-    throw new ScanError(
-      'CREDENTIALS_IN_URL',
-      'Remove the user name and password or token from the URL (where it would be logged and stored); send a token for a private repository in git_token or the X-Git-Token header instead.',
-    );
-  }
-  const isLiteral = net.isIP(spec.host) !== 0;
-  if (!policy.allowPrivateHosts && ((isLiteral && isPrivateAddress(spec.host)) || isLocalhostName(spec.host))) {
-    throw privateAddress(spec);
-  }
-  if (!isAllowedHost(spec, policy.allowedHosts)) {
-    throw new ScanError('HOST_NOT_ALLOWED', `The host ${spec.host} is not in this server's list of allowed git hosts.`);
-  }
+  return await checkHostPolicy(spec, policy, GIT_WORDING, deps);
+}
 
-  const addresses = isLiteral ? [spec.host] : await resolve(spec.host, deps);
-  if (!policy.allowPrivateHosts && addresses.some(isPrivateAddress)) throw privateAddress(spec);
+/**
+ * The host rules shared by git sources and webhook callbacks: scheme, no credentials, the list
+ * of allowed hosts, and no private, loopback or link-local address (literal, `localhost`, or
+ * any address the name resolves to) unless allowed. Returns the addresses to connect to.
+ */
+export async function checkHostPolicy(
+  target: HostTarget,
+  policy: RemotePolicy,
+  wording: HostPolicyWording,
+  deps: RemotePolicyDeps = defaultDeps,
+): Promise<string[]> {
+  if (target.scheme === 'http' && !policy.allowHttp) throw new ScanError('SCHEME_NOT_ALLOWED', wording.httpRefused);
+  if (target.hasCredentials) throw new ScanError('CREDENTIALS_IN_URL', wording.credentialsRefused);
+  const isLiteral = net.isIP(target.host) !== 0;
+  const privateAddress = (): ScanError => new ScanError('PRIVATE_ADDRESS', wording.privateAddress(target.host));
+  if (!policy.allowPrivateHosts && ((isLiteral && isPrivateAddress(target.host)) || isLocalhostName(target.host))) {
+    throw privateAddress();
+  }
+  if (!isAllowedHost(target, policy.allowedHosts))
+    throw new ScanError('HOST_NOT_ALLOWED', wording.hostNotAllowed(target.host));
+
+  const addresses = isLiteral ? [target.host] : await resolve(target.host, deps, wording);
+  if (!policy.allowPrivateHosts && addresses.some(isPrivateAddress)) throw privateAddress();
   return addresses;
 }
 
@@ -59,7 +100,7 @@ function isLocalhostName(host: string): boolean {
   return host === 'localhost' || host.endsWith('.localhost');
 }
 
-function isAllowedHost(spec: RemoteSpec, allowedHosts: RemotePolicy['allowedHosts']): boolean {
+function isAllowedHost(spec: HostTarget, allowedHosts: RemotePolicy['allowedHosts']): boolean {
   if (allowedHosts === '*') return true;
   return allowedHosts.some((entry) => {
     const normalised = entry.trim().toLowerCase().replace(/\.$/, '');
@@ -67,32 +108,18 @@ function isAllowedHost(spec: RemoteSpec, allowedHosts: RemotePolicy['allowedHost
   });
 }
 
-async function resolve(host: string, deps: RemotePolicyDeps): Promise<string[]> {
+async function resolve(host: string, deps: RemotePolicyDeps, wording: HostPolicyWording): Promise<string[]> {
   let answers: LookupAddress[];
   try {
     answers = await deps.lookup(host, { all: true });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOTFOUND' || code === 'ENODATA') {
-      throw new ScanError('REPO_NOT_FOUND', `The host ${host} does not exist; check the repository URL.`, {
-        cause: error,
-      });
-    }
-    throw new ScanError('CLONE_FAILED', `The host ${host} could not be resolved right now; try again later.`, {
-      retryable: true,
-      cause: error,
-    });
+    if (code === 'ENOTFOUND' || code === 'ENODATA') throw wording.noSuchHost(host, error);
+    throw wording.unresolved(host, error);
   }
   const addresses = [...new Set(answers.map((answer) => answer.address))];
   if (addresses.length === 0 || !addresses.every((address) => net.isIP(address) !== 0)) {
-    throw new ScanError('REPO_NOT_FOUND', `The host ${host} has no usable address; check the repository URL.`);
+    throw wording.noSuchHost(host);
   }
   return addresses;
-}
-
-function privateAddress(spec: RemoteSpec): ScanError {
-  return new ScanError(
-    'PRIVATE_ADDRESS',
-    `The host ${spec.host} is a private, loopback or link-local address, which this server does not clone from.`,
-  );
 }
