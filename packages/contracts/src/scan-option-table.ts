@@ -92,6 +92,14 @@ export const SCAN_OPTIONS = {
     description:
       'Skip files larger than this many bytes (reason `too_large`); the server per-file limit applies in any case.',
   },
+  max_tokens_per_part: {
+    kind: 'count',
+    min: 1000,
+    max: 10_000_000,
+    output: true,
+    description:
+      "Cut the txt, md and json outputs into numbered parts of at most this many tokens each (the scan's encoding, every byte of the part counted exactly). Files stay whole unless one alone exceeds it (then cut at line boundaries, a longer line at a character boundary, each piece marked `part k of n of this file`). null writes one output per format.",
+  },
 } as const satisfies Record<string, ScanOptionSpec>;
 
 export type ScanOptionName = keyof typeof SCAN_OPTIONS;
@@ -120,6 +128,11 @@ export const SCAN_OPTION_FLAGS = {
   size_limit: { flag: '--size-limit', arg: '<bytes>', help: 'skip files larger than this' },
   lite: { flag: '--lite', help: 'lite outputs: tree and contents without summary and metadata' },
   create_zip: { flag: '--zip', help: 'also build the ZIP bundle' },
+  max_tokens_per_part: {
+    flag: '--max-tokens',
+    arg: '<n>',
+    help: 'cut the outputs into parts of at most n tokens (>= 1000)',
+  },
 } as const satisfies { [K in ScanOptionName]: { flag: `--${string}`; arg?: `<${string}>`; help: string } };
 
 type Row<K extends ScanOptionName> = (typeof SCAN_OPTIONS)[K];

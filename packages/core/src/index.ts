@@ -27,6 +27,8 @@ export { escapeJsonInto, MAX_ESCAPED_BYTES } from './render/json-string.js';
 export type { FormatRenderer, RenderContext, RepositoryBlock, TextFormat } from './render/render-context.js';
 export { ARTIFACT_FILE_NAMES } from './artifacts/artifact-names.js';
 export type { ArtifactFormat, WrittenArtifact } from './artifacts/artifact-names.js';
+export { partFileName } from './artifacts/write-parts.js';
+export type { PartedOutput, WrittenPart } from './artifacts/write-parts.js';
 export { runScan } from './scan/run-scan.js';
 export type { RunScanDeps, ScanInput, ScanReport, ScanTimings } from './scan/run-scan.js';
 export { inspectTree, toInspectResult } from './scan/inspect-tree.js';
