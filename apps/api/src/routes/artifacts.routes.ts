@@ -8,7 +8,10 @@ import type { ArtifactService } from '../services/artifact-service.js';
 import type { ScanService } from '../services/scan-service.js';
 import { methodNotAllowed } from './method-not-allowed.js';
 
-const DownloadQuery = z.strictObject({ format: ArtifactFormat });
+const DownloadQuery = z.strictObject({
+  format: ArtifactFormat,
+  part: z.coerce.number().int().min(1).optional(),
+});
 
 export function artifactRoutes(deps: { artifacts: ArtifactService; scans: ScanService }): Router {
   const router = Router();
@@ -17,8 +20,8 @@ export function artifactRoutes(deps: { artifacts: ArtifactService; scans: ScanSe
     .route('/v1/download/:scan_id')
     .get(async (req, res, next) => {
       const scanId = scanIdParam(req);
-      const { format } = parseOrThrow(DownloadQuery, req.query, 'query');
-      const file = await deps.artifacts.artifact(scanId, format);
+      const { format, part } = parseOrThrow(DownloadQuery, req.query, 'query');
+      const file = await deps.artifacts.artifact(scanId, format, part);
       res.attachment(file.fileName);
       res.setHeader('Content-Type', file.contentType);
       if (file.sha256) {
