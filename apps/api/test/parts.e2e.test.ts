@@ -91,6 +91,25 @@ describe('a scan with max_tokens_per_part', () => {
     expect(zero.status).toBe(400);
   });
 
+  it('inspect estimates how many parts the budget would give', async () => {
+    const response = await fetch(`${api.baseUrl}/v1/inspect`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ repo_path: api.repoDir, max_tokens_per_part: budget }),
+    });
+    expect(response.status).toBe(200);
+    const data = ((await response.json()) as { data: { parts_estimate?: number } }).data;
+    const actual = artifacts.txt?.parts?.length ?? 0;
+    expect(data.parts_estimate).toBeGreaterThanOrEqual(Math.floor(actual / 2));
+    expect(data.parts_estimate).toBeLessThanOrEqual(actual * 2);
+    const without = await fetch(`${api.baseUrl}/v1/inspect`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ repo_path: api.repoDir }),
+    });
+    expect(((await without.json()) as { data: object }).data).not.toHaveProperty('parts_estimate');
+  });
+
   it('refuses a budget below the minimum at submit', async () => {
     const response = await postScan(api, { repo_path: api.repoDir, max_tokens_per_part: 10 });
     expect(response.status).toBe(400);

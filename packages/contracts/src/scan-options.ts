@@ -72,10 +72,17 @@ const previewFields = Object.fromEntries(PREVIEW_OPTION_NAMES.map((name) => [nam
   PreviewOptionName
 >;
 export const InspectRequest = z
-  .strictObject({ repo_path: RepoPath, branch: BranchName.optional(), ...previewFields })
+  .strictObject({
+    repo_path: RepoPath,
+    branch: BranchName.optional(),
+    ...previewFields,
+    // Not a selection option: given, the preview estimates how many parts it would give.
+    max_tokens_per_part: ScanOptionFields.max_tokens_per_part,
+  })
   .meta({
     id: 'InspectRequest',
-    description: 'Body of POST /v1/inspect: the selection options of a scan; nothing is written.',
+    description:
+      'Body of POST /v1/inspect: the selection options of a scan, and `max_tokens_per_part` to estimate the parts it would give; nothing is written.',
   });
 export type InspectRequest = z.output<typeof InspectRequest>;
 

@@ -268,6 +268,10 @@ export const InspectResult = z
     summary: InspectSummaryTotals,
     files: z.array(InspectFileEntry).meta({ description: 'Every kept file, textual and not.' }),
     skipped_count: z.int(),
+    parts_estimate: z.int().optional().meta({
+      description:
+        'With `max_tokens_per_part`: about how many parts the txt output would take, from the estimated counts and guessed header sizes (md and json may take a few more). An estimate: the scan counts exactly.',
+    }),
   })
   .meta({ id: 'InspectResult' });
 export type InspectResult = z.output<typeof InspectResult>;

@@ -265,7 +265,7 @@ export interface components {
             status: "ok";
             version: string;
         };
-        /** @description Body of POST /v1/inspect: the selection options of a scan; nothing is written. */
+        /** @description Body of POST /v1/inspect: the selection options of a scan, and `max_tokens_per_part` to estimate the parts it would give; nothing is written. */
         InspectRequest: {
             /**
              * @description Remote repository URL (https, the web forms `/tree/<ref>/<subdir>`, `/blob/…`, `/-/tree/…`, `/src/…`, or `git@host:owner/repo.git`) or an absolute server-local path inside ALLOWED_LOCAL_ROOTS.
@@ -328,6 +328,11 @@ export interface components {
              * @default null
              */
             size_limit?: number | null;
+            /**
+             * @description Cut the txt, md and json outputs into numbered parts of at most this many tokens each (the scan's encoding, every byte of the part counted exactly). Files stay whole unless one alone exceeds it (then cut at line boundaries, a longer line at a character boundary, each piece marked `part k of n of this file`). null writes one output per format.
+             * @default null
+             */
+            max_tokens_per_part?: number | null;
         };
         InspectResponse: {
             /** @constant */
@@ -357,6 +362,8 @@ export interface components {
                 replacements?: number;
             }[];
             skipped_count: number;
+            /** @description With `max_tokens_per_part`: about how many parts the txt output would take, from the estimated counts and guessed header sizes (md and json may take a few more). An estimate: the scan counts exactly. */
+            parts_estimate?: number;
         };
         InspectSummaryTotals: {
             total_files: number;
