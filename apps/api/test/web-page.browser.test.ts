@@ -452,6 +452,7 @@ describe('web page at / (headless Chromium)', { timeout: 120_000 }, () => {
       size_limit: 100000,
       lite: false,
       create_zip: true,
+      max_tokens_per_part: null,
     });
     expect(eventStreams).toEqual([`${api.baseUrl}/v1/scans/${scanId}/events`]);
     expect(await text(page, '#progress-text')).toMatch(/Completed.*100 %/);
