@@ -460,6 +460,22 @@ class PartWriter {
     const part = this.current;
     this.current = null;
     if (part === null || part.units === 0) return;
+    await this.write(part);
+  }
+
+  /** An output with nothing to hold (lite json of no file, no tree) is still one part, as it is one file. */
+  async closeLast(): Promise<void> {
+    if (this.written.length === 0 && (this.current === null || this.current.units === 0)) {
+      const part = this.current ?? this.fresh(1);
+      this.current = null;
+      part.tokens = this.measure(part, [], null, part.state).tokens;
+      await this.write(part);
+      return;
+    }
+    await this.close();
+  }
+
+  private async write(part: OpenPart): Promise<void> {
     const { layout } = this;
     const header = `${layout.top(part.part)}${part.lines.map((l) => layout.line(l)).join('')}${layout.bottom}`;
     const file = partFileName(layout.format, part.part);
@@ -623,7 +639,7 @@ export async function writeParts(input: WritePartsInput): Promise<PartedOutput[]
       input.signal?.throwIfAborted();
       await writer.add(typeof item === 'function' ? await item() : item);
     }
-    await writer.close();
+    await writer.closeLast();
     await Promise.all(writer.syncing);
     written.push({
       format,

@@ -259,6 +259,15 @@ describe('edge cases', () => {
     });
   });
 
+  it('writes one part of an output with nothing to hold', async () => {
+    const root = join(base, 'empty');
+    await mkdir(root, { recursive: true });
+    const { report, outDir } = await scan(root, 'o200k_base', { maxTokensPerPart: 1000, lite: true, skipTree: true });
+    expect((report.parts ?? []).map((o) => o.parts.length)).toEqual([1, 1, 1]);
+    expect(JSON.parse(await readFile(join(outDir, 'output.part-01.json'), 'utf8'))).toEqual({ files: [], part: 1 });
+    await checkParts(report, outDir, 'o200k_base', 1000);
+  });
+
   it('writes the single outputs, no part, without a budget', async () => {
     const root = join(base, 'plain');
     await mkdir(root, { recursive: true });
