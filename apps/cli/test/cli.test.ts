@@ -167,6 +167,8 @@ describe('reposcan CLI', () => {
           '--skip-tree',
           '--size-limit',
           '5000',
+          '--max-tokens',
+          '5000',
         ],
       ];
       const expected = {
@@ -180,6 +182,7 @@ describe('reposcan CLI', () => {
         sync_ignore: false,
         skip_tree: true,
         size_limit: 5000,
+        max_tokens_per_part: 5000,
       };
       const zip = join(work, 'options.zip');
       const { buildZip } = await import('../../../apps/api/test/support/zips.js');
