@@ -43,6 +43,7 @@ const INTEGRATION = [
   'packages/core/test/tokens/bpe-wasm.test.ts',
   'packages/core/test/tokens/long-pieces.test.ts',
   'packages/core/test/tokens/tiktoken-sweep-*.test.ts',
+  'packages/core/test/artifacts/write-parts.test.ts',
   'packages/core/test/scan/outside-race.test.ts',
   // Slow by design, each several CPU-seconds: a tree with more skipped paths than a call has
   // arguments, racing writers on one state.json, io threads started and stopped again and again.

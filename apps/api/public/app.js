@@ -17,7 +17,8 @@ const TERMINAL_STATES = new Set(['completed', 'failed', 'cancelled']);
  * @typedef {{ mode: string, count: number }} Secrets
  * @typedef {{ name: string, branch: string | null, totals: Totals, files: FileRow[], tree: string, exact: boolean, secrets: Secrets | null }} Preview
  * @typedef {{ scan_id: string, state: string, status_url: string, events_url: string }} Accepted
- * @typedef {{ url: string, bytes: number, sha256: string }} Artifact
+ * @typedef {{ part: number, url: string, bytes: number, sha256: string, tokens: number }} ArtifactPart
+ * @typedef {{ url: string, bytes: number, sha256: string, parts?: ArtifactPart[] }} Artifact
  * @typedef {{ scan_id: string, repo_name: string, branch: string | null, num_textual_files: number, num_non_textual_files: number,
  *   summary: { total_files: number, formatted: { total_size: string, estimated_tokens: string } }, artifacts: Record<string, Artifact>,
  *   secrets?: Secrets }} ScanResult
@@ -60,6 +61,7 @@ const ui = {
   treeDepth: byId('tree-depth', HTMLInputElement),
   sizeLimit: byId('size-limit', HTMLInputElement),
   secrets: byId('secrets', HTMLSelectElement),
+  maxTokens: byId('max-tokens', HTMLInputElement),
   lite: byId('lite', HTMLInputElement),
   createZip: byId('create-zip', HTMLInputElement),
   scanButton: byId('scan-button', HTMLButtonElement),
@@ -231,7 +233,12 @@ function selectionOptions() {
 }
 
 function scanOptions() {
-  return { ...selectionOptions(), lite: ui.lite.checked, create_zip: ui.createZip.checked };
+  return {
+    ...selectionOptions(),
+    lite: ui.lite.checked,
+    create_zip: ui.createZip.checked,
+    max_tokens_per_part: readNumber(ui.maxTokens),
+  };
 }
 
 function sourceFields() {
@@ -769,7 +776,7 @@ function offerDigest(result) {
 
 function offerFormat() {
   closeDigest();
-  const artifact = digestResult?.artifacts[digestFormat()];
+  const artifact = digestArtifact(digestResult, digestFormat());
   if (!artifact) {
     ui.digestStatus.textContent = 'This scan made no text digest.';
     ui.digestCopy.disabled = true;
@@ -852,7 +859,7 @@ function textIndexer(positions) {
 }
 
 async function loadDigest() {
-  const artifact = digestResult?.artifacts[digestFormat()];
+  const artifact = digestArtifact(digestResult, digestFormat());
   if (!artifact) return;
   closeDigest();
   /** @type {Digest} */
@@ -1053,7 +1060,7 @@ ui.rows.addEventListener('click', (event) => {
 ui.digestCopy.addEventListener('click', () => void copyDigest());
 
 async function copyDigest() {
-  const artifact = digestResult?.artifacts[digestFormat()];
+  const artifact = digestArtifact(digestResult, digestFormat());
   if (!artifact) return;
   showProblem(ui.digestError, null);
   ui.digestStatus.textContent = `Copying the digest (${formatSize(artifact.bytes)})…`;
@@ -1247,11 +1254,30 @@ function showExactPreview(preview, key) {
   setPreviewState('ready', readyMessage(preview));
 }
 
+/**
+ * What the page shows as a format's digest: the output, or its part 1 when it is in parts
+ * (max_tokens_per_part), whose URL without `part` the API refuses.
+ * @param {ScanResult | null} result @param {string} format @returns {Artifact | undefined}
+ */
+function digestArtifact(result, format) {
+  const artifact = result?.artifacts[format];
+  return artifact?.parts?.[0] ?? artifact;
+}
+
 /** @param {ScanResult} result */
 function showDownloads(result) {
   ui.resultText.textContent = `${result.repo_name}: ${result.summary.total_files.toLocaleString('en-US')} files, ${result.summary.formatted.total_size}, ${result.summary.formatted.estimated_tokens} tokens (exact).${secretsNote(result.secrets)}`;
-  const items = Object.entries(result.artifacts).map(([format, artifact]) =>
-    downloadLink(artifact.url, `${FORMAT_LABEL[format] ?? format}`, formatSize(artifact.bytes), format),
+  const items = Object.entries(result.artifacts).flatMap(([format, artifact]) =>
+    artifact.parts
+      ? artifact.parts.map((part) =>
+          downloadLink(
+            part.url,
+            `${FORMAT_LABEL[format] ?? format}, part ${part.part} of ${artifact.parts?.length}`,
+            `${formatSize(part.bytes)}, ${part.tokens.toLocaleString('en-US')} tokens`,
+            format,
+          ),
+        )
+      : [downloadLink(artifact.url, `${FORMAT_LABEL[format] ?? format}`, formatSize(artifact.bytes), format)],
   );
   items.push(
     downloadLink(

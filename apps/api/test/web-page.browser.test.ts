@@ -466,6 +466,7 @@ describe('web page at / (headless Chromium)', { timeout: 120_000 }, () => {
       secrets: 'report',
       lite: false,
       create_zip: true,
+      max_tokens_per_part: null,
     });
     expect(eventStreams).toEqual([`${api.baseUrl}/v1/scans/${scanId}/events`]);
     expect(await text(page, '#progress-text')).toMatch(/Completed.*100 %/);

@@ -9,6 +9,11 @@ export function artifactFileName(repoName: string, format: ArtifactFormat): stri
   return `${safeStem(repoName)}.${format}`;
 }
 
+/** `<repo>.part-01.<format>`: one part of an output cut by --max-tokens. */
+export function partFileName(repoName: string, format: ArtifactFormat, part: number): string {
+  return `${safeStem(repoName)}.part-${String(part).padStart(2, '0')}.${format}`;
+}
+
 /**
  * `<repo>.summary.json`: the summary record (totals, every file, skipped paths and why), which
  * the digests' footer points at ("listed in summary.json"); written beside them.

@@ -126,6 +126,40 @@ describe('reposcan scan --local', () => {
     expect((await readdir(out)).sort()).toEqual(['proj.json', 'proj.md', 'proj.summary.json', 'proj.txt']);
   });
 
+  it('--max-tokens writes each output as numbered part files, each within the budget', async () => {
+    const big = join(work, 'big');
+    await mkdir(big, { recursive: true });
+    for (let i = 0; i < 6; i++)
+      await writeFile(
+        join(big, `m${i}.ts`),
+        `export const v${i} = [${Array.from({ length: 400 }, (_, k) => k * i).join(', ')}];\n`,
+      );
+    const out = await mkdtemp(join(work, 'parts-'));
+    const run = await runCli(['scan', '--local', big, '-o', out, '--max-tokens', '1000', '--json'], { cwd: work, env });
+    expect(run.code, run.stderr).toBe(0);
+    const outcome = JSON.parse(run.stdout) as LocalOutcome;
+    const names = (await readdir(out)).sort();
+    for (const format of ['txt', 'md', 'json']) {
+      const parts = names.filter((n) => n.startsWith('big.part-') && n.endsWith(`.${format}`));
+      expect(parts.length, format).toBeGreaterThan(1);
+      expect(parts[0]).toBe(`big.part-01.${format}`);
+    }
+    expect(names).not.toContain('big.txt');
+    expect(outcome.files.map((f) => f.path).sort()).toEqual(
+      names.filter((n) => n.startsWith('big.part-')).map((n) => join(out, n)),
+    );
+    const summary = JSON.parse(await readFile(outcome.summary_file.path, 'utf8')) as {
+      parts: Array<{ format: string; parts: Array<{ tokens: number }> }>;
+    };
+    for (const output of summary.parts) for (const part of output.parts) expect(part.tokens).toBeLessThanOrEqual(1000);
+  });
+
+  it('--max-tokens below 1000 is a usage error', async () => {
+    const run = await runCli(['scan', '--local', repo, '--max-tokens', '10'], { cwd: work, env });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('--max-tokens');
+  });
+
   it('a folder of a git work tree: tracked files are kept, the .gitignore above applies, paths start at the top', async () => {
     const top = join(work, 'wt');
     await mkdir(join(top, 'app'), { recursive: true });

@@ -9,6 +9,7 @@ import { startTestApi } from '../../../apps/api/test/support/test-runtime.js';
 import type { TestApi } from '../../../apps/api/test/support/test-runtime.js';
 import { closedPort, runCli, runCliInPty, writeZipWithSymlink } from './support/cli-process.js';
 import { craftZip } from '../../api/test/support/zips.js';
+import { writeLargeTree } from '../../api/test/support/scenarios.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const ESC = '\x1b';
@@ -66,6 +67,36 @@ describe('reposcan CLI', () => {
       for (const file of outcome.files) {
         expect(file.path).toBe(join(out, `sample.${file.format}`));
         expect((await readFile(file.path)).equals(await download(outcome.scan_id!, file.format))).toBe(true);
+      }
+    });
+
+    it('--max-tokens: each output in parts, one file per part, each equal to its &part=N download', async () => {
+      const out = outDir();
+      const repo = join(api.localRoot, 'parted');
+      await writeLargeTree(repo, 12, 1500);
+      const run = await runCli(['scan', repo, '--max-tokens', '1000', '--format', 'txt,json', '--json', '-o', out], {
+        cwd: work,
+        env,
+      });
+      expect(run.code, run.stderr).toBe(0);
+      const outcome = JSON.parse(run.stdout) as JsonOutcome & {
+        result: { artifacts: Record<string, { parts?: Array<{ part: number; sha256: string }> }> };
+      };
+      for (const format of ['txt', 'json']) {
+        const parts = outcome.result.artifacts[format]?.parts ?? [];
+        expect(parts.length, format).toBeGreaterThan(1);
+        const files = outcome.files.filter((f) => f.format === format);
+        expect(files.map((f) => f.path)).toEqual(
+          parts.map((p) => join(out, `parted.part-${String(p.part).padStart(2, '0')}.${format}`)),
+        );
+        for (const [i, file] of files.entries()) {
+          const fromApi = Buffer.from(
+            await (
+              await fetch(`${api.baseUrl}/v1/download/${outcome.scan_id}?format=${format}&part=${i + 1}`)
+            ).arrayBuffer(),
+          );
+          expect((await readFile(file.path)).equals(fromApi)).toBe(true);
+        }
       }
     });
 
@@ -138,6 +169,8 @@ describe('reposcan CLI', () => {
           '5000',
           '--secrets',
           'report',
+          '--max-tokens',
+          '5000',
         ],
       ];
       const expected = {
@@ -152,6 +185,7 @@ describe('reposcan CLI', () => {
         skip_tree: true,
         size_limit: 5000,
         secrets: 'report',
+        max_tokens_per_part: 5000,
       };
       const zip = join(work, 'options.zip');
       const { buildZip } = await import('../../../apps/api/test/support/zips.js');

@@ -182,9 +182,18 @@ export class ReposcanClient {
     }
   }
 
-  /** GET /v1/download/{id}?format=…: the artifact as a byte stream. */
-  async download(scanId: string, format: ArtifactFormat, options: RequestOptions = {}): Promise<Download> {
-    const response = await this.#request('GET', `/v1/download/${encodeURIComponent(scanId)}?format=${format}`, options);
+  /** GET /v1/download/{id}?format=…[&part=N]: the artifact (or its part N, for an output in parts) as a byte stream. */
+  async download(
+    scanId: string,
+    format: ArtifactFormat,
+    options: RequestOptions & { part?: number } = {},
+  ): Promise<Download> {
+    const part = options.part === undefined ? '' : `&part=${options.part}`;
+    const response = await this.#request(
+      'GET',
+      `/v1/download/${encodeURIComponent(scanId)}?format=${format}${part}`,
+      options,
+    );
     if (response.status !== 200)
       throw response.ok ? await unexpected(response, 'the artifact') : await apiError(response);
     if (!response.body) throw await unexpected(response, 'the artifact');

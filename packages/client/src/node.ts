@@ -31,6 +31,8 @@ export interface SavedArtifact {
 export interface DownloadToFileOptions extends RequestOptions {
   /** The artifact as the scan result lists it: the download must match its size and SHA-256. */
   expected?: Pick<Artifact, 'bytes' | 'sha256'>;
+  /** Which part of an output in parts (from 1). */
+  part?: number;
   /** Called with the bytes written so far. */
   onBytes?: (written: number) => void;
 }

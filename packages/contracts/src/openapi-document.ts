@@ -226,10 +226,19 @@ export function buildOpenApiDocument(version: string): Json {
           'then the non-textual files and the summary totals (files, size, tokens, tokens by type, skipped paths), which are known last. ' +
           '`json`: one object with `repository`, `encoding`, `tree`, `files`, then `summary`, `assets` and `skipped_count`. ' +
           'The tree draws every file the walk found: one that vanished before it was read is drawn and listed in `skipped` as `unreadable`. ' +
-          'Lite outputs keep only the tree and the files. `zip`: at the top the three outputs, `summary.json`, a `README.md` describing the bundle and `manifest.json` (size and sha256 of every other entry); under `repository/` the non-textual files of the repository, at their paths in it. Only `repository/` holds files of the repository, so its own `README.md`, `manifest.json` or `assets/` never take the place of the bundle entries of the same name.',
+          'Lite outputs keep only the tree and the files. ' +
+          'With `max_tokens_per_part` the txt, md and json outputs are in parts (listed in the result\'s `artifacts.<format>.parts`, each with its exact token count): ask for one with `part=N` (404 `PART_NOT_FOUND` past the last; without `part`, 409 `PART_REQUIRED`). Each part starts with a header naming the part and its files in tree order (json: one self-contained document per part, `{..., "files": [...], "part": N}`); part 1 holds the repository and the tree, the last part the totals; a file is cut only when it alone exceeds the budget, each piece marked `part k of n of this file` (json: `file_part`). ' +
+          '`zip`: at the top the three outputs (or all their parts), `summary.json`, a `README.md` describing the bundle and `manifest.json` (size and sha256 of every other entry); under `repository/` the non-textual files of the repository, at their paths in it. Only `repository/` holds files of the repository, so its own `README.md`, `manifest.json` or `assets/` never take the place of the bundle entries of the same name.',
         parameters: [
           scanIdParam,
           { name: 'format', in: 'query', required: true, schema: { type: 'string', enum: [...ARTIFACT_FORMATS] } },
+          {
+            name: 'part',
+            in: 'query',
+            required: false,
+            description: 'Which part (from 1) of an output cut by `max_tokens_per_part`; required for such an output.',
+            schema: { type: 'integer', minimum: 1 },
+          },
         ],
         responses: {
           '200': {

@@ -110,6 +110,14 @@ export const SCAN_OPTIONS = {
     description:
       "Secret detection (secretlint's recommended rules): `redact` replaces each finding in the outputs with `[REDACTED:<rule>]` and lists it in `secrets`; `report` lists findings but leaves the outputs as they are; `off` looks for nothing. Files over 2 MiB are not checked (listed in `secrets.not_checked`).",
   },
+  max_tokens_per_part: {
+    kind: 'count',
+    min: 1000,
+    max: 10_000_000,
+    output: true,
+    description:
+      "Cut the txt, md and json outputs into numbered parts of at most this many tokens each (the scan's encoding, every byte of the part counted exactly). Files stay whole unless one alone exceeds it (then cut at line boundaries, a longer line at a character boundary, each piece marked `part k of n of this file`). null writes one output per format.",
+  },
 } as const satisfies Record<string, ScanOptionSpec>;
 
 export type ScanOptionName = keyof typeof SCAN_OPTIONS;
@@ -142,6 +150,11 @@ export const SCAN_OPTION_FLAGS = {
     flag: '--secrets',
     arg: '<mode>',
     help: 'redact (default): hide found secrets in the outputs; report: only list them; off',
+  },
+  max_tokens_per_part: {
+    flag: '--max-tokens',
+    arg: '<n>',
+    help: 'cut the outputs into parts of at most n tokens (>= 1000)',
   },
 } as const satisfies { [K in ScanOptionName]: { flag: `--${string}`; arg?: `<${string}>`; help: string } };
 

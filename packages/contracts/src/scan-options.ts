@@ -111,10 +111,13 @@ export const InspectRequest = z
     branch: BranchName.optional(),
     git_token: GitToken.optional(),
     ...previewFields,
+    // Not a selection option: given, the preview estimates how many parts it would give.
+    max_tokens_per_part: ScanOptionFields.max_tokens_per_part,
   })
   .meta({
     id: 'InspectRequest',
-    description: 'Body of POST /v1/inspect: the selection options of a scan; nothing is written.',
+    description:
+      'Body of POST /v1/inspect: the selection options of a scan, and `max_tokens_per_part` to estimate the parts it would give; nothing is written.',
   });
 export type InspectRequest = z.output<typeof InspectRequest>;
 

@@ -151,10 +151,25 @@ export type SecretsReport = z.output<typeof SecretsReport>;
 
 export const ArtifactFormat = z.enum(ARTIFACT_FORMATS);
 export type ArtifactFormat = z.output<typeof ArtifactFormat>;
+export const ArtifactPart = z
+  .object({
+    part: z.int().min(1),
+    url: z.string().meta({ example: '/v1/download/3f0c2a51-8d7e-4b1a-9c3e-2f6d5b4a1e90?format=md&part=2' }),
+    bytes: z.int(),
+    sha256: z.string(),
+    tokens: z.int().meta({ description: "The part's exact token count in the scan's encoding, every byte counted." }),
+  })
+  .meta({ id: 'ArtifactPart' });
 export const ArtifactInfo = z.object({
   url: z.string().meta({ example: '/v1/download/3f0c2a51-8d7e-4b1a-9c3e-2f6d5b4a1e90?format=md' }),
-  bytes: z.int(),
-  sha256: z.string(),
+  bytes: z.int().meta({ description: 'Size of the output; of all its parts together when it is in parts.' }),
+  sha256: z
+    .string()
+    .meta({ description: 'SHA-256 of the output; of its parts one after the other when it is in parts.' }),
+  parts: z.array(ArtifactPart).optional().meta({
+    description:
+      "With `max_tokens_per_part`: the output's parts, from 1. Download each with `&part=N`; the URL without it answers 409 `PART_REQUIRED`.",
+  }),
 });
 export const ArtifactMap = z.partialRecord(ArtifactFormat, ArtifactInfo).meta({ id: 'Artifacts' });
 
@@ -331,6 +346,10 @@ export const InspectResult = z
     files: z.array(InspectFileEntry).meta({ description: 'Every kept file, textual and not.' }),
     skipped_count: z.int(),
     secrets: SecretsReport.optional(),
+    parts_estimate: z.int().optional().meta({
+      description:
+        'With `max_tokens_per_part`: about how many parts the txt output would take, from the estimated counts and guessed header sizes (md and json may take a few more). An estimate: the scan counts exactly.',
+    }),
   })
   .meta({ id: 'InspectResult' });
 export type InspectResult = z.output<typeof InspectResult>;

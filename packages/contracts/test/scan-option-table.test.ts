@@ -88,10 +88,13 @@ describe('the scan option table', () => {
     }
   });
 
-  it('lets a preview take the selection options only; output options keep their defaults', () => {
+  it('lets a preview take the selection options and the part budget only; output options keep their defaults', () => {
     const preview = Object.fromEntries(PREVIEW_OPTION_NAMES.map((name) => [name, changed[name]]));
     const { repo_path: _repoPath, ...parsed } = InspectRequest.parse({ repo_path: '/srv/repo', ...preview });
-    expect(parsed).toEqual(preview);
+    // The budget is an output option a preview takes too, to estimate the parts it would give.
+    expect(parsed).toEqual({ ...preview, max_tokens_per_part: null });
+    expect(InspectRequest.parse({ repo_path: '/srv/repo', max_tokens_per_part: 5000 }).max_tokens_per_part).toBe(5000);
+    expect(InspectRequest.safeParse({ repo_path: '/srv/repo', max_tokens_per_part: 999 }).success).toBe(false);
     expect(InspectRequest.safeParse({ repo_path: '/srv/repo', lite: true }).success).toBe(false);
     expect(InspectRequest.safeParse({ repo_path: '/srv/repo', create_zip: true }).success).toBe(false);
     expect(withOutputDefaults(InspectRequest.parse({ repo_path: '/srv/repo', ...preview }))).toMatchObject({

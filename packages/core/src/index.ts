@@ -29,6 +29,8 @@ export { ARTIFACT_FILE_NAMES } from './artifacts/artifact-names.js';
 export type { ArtifactFormat, WrittenArtifact } from './artifacts/artifact-names.js';
 export { SECRETS_MAX_BYTES, redactionMark } from './secrets/secret-scan.js';
 export type { SecretFinding, SecretScan, SecretsSummary } from './secrets/secret-scan.js';
+export { partFileName } from './artifacts/write-parts.js';
+export type { PartedOutput, WrittenPart } from './artifacts/write-parts.js';
 export { runScan } from './scan/run-scan.js';
 export type { RunScanDeps, ScanInput, ScanReport, ScanTimings } from './scan/run-scan.js';
 export { inspectTree, toInspectResult } from './scan/inspect-tree.js';

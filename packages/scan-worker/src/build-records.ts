@@ -1,8 +1,8 @@
 import type { ArtifactFormat, ScanResult, SummaryRecord } from '@reposcan/contracts';
 import type { ScanReport } from '@reposcan/core';
 
-export function downloadUrl(scanId: string, format: ArtifactFormat): string {
-  return `/v1/download/${scanId}?format=${format}`;
+export function downloadUrl(scanId: string, format: ArtifactFormat, part?: number): string {
+  return `/v1/download/${scanId}?format=${format}${part === undefined ? '' : `&part=${part}`}`;
 }
 
 /** The summary record (GET /v1/summary): metadata only, never file contents. */
@@ -15,6 +15,19 @@ export function buildSummaryRecord(
   const artifacts: SummaryRecord['artifacts'] = {};
   for (const a of report.artifacts)
     artifacts[a.format] = { url: downloadUrl(scanId, a.format), bytes: a.bytes, sha256: a.sha256 };
+  for (const output of report.parts ?? [])
+    artifacts[output.format] = {
+      url: downloadUrl(scanId, output.format),
+      bytes: output.bytes,
+      sha256: output.sha256,
+      parts: output.parts.map((p) => ({
+        part: p.part,
+        url: downloadUrl(scanId, output.format, p.part),
+        bytes: p.bytes,
+        sha256: p.sha256,
+        tokens: p.tokens,
+      })),
+    };
   return {
     scan_id: scanId,
     state: 'completed',

@@ -25,10 +25,15 @@ export const STAGING_NAME = /^work\.(\d+)\.[0-9a-f]+$/;
 
 /** The only files that can be addressed inside `result/`. */
 export const RESULT_FILE_NAMES = ['output.txt', 'output.md', 'output.json', 'output.zip', 'summary.json'] as const;
-export type ResultFileName = (typeof RESULT_FILE_NAMES)[number];
+/** A part of an output cut by max_tokens_per_part (core's partFileName): a number and a fixed format, nothing else. */
+export type PartFileName = `output.part-${number}.${'txt' | 'md' | 'json'}`;
+export type ResultFileName = (typeof RESULT_FILE_NAMES)[number] | PartFileName;
+const PART_FILE_NAME = /^output\.part-(?:0[1-9]|[1-9]\d{1,6})\.(?:txt|md|json)$/;
 
 export function isResultFileName(name: unknown): name is ResultFileName {
-  return (RESULT_FILE_NAMES as readonly unknown[]).includes(name);
+  return (
+    (RESULT_FILE_NAMES as readonly unknown[]).includes(name) || (typeof name === 'string' && PART_FILE_NAME.test(name))
+  );
 }
 
 /** Throws INVALID_SCAN_ID unless `id` is a lowercase UUID v4; the message never echoes the id (it may be huge or hold NULs). */

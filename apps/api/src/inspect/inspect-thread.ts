@@ -32,5 +32,5 @@ async function run(job: InspectJob, signal: AbortSignal): Promise<InspectResult>
     limits: job.limits,
     signal,
   });
-  return toInspectResult(report, prepared.source.commit);
+  return toInspectResult(report, prepared.source.commit, job.options.max_tokens_per_part);
 }

@@ -9,7 +9,10 @@ import type { ArtifactService } from '../services/artifact-service.js';
 import type { ScanService } from '../services/scan-service.js';
 import { methodNotAllowed } from './method-not-allowed.js';
 
-const DownloadQuery = z.strictObject({ format: ArtifactFormat });
+const DownloadQuery = z.strictObject({
+  format: ArtifactFormat,
+  part: z.coerce.number().int().min(1).optional(),
+});
 
 export function artifactRoutes(deps: { artifacts: ArtifactService; scans: ScanService }): Router {
   const router = Router();
@@ -18,8 +21,8 @@ export function artifactRoutes(deps: { artifacts: ArtifactService; scans: ScanSe
     .route('/v1/download/:scan_id')
     .get(async (req, res, next) => {
       const scanId = scanIdParam(req);
-      const { format } = parseOrThrow(DownloadQuery, req.query, 'query');
-      const file = await deps.artifacts.artifact(scanId, format, callerOf(req));
+      const { format, part } = parseOrThrow(DownloadQuery, req.query, 'query');
+      const file = await deps.artifacts.artifact(scanId, format, callerOf(req), part);
       res.attachment(file.fileName);
       res.setHeader('Content-Type', file.contentType);
       if (file.sha256) {

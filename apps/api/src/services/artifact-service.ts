@@ -1,7 +1,7 @@
 import { access as fileAccess, readFile } from 'node:fs/promises';
 import { ScanError, SummaryRecord } from '@reposcan/contracts';
 import type { ArtifactFormat, ScanStateRecord } from '@reposcan/contracts';
-import { ARTIFACT_FILE_NAMES } from '@reposcan/core';
+import { ARTIFACT_FILE_NAMES, partFileName } from '@reposcan/core';
 import type { ScanStore } from '@reposcan/storage';
 import { mayAccess, notFound } from './scan-service.js';
 import type { ScanAccess, ScanService } from './scan-service.js';
@@ -46,9 +46,43 @@ export class ArtifactService {
     private readonly scans: ScanService,
   ) {}
 
-  async artifact(scanId: string, format: ArtifactFormat, access: ScanAccess = null): Promise<ArtifactFile> {
+  /** The file of `format` (of its part `part`, for an output in parts); 404 when `access` may not see the scan. */
+  async artifact(
+    scanId: string,
+    format: ArtifactFormat,
+    access: ScanAccess = null,
+    part?: number,
+  ): Promise<ArtifactFile> {
     const record = await this.scans.get(scanId, access);
     assertCompleted(record);
+    const info = record.result?.artifacts[format];
+    const parts = info?.parts;
+    const name = record.result?.repo_name || 'reposcan';
+    if (parts !== undefined) {
+      if (part === undefined)
+        throw new ScanError(
+          'PART_REQUIRED',
+          `This scan's ${format} output is in ${parts.length} parts (max_tokens_per_part); ask for one with &part=N, N from 1 to ${parts.length}, or download the ZIP bundle, which holds them all.`,
+        );
+      const found = parts.find((p) => p.part === part);
+      if (found === undefined)
+        throw new ScanError(
+          'PART_NOT_FOUND',
+          `This scan's ${format} output has parts 1 to ${parts.length}; there is no part ${part}.`,
+        );
+      if (format === 'zip') throw new Error('The ZIP bundle is never in parts');
+      return {
+        path: this.store.resultFile(scanId, partFileName(format, part)),
+        contentType: CONTENT_TYPES[format],
+        fileName: `${name}.${partFileName(format, part).slice('output.'.length)}`,
+        sha256: found.sha256,
+      };
+    }
+    if (part !== undefined)
+      throw new ScanError(
+        'PART_NOT_FOUND',
+        `This scan's ${format} output is not in parts (it was run without max_tokens_per_part); ask again without part.`,
+      );
     const path = this.store.resultFile(scanId, ARTIFACT_FILE_NAMES[format]);
     const exists = await fileAccess(path).then(
       () => true,
@@ -62,12 +96,11 @@ export class ArtifactService {
           : `This scan has no ${format} output.`,
       );
     }
-    const name = record.result?.repo_name || 'reposcan';
     return {
       path,
       contentType: CONTENT_TYPES[format],
       fileName: `${name}.${format}`,
-      sha256: record.result?.artifacts[format]?.sha256 ?? null,
+      sha256: info?.sha256 ?? null,
     };
   }
 

@@ -2,7 +2,7 @@ import { copyFile, mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promise
 import { join } from 'node:path';
 import { ARTIFACT_FORMATS, toEngineOptions } from '@reposcan/contracts/vocabulary';
 import type { SkipReason } from '@reposcan/core';
-import { artifactFileName, selectFormats, summaryFileName } from '../artifact-files.js';
+import { artifactFileName, partFileName, selectFormats, summaryFileName } from '../artifact-files.js';
 import type { ScanArgs } from '../cli-args.js';
 import type { CliIo } from '../cli-io.js';
 import { ScanEndedError } from '../exit-codes.js';
@@ -77,16 +77,23 @@ export async function scanLocal(args: ScanArgs, io: CliIo): Promise<ScanOutcome>
     // A terminal already shows stdout's list of paths; the notes are for a redirected stdout.
     const note = io.stdout.isTTY ? () => {} : (line: string) => progress.note(line);
     const formats = selectFormats(
-      report.artifacts.map((a) => a.format),
+      [...report.artifacts.map((a) => a.format), ...(report.parts ?? []).map((o) => o.format)],
       args.formats,
     );
     const files: WrittenFile[] = [];
     for (const format of formats) {
-      const artifact = report.artifacts.find((a) => a.format === format)!;
-      const path = join(output.dir, artifactFileName(folder.name, format));
-      await moveFile(join(staging, artifact.file), path);
-      note(`wrote ${path} (${artifact.bytes} bytes)`);
-      files.push({ format, path, bytes: artifact.bytes, sha256: artifact.sha256 });
+      // An output in parts (--max-tokens) is written as one file per part.
+      const parted = report.parts?.find((o) => o.format === format);
+      const pieces = parted
+        ? parted.parts.map((p) => ({ ...p, path: join(output.dir, partFileName(folder.name, format, p.part)) }))
+        : report.artifacts
+            .filter((a) => a.format === format)
+            .map((a) => ({ ...a, path: join(output.dir, artifactFileName(folder.name, format)) }));
+      for (const piece of pieces) {
+        await moveFile(join(staging, piece.file), piece.path);
+        note(`wrote ${piece.path} (${piece.bytes} bytes)`);
+        files.push({ format, path: piece.path, bytes: piece.bytes, sha256: piece.sha256 });
+      }
     }
     // The same record the server publishes as summary.json (and puts in the bundle).
     const summary = `${JSON.stringify(report, null, 2)}\n`;

@@ -3,7 +3,7 @@ import { basename, join } from 'node:path';
 import { ReposcanClient } from '@reposcan/client';
 import type { ScanAccepted, ScanResult, ScanStatus, Submission, UploadOptions } from '@reposcan/client';
 import { downloadToFile, uploadFile } from '@reposcan/client/node';
-import { artifactFileName, selectFormats, summaryFileName } from '../artifact-files.js';
+import { artifactFileName, partFileName, selectFormats, summaryFileName } from '../artifact-files.js';
 import type { ScanArgs } from '../cli-args.js';
 import type { CliIo } from '../cli-io.js';
 import { ScanEndedError, UsageError } from '../exit-codes.js';
@@ -120,10 +120,20 @@ async function downloadArtifacts(
     throw new Error(`the scan did not produce ${missing.join(', ')} (it produced ${produced.join(', ')}).`);
   const written: WrittenFile[] = [];
   for (const format of formats) {
-    const path = join(output, artifactFileName(result.repo_name, format));
-    const saved = await downloadToFile(client, result.scan_id, format, path, { expected: result.artifacts[format] });
-    note(`wrote ${path} (${saved.bytes} bytes)`);
-    written.push(saved);
+    const parts = result.artifacts[format]?.parts;
+    // An output in parts (--max-tokens) is written as one file per part.
+    for (const part of parts ?? [null]) {
+      const path = join(
+        output,
+        part === null ? artifactFileName(result.repo_name, format) : partFileName(result.repo_name, format, part.part),
+      );
+      const saved = await downloadToFile(client, result.scan_id, format, path, {
+        expected: part ?? result.artifacts[format],
+        ...(part === null ? {} : { part: part.part }),
+      });
+      note(`wrote ${path} (${saved.bytes} bytes)`);
+      written.push(saved);
+    }
   }
   return written;
 }

@@ -106,7 +106,7 @@ export interface paths {
         };
         /**
          * Download an artifact
-         * @description Every artifact is written front to back, once. `txt` and `md`: the repository and its directory tree, every textual file in walk order, then the non-textual files and the summary totals (files, size, tokens, tokens by type, skipped paths), which are known last. `json`: one object with `repository`, `encoding`, `tree`, `files`, then `summary`, `assets` and `skipped_count`. The tree draws every file the walk found: one that vanished before it was read is drawn and listed in `skipped` as `unreadable`. Lite outputs keep only the tree and the files. `zip`: at the top the three outputs, `summary.json`, a `README.md` describing the bundle and `manifest.json` (size and sha256 of every other entry); under `repository/` the non-textual files of the repository, at their paths in it. Only `repository/` holds files of the repository, so its own `README.md`, `manifest.json` or `assets/` never take the place of the bundle entries of the same name.
+         * @description Every artifact is written front to back, once. `txt` and `md`: the repository and its directory tree, every textual file in walk order, then the non-textual files and the summary totals (files, size, tokens, tokens by type, skipped paths), which are known last. `json`: one object with `repository`, `encoding`, `tree`, `files`, then `summary`, `assets` and `skipped_count`. The tree draws every file the walk found: one that vanished before it was read is drawn and listed in `skipped` as `unreadable`. Lite outputs keep only the tree and the files. With `max_tokens_per_part` the txt, md and json outputs are in parts (listed in the result's `artifacts.<format>.parts`, each with its exact token count): ask for one with `part=N` (404 `PART_NOT_FOUND` past the last; without `part`, 409 `PART_REQUIRED`). Each part starts with a header naming the part and its files in tree order (json: one self-contained document per part, `{..., "files": [...], "part": N}`); part 1 holds the repository and the tree, the last part the totals; a file is cut only when it alone exceeds the budget, each piece marked `part k of n of this file` (json: `file_part`). `zip`: at the top the three outputs (or all their parts), `summary.json`, a `README.md` describing the bundle and `manifest.json` (size and sha256 of every other entry); under `repository/` the non-textual files of the repository, at their paths in it. Only `repository/` holds files of the repository, so its own `README.md`, `manifest.json` or `assets/` never take the place of the bundle entries of the same name.
          */
         get: operations["download"];
         put?: never;
@@ -209,12 +209,25 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        ArtifactPart: {
+            part: number;
+            /** @example /v1/download/3f0c2a51-8d7e-4b1a-9c3e-2f6d5b4a1e90?format=md&part=2 */
+            url: string;
+            bytes: number;
+            sha256: string;
+            /** @description The part's exact token count in the scan's encoding, every byte counted. */
+            tokens: number;
+        };
         Artifacts: {
             [key: string]: {
                 /** @example /v1/download/3f0c2a51-8d7e-4b1a-9c3e-2f6d5b4a1e90?format=md */
                 url: string;
+                /** @description Size of the output; of all its parts together when it is in parts. */
                 bytes: number;
+                /** @description SHA-256 of the output; of its parts one after the other when it is in parts. */
                 sha256: string;
+                /** @description With `max_tokens_per_part`: the output's parts, from 1. Download each with `&part=N`; the URL without it answers 409 `PART_REQUIRED`. */
+                parts?: components["schemas"]["ArtifactPart"][];
             };
         };
         CleanupResponse: {
@@ -236,7 +249,7 @@ export interface components {
              */
             error: string;
             /** @enum {string} */
-            code: "INVALID_JSON" | "INVALID_REQUEST" | "INVALID_SCAN_ID" | "INVALID_REPO_PATH" | "INVALID_BRANCH" | "INVALID_MULTIPART" | "GIT_TOKEN_NOT_ACCEPTED" | "INVALID_CALLBACK_URL" | "API_KEY_MISSING" | "API_KEY_INVALID" | "ADMIN_KEY_REQUIRED" | "LOCAL_PATHS_DISABLED" | "OUTSIDE_ALLOWED_ROOTS" | "SCHEME_NOT_ALLOWED" | "HOST_NOT_ALLOWED" | "CREDENTIALS_IN_URL" | "PRIVATE_ADDRESS" | "CLONE_REDIRECT_BLOCKED" | "ROUTE_NOT_FOUND" | "SCAN_NOT_FOUND" | "FORMAT_NOT_PRODUCED" | "METHOD_NOT_ALLOWED" | "RANGE_NOT_SATISFIABLE" | "SCAN_NOT_READY" | "SCAN_FAILED" | "SCAN_CANCELLED" | "BODY_TOO_LARGE" | "UPLOAD_TOO_LARGE" | "ARCHIVE_TOO_LARGE" | "TOO_MANY_ENTRIES" | "REPO_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "NOT_A_ZIP" | "LOCAL_PATH_NOT_FOUND" | "REPO_NOT_FOUND" | "BRANCH_NOT_FOUND" | "SUBDIR_NOT_FOUND" | "UNSAFE_ARCHIVE" | "IGNORE_FILE_TOO_LARGE" | "REPO_AUTH_FAILED" | "WEBHOOKS_NOT_CONFIGURED" | "RATE_LIMITED" | "INSPECT_BUSY" | "TOO_MANY_EVENT_STREAMS" | "INTERNAL_ERROR" | "WORKER_CRASHED" | "QUEUE_LOST" | "CLONE_FAILED" | "QUEUE_FULL" | "QUEUE_UNAVAILABLE" | "NO_WORKER_ACCEPTS" | "CREDENTIALS_KEY_MISSING" | "EVENT_STREAMS_FULL" | "SERVER_STOPPING" | "CLONE_TIMEOUT" | "SCAN_TIMEOUT" | "WALK_TIMEOUT" | "DISK_FULL" | "VOLUME_READ_ONLY";
+            code: "INVALID_JSON" | "INVALID_REQUEST" | "INVALID_SCAN_ID" | "INVALID_REPO_PATH" | "INVALID_BRANCH" | "INVALID_MULTIPART" | "GIT_TOKEN_NOT_ACCEPTED" | "INVALID_CALLBACK_URL" | "API_KEY_MISSING" | "API_KEY_INVALID" | "ADMIN_KEY_REQUIRED" | "LOCAL_PATHS_DISABLED" | "OUTSIDE_ALLOWED_ROOTS" | "SCHEME_NOT_ALLOWED" | "HOST_NOT_ALLOWED" | "CREDENTIALS_IN_URL" | "PRIVATE_ADDRESS" | "CLONE_REDIRECT_BLOCKED" | "ROUTE_NOT_FOUND" | "SCAN_NOT_FOUND" | "FORMAT_NOT_PRODUCED" | "PART_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "RANGE_NOT_SATISFIABLE" | "SCAN_NOT_READY" | "SCAN_FAILED" | "SCAN_CANCELLED" | "PART_REQUIRED" | "BODY_TOO_LARGE" | "UPLOAD_TOO_LARGE" | "ARCHIVE_TOO_LARGE" | "TOO_MANY_ENTRIES" | "REPO_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "NOT_A_ZIP" | "LOCAL_PATH_NOT_FOUND" | "REPO_NOT_FOUND" | "BRANCH_NOT_FOUND" | "SUBDIR_NOT_FOUND" | "UNSAFE_ARCHIVE" | "IGNORE_FILE_TOO_LARGE" | "REPO_AUTH_FAILED" | "WEBHOOKS_NOT_CONFIGURED" | "PART_BUDGET_TOO_SMALL" | "RATE_LIMITED" | "INSPECT_BUSY" | "TOO_MANY_EVENT_STREAMS" | "INTERNAL_ERROR" | "WORKER_CRASHED" | "QUEUE_LOST" | "CLONE_FAILED" | "QUEUE_FULL" | "QUEUE_UNAVAILABLE" | "NO_WORKER_ACCEPTS" | "CREDENTIALS_KEY_MISSING" | "EVENT_STREAMS_FULL" | "SERVER_STOPPING" | "CLONE_TIMEOUT" | "SCAN_TIMEOUT" | "WALK_TIMEOUT" | "DISK_FULL" | "VOLUME_READ_ONLY";
             /** @description What happened and what to do about it. */
             detail: string;
             request_id: string;
@@ -252,7 +265,7 @@ export interface components {
             status: "ok";
             version: string;
         };
-        /** @description Body of POST /v1/inspect: the selection options of a scan; nothing is written. */
+        /** @description Body of POST /v1/inspect: the selection options of a scan, and `max_tokens_per_part` to estimate the parts it would give; nothing is written. */
         InspectRequest: {
             /**
              * @description Remote repository URL (https, the web forms `/tree/<ref>/<subdir>`, `/blob/…`, `/-/tree/…`, `/src/…`, or `git@host:owner/repo.git`) or an absolute server-local path inside ALLOWED_LOCAL_ROOTS.
@@ -326,6 +339,11 @@ export interface components {
              * @enum {string}
              */
             secrets?: "redact" | "report" | "off";
+            /**
+             * @description Cut the txt, md and json outputs into numbered parts of at most this many tokens each (the scan's encoding, every byte of the part counted exactly). Files stay whole unless one alone exceeds it (then cut at line boundaries, a longer line at a character boundary, each piece marked `part k of n of this file`). null writes one output per format.
+             * @default null
+             */
+            max_tokens_per_part?: number | null;
         };
         InspectResponse: {
             /** @constant */
@@ -356,6 +374,8 @@ export interface components {
             }[];
             skipped_count: number;
             secrets?: components["schemas"]["SecretsReport"];
+            /** @description With `max_tokens_per_part`: about how many parts the txt output would take, from the estimated counts and guessed header sizes (md and json may take a few more). An estimate: the scan counts exactly. */
+            parts_estimate?: number;
         };
         InspectSummaryTotals: {
             total_files: number;
@@ -418,7 +438,7 @@ export interface components {
         };
         ScanFailure: {
             /** @enum {string} */
-            code: "INVALID_JSON" | "INVALID_REQUEST" | "INVALID_SCAN_ID" | "INVALID_REPO_PATH" | "INVALID_BRANCH" | "INVALID_MULTIPART" | "GIT_TOKEN_NOT_ACCEPTED" | "INVALID_CALLBACK_URL" | "API_KEY_MISSING" | "API_KEY_INVALID" | "ADMIN_KEY_REQUIRED" | "LOCAL_PATHS_DISABLED" | "OUTSIDE_ALLOWED_ROOTS" | "SCHEME_NOT_ALLOWED" | "HOST_NOT_ALLOWED" | "CREDENTIALS_IN_URL" | "PRIVATE_ADDRESS" | "CLONE_REDIRECT_BLOCKED" | "ROUTE_NOT_FOUND" | "SCAN_NOT_FOUND" | "FORMAT_NOT_PRODUCED" | "METHOD_NOT_ALLOWED" | "RANGE_NOT_SATISFIABLE" | "SCAN_NOT_READY" | "SCAN_FAILED" | "SCAN_CANCELLED" | "BODY_TOO_LARGE" | "UPLOAD_TOO_LARGE" | "ARCHIVE_TOO_LARGE" | "TOO_MANY_ENTRIES" | "REPO_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "NOT_A_ZIP" | "LOCAL_PATH_NOT_FOUND" | "REPO_NOT_FOUND" | "BRANCH_NOT_FOUND" | "SUBDIR_NOT_FOUND" | "UNSAFE_ARCHIVE" | "IGNORE_FILE_TOO_LARGE" | "REPO_AUTH_FAILED" | "WEBHOOKS_NOT_CONFIGURED" | "RATE_LIMITED" | "INSPECT_BUSY" | "TOO_MANY_EVENT_STREAMS" | "INTERNAL_ERROR" | "WORKER_CRASHED" | "QUEUE_LOST" | "CLONE_FAILED" | "QUEUE_FULL" | "QUEUE_UNAVAILABLE" | "NO_WORKER_ACCEPTS" | "CREDENTIALS_KEY_MISSING" | "EVENT_STREAMS_FULL" | "SERVER_STOPPING" | "CLONE_TIMEOUT" | "SCAN_TIMEOUT" | "WALK_TIMEOUT" | "DISK_FULL" | "VOLUME_READ_ONLY";
+            code: "INVALID_JSON" | "INVALID_REQUEST" | "INVALID_SCAN_ID" | "INVALID_REPO_PATH" | "INVALID_BRANCH" | "INVALID_MULTIPART" | "GIT_TOKEN_NOT_ACCEPTED" | "INVALID_CALLBACK_URL" | "API_KEY_MISSING" | "API_KEY_INVALID" | "ADMIN_KEY_REQUIRED" | "LOCAL_PATHS_DISABLED" | "OUTSIDE_ALLOWED_ROOTS" | "SCHEME_NOT_ALLOWED" | "HOST_NOT_ALLOWED" | "CREDENTIALS_IN_URL" | "PRIVATE_ADDRESS" | "CLONE_REDIRECT_BLOCKED" | "ROUTE_NOT_FOUND" | "SCAN_NOT_FOUND" | "FORMAT_NOT_PRODUCED" | "PART_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "RANGE_NOT_SATISFIABLE" | "SCAN_NOT_READY" | "SCAN_FAILED" | "SCAN_CANCELLED" | "PART_REQUIRED" | "BODY_TOO_LARGE" | "UPLOAD_TOO_LARGE" | "ARCHIVE_TOO_LARGE" | "TOO_MANY_ENTRIES" | "REPO_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "NOT_A_ZIP" | "LOCAL_PATH_NOT_FOUND" | "REPO_NOT_FOUND" | "BRANCH_NOT_FOUND" | "SUBDIR_NOT_FOUND" | "UNSAFE_ARCHIVE" | "IGNORE_FILE_TOO_LARGE" | "REPO_AUTH_FAILED" | "WEBHOOKS_NOT_CONFIGURED" | "PART_BUDGET_TOO_SMALL" | "RATE_LIMITED" | "INSPECT_BUSY" | "TOO_MANY_EVENT_STREAMS" | "INTERNAL_ERROR" | "WORKER_CRASHED" | "QUEUE_LOST" | "CLONE_FAILED" | "QUEUE_FULL" | "QUEUE_UNAVAILABLE" | "NO_WORKER_ACCEPTS" | "CREDENTIALS_KEY_MISSING" | "EVENT_STREAMS_FULL" | "SERVER_STOPPING" | "CLONE_TIMEOUT" | "SCAN_TIMEOUT" | "WALK_TIMEOUT" | "DISK_FULL" | "VOLUME_READ_ONLY";
             message: string;
         };
         ScanOptions: {
@@ -489,6 +509,11 @@ export interface components {
              * @enum {string}
              */
             secrets: "redact" | "report" | "off";
+            /**
+             * @description Cut the txt, md and json outputs into numbered parts of at most this many tokens each (the scan's encoding, every byte of the part counted exactly). Files stay whole unless one alone exceeds it (then cut at line boundaries, a longer line at a character boundary, each piece marked `part k of n of this file`). null writes one output per format.
+             * @default null
+             */
+            max_tokens_per_part: number | null;
         };
         ScanProgress: {
             /**
@@ -590,6 +615,11 @@ export interface components {
              * @enum {string}
              */
             secrets?: "redact" | "report" | "off";
+            /**
+             * @description Cut the txt, md and json outputs into numbered parts of at most this many tokens each (the scan's encoding, every byte of the part counted exactly). Files stay whole unless one alone exceeds it (then cut at line boundaries, a longer line at a character boundary, each piece marked `part k of n of this file`). null writes one output per format.
+             * @default null
+             */
+            max_tokens_per_part?: number | null;
         };
         ScanResult: {
             /**
@@ -915,7 +945,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Error envelope. Codes: `LOCAL_PATH_NOT_FOUND`, `REPO_NOT_FOUND`, `BRANCH_NOT_FOUND`, `SUBDIR_NOT_FOUND`, `UNSAFE_ARCHIVE`, `IGNORE_FILE_TOO_LARGE`, `REPO_AUTH_FAILED`, `WEBHOOKS_NOT_CONFIGURED`. */
+            /** @description Error envelope. Codes: `LOCAL_PATH_NOT_FOUND`, `REPO_NOT_FOUND`, `BRANCH_NOT_FOUND`, `SUBDIR_NOT_FOUND`, `UNSAFE_ARCHIVE`, `IGNORE_FILE_TOO_LARGE`, `REPO_AUTH_FAILED`, `WEBHOOKS_NOT_CONFIGURED`, `PART_BUDGET_TOO_SMALL`. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -999,6 +1029,8 @@ export interface operations {
                 tree_depth?: string | null;
                 /** @description Skip files larger than this many bytes (reason `too_large`); the server per-file limit applies in any case. */
                 size_limit?: string | null;
+                /** @description Cut the txt, md and json outputs into numbered parts of at most this many tokens each (the scan's encoding, every byte of the part counted exactly). Files stay whole unless one alone exceeds it (then cut at line boundaries, a longer line at a character boundary, each piece marked `part k of n of this file`). null writes one output per format. */
+                max_tokens_per_part?: string | null;
                 /** @description Folder names (any depth) or repository-root-relative folder paths to skip, on top of the defaults (VCS, dependency, cache and editor folders). */
                 exclude_dirs?: string | string[];
                 /** @description gitignore-style globs on root-relative POSIX paths; when given, only matching files are kept. A pattern without `/` matches a name at any depth; `**` spans folders. */
@@ -1094,7 +1126,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Error envelope. Codes: `LOCAL_PATH_NOT_FOUND`, `REPO_NOT_FOUND`, `BRANCH_NOT_FOUND`, `SUBDIR_NOT_FOUND`, `UNSAFE_ARCHIVE`, `IGNORE_FILE_TOO_LARGE`, `REPO_AUTH_FAILED`, `WEBHOOKS_NOT_CONFIGURED`. */
+            /** @description Error envelope. Codes: `LOCAL_PATH_NOT_FOUND`, `REPO_NOT_FOUND`, `BRANCH_NOT_FOUND`, `SUBDIR_NOT_FOUND`, `UNSAFE_ARCHIVE`, `IGNORE_FILE_TOO_LARGE`, `REPO_AUTH_FAILED`, `WEBHOOKS_NOT_CONFIGURED`, `PART_BUDGET_TOO_SMALL`. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1220,7 +1252,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Error envelope. Codes: `LOCAL_PATH_NOT_FOUND`, `REPO_NOT_FOUND`, `BRANCH_NOT_FOUND`, `SUBDIR_NOT_FOUND`, `UNSAFE_ARCHIVE`, `IGNORE_FILE_TOO_LARGE`, `REPO_AUTH_FAILED`, `WEBHOOKS_NOT_CONFIGURED`. */
+            /** @description Error envelope. Codes: `LOCAL_PATH_NOT_FOUND`, `REPO_NOT_FOUND`, `BRANCH_NOT_FOUND`, `SUBDIR_NOT_FOUND`, `UNSAFE_ARCHIVE`, `IGNORE_FILE_TOO_LARGE`, `REPO_AUTH_FAILED`, `WEBHOOKS_NOT_CONFIGURED`, `PART_BUDGET_TOO_SMALL`. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1306,7 +1338,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Error envelope. Codes: `ROUTE_NOT_FOUND`, `SCAN_NOT_FOUND`, `FORMAT_NOT_PRODUCED`. */
+            /** @description Error envelope. Codes: `ROUTE_NOT_FOUND`, `SCAN_NOT_FOUND`, `FORMAT_NOT_PRODUCED`, `PART_NOT_FOUND`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1356,7 +1388,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Error envelope. Codes: `ROUTE_NOT_FOUND`, `SCAN_NOT_FOUND`, `FORMAT_NOT_PRODUCED`. */
+            /** @description Error envelope. Codes: `ROUTE_NOT_FOUND`, `SCAN_NOT_FOUND`, `FORMAT_NOT_PRODUCED`, `PART_NOT_FOUND`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1389,6 +1421,8 @@ export interface operations {
         parameters: {
             query: {
                 format: "txt" | "md" | "json" | "zip";
+                /** @description Which part (from 1) of an output cut by `max_tokens_per_part`; required for such an output. */
+                part?: number;
             };
             header?: never;
             path: {
@@ -1448,7 +1482,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Error envelope. Codes: `ROUTE_NOT_FOUND`, `SCAN_NOT_FOUND`, `FORMAT_NOT_PRODUCED`. */
+            /** @description Error envelope. Codes: `ROUTE_NOT_FOUND`, `SCAN_NOT_FOUND`, `FORMAT_NOT_PRODUCED`, `PART_NOT_FOUND`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1457,7 +1491,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Error envelope. Codes: `SCAN_NOT_READY`, `SCAN_FAILED`, `SCAN_CANCELLED`. */
+            /** @description Error envelope. Codes: `SCAN_NOT_READY`, `SCAN_FAILED`, `SCAN_CANCELLED`, `PART_REQUIRED`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1516,7 +1550,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Error envelope. Codes: `ROUTE_NOT_FOUND`, `SCAN_NOT_FOUND`, `FORMAT_NOT_PRODUCED`. */
+            /** @description Error envelope. Codes: `ROUTE_NOT_FOUND`, `SCAN_NOT_FOUND`, `FORMAT_NOT_PRODUCED`, `PART_NOT_FOUND`. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1525,7 +1559,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Error envelope. Codes: `SCAN_NOT_READY`, `SCAN_FAILED`, `SCAN_CANCELLED`. */
+            /** @description Error envelope. Codes: `SCAN_NOT_READY`, `SCAN_FAILED`, `SCAN_CANCELLED`, `PART_REQUIRED`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1575,7 +1609,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Error envelope. Codes: `ROUTE_NOT_FOUND`, `SCAN_NOT_FOUND`, `FORMAT_NOT_PRODUCED`. */
+            /** @description Error envelope. Codes: `ROUTE_NOT_FOUND`, `SCAN_NOT_FOUND`, `FORMAT_NOT_PRODUCED`, `PART_NOT_FOUND`. */
             404: {
                 headers: {
                     [name: string]: unknown;

@@ -39,6 +39,12 @@ export interface JsonStringChunk {
 /** A piece of an artifact: text, UTF-8 bytes written as they are, or UTF-8 bytes written as a JSON string. */
 export type RenderedChunk = string | Uint8Array | JsonStringChunk;
 
+/** Which piece of a file a block holds, when a part budget cut the file (`content` is that piece). */
+export interface FilePiece {
+  part: number;
+  parts: number;
+}
+
 /**
  * A format is three pure pieces, written in order as the scan goes: the head (repository and
  * tree) once the walk is over, one block per file as files are counted, the tail (summary
@@ -52,7 +58,13 @@ export interface FormatRenderer {
    * `content` itself (as it is or as a JSON string) or small strings, so a large file never
    * becomes a large string.
    */
-  file(record: TextFileRecord, content: Uint8Array, index: number, lite: boolean): Iterable<RenderedChunk>;
+  file(
+    record: TextFileRecord,
+    content: Uint8Array,
+    index: number,
+    lite: boolean,
+    piece?: FilePiece,
+  ): Iterable<RenderedChunk>;
   tail(ctx: RenderContext, fileCount: number): string;
 }
 

@@ -5,7 +5,7 @@ import { languageHint } from './language-hint.js';
 import { endsWithNewline } from '../text/utf8.js';
 import { fenceFor, fenceForUtf8, inlineCode, tableCode } from './markdown-fence.js';
 import { replacementNote } from './render-context.js';
-import type { FormatRenderer, HeadContext, RenderContext } from './render-context.js';
+import type { FilePiece, FormatRenderer, HeadContext, RenderContext } from './render-context.js';
 import type { TextFileRecord } from '../types.js';
 
 function table(rows: Array<[string, string]>): string {
@@ -52,9 +52,10 @@ export const markdownRenderer: FormatRenderer = {
     parts.push('## Files');
     return `${parts.join('\n\n')}\n\n`;
   },
-  *file(record: TextFileRecord, content: Uint8Array, _index: number, lite: boolean) {
+  *file(record: TextFileRecord, content: Uint8Array, _index: number, lite: boolean, piece?: FilePiece) {
     const fence = fenceForUtf8(content);
     const lines = [`### ${inlineCode(displayPath(record.path))}`, ''];
+    if (piece) lines.push(`_Part ${piece.part} of ${piece.parts} of this file._`, '');
     if (!lite) {
       const meta = [record.subcategory, formatSize(record.size_bytes), `${record.tokens_estimate} tokens`];
       if (record.encoding) meta.push(`decoded from ${record.encoding}`);

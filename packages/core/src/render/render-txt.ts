@@ -2,7 +2,7 @@ import { endsWithNewline } from '../text/utf8.js';
 import { displayPath } from './display-path.js';
 import { formatSize, formatTokens } from './human-format.js';
 import { replacementNote } from './render-context.js';
-import type { FormatRenderer, HeadContext, RenderContext } from './render-context.js';
+import type { FilePiece, FormatRenderer, HeadContext, RenderContext } from './render-context.js';
 import type { TextFileRecord } from '../types.js';
 
 const RULE = '='.repeat(64);
@@ -52,8 +52,9 @@ export const txtRenderer: FormatRenderer = {
     if (ctx.tree !== null) parts.push(`Directory structure:\n${ctx.tree}`);
     return parts.length > 0 ? `${parts.join('\n\n')}\n\n` : '';
   },
-  *file(record: TextFileRecord, content: Uint8Array, _index: number, lite: boolean) {
+  *file(record: TextFileRecord, content: Uint8Array, _index: number, lite: boolean, piece?: FilePiece) {
     const header = [RULE, `FILE: ${displayPath(record.path)}`];
+    if (piece) header.push(`PART: ${piece.part} of ${piece.parts} of this file`);
     if (!lite) {
       header.push(
         `TYPE: ${record.subcategory} | SIZE: ${formatSize(record.size_bytes)} | TOKENS: ${record.tokens_estimate}`,

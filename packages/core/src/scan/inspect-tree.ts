@@ -49,7 +49,11 @@ export interface InspectReport {
  * A preview in the API's shape (what `POST /v1/inspect` answers and `reposcan inspect --local`
  * prints): every kept file in name order, non-textual ones with 0 tokens.
  */
-export function toInspectResult(report: InspectReport, commit: string | null): InspectResult {
+export function toInspectResult(
+  report: InspectReport,
+  commit: string | null,
+  maxTokensPerPart: number | null = null,
+): InspectResult {
   const files = [
     ...report.files.map((f) => ({
       path: f.path,
@@ -73,7 +77,45 @@ export function toInspectResult(report: InspectReport, commit: string | null): I
     files,
     skipped_count: report.skipped.length,
     ...(report.secrets === undefined ? {} : { secrets: report.secrets }),
+    ...(maxTokensPerPart === null ? {} : { parts_estimate: estimateParts(report, maxTokensPerPart) }),
   };
+}
+
+/** Rough tokens of short ASCII-heavy text such as paths and the tree (about 3.5 bytes a token). */
+const roughTokens = (text: string): number => Math.ceil(text.length / 3.5);
+/** A part's header line and a file block's header, beyond the path they name (txt, rich). */
+const PART_HEADER_TOKENS = 40;
+const BLOCK_HEADER_TOKENS = 45;
+
+/**
+ * How many parts a scan's txt output would take under `budget`, from the preview's estimates: the
+ * same packing as a scan (files whole unless one alone is over the budget), with the headers'
+ * sizes guessed. An estimate: a scan counts exactly and md and json take a few per cent more.
+ */
+export function estimateParts(report: InspectReport, budget: number): number {
+  const room = Math.max(1, budget - PART_HEADER_TOKENS);
+  let parts = 1;
+  let used = roughTokens(report.tree) + 20;
+  if (used > room) {
+    parts = Math.ceil(used / room);
+    used = used % room;
+  }
+  for (const file of report.files) {
+    const size = file.tokens_estimate + BLOCK_HEADER_TOKENS + 2 * roughTokens(file.path);
+    if (used + size <= room) {
+      used += size;
+      continue;
+    }
+    parts += used > 0 ? 1 : 0;
+    if (size <= room) used = size;
+    else {
+      parts += Math.ceil(size / room) - 1;
+      used = size % room;
+    }
+  }
+  const tail = 60 + report.assets.reduce((sum, a) => sum + roughTokens(a.path) + 6, 0);
+  if (used + tail > room) parts += Math.ceil((used + tail - room) / room);
+  return parts;
 }
 
 /**

@@ -19,9 +19,17 @@ export function renderBundleReadme(report: ScanReport): string {
     '| Entry | What it holds |',
     '|---|---|',
     '| `README.md` | this page |',
-    '| `output.txt` | every textual file as plain text, with the directory tree |',
-    '| `output.md` | the same as Markdown, one fenced block per file |',
-    '| `output.json` | the same as JSON, one object per file |',
+    ...(report.parts
+      ? [
+          `| \`output.part-NN.txt\` | every textual file as plain text, with the directory tree, in ${report.parts.find((o) => o.format === 'txt')?.parts.length} parts of at most ${report.options.max_tokens_per_part} tokens |`,
+          '| `output.part-NN.md` | the same as Markdown, one fenced block per file |',
+          '| `output.part-NN.json` | the same as JSON, one document per part |',
+        ]
+      : [
+          '| `output.txt` | every textual file as plain text, with the directory tree |',
+          '| `output.md` | the same as Markdown, one fenced block per file |',
+          '| `output.json` | the same as JSON, one object per file |',
+        ]),
     '| `summary.json` | the summary record: totals, per-file metadata, skipped paths and why |',
     '| `manifest.json` | size and sha256 of every other entry, to verify the bundle |',
     `| \`${BUNDLE_REPOSITORY_DIR}/\` | the repository's non-textual files (images, binaries …) as they were, at their paths in the repository (its textual files are in the outputs) |`,

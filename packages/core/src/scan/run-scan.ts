@@ -6,6 +6,9 @@ import { ARTIFACT_FILE_NAMES } from '../artifacts/artifact-names.js';
 import type { WrittenArtifact } from '../artifacts/artifact-names.js';
 import { TextArtifactWriter } from '../artifacts/write-text-artifacts.js';
 import { writeZipBundle } from '../artifacts/write-zip-bundle.js';
+import { ContentSpool, writeParts } from '../artifacts/write-parts.js';
+import type { PartedOutput } from '../artifacts/write-parts.js';
+import { createTokenCounter } from '../tokens/token-counter.js';
 import { jsonRenderer } from '../render/render-json.js';
 import { markdownRenderer } from '../render/render-markdown.js';
 import { txtRenderer } from '../render/render-txt.js';
@@ -72,6 +75,8 @@ export interface ScanReport {
   assets: AssetRecord[];
   skipped: SkippedPath[];
   artifacts: WrittenArtifact[];
+  /** With max_tokens_per_part: the parts of txt, md and json (which then have no single artifact). */
+  parts?: PartedOutput[];
   timings: ScanTimings;
   /** What secret detection found; absent with `secrets: off`. */
   secrets?: SecretsSummary;
@@ -137,6 +142,8 @@ export async function scanTree(
   const countTokens = deps.tokenCache
     ? withTokenCache(deps.countTokens, deps.tokenCache.cache, deps.tokenCache.stats)
     : deps.countTokens;
+  if (input.options.maxTokensPerPart !== null)
+    return scanInParts(input, deps, countTokens, deps.countTokens, onProgress, started);
   const writer = await TextArtifactWriter.open(
     input.outDir,
     [txtRenderer, markdownRenderer, jsonRenderer],
@@ -227,6 +234,121 @@ export async function scanTree(
     await writer.abort();
     await Promise.allSettled(
       Object.values(ARTIFACT_FILE_NAMES).map((name) => rm(join(input.outDir, name), { force: true })),
+    );
+    throw error;
+  }
+}
+
+/**
+ * A scan whose outputs are cut into parts of at most `max_tokens_per_part` tokens: contents wait in
+ * a spool while files are counted, then each format's parts are planned and written with exact
+ * counts (write-parts.ts). The ZIP bundle holds every part.
+ */
+async function scanInParts(
+  input: ScanInput,
+  deps: RunScanDeps,
+  countTokens: CountTokens,
+  countUncached: CountTokens,
+  onProgress: ProgressCallback,
+  started: number,
+): Promise<ScanReport> {
+  const budget = input.options.maxTokensPerPart as number;
+  const spool = await ContentSpool.open(input.outDir);
+  let parted: PartedOutput[] = [];
+  try {
+    const repository = repositoryBlock(input);
+    const collected = await collectFiles(
+      { ...input, exactTokens: true },
+      deps,
+      countTokens,
+      (record, content) => spool.add(record as ScannedFileRecord, content),
+      onProgress,
+      async () => {},
+    );
+    await spool.flush();
+    onProgress({
+      phase: 'render',
+      files_done: collected.files.length + collected.assets.length,
+      files_total: collected.files.length + collected.assets.length,
+    });
+    const renderStart = performance.now();
+    const files = collected.files as ScannedFileRecord[];
+    const summary = summarize(files, collected.assets, true);
+    const ctx: RenderContext = {
+      repository,
+      encoding: input.encoding,
+      tree: input.options.skipTree ? null : renderTree(input.repoName, collected.walkedPaths, input.options.treeDepth),
+      lite: input.options.lite,
+      summary,
+      assets: collected.assets,
+      skippedCount: collected.skipped.length,
+    };
+    const counter = createTokenCounter(input.encoding);
+    parted = await writeParts({
+      outDir: input.outDir,
+      repoName: input.repoName,
+      budget,
+      ctx,
+      files: spool.spooled,
+      openReader: () => spool.reader(),
+      count: (bytes) => counter.countUtf8(bytes),
+      // Not through the token cache: escaped contents would only fill it with counts no scan reads.
+      countBatch: countUncached,
+      signal: input.signal,
+    });
+    const renderMs = performance.now() - renderStart;
+    await spool.close();
+    const report: ScanReport = {
+      repository,
+      options: toWireOptions(input.options),
+      encoding: input.encoding,
+      summary,
+      tree: ctx.tree,
+      files,
+      assets: collected.assets,
+      skipped: collected.skipped,
+      artifacts: [],
+      parts: parted,
+      ...(collected.secrets === null ? {} : { secrets: collected.secrets }),
+      timings: {
+        walk_ms: round(collected.walkMs),
+        read_ms: round(collected.readMs),
+        render_ms: round(renderMs),
+        zip_ms: 0,
+        total_ms: 0,
+      },
+    };
+    if (input.options.createZip) {
+      input.signal?.throwIfAborted();
+      const parts = parted.flatMap((output) => output.parts);
+      onProgress({ phase: 'zip', files_done: 0, files_total: parts.length + collected.assets.length });
+      const zipStart = performance.now();
+      const zipped = await writeZipBundle({
+        outPath: join(input.outDir, ARTIFACT_FILE_NAMES.zip),
+        files: parts.map((p) => ({ name: p.file, absPath: join(input.outDir, p.file) })),
+        treeFiles: collected.assets.map((a, i) => ({ path: a.path, absPath: collected.assetAbsPaths[i] as string })),
+        documents: [
+          { name: 'summary.json', content: `${JSON.stringify({ ...input.summaryExtras, ...report }, null, 2)}\n` },
+          { name: 'README.md', content: renderBundleReadme(report) },
+        ],
+        date: deps.now(),
+      });
+      report.timings.zip_ms = round(performance.now() - zipStart);
+      report.artifacts.push({
+        format: 'zip',
+        file: ARTIFACT_FILE_NAMES.zip,
+        bytes: zipped.bytes,
+        sha256: zipped.sha256,
+      });
+    }
+    report.timings.total_ms = round(performance.now() - started);
+    return report;
+  } catch (error) {
+    await spool.close();
+    await Promise.allSettled(
+      [ARTIFACT_FILE_NAMES.zip, ...parted.flatMap((o) => o.parts.map((p) => p.file))].map((name) =>
+        rm(join(input.outDir, name), { force: true }),
+      ),
     );
     throw error;
   }

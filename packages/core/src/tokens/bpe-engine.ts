@@ -850,7 +850,7 @@ const isAsciiPunct = (b: number): boolean =>
  * All three are ASCII, so a split is also a UTF-8 character boundary. The differential tests check
  * the sum of slice counts against whole-text counts on a corpus and on random text. 0 < j < length.
  */
-function isPieceBoundary(bytes: Uint8Array, j: number): boolean {
+export function isPieceBoundary(bytes: Uint8Array, j: number): boolean {
   const at = bytes[j]!;
   if (at === 0x20) return isAsciiLetter(bytes[j + 1]);
   const before = bytes[j - 1]!;

@@ -224,6 +224,22 @@ describe('secrets with a token cache, on its own, and in a preview', () => {
     }
   });
 
+  it('redacts in every part of a scan cut into parts, and lists the findings', async () => {
+    const tree = await makeTree(secretFiles());
+    try {
+      const report = await engine.runScan(input(tree.root, tree.outDir, { maxTokensPerPart: 1000 }));
+      const outputs = await everyOutput(tree.outDir, report);
+      expect([...outputs.keys()]).toEqual(expect.arrayContaining(['output.part-01.txt', 'zip:output.part-01.md']));
+      for (const [name, text] of outputs)
+        for (const secret of MUST_NOT_APPEAR)
+          expect(text.includes(secret), `${name} holds ${secret.slice(0, 4)}…`).toBe(false);
+      expect([...outputs.values()].some((text) => text.includes('[REDACTED:github]'))).toBe(true);
+      expect(report.secrets?.count).toBeGreaterThanOrEqual(8);
+    } finally {
+      await tree.cleanup();
+    }
+  });
+
   it('a preview counts the same findings and writes nothing', async () => {
     const tree = await makeTree(secretFiles());
     try {

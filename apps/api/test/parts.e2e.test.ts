@@ -1,0 +1,118 @@
+import { Buffer } from 'node:buffer';
+import { createHash } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readZip } from '../../../packages/core/test/scan/read-zip.js';
+import { postScan, writeLargeTree } from './support/scenarios.js';
+import { startTestApi } from './support/test-runtime.js';
+import type { TestApi } from './support/test-runtime.js';
+
+// max_tokens_per_part through the API: the result lists each output's parts with their exact
+// counts, `&part=N` downloads one, the bundle holds them all, and a part that is not there is 404.
+
+interface Part {
+  part: number;
+  url: string;
+  bytes: number;
+  sha256: string;
+  tokens: number;
+}
+type Artifacts = Record<string, { url: string; bytes: number; sha256: string; parts?: Part[] }>;
+
+const sha256 = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
+
+describe('a scan with max_tokens_per_part', () => {
+  let api: TestApi;
+  let scanId: string;
+  let artifacts: Artifacts;
+  const budget = 2000;
+
+  beforeAll(async () => {
+    api = await startTestApi();
+    await writeLargeTree(join(api.repoDir, 'generated'), 40, 1500);
+    const response = await postScan(api, { repo_path: api.repoDir, max_tokens_per_part: budget, create_zip: true });
+    expect(response.status).toBe(201);
+    const data = ((await response.json()) as { data: { scan_id: string; artifacts: Artifacts } }).data;
+    scanId = data.scan_id;
+    artifacts = data.artifacts;
+  });
+  afterAll(async () => {
+    await api?.close();
+  });
+
+  it('lists the parts of each text output, each within the budget, and downloads part 2', async () => {
+    for (const format of ['txt', 'md', 'json']) {
+      const parts = artifacts[format]?.parts ?? [];
+      expect(parts.length, format).toBeGreaterThan(2);
+      expect(parts.map((p) => p.part)).toEqual(parts.map((_, i) => i + 1));
+      for (const part of parts) {
+        expect(part.tokens).toBeGreaterThan(0);
+        expect(part.tokens).toBeLessThanOrEqual(budget);
+      }
+      const second = parts[1] as Part;
+      expect(second.url).toBe(`/v1/download/${scanId}?format=${format}&part=2`);
+      const response = await fetch(`${api.baseUrl}${second.url}`);
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-disposition')).toContain(`sample.part-02.${format}`);
+      const bytes = Buffer.from(await response.arrayBuffer());
+      expect(bytes.length).toBe(second.bytes);
+      expect(sha256(bytes)).toBe(second.sha256);
+      if (format === 'json') expect((JSON.parse(bytes.toString('utf8')) as { part: number }).part).toBe(2);
+      else expect(bytes.toString('utf8')).toMatch(/Part.{0,3} 2/);
+    }
+  });
+
+  it('puts every part in the bundle', async () => {
+    const zip = Buffer.from(await (await fetch(`${api.baseUrl}${artifacts.zip?.url ?? ''}`)).arrayBuffer());
+    const zipFile = join(api.dataDir, '..', `${scanId}.zip`);
+    await writeFile(zipFile, zip);
+    const entries = await readZip(zipFile);
+    for (const format of ['txt', 'md', 'json']) {
+      for (const part of artifacts[format]?.parts ?? []) {
+        const entry = entries.get(`output.part-${String(part.part).padStart(2, '0')}.${format}`);
+        expect(entry && sha256(entry)).toBe(part.sha256);
+      }
+      expect(entries.has(`output.${format}`)).toBe(false);
+    }
+  });
+
+  it('answers 404 PART_NOT_FOUND past the last part and 409 PART_REQUIRED without part', async () => {
+    const count = artifacts.txt?.parts?.length ?? 0;
+    const missing = await fetch(`${api.baseUrl}/v1/download/${scanId}?format=txt&part=${count + 1}`);
+    expect(missing.status).toBe(404);
+    const body = (await missing.json()) as { code: string; detail: string };
+    expect(body.code).toBe('PART_NOT_FOUND');
+    expect(body.detail).toContain(`parts 1 to ${count}`);
+    const whole = await fetch(`${api.baseUrl}/v1/download/${scanId}?format=md`);
+    expect(whole.status).toBe(409);
+    expect(((await whole.json()) as { code: string }).code).toBe('PART_REQUIRED');
+    const zero = await fetch(`${api.baseUrl}/v1/download/${scanId}?format=md&part=0`);
+    expect(zero.status).toBe(400);
+  });
+
+  it('inspect estimates how many parts the budget would give', async () => {
+    const response = await fetch(`${api.baseUrl}/v1/inspect`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ repo_path: api.repoDir, max_tokens_per_part: budget }),
+    });
+    expect(response.status).toBe(200);
+    const data = ((await response.json()) as { data: { parts_estimate?: number } }).data;
+    const actual = artifacts.txt?.parts?.length ?? 0;
+    expect(data.parts_estimate).toBeGreaterThanOrEqual(Math.floor(actual / 2));
+    expect(data.parts_estimate).toBeLessThanOrEqual(actual * 2);
+    const without = await fetch(`${api.baseUrl}/v1/inspect`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ repo_path: api.repoDir }),
+    });
+    expect(((await without.json()) as { data: object }).data).not.toHaveProperty('parts_estimate');
+  });
+
+  it('refuses a budget below the minimum at submit', async () => {
+    const response = await postScan(api, { repo_path: api.repoDir, max_tokens_per_part: 10 });
+    expect(response.status).toBe(400);
+    expect(JSON.stringify(await response.json())).toContain('max_tokens_per_part');
+  });
+});

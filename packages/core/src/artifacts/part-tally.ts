@@ -1,0 +1,190 @@
+import { Buffer } from 'node:buffer';
+import { isPieceBoundary } from '../tokens/bpe-engine.js';
+
+/** A stretch of a part's text; `tokens` is the exact count of `bytes` alone, when already known. */
+export interface Segment {
+  bytes: Uint8Array;
+  tokens?: number;
+}
+
+/**
+ * The exact token count of text assembled piece by piece, without counting it whole again. BPE
+ * counts do not add up across a concatenation in general, but they do at a place where both
+ * encodings' pre-tokenizers always end a piece (isPieceBoundary: decided by the bytes on either
+ * side, so a place proven inside one segment is proven in the assembled text too). So a segment
+ * whose count is known adds that count between its first and last such place, and only the
+ * bytes around each junction (`open`: everything after the last proven place) are counted here.
+ */
+export interface Tally {
+  /** Tokens of the text up to the start of `open`, which is a proven piece boundary. */
+  committed: number;
+  open: Uint8Array;
+}
+
+export const EMPTY_TALLY: Tally = { committed: 0, open: new Uint8Array(0) };
+
+/** Segments shorter than this just join the open bytes. */
+const SMALL = 64;
+
+export type CountUtf8 = (bytes: Uint8Array) => number;
+
+function firstBoundary(bytes: Uint8Array): number {
+  for (let j = 1; j < bytes.length; j++) if (isPieceBoundary(bytes, j)) return j;
+  return -1;
+}
+
+function lastBoundary(bytes: Uint8Array): number {
+  for (let j = bytes.length - 1; j > 0; j--) if (isPieceBoundary(bytes, j)) return j;
+  return -1;
+}
+
+/** `tally` with `segments` appended; `tally` itself is not changed. */
+export function extendTally(tally: Tally, segments: readonly Segment[], count: CountUtf8): Tally {
+  let committed = tally.committed;
+  let open: Uint8Array[] = [tally.open];
+  for (const { bytes, tokens } of segments) {
+    if (bytes.length === 0) continue;
+    const first = bytes.length < SMALL ? -1 : firstBoundary(bytes);
+    if (first < 0) {
+      open.push(bytes);
+      continue;
+    }
+    const last = lastBoundary(bytes);
+    const head = bytes.subarray(0, first);
+    const rest = bytes.subarray(last);
+    committed += count(Buffer.concat([...open, head]));
+    committed += tokens === undefined ? count(bytes.subarray(first, last)) : tokens - count(head) - count(rest);
+    open = [rest];
+  }
+  let joined: Uint8Array = open.length === 1 ? (open[0] as Uint8Array) : Buffer.concat(open);
+  const settle = lastBoundary(joined);
+  if (settle > 0) {
+    committed += count(joined.subarray(0, settle));
+    // A copy: the open bytes must not keep a whole content alive.
+    joined = Uint8Array.prototype.slice.call(joined, settle);
+  }
+  return { committed, open: joined };
+}
+
+/** The count of the tallied text followed by `suffix`. */
+export function tallyTotal(tally: Tally, suffix: Uint8Array, count: CountUtf8): number {
+  return tally.committed + count(suffix.length === 0 ? tally.open : Buffer.concat([tally.open, suffix]));
+}
+
+/** Whether a text ending in `before` and one starting with `after` add up (a proven boundary between them). */
+export function joinsCleanly(before: Uint8Array, after: Uint8Array): boolean {
+  if (before.length === 0 || after.length === 0) return true;
+  const probe = Buffer.concat([before.subarray(-1), after.subarray(0, 2)]);
+  return isPieceBoundary(probe, 1);
+}
+
+/** Proven boundaries are marked at most this often, in bytes. */
+const MARK_EVERY = 2048;
+
+/**
+ * Exact counts of any stretch of one text, each for about two short counts: the text is counted
+ * once, stretch by stretch between proven boundaries about MARK_EVERY bytes apart, and a range's
+ * count is the marks' difference plus its two ends counted on their own. What cutting a large
+ * file into parts asks many times over, for many candidate ends.
+ */
+export class RangeCounter {
+  private readonly marks: number[] = [0];
+  private readonly sums: number[] = [0];
+
+  constructor(
+    private readonly bytes: Uint8Array,
+    private readonly count: CountUtf8,
+  ) {
+    let last = 0;
+    for (let j = MARK_EVERY; j < bytes.length; j++) {
+      if (!isPieceBoundary(bytes, j)) continue;
+      this.sums.push((this.sums.at(-1) as number) + count(bytes.subarray(last, j)));
+      this.marks.push(j);
+      last = j;
+      j += MARK_EVERY - 1;
+    }
+    if (last < bytes.length) {
+      this.sums.push((this.sums.at(-1) as number) + count(bytes.subarray(last)));
+      this.marks.push(bytes.length);
+    }
+  }
+
+  /** Tokens of bytes[from, to) alone. */
+  range(from: number, to: number): number {
+    const a = this.firstMarkAtOrAfter(from);
+    const b = this.lastMarkAtOrBefore(to);
+    if (a < 0 || b < 0 || (this.marks[a] as number) >= (this.marks[b] as number))
+      return this.count(this.bytes.subarray(from, to));
+    return (
+      this.count(this.bytes.subarray(from, this.marks[a])) +
+      (this.sums[b] as number) -
+      (this.sums[a] as number) +
+      this.count(this.bytes.subarray(this.marks[b], to))
+    );
+  }
+
+  private firstMarkAtOrAfter(at: number): number {
+    let lo = 0;
+    let hi = this.marks.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if ((this.marks[mid] as number) < at) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo < this.marks.length ? lo : -1;
+  }
+
+  private lastMarkAtOrBefore(at: number): number {
+    let lo = -1;
+    let hi = this.marks.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if ((this.marks[mid] as number) <= at) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  }
+}
+
+/** Bytes each UTF-8 byte takes in a JSON string literal, as JSON.stringify writes valid UTF-8 text. */
+function escapedLength(byte: number): number {
+  if (byte === 0x22 || byte === 0x5c) return 2;
+  if (byte >= 0x20) return 1;
+  return byte === 0x08 || byte === 0x09 || byte === 0x0a || byte === 0x0c || byte === 0x0d ? 2 : 6;
+}
+
+const OFFSET_EVERY = 4096;
+
+/** A text as the inside of a JSON string literal, and where each of its bytes lands there. */
+export class EscapedText {
+  readonly bytes: Uint8Array;
+  /** Where every OFFSET_EVERY-th byte lands; built on the first offset asked inside the text. */
+  private samples: number[] | null = null;
+
+  constructor(private readonly text: Uint8Array) {
+    const literal = Buffer.from(JSON.stringify(Buffer.from(text).toString('utf8')), 'utf8');
+    this.bytes = literal.subarray(1, -1);
+  }
+
+  /** Where byte `raw` of the text (a character boundary) starts in `bytes`. */
+  offset(raw: number): number {
+    if (raw <= 0) return 0;
+    if (raw >= this.text.length) return this.bytes.length;
+    const samples = (this.samples ??= this.sample());
+    const sample = Math.floor(raw / OFFSET_EVERY);
+    let at = samples[sample] as number;
+    for (let i = sample * OFFSET_EVERY; i < raw; i++) at += escapedLength(this.text[i] as number);
+    return at;
+  }
+
+  private sample(): number[] {
+    const samples: number[] = [];
+    let at = 0;
+    for (let i = 0; i < this.text.length; i++) {
+      if (i % OFFSET_EVERY === 0) samples.push(at);
+      at += escapedLength(this.text[i] as number);
+    }
+    if (at !== this.bytes.length) throw new Error('JSON escaping did not go as expected');
+    return samples;
+  }
+}

@@ -1,0 +1,737 @@
+import { Buffer } from 'node:buffer';
+import { createHash } from 'node:crypto';
+import { open, rm } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ScanError } from '@reposcan/contracts/error-codes';
+import type { TextFormat } from '@reposcan/contracts/vocabulary';
+import { displayPath } from '../render/display-path.js';
+import { inlineCode } from '../render/markdown-fence.js';
+import { markdownRenderer } from '../render/render-markdown.js';
+import type { FilePiece, FormatRenderer, RenderContext, RenderedChunk } from '../render/render-context.js';
+import { txtRenderer } from '../render/render-txt.js';
+import type { CountTokens } from '../tokens/token-pool.js';
+import type { ScannedFileRecord } from '../types.js';
+import { EMPTY_TALLY, EscapedText, extendTally, joinsCleanly, RangeCounter, tallyTotal } from './part-tally.js';
+import type { CountUtf8, Segment, Tally } from './part-tally.js';
+
+/** One written part of a text output. */
+export interface WrittenPart {
+  format: TextFormat;
+  /** From 1. */
+  part: number;
+  /** File name inside the output folder. */
+  file: string;
+  bytes: number;
+  sha256: string;
+  /** Exact token count of the whole part in the scan's encoding. */
+  tokens: number;
+}
+
+/** One format's parts; `bytes` and `sha256` are those of its parts one after the other, in order. */
+export interface PartedOutput {
+  format: TextFormat;
+  bytes: number;
+  sha256: string;
+  parts: WrittenPart[];
+}
+
+/** `output.part-01.txt`: parts sort by name up to 99, and stay distinct past it. */
+export function partFileName(format: TextFormat, part: number): `output.part-${number}.${TextFormat}` {
+  return `output.part-${String(part).padStart(2, '0')}.${format}` as `output.part-${number}.${TextFormat}`;
+}
+
+/** A textual file whose content waits in the spool, at bytes [at, at + length). */
+export interface SpooledFile {
+  record: ScannedFileRecord;
+  at: number;
+  length: number;
+}
+
+/** Reads spooled contents back, in spool order for speed; each reader keeps a window of its own. */
+export type ReadSpooled = (file: SpooledFile) => Promise<Uint8Array>;
+
+type UnitKind = 'head' | 'file' | 'tail';
+
+/** Something that goes into parts in one piece if it can, else cut at lines (a longer line at a character). */
+interface Unit {
+  kind: UnitKind;
+  text: Uint8Array;
+  /** Exact count of `text`, when known. */
+  tokens?: number;
+  /** The part header's line for it (txt, md); null for JSON, whose objects name themselves. */
+  label: (piece: FilePiece | undefined) => string | null;
+  /**
+   * The unit, or its piece text[from, to), as it appears in a part; `state` is what the part holds
+   * so far. Once `prepareCut` has run, pieces carry their exact counts.
+   */
+  render: (from: number, to: number, piece: FilePiece | undefined, state: PartState) => Segment[];
+  /** Counts the unit once so that any piece's count costs little (RangeCounter). */
+  prepareCut?: (count: CountUtf8) => void;
+}
+
+/** JSON: whether the part's `files` array is not opened yet, open, or already closed by the tail. */
+type PartState = 'start' | 'files' | 'closed';
+
+interface Layout {
+  format: TextFormat;
+  top: (part: number) => string;
+  line: (label: string) => string;
+  bottom: string;
+  closing: (part: number, state: PartState) => string;
+}
+
+const utf8 = (text: string): Uint8Array => Buffer.from(text, 'utf8');
+const seg = (text: string): Segment => ({ bytes: utf8(text) });
+
+function layoutFor(format: TextFormat, repoName: string): Layout {
+  const name = displayPath(repoName);
+  if (format === 'txt')
+    return {
+      format,
+      top: (k) => `Part ${k} of ${name} (txt). In this part, in tree order:\n`,
+      line: (label) => `- ${label}\n`,
+      bottom: `${'-'.repeat(64)}\n\n`,
+      closing: () => '',
+    };
+  if (format === 'md')
+    return {
+      format,
+      top: (k) => `<!-- reposcan part ${k} -->\n**Part ${k}** of ${inlineCode(name)}. In this part, in tree order:\n\n`,
+      line: (label) => `- ${label}\n`,
+      bottom: '\n---\n\n',
+      closing: () => '',
+    };
+  return {
+    format,
+    top: () => '{\n',
+    line: () => '',
+    bottom: '',
+    closing: (k, state) => `${state === 'files' ? '],\n' : state === 'start' ? '"files":[],\n' : ''}"part":${k}}\n`,
+  };
+}
+
+function chunksToSegments(chunks: Iterable<RenderedChunk>, content: Uint8Array, tokens: number | undefined): Segment[] {
+  const out: Segment[] = [];
+  for (const chunk of chunks) {
+    if (typeof chunk === 'string') out.push(seg(chunk));
+    else if ('jsonString' in chunk) throw new Error('Parts render JSON strings themselves');
+    else out.push(chunk === content && tokens !== undefined ? { bytes: chunk, tokens } : { bytes: chunk });
+  }
+  return out;
+}
+
+const pieceNote = (piece: FilePiece | undefined, what: string): string =>
+  piece ? ` (${what}part ${piece.part} of ${piece.parts})` : '';
+
+/** The units of one format, in order: the head (repository, tree), each file, the tail (totals). */
+function* unitsFor(
+  format: TextFormat,
+  ctx: RenderContext,
+  files: readonly SpooledFile[],
+  read: ReadSpooled,
+  jsonTokens: readonly number[] | null,
+): Generator<Unit | (() => Promise<Unit>)> {
+  const lite = ctx.lite;
+  if (format === 'json') {
+    const repoLines = lite
+      ? ''
+      : `"repository":${JSON.stringify(ctx.repository)},\n"encoding":${JSON.stringify(ctx.encoding)},\n`;
+    const tree = utf8(ctx.tree ?? '');
+    if (repoLines !== '' || ctx.tree !== null)
+      yield {
+        kind: 'head',
+        text: tree,
+        label: () => null,
+        render: (from, to, piece) => {
+          const text = tree.subarray(from, to);
+          const lines = piece === undefined || piece.part === 1 ? [repoLines] : [];
+          if (ctx.tree !== null) {
+            if (piece) lines.push(`"tree_part":${JSON.stringify(piece)},\n`);
+            lines.push(`"tree":${JSON.stringify(Buffer.from(text).toString('utf8'))},\n`);
+          }
+          return [seg(lines.join(''))];
+        },
+      };
+  } else {
+    const renderer: FormatRenderer = format === 'txt' ? txtRenderer : markdownRenderer;
+    const head = renderer.head(ctx);
+    if (head !== '')
+      yield asIs(
+        'head',
+        utf8(head),
+        (piece) => `[${lite ? '' : 'repository and '}directory tree]${pieceNote(piece, '')}`,
+      );
+  }
+  for (let index = 0; index < files.length; index++) {
+    const file = files[index] as SpooledFile;
+    yield async (): Promise<Unit> => {
+      const content = await read(file);
+      const record = file.record;
+      const label = (piece: FilePiece | undefined): string =>
+        `${format === 'md' ? inlineCode(displayPath(record.path)) : displayPath(record.path)}${pieceNote(piece, 'this file: ')}`;
+      if (format === 'json') {
+        const meta = JSON.stringify(lite ? { path: record.path } : record).slice(0, -1);
+        const whole = jsonTokens?.[index];
+        let escaped: EscapedText | undefined;
+        let ranges: RangeCounter | undefined;
+        return {
+          kind: 'file',
+          text: content,
+          label: () => null,
+          render: (from, to, piece, state) => {
+            escaped ??= new EscapedText(content);
+            const start = escaped.offset(from);
+            const end = escaped.offset(to);
+            const part = piece ? `,"file_part":${JSON.stringify(piece)}` : '';
+            const lead = state === 'files' ? ',' : '"files":[\n';
+            return [
+              seg(`${lead}${meta}${part},"content":"`),
+              {
+                bytes: escaped.bytes.subarray(start, end),
+                tokens: from === 0 && to === content.length && whole !== undefined ? whole : ranges?.range(start, end),
+              },
+              seg('"}\n'),
+            ];
+          },
+          prepareCut: (count) => {
+            escaped ??= new EscapedText(content);
+            ranges ??= new RangeCounter(escaped.bytes, count);
+          },
+        };
+      }
+      let ranges: RangeCounter | undefined;
+      const renderer = format === 'txt' ? txtRenderer : markdownRenderer;
+      return {
+        kind: 'file',
+        text: content,
+        tokens: record.tokens,
+        label,
+        render: (from, to, piece) => {
+          const text = content.subarray(from, to);
+          const tokens = from === 0 && to === content.length ? record.tokens : ranges?.range(from, to);
+          return chunksToSegments(renderer.file(record, text, index, lite, piece), text, tokens);
+        },
+        prepareCut: (count) => {
+          ranges ??= new RangeCounter(content, count);
+        },
+      };
+    };
+  }
+  if (format === 'json') {
+    if (lite) return;
+    const rows = utf8(ctx.assets.map((asset) => JSON.stringify(asset)).join('\n'));
+    yield {
+      kind: 'tail',
+      text: rows,
+      label: () => null,
+      render: (from, to, piece, state) => {
+        const text = rows.subarray(from, to);
+        const lead = state === 'files' ? '],\n' : state === 'start' ? '"files":[],\n' : '';
+        // A piece ends after a line's newline: the rows are what is between them.
+        const assets = Buffer.from(text).toString('utf8').replace(/\n$/, '');
+        const list = assets === '' ? '[]' : `[\n${assets.replaceAll('\n', '\n,')}\n]`;
+        const part = piece ? `"assets_part":${JSON.stringify(piece)},\n` : '';
+        return [
+          seg(
+            `${lead}"summary":${JSON.stringify(ctx.summary)},\n"skipped_count":${ctx.skippedCount},\n${part}"assets":${list},\n`,
+          ),
+        ];
+      },
+    };
+    return;
+  }
+  const renderer = format === 'txt' ? txtRenderer : markdownRenderer;
+  const tail = renderer.tail(ctx, files.length);
+  if (tail !== '')
+    yield asIs(
+      'tail',
+      utf8(tail),
+      (piece) =>
+        `[${format === 'md' && ctx.lite ? 'closing note' : 'non-textual files and summary'}]${pieceNote(piece, '')}`,
+    );
+}
+
+/**
+ * The head or tail of txt and md as it is, a piece of it after a line saying which piece it is
+ * when it is not the first (that line also starts the part's body where the header's count adds up).
+ */
+function asIs(kind: UnitKind, text: Uint8Array, label: (piece: FilePiece | undefined) => string): Unit {
+  let ranges: RangeCounter | undefined;
+  return {
+    kind,
+    text,
+    label,
+    render: (from, to, piece) => {
+      const body = { bytes: text.subarray(from, to), tokens: ranges?.range(from, to) };
+      return piece && piece.part > 1 ? [seg(`(continued: part ${piece.part} of ${piece.parts})\n`), body] : [body];
+    },
+    prepareCut: (count) => {
+      ranges ??= new RangeCounter(text, count);
+    },
+  };
+}
+
+interface OpenPart {
+  part: number;
+  /** Tokens of the header's top and every line but the last. */
+  headerTokens: number;
+  lastLine: string | null;
+  lines: string[];
+  tally: Tally;
+  segments: Segment[];
+  state: PartState;
+  units: number;
+  /** The whole part's exact count, as last measured. */
+  tokens: number;
+}
+
+interface Candidate {
+  headerTokens: number;
+  lastLine: string | null;
+  tally: Tally;
+  segments: Segment[];
+  state: PartState;
+  tokens: number;
+}
+
+export interface PartWriterOptions {
+  outDir: string;
+  format: TextFormat;
+  repoName: string;
+  budget: number;
+  count: CountUtf8;
+}
+
+/**
+ * Writes one format's parts: units go into the open part while its exact count stays within the
+ * budget; a unit that does not fit starts the next part, and one that fits no part alone is cut.
+ * Each part is held (as references to its segments) until it closes, then written with its header.
+ */
+class PartWriter {
+  private current: OpenPart | null = null;
+  private readonly layout: Layout;
+  readonly written: WrittenPart[] = [];
+  /** Parts written and being synced to disk. */
+  readonly syncing = new Set<Promise<void>>();
+  /** Every part's bytes, in order: the format's sha256. */
+  readonly whole = createHash('sha256');
+
+  constructor(private readonly options: PartWriterOptions) {
+    this.layout = layoutFor(options.format, options.repoName);
+  }
+
+  private count(text: string): number {
+    return this.options.count(utf8(text));
+  }
+
+  private fresh(part: number): OpenPart {
+    const top = this.layout.top(part);
+    return {
+      part,
+      headerTokens: this.count(top),
+      lastLine: null,
+      lines: [],
+      tally: EMPTY_TALLY,
+      segments: [],
+      state: 'start',
+      units: 0,
+      tokens: 0,
+    };
+  }
+
+  /** The part with `segments` (and the header line `label`) added, and its exact count. */
+  private measure(part: OpenPart, segments: Segment[], label: string | null, state: PartState): Candidate {
+    const { layout } = this;
+    let headerTokens = part.headerTokens;
+    let lastLine = part.lastLine;
+    if (label !== null) {
+      if (lastLine !== null) headerTokens += this.count(lastLine);
+      lastLine = layout.line(label);
+    }
+    const headerEnd = lastLine === null ? layout.bottom : `${lastLine}${layout.bottom}`;
+    const header = this.count(headerEnd) + headerTokens;
+    const body = part.segments.length === 0 ? segments : null;
+    // The header's last byte and the body's first must be a proven boundary, so the two add up.
+    const first = (body ?? part.segments).find((s) => s.bytes.length > 0);
+    const headerText = utf8(`${layout.top(part.part)}${headerEnd}`);
+    if (first && !joinsCleanly(headerText, first.bytes))
+      throw new Error(`A ${layout.format} part's header does not join its body at a piece boundary`);
+    const tally = extendTally(part.tally, segments, this.options.count);
+    const tokens = header + tallyTotal(tally, utf8(layout.closing(part.part, state)), this.options.count);
+    return { headerTokens, lastLine, tally, segments, state, tokens };
+  }
+
+  private commit(part: OpenPart, candidate: Candidate, label: string | null): void {
+    part.headerTokens = candidate.headerTokens;
+    part.lastLine = candidate.lastLine;
+    if (label !== null) part.lines.push(label);
+    part.tally = candidate.tally;
+    part.segments.push(...candidate.segments);
+    part.state = candidate.state;
+    part.tokens = candidate.tokens;
+    part.units++;
+  }
+
+  private nextState(kind: UnitKind, state: PartState): PartState {
+    if (this.options.format !== 'json') return state;
+    return kind === 'file' ? 'files' : kind === 'tail' ? 'closed' : state;
+  }
+
+  /** Tries the whole unit (or a piece) in `part`; commits it when it fits. */
+  private tryAdd(part: OpenPart, unit: Unit, from: number, to: number, piece?: FilePiece): boolean {
+    const label = unit.label(piece);
+    const state = this.nextState(unit.kind, part.state);
+    const candidate = this.measure(part, unit.render(from, to, piece, part.state), label, state);
+    if (candidate.tokens > this.options.budget) return false;
+    this.commit(part, candidate, label);
+    return true;
+  }
+
+  async add(unit: Unit): Promise<void> {
+    const whole = unit.text.length;
+    if (this.current && this.current.units > 0) {
+      if (this.tryAdd(this.current, unit, 0, whole)) return;
+      await this.close();
+    }
+    this.current ??= this.fresh(this.written.length + 1);
+    if (this.tryAdd(this.current, unit, 0, whole)) return;
+    unit.prepareCut?.(this.options.count);
+    await this.addCut(unit);
+  }
+
+  /** A unit that fits no part alone: pieces of as many whole lines as fit, each in a part of its own but the last. */
+  private async addCut(unit: Unit): Promise<void> {
+    // The number of pieces is in every piece's note: cut again until the count written is the count made.
+    let parts = Math.max(2, Math.ceil((unit.tokens ?? unit.text.length / 3) / this.options.budget));
+    let cuts: number[] = [];
+    for (let attempt = 0; attempt < 6; attempt++) {
+      cuts = this.cutPoints(unit, parts);
+      if (cuts.length === parts) break;
+      parts = cuts.length;
+    }
+    if (cuts.length !== parts) throw new Error('Cutting a file into parts did not settle on a number of pieces');
+    let from = 0;
+    for (let k = 1; k <= parts; k++) {
+      const to = cuts[k - 1] as number;
+      if (k > 1) {
+        await this.close();
+        this.current = this.fresh(this.written.length + 1);
+      }
+      const part = this.current as OpenPart;
+      if (!this.tryAdd(part, unit, from, to, { part: k, parts }))
+        throw new Error('A piece measured to fit did not fit');
+      from = to;
+    }
+  }
+
+  /** Where each piece ends, when the unit is cut into pieces that say `of parts`. */
+  private cutPoints(unit: Unit, parts: number): number[] {
+    const text = unit.text;
+    const ends: number[] = [];
+    for (let from = 0, k = 1; from < text.length; k++) {
+      const partNo = this.written.length + (this.current?.units ? 1 : 0) + k;
+      const fits = (to: number): boolean => {
+        const probe = this.fresh(partNo);
+        const piece = { part: k, parts };
+        const label = unit.label(piece);
+        const candidate = this.measure(
+          probe,
+          unit.render(from, to, piece, 'start'),
+          label,
+          this.nextState(unit.kind, 'start'),
+        );
+        return candidate.tokens <= this.options.budget;
+      };
+      const to = largestFit(text, from, fits, this.options.budget);
+      if (to <= from)
+        throw new ScanError(
+          'PART_BUDGET_TOO_SMALL',
+          `max_tokens_per_part ${this.options.budget} cannot hold even one character of ${unit.kind === 'file' ? 'a file' : `the ${unit.kind === 'head' ? 'directory tree' : 'summary'}`} with its part and block headers in the ${this.options.format} output; raise max_tokens_per_part.`,
+        );
+      ends.push(to);
+      from = to;
+    }
+    return ends;
+  }
+
+  /** Writes the open part, header first, and forgets it. */
+  async close(): Promise<void> {
+    const part = this.current;
+    this.current = null;
+    if (part === null || part.units === 0) return;
+    await this.write(part);
+  }
+
+  /** An output with nothing to hold (lite json of no file, no tree) is still one part, as it is one file. */
+  async closeLast(): Promise<void> {
+    if (this.written.length === 0 && (this.current === null || this.current.units === 0)) {
+      const part = this.current ?? this.fresh(1);
+      this.current = null;
+      part.tokens = this.measure(part, [], null, part.state).tokens;
+      await this.write(part);
+      return;
+    }
+    await this.close();
+  }
+
+  private async write(part: OpenPart): Promise<void> {
+    const { layout } = this;
+    const header = `${layout.top(part.part)}${part.lines.map((l) => layout.line(l)).join('')}${layout.bottom}`;
+    const file = partFileName(layout.format, part.part);
+    const handle = await open(join(this.options.outDir, file), 'wx');
+    const hash = createHash('sha256');
+    let bytes = 0;
+    try {
+      const pieces = [utf8(header), ...part.segments.map((s) => s.bytes), utf8(layout.closing(part.part, part.state))];
+      for (let i = 0; i < pieces.length;) {
+        // Small segments go out together, in writes of about a megabyte.
+        let size = 0;
+        let j = i;
+        while (j < pieces.length && (j === i || size + (pieces[j] as Uint8Array).length <= 1 << 20))
+          size += (pieces[j++] as Uint8Array).length;
+        const data = j - i === 1 ? (pieces[i] as Uint8Array) : Buffer.concat(pieces.slice(i, j));
+        hash.update(data);
+        this.whole.update(data);
+        bytes += data.length;
+        for (let offset = 0; offset < data.length;) {
+          const { bytesWritten } = await handle.write(data, offset, data.length - offset);
+          offset += bytesWritten;
+        }
+        i = j;
+      }
+    } catch (error) {
+      await handle.close();
+      throw error;
+    }
+    // Synced in the background, a few at a time: one sync after another cost a second per hundred parts.
+    const synced = handle.datasync().finally(() => handle.close());
+    this.syncing.add(synced);
+    void synced.then(
+      () => this.syncing.delete(synced),
+      () => undefined,
+    );
+    if (this.syncing.size >= SYNCS_IN_FLIGHT) await Promise.race(this.syncing);
+    this.written.push({
+      format: layout.format,
+      part: part.part,
+      file,
+      bytes,
+      sha256: hash.digest('hex'),
+      tokens: part.tokens,
+    });
+  }
+}
+
+/**
+ * The furthest end after `from` such that `fits`: the end of a whole line where one fits, else a
+ * character boundary inside the first line. `from` itself when not even one character fits.
+ */
+function largestFit(text: Uint8Array, from: number, fits: (to: number) => boolean, budget: number): number {
+  if (fits(text.length)) return text.length;
+  // Line ends (after each `\n`) within reach: a piece of `budget` tokens is rarely over 16 bytes a token.
+  const reach = Math.min(text.length, from + budget * 16);
+  const lineEnds: number[] = [];
+  for (let i = text.indexOf(0x0a, from); i >= 0 && i < reach && i + 1 < text.length; i = text.indexOf(0x0a, i + 1))
+    lineEnds.push(i + 1);
+  const best = searchLargest(lineEnds, fits);
+  if (best !== null) return best;
+  // Not even the first line fits: cut it at a character boundary (never inside a UTF-8 sequence).
+  const lineEnd = lineEnds[0] ?? reach;
+  const chars: number[] = [];
+  for (let i = from + 1; i < lineEnd; i++) if (((text[i] as number) & 0xc0) !== 0x80) chars.push(i);
+  return searchLargest(chars, fits) ?? from;
+}
+
+/** The largest of the ascending `ends` for which `fits` holds, assuming it holds up to a point; null when none. */
+function searchLargest(ends: readonly number[], fits: (to: number) => boolean): number | null {
+  let lo = -1;
+  let hi = ends.length;
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >> 1;
+    if (fits(ends[mid] as number)) lo = mid;
+    else hi = mid;
+  }
+  return lo < 0 ? null : (ends[lo] as number);
+}
+
+export interface WritePartsInput {
+  outDir: string;
+  repoName: string;
+  budget: number;
+  ctx: RenderContext;
+  files: readonly SpooledFile[];
+  openReader: () => ReadSpooled;
+  count: CountUtf8;
+  /** The token threads: JSON-escaped contents are counted there, in batches. */
+  countBatch?: CountTokens;
+  formats?: readonly TextFormat[];
+  signal?: AbortSignal;
+}
+
+/** Bytes of the spool read back at once. */
+const READ_WINDOW = 4 << 20;
+
+/** Parts synced to disk at once. */
+const SYNCS_IN_FLIGHT = 16;
+
+/** Batches of about this many bytes of escaped contents go to the token threads, a few at a time. */
+const BATCH_BYTES = 1 << 20;
+const BATCHES_IN_FLIGHT = 4;
+
+/** Every file's content as the inside of a JSON string, counted (by file, in order). */
+async function countEscaped(
+  files: readonly SpooledFile[],
+  read: ReadSpooled,
+  countBatch: CountTokens,
+  signal?: AbortSignal,
+): Promise<number[]> {
+  const counts = new Array<number>(files.length).fill(0);
+  const inFlight = new Set<Promise<void>>();
+  let batch: Uint8Array[] = [];
+  let first = 0;
+  let size = 0;
+  const send = async (): Promise<void> => {
+    const contents = batch;
+    const at = first;
+    batch = [];
+    size = 0;
+    const done = Promise.resolve(countBatch(contents, signal)).then((result) => {
+      result.forEach((n, i) => (counts[at + i] = n));
+    });
+    inFlight.add(done);
+    void done.finally(() => inFlight.delete(done)).catch(() => undefined);
+    if (inFlight.size >= BATCHES_IN_FLIGHT) await Promise.race(inFlight);
+  };
+  for (let i = 0; i < files.length; i++) {
+    if (batch.length === 0) first = i;
+    const escaped = new EscapedText(await read(files[i] as SpooledFile)).bytes;
+    batch.push(escaped);
+    size += escaped.length;
+    if (size >= BATCH_BYTES) await send();
+  }
+  if (batch.length > 0) await send();
+  await Promise.all(inFlight);
+  return counts;
+}
+
+/** Every text format's parts, format by format (txt, md, json), files in tree order. */
+export async function writeParts(input: WritePartsInput): Promise<PartedOutput[]> {
+  const written: PartedOutput[] = [];
+  const formats = input.formats ?? (['txt', 'md', 'json'] as const);
+  // The JSON-escaped contents are counted on the token threads while txt and md are written here.
+  const jsonCounting =
+    formats.includes('json') && input.countBatch
+      ? countEscaped(input.files, input.openReader(), input.countBatch, input.signal)
+      : null;
+  // Its failure is awaited below; until then it must not count as unhandled.
+  jsonCounting?.catch(() => undefined);
+  for (const format of formats) {
+    const jsonTokens = format === 'json' && jsonCounting ? await jsonCounting : null;
+    const writer = new PartWriter({
+      outDir: input.outDir,
+      format,
+      repoName: input.repoName,
+      budget: input.budget,
+      count: input.count,
+    });
+    for (const item of unitsFor(format, input.ctx, input.files, input.openReader(), jsonTokens)) {
+      input.signal?.throwIfAborted();
+      await writer.add(typeof item === 'function' ? await item() : item);
+    }
+    await writer.closeLast();
+    await Promise.all(writer.syncing);
+    written.push({
+      format,
+      bytes: writer.written.reduce((sum, part) => sum + part.bytes, 0),
+      sha256: writer.whole.digest('hex'),
+      parts: writer.written,
+    });
+  }
+  return written;
+}
+
+/**
+ * The textual files' contents, kept in one file of the output folder while the scan runs: parts
+ * are planned once every count is known, and no content outlives its batch in memory.
+ */
+export class ContentSpool {
+  private readonly files: SpooledFile[] = [];
+  private buffer = Buffer.allocUnsafe(1 << 20);
+  private used = 0;
+  private position = 0;
+
+  private constructor(
+    readonly path: string,
+    private readonly handle: FileHandle,
+  ) {}
+
+  static async open(outDir: string): Promise<ContentSpool> {
+    const path = join(outDir, '.content-spool');
+    return new ContentSpool(path, await open(path, 'wx+'));
+  }
+
+  get spooled(): readonly SpooledFile[] {
+    return this.files;
+  }
+
+  /** Keeps a copy of `content` (valid only until this returns) for `record`. */
+  async add(record: ScannedFileRecord, content: Uint8Array): Promise<void> {
+    const at = this.position + this.used;
+    const length = content.length;
+    if (length > this.buffer.length - this.used) await this.flush();
+    if (length > this.buffer.length) await this.writeAll(content);
+    else {
+      this.buffer.set(content, this.used);
+      this.used += length;
+    }
+    this.files.push({ record, at, length });
+  }
+
+  /**
+   * A reader of spooled contents that reads a window of READ_WINDOW bytes at a time: one read per
+   * file cost more waiting than everything else parts do. A window is never reused, so a content
+   * it gave stays valid for as long as a part holds it.
+   */
+  reader(): ReadSpooled {
+    let window: { start: number; bytes: Buffer } | null = null;
+    return async ({ at, length }) => {
+      if (window !== null && at >= window.start && at + length <= window.start + window.bytes.length)
+        return window.bytes.subarray(at - window.start, at - window.start + length);
+      const size = Math.max(length, Math.min(READ_WINDOW, this.position - at));
+      const bytes = await this.readAt(at, size);
+      window = { start: at, bytes };
+      return bytes.subarray(0, length);
+    };
+  }
+
+  private async readAt(at: number, length: number): Promise<Buffer> {
+    const into = Buffer.allocUnsafe(length);
+    for (let done = 0; done < length;) {
+      const { bytesRead } = await this.handle.read(into, done, length - done, at + done);
+      if (bytesRead === 0) throw new Error('The content spool ended early');
+      done += bytesRead;
+    }
+    return into;
+  }
+
+  async flush(): Promise<void> {
+    if (this.used === 0) return;
+    const data = this.buffer.subarray(0, this.used);
+    this.used = 0;
+    await this.writeAll(data);
+  }
+
+  private async writeAll(data: Uint8Array): Promise<void> {
+    for (let offset = 0; offset < data.length;) {
+      const { bytesWritten } = await this.handle.write(data, offset, data.length - offset, this.position);
+      offset += bytesWritten;
+      this.position += bytesWritten;
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.handle.close().catch(() => undefined);
+    await rm(this.path, { force: true });
+  }
+}
