@@ -206,28 +206,15 @@ export async function scanTree(
       ...(collected.secrets === null ? {} : { secrets: collected.secrets }),
     };
 
-    if (input.options.createZip) {
-      input.signal?.throwIfAborted();
-      onProgress({ phase: 'zip', files_done: 0, files_total: artifacts.length + collected.assets.length });
-      const zipStart = performance.now();
-      const zipped = await writeZipBundle({
-        outPath: join(input.outDir, ARTIFACT_FILE_NAMES.zip),
-        files: artifacts.map((a) => ({ name: a.file, absPath: join(input.outDir, a.file) })),
-        treeFiles: collected.assets.map((a, i) => ({ path: a.path, absPath: collected.assetAbsPaths[i] as string })),
-        documents: [
-          { name: 'summary.json', content: `${JSON.stringify({ ...input.summaryExtras, ...report }, null, 2)}\n` },
-          { name: 'README.md', content: renderBundleReadme(report) },
-        ],
-        date: deps.now(),
-      });
-      report.timings.zip_ms = round(performance.now() - zipStart);
-      report.artifacts.push({
-        format: 'zip',
-        file: ARTIFACT_FILE_NAMES.zip,
-        bytes: zipped.bytes,
-        sha256: zipped.sha256,
-      });
-    }
+    if (input.options.createZip)
+      await addZipBundle(
+        input,
+        deps,
+        report,
+        collected,
+        onProgress,
+        artifacts.map((a) => a.file),
+      );
     report.timings.total_ms = round(performance.now() - started);
     return report;
   } catch (error) {
@@ -318,29 +305,15 @@ async function scanInParts(
         total_ms: 0,
       },
     };
-    if (input.options.createZip) {
-      input.signal?.throwIfAborted();
-      const parts = parted.flatMap((output) => output.parts);
-      onProgress({ phase: 'zip', files_done: 0, files_total: parts.length + collected.assets.length });
-      const zipStart = performance.now();
-      const zipped = await writeZipBundle({
-        outPath: join(input.outDir, ARTIFACT_FILE_NAMES.zip),
-        files: parts.map((p) => ({ name: p.file, absPath: join(input.outDir, p.file) })),
-        treeFiles: collected.assets.map((a, i) => ({ path: a.path, absPath: collected.assetAbsPaths[i] as string })),
-        documents: [
-          { name: 'summary.json', content: `${JSON.stringify({ ...input.summaryExtras, ...report }, null, 2)}\n` },
-          { name: 'README.md', content: renderBundleReadme(report) },
-        ],
-        date: deps.now(),
-      });
-      report.timings.zip_ms = round(performance.now() - zipStart);
-      report.artifacts.push({
-        format: 'zip',
-        file: ARTIFACT_FILE_NAMES.zip,
-        bytes: zipped.bytes,
-        sha256: zipped.sha256,
-      });
-    }
+    if (input.options.createZip)
+      await addZipBundle(
+        input,
+        deps,
+        report,
+        collected,
+        onProgress,
+        parted.flatMap((output) => output.parts.map((p) => p.file)),
+      );
     report.timings.total_ms = round(performance.now() - started);
     return report;
   } catch (error) {
@@ -352,6 +325,32 @@ async function scanInParts(
     );
     throw error;
   }
+}
+
+/** Writes the ZIP bundle of `files` (outputs in outDir), the tree's assets and the report, and lists it. */
+async function addZipBundle(
+  input: ScanInput,
+  deps: RunScanDeps,
+  report: ScanReport,
+  collected: { assets: ScanReport['assets']; assetAbsPaths: string[] },
+  onProgress: ProgressCallback,
+  files: string[],
+): Promise<void> {
+  input.signal?.throwIfAborted();
+  onProgress({ phase: 'zip', files_done: 0, files_total: files.length + collected.assets.length });
+  const zipStart = performance.now();
+  const zipped = await writeZipBundle({
+    outPath: join(input.outDir, ARTIFACT_FILE_NAMES.zip),
+    files: files.map((name) => ({ name, absPath: join(input.outDir, name) })),
+    treeFiles: collected.assets.map((a, i) => ({ path: a.path, absPath: collected.assetAbsPaths[i] as string })),
+    documents: [
+      { name: 'summary.json', content: `${JSON.stringify({ ...input.summaryExtras, ...report }, null, 2)}\n` },
+      { name: 'README.md', content: renderBundleReadme(report) },
+    ],
+    date: deps.now(),
+  });
+  report.timings.zip_ms = round(performance.now() - zipStart);
+  report.artifacts.push({ format: 'zip', file: ARTIFACT_FILE_NAMES.zip, bytes: zipped.bytes, sha256: zipped.sha256 });
 }
 
 function round(ms: number): number {
