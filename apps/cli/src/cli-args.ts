@@ -62,6 +62,8 @@ export interface InspectArgs extends Common {
   command: 'inspect';
   /** The options that select files: what a preview takes. */
   options: PreviewScanOptions;
+  /** --max-tokens: estimate the parts of that budget (null: none). */
+  maxTokensPerPart: number | null;
   tree: boolean;
 }
 
@@ -126,9 +128,12 @@ const scanOptions = {
   'callback-url': { type: 'string' },
 } as const satisfies ParseArgsConfig['options'];
 
+/** The output option a preview also takes: it answers how many parts a budget would give. */
+const PREVIEW_ESTIMATES = ['max_tokens_per_part'] as const satisfies readonly ScanOptionName[];
+
 const inspectOptions = {
   ...commonOptions,
-  ...optionFlags(PREVIEW_OPTION_NAMES),
+  ...optionFlags([...PREVIEW_OPTION_NAMES, ...PREVIEW_ESTIMATES]),
   tree: { type: 'boolean' },
 } as const satisfies ParseArgsConfig['options'];
 
@@ -196,6 +201,7 @@ function parseInspect(argv: string[], env: NodeJS.ProcessEnv): CliArgs {
     ...common,
     command: 'inspect',
     options: optionValues(PREVIEW_OPTION_NAMES, values),
+    maxTokensPerPart: optionValues(PREVIEW_ESTIMATES, values).max_tokens_per_part,
     tree: values.tree ?? false,
   };
 }

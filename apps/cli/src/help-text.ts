@@ -117,6 +117,8 @@ Previews what a scan would keep (POST /v1/inspect): prints a table of path, type
 estimated tokens, then the totals. Nothing is written anywhere.
 
   --tree                   print the directory tree before the table
+  --max-tokens <n>         also estimate how many parts of at most n tokens the txt
+                           output would take (a scan with the same flag writes them)
 
 ${SELECTION}
 

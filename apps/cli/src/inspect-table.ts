@@ -25,6 +25,10 @@ export function renderInspectTable(preview: InspectResult, withTree: boolean): s
   parts.push(line(header));
   for (const row of rows) parts.push(line(row));
   parts.push('', totals);
+  if (preview.parts_estimate !== undefined)
+    parts.push(
+      `about ${preview.parts_estimate} part${preview.parts_estimate === 1 ? '' : 's'} of the txt output (estimate)`,
+    );
   const secrets = preview.secrets;
   if (secrets && secrets.count > 0)
     parts.push(

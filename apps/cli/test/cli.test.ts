@@ -332,6 +332,21 @@ describe('reposcan CLI', () => {
       expect(preview.files.length).toBeGreaterThan(0);
       expect(preview.files.every((f) => f.subcategory === 'docs')).toBe(true);
     });
+
+    it('--max-tokens estimates the parts, from the server and with --local alike', async () => {
+      const remote = await runCli(['inspect', api.repoDir, '--json', '--max-tokens', '1000'], { cwd: work, env });
+      expect(remote.code, remote.stderr).toBe(0);
+      const estimate = (JSON.parse(remote.stdout) as { parts_estimate?: number }).parts_estimate;
+      expect(estimate).toBeGreaterThanOrEqual(1);
+      const local = await runCli(['inspect', '--local', api.repoDir, '--json', '--max-tokens', '1000'], { cwd: work });
+      expect(local.code, local.stderr).toBe(0);
+      expect((JSON.parse(local.stdout) as { parts_estimate?: number }).parts_estimate).toBe(estimate);
+      const table = await runCli(['inspect', api.repoDir, '--max-tokens', '1000'], { cwd: work, env });
+      expect(table.stdout).toMatch(new RegExp(`^about ${estimate} parts? of the txt output \\(estimate\\)$`, 'm'));
+      const plain = await runCli(['inspect', api.repoDir, '--json'], { cwd: work, env });
+      expect(JSON.parse(plain.stdout)).not.toHaveProperty('parts_estimate');
+      expect((await runCli(['inspect', api.repoDir, '--max-tokens', '10'], { cwd: work, env })).code).toBe(2);
+    });
   });
 
   describe('--local (no server)', () => {

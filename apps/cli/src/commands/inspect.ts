@@ -28,6 +28,7 @@ async function inspectOnServer(args: InspectArgs, io: CliIo): Promise<InspectRes
     branch: args.branch,
     ...(gitToken === undefined ? {} : { git_token: gitToken }),
     ...args.options,
+    ...(args.maxTokensPerPart === null ? {} : { max_tokens_per_part: args.maxTokensPerPart }),
   });
 }
 
@@ -46,5 +47,5 @@ async function inspectLocal(args: InspectArgs, io: CliIo): Promise<InspectResult
       ...(folder.git ? { git: folder.git } : {}),
     })
     .finally(() => engine.close());
-  return toInspectResult(report, null);
+  return toInspectResult(report, null, args.maxTokensPerPart);
 }
