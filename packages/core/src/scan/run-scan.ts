@@ -18,6 +18,7 @@ import { IoThreads } from '../io/io-threads.js';
 import { createTokenPool, withTokenCache } from '../tokens/index.js';
 import type { CountTokens, TokenCache, TokenCacheStats } from '../tokens/index.js';
 import { collectFiles } from './collect-files.js';
+import type { Collected } from './collect-files.js';
 import { renderBundleReadme } from './render-bundle-readme.js';
 import { smallTreeScanDeps } from './scan-deps.js';
 import type { ScanDeps } from './scan-deps.js';
@@ -186,25 +187,7 @@ export async function scanTree(
     const artifacts = await writer.finish(ctx);
     const renderMs = performance.now() - renderStart;
 
-    const report: ScanReport = {
-      repository,
-      options: toWireOptions(input.options),
-      encoding: input.encoding,
-      summary,
-      tree: ctx.tree,
-      files,
-      assets: collected.assets,
-      skipped: collected.skipped,
-      artifacts,
-      timings: {
-        walk_ms: round(collected.walkMs),
-        read_ms: round(collected.readMs),
-        render_ms: round(renderMs),
-        zip_ms: 0,
-        total_ms: 0,
-      },
-      ...(collected.secrets === null ? {} : { secrets: collected.secrets }),
-    };
+    const report = reportOf(input, repository, collected, { summary, tree: ctx.tree, files, artifacts, renderMs });
 
     if (input.options.createZip)
       await addZipBundle(
@@ -285,26 +268,14 @@ async function scanInParts(
     });
     const renderMs = performance.now() - renderStart;
     await spool.close();
-    const report: ScanReport = {
-      repository,
-      options: toWireOptions(input.options),
-      encoding: input.encoding,
+    const report = reportOf(input, repository, collected, {
       summary,
       tree: ctx.tree,
       files,
-      assets: collected.assets,
-      skipped: collected.skipped,
       artifacts: [],
       parts: parted,
-      ...(collected.secrets === null ? {} : { secrets: collected.secrets }),
-      timings: {
-        walk_ms: round(collected.walkMs),
-        read_ms: round(collected.readMs),
-        render_ms: round(renderMs),
-        zip_ms: 0,
-        total_ms: 0,
-      },
-    };
+      renderMs,
+    });
     if (input.options.createZip)
       await addZipBundle(
         input,
@@ -325,6 +296,35 @@ async function scanInParts(
     );
     throw error;
   }
+}
+
+/** The report of a scan whose outputs are written (the ZIP bundle and total_ms come after). */
+function reportOf(
+  input: ScanInput,
+  repository: RepositoryBlock,
+  collected: Collected,
+  written: Pick<ScanReport, 'summary' | 'tree' | 'files' | 'artifacts' | 'parts'> & { renderMs: number },
+): ScanReport {
+  return {
+    repository,
+    options: toWireOptions(input.options),
+    encoding: input.encoding,
+    summary: written.summary,
+    tree: written.tree,
+    files: written.files,
+    assets: collected.assets,
+    skipped: collected.skipped,
+    artifacts: written.artifacts,
+    ...(written.parts === undefined ? {} : { parts: written.parts }),
+    timings: {
+      walk_ms: round(collected.walkMs),
+      read_ms: round(collected.readMs),
+      render_ms: round(written.renderMs),
+      zip_ms: 0,
+      total_ms: 0,
+    },
+    ...(collected.secrets === null ? {} : { secrets: collected.secrets }),
+  };
 }
 
 /** Writes the ZIP bundle of `files` (outputs in outDir), the tree's assets and the report, and lists it. */
