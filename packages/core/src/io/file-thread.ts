@@ -1,7 +1,7 @@
 // Entry of the long-lived io threads (io-threads.ts): batches of reads, with blocking system calls,
 // which cost a fraction of the async ones and block only this thread, and a preview's token
 // estimates, and secret checks. It imports nothing else up front, so a kept thread costs little
-// memory: secretlint is loaded on the first check (detect-secrets.ts).
+// memory: secretlint is loaded by the first text that may hold a secret (detect-secrets.ts).
 import { serveThread } from '../threads/serve-thread.js';
 import { estimateTokensFromBytes } from '../tokens/estimate-tokens.js';
 import type { IoRequest } from './io-protocol.js';

@@ -66,7 +66,7 @@ export async function collectFiles(
   const { options, limits, source } = input;
   const started = performance.now();
   onProgress({ phase: 'walk', files_done: 0, files_total: 0 });
-  // A file thread starts and loads secretlint while the walk runs, not when the first texts wait for it.
+  // A file thread starts while the walk runs, not when the first texts wait for it.
   if (options.secrets !== 'off') deps.detectSecrets([], []).catch(() => {});
   const feed = new FileFeed();
   const walkedPaths: string[] = [];

@@ -1,48 +1,63 @@
 // Secret detection with secretlint's recommended preset, run on a file thread (file-thread.ts):
 // the rules are regular expressions over whole texts, CPU the event loop must not spend.
-// secretlint is loaded on the first content checked, so a process that never checks (a scan
-// with `secrets: off`, the command line's start-up) never pays for its modules.
+// secretlint is loaded by the first text holding a rule's anchor, so a process that never checks
+// one (a scan with `secrets: off` or without such text, the command line's start-up) never pays
+// for its modules.
 //
-// A batch's texts are checked as one: secretlint spends more setting its 28 rules up for a file
-// than running them over a small one (the bench corpus: 0.2 s joined against 0.3-0.44 s file by
-// file). A text is checked on its own when a rule reads its name (`.json`, `package.json`,
-// `.npmrc`), when it has secretlint's ignore comments (they would reach into the next text), and
-// when a finding of the joined check runs over a separator.
+// Each rule runs only on the texts holding one of its anchors (rule-anchors.ts), found in one pass
+// over the bytes; a text holding none is neither decoded nor given to secretlint. The texts that
+// remain are checked as one joined text: secretlint spends more setting its rules up for a file
+// than running them over a small one. A text is checked on its own when a rule reads its name
+// (`.json`, `package.json`, `.npmrc`), when it has secretlint's ignore comments (they would reach
+// into the next text), and when a finding of the joined check runs over a separator.
 import { Buffer } from 'node:buffer';
 import { basename, extname } from 'node:path/posix';
-import type { SecretLintCoreConfig, SecretLintCoreResultMessage } from '@secretlint/types';
+import type { SecretLintCoreConfig, SecretLintCoreResultMessage, SecretLintRuleCreator } from '@secretlint/types';
+import { HIGH_ENTROPY_ANCHORS, HIGH_ENTROPY_RULE_ID, highEntropyRule } from './high-entropy-rule.js';
+import { anchoredRules, RULE_ANCHORS } from './rule-anchors.js';
 import { redactionMark } from './secret-scan.js';
 import type { SecretFinding, SecretScan } from './secret-scan.js';
 
-type Lint = (text: string, name: string) => Promise<SecretLintCoreResultMessage[]>;
+/** Checks `text` under the file name `name` with the rules named in `only`. */
+type Lint = (text: string, name: string, only: ReadonlySet<string>) => Promise<SecretLintCoreResultMessage[]>;
 
 let loading: Promise<Lint> | null = null;
+let anchored: ((bytes: Uint8Array) => Set<string>) | null = null;
+const rulesAnchoredIn = (bytes: Uint8Array): Set<string> =>
+  (anchored ??= anchoredRules(
+    new Map([...Object.entries(RULE_ANCHORS), [HIGH_ENTROPY_RULE_ID, HIGH_ENTROPY_ANCHORS]]),
+  ))(bytes);
 
 async function loadLinter(): Promise<Lint> {
-  const [{ lintSource }, { creator }, { secretLintProfiler }] = await Promise.all([
+  const [{ lintSource }, { rules }, { secretLintProfiler }] = await Promise.all([
     import('@secretlint/core'),
     import('@secretlint/secretlint-rule-preset-recommend'),
     import('@secretlint/profiler'),
   ]);
   // On by default, it puts several performance marks per file and rule into a buffer nobody empties.
   secretLintProfiler.setEnabled(false);
-  const config: SecretLintCoreConfig = {
-    rules: [
-      {
-        id: '@secretlint/secretlint-rule-preset-recommend',
-        rule: creator,
-        // Access key IDs too (off by default): one names the account and is half of a key pair.
-        rules: [{ id: '@secretlint/secretlint-rule-aws', options: { enableIDScanRule: true } }],
-      },
-    ],
+  const all = new Map<string, { id: string; rule: SecretLintRuleCreator; options: object }>();
+  for (const rule of [...(rules as SecretLintRuleCreator[]), highEntropyRule]) {
+    const name = ruleName(rule.meta.id);
+    // Access key IDs too (off by default): one names the account and is half of a key pair.
+    all.set(name, { id: rule.meta.id, rule, options: name === 'aws' ? { enableIDScanRule: true } : {} });
+  }
+  const configs = new Map<string, SecretLintCoreConfig>();
+  const configOf = (only: ReadonlySet<string>): SecretLintCoreConfig => {
+    const names = [...all.keys()].filter((name) => only.has(name));
+    const key = names.join(' ');
+    let config = configs.get(key);
+    if (!config)
+      configs.set(key, (config = { rules: names.map((name) => all.get(name) as SecretLintCoreConfig['rules'][0]) }));
+    return config;
   };
-  return async (text, name) => {
+  return async (text, name, only) => {
     const ext = extname(name);
     const result = await lintSource({
       // The file's name alone, never a path: the GCP rule reads a `.p12` file from disk by its path,
       // so that extension is never given (the text is already here; a real .p12 is not text).
       source: { filePath: name, ext: ext === '.p12' ? '' : ext, content: text, contentType: 'text' },
-      options: { config, noPhysicFilePath: true },
+      options: { config: configOf(only), noPhysicFilePath: true },
     });
     return result.messages;
   };
@@ -58,45 +73,69 @@ type Span = { start: number; end: number; rule: string; kind: string };
 
 /** Findings (and the redacted text when there are any) of each UTF-8 content, in order; `names` are their paths. */
 export async function detectSecrets(contents: readonly Uint8Array[], names: readonly string[]): Promise<SecretScan[]> {
-  loading ??= loadLinter();
-  const lint = await loading;
-  const texts = contents.map((c) => Buffer.from(c.buffer, c.byteOffset, c.byteLength).toString('utf8'));
-  const spans: Span[][] = texts.map(() => []);
+  // Decoded only when some rule has to read it.
+  const texts: Array<string | undefined> = [];
+  const textOf = (i: number): string => {
+    const content = contents[i] as Uint8Array;
+    return (texts[i] ??= Buffer.from(content.buffer, content.byteOffset, content.byteLength).toString('utf8'));
+  };
+  const spans: Span[][] = contents.map(() => []);
+  const rulesOf = contents.map(rulesAnchoredIn);
   const alone = new Set<number>();
   const joined: number[] = [];
-  texts.forEach((text, i) => {
-    if (NAMED.test(names[i] ?? '') || text.includes('secretlint-')) alone.add(i);
-    else joined.push(i);
+  const joinedRules = new Set<string>();
+  rulesOf.forEach((rules, i) => {
+    if (rules.size === 0) return;
+    if (NAMED.test(names[i] ?? '') || rules.has('filter-comments')) alone.add(i);
+    else {
+      joined.push(i);
+      for (const rule of rules) joinedRules.add(rule);
+    }
   });
+  if (joined.length + alone.size === 0) return contents.map(() => ({ findings: [] }));
+  // secretlint is loaded by the first text that holds an anchor.
+  const lint = await (loading ??= loadLinter());
   if (joined.length > 0) {
     const starts: number[] = [];
     let at = 0;
     for (const i of joined) {
       starts.push(at);
-      at += (texts[i] as string).length + SEPARATOR.length;
+      at += textOf(i).length + SEPARATOR.length;
     }
-    const all = joined.map((i) => texts[i]).join(SEPARATOR);
-    for (const message of await lint(all, 'content')) {
+    const all = joined.map(textOf).join(SEPARATOR);
+    for (const message of await lint(all, 'content', joinedRules)) {
       const span = spanOf(all, message);
       const first = textAt(starts, span.start);
       const last = textAt(starts, Math.max(span.start, span.end - 1));
       const owner = joined[first] as number;
       const offset = starts[first] as number;
-      if (first === last && span.end - offset <= (texts[owner] as string).length)
+      if (first === last && span.end - offset <= textOf(owner).length)
         spans[owner]?.push({ ...span, start: span.start - offset, end: span.end - offset });
       // Over a separator: every text it touches is checked again on its own.
       else for (let k = first; k <= last; k++) alone.add(joined[k] as number);
     }
   }
   for (const i of alone) {
-    const text = texts[i] as string;
-    spans[i] = (await lint(text, basename(names[i] ?? ''))).map((message) => spanOf(text, message));
+    const text = textOf(i);
+    spans[i] = (await lint(text, basename(names[i] ?? ''), rulesOf[i] as Set<string>)).map((message) =>
+      spanOf(text, message),
+    );
   }
-  return texts.map((text, i) => {
-    const found = spans[i] as Span[];
+  return spans.map((list, i) => {
+    const found = withoutGenericOverlaps(list);
     if (found.length === 0) return { findings: [] };
+    const text = textOf(i);
     return { findings: findingsOf(text, found), redacted: Buffer.from(redact(text, found), 'utf8') };
   });
+}
+
+/** The spans, less those of the generic rule that overlap a named service's: one finding per secret, named by the service. */
+function withoutGenericOverlaps(spans: Span[]): Span[] {
+  const named = spans.filter((span) => span.rule !== HIGH_ENTROPY_RULE_ID);
+  if (named.length === spans.length) return spans;
+  const overlapsNamed = (span: Span): boolean =>
+    named.some((other) => other.start < span.end && span.start < other.end);
+  return spans.filter((span) => span.rule !== HIGH_ENTROPY_RULE_ID || !overlapsNamed(span));
 }
 
 /** Which of the joined texts, starting at `starts`, holds position `at`. */

@@ -28,7 +28,9 @@ export const SECRETS = {
     ].join('\n'),
     rule: 'privatekey',
   },
-  /** The preset has no rule for high-entropy strings in general: a credential in a URL is what it catches beyond named services. */
+  /** No service's prefix: found by its name and its randomness (the high-entropy rule). */
+  genericPassword: { value: join2('v7Rt2', 'Xq9Lk4', 'Wm8Zp3N'), rule: 'high-entropy' },
+  genericClientSecret: { value: join2('0c1f5a9e', '7b3d4c2a', '8e6f1b0d', '9a7c5e3f'), rule: 'high-entropy' },
   basicAuth: { value: join2('https://deploy:', 'Hx7pQ2kV9mRw', '@git.example.com/app.git'), rule: 'basicauth' },
   databaseUrl: {
     value: join2('postgres://app:', 'N8sK2mQ4vX7z', '@db.example.com:5432/prod'),
@@ -47,6 +49,8 @@ export const MUST_NOT_APPEAR: string[] = [
   ...SECRETS.privateKey.value.split('\n').slice(1, 3),
   'Hx7pQ2kV9mRw',
   'N8sK2mQ4vX7z',
+  SECRETS.genericPassword.value,
+  SECRETS.genericClientSecret.value,
 ];
 
 /** The files of the repository, by path. */
@@ -68,6 +72,8 @@ export function secretFiles(): Record<string, string> {
     ].join('\n'),
     'deploy/id_rsa': `${SECRETS.privateKey.value}\n`,
     'deploy/remotes.md': `# Remotes\n\nPush to ${SECRETS.basicAuth.value} after review.\n\nDatabase: \`${SECRETS.databaseUrl.value}\`\n`,
+    '.env': `# Local settings\nDB_HOST=localhost\nDB_PASSWORD=${SECRETS.genericPassword.value}\n`,
+    'config/oauth.yaml': `client_id: reposcan-app\nclient_secret: "${SECRETS.genericClientSecret.value}"\n`,
     'README.md': '# App\n\nNothing secret here.\n',
   };
 }

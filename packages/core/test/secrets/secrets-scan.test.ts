@@ -97,6 +97,8 @@ describe('secrets: redact (the default)', () => {
         'deploy/id_rsa:1:privatekey',
         'deploy/remotes.md:3:basicauth',
         'deploy/remotes.md:5:database-connection-string',
+        '.env:3:high-entropy',
+        'config/oauth.yaml:2:high-entropy',
       ]),
     );
     expect(secrets?.count).toBe(secrets?.findings.length);
