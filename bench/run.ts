@@ -164,7 +164,13 @@ function unitsFor(
         // The rows above detect secrets (the default, redact); this one does not: the difference is detection's cost.
         label: 'engine cold, secrets off',
         reps: Infinity,
-        run: async () => record('engine-cold-secrets-off', (await engineRuns(corpus, false, 'off')).cold),
+        run: async () => record('engine-cold-secrets-off', (await engineRuns(corpus, false, { secrets: 'off' })).cold),
+      },
+      {
+        label: 'engine cold, in parts of 100 000 tokens',
+        reps: Infinity,
+        run: async () =>
+          record('engine-cold-parts', (await engineRuns(corpus, false, { maxTokensPerPart: 100_000 })).cold),
       },
       {
         label: 'API full scan of the git URL, cold',

@@ -1,7 +1,7 @@
 // One engine run in a fresh process (the built code, as the worker runs it), so peak RSS is this
 // run's own: `node bench/children/engine-scan.mjs <root> <outDir>`. Prints one JSON line.
 //
-// BENCH_SECRETS sets the `secrets` option (the API's default, `redact`, without it).
+// BENCH_OPTIONS adds scan options (the engine's names, JSON: `{"secrets":"off"}`) to the API's defaults.
 //
 // BENCH_TOKEN_CACHE_DIR names the token cache location for this cold/warm pair: empty for the cold
 // run, as the cold run left it for the warm one. Opened, synced and flushed as a worker does.
@@ -22,7 +22,7 @@ const report = await runScan(
     repoName: 'bench',
     source: { type: 'local', url: null, hostFamily: null, ref: null, branch: null, commit: null, subdir: null },
     // The API's defaults: every artifact (txt, md, json), ignore files honoured, no zip.
-    options: { ...DEFAULT_SCAN_OPTIONS, secrets: process.env.BENCH_SECRETS ?? DEFAULT_SCAN_OPTIONS.secrets },
+    options: { ...DEFAULT_SCAN_OPTIONS, ...JSON.parse(process.env.BENCH_OPTIONS ?? '{}') },
     limits: { ...DEFAULT_ENGINE_LIMITS, maxFiles: 10_000_000 },
     encoding: 'o200k_base',
     outDir,

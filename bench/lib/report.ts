@@ -52,6 +52,12 @@ export const ROWS: readonly RowDef[] = [
     reposcan: true,
     warm: false,
   },
+  {
+    key: 'engine-cold-parts',
+    label: 'reposcan engine, fresh process, cold, in parts of 100 000 tokens',
+    reposcan: true,
+    warm: false,
+  },
   { key: 'repomix-plain-cold', label: 'repomix 1.18.1 --style plain, cold', reposcan: false, warm: false },
   { key: 'repomix-plain-warm', label: 'repomix 1.18.1 --style plain, warm', reposcan: false, warm: true },
   { key: 'repomix-json-cold', label: 'repomix 1.18.1 --style json, cold', reposcan: false, warm: false },
@@ -319,6 +325,7 @@ export function consistencyChecks(rows: Row[]): string[] {
     'engine-cold',
     'engine-warm',
     'engine-cold-secrets-off',
+    'engine-cold-parts',
     'token-floor',
     'scan-floor',
   ];

@@ -44,19 +44,19 @@ function lastJsonLine<T>(stdout: string): T {
 
 /**
  * The engine in a fresh Node process (built code): cold with an empty cache location, then warm with the same one.
- * `secrets` sets the option (the API's default without it).
+ * `options` are scan options by the engine's names, over the API's defaults.
  */
 export async function engineRuns(
   corpus: Corpus,
   warm: boolean,
-  secrets?: 'redact' | 'report' | 'off',
+  options: Record<string, unknown> = {},
 ): Promise<{ cold: Sample; warm?: Sample }> {
   const cacheDir = await mkdtemp(join(tmpdir(), 'reposcan-bench-cache-'));
   const once = async (): Promise<Sample> => {
     const outDir = await mkdtemp(join(tmpdir(), 'reposcan-bench-out-'));
     try {
       const m = await runMeasured(process.execPath, [join(CHILDREN, 'engine-scan.mjs'), corpus.root, outDir], {
-        env: { BENCH_TOKEN_CACHE_DIR: cacheDir, ...(secrets ? { BENCH_SECRETS: secrets } : {}) },
+        env: { BENCH_TOKEN_CACHE_DIR: cacheDir, BENCH_OPTIONS: JSON.stringify(options) },
       });
       const r = lastJsonLine<ChildReport & { secrets?: unknown }>(m.stdout);
       return {

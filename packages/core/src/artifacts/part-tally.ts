@@ -1,4 +1,5 @@
 import { Buffer } from 'node:buffer';
+import { escapeJsonInto, MAX_ESCAPED_BYTES } from '../render/json-string.js';
 import { isPieceBoundary } from '../tokens/bpe-engine.js';
 
 /** A stretch of a part's text; `tokens` is the exact count of `bytes` alone, when already known. */
@@ -81,32 +82,52 @@ export function joinsCleanly(before: Uint8Array, after: Uint8Array): boolean {
 /** Proven boundaries are marked at most this often, in bytes. */
 const MARK_EVERY = 2048;
 
+/** Places about MARK_EVERY bytes apart where a piece always ends, and the tokens before each. */
+export interface RangeMarks {
+  marks: number[];
+  sums: number[];
+}
+
+/**
+ * The marks of `bytes`: the stretches between proven boundaries are counted by `countBatch` (the
+ * token threads, several stretches at once) or one by one by `count`.
+ */
+export async function rangeMarks(
+  bytes: Uint8Array,
+  count: CountUtf8,
+  countBatch?: (contents: Uint8Array[]) => Promise<number[]> | number[],
+): Promise<RangeMarks> {
+  const marks = [0];
+  for (let j = MARK_EVERY; j < bytes.length; j++) {
+    if (!isPieceBoundary(bytes, j)) continue;
+    marks.push(j);
+    j += MARK_EVERY - 1;
+  }
+  if ((marks.at(-1) as number) < bytes.length) marks.push(bytes.length);
+  const stretches = marks.slice(1).map((end, i) => bytes.subarray(marks[i], end));
+  const counts = countBatch ? await countBatch(stretches) : stretches.map(count);
+  const sums = [0];
+  for (const n of counts) sums.push((sums.at(-1) as number) + n);
+  return { marks, sums };
+}
+
 /**
  * Exact counts of any stretch of one text, each for about two short counts: the text is counted
- * once, stretch by stretch between proven boundaries about MARK_EVERY bytes apart, and a range's
- * count is the marks' difference plus its two ends counted on their own. What cutting a large
- * file into parts asks many times over, for many candidate ends.
+ * once, stretch by stretch between proven boundaries about MARK_EVERY bytes apart (rangeMarks),
+ * and a range's count is the marks' difference plus its two ends counted on their own. What
+ * cutting a large file into parts asks many times over, for many candidate ends.
  */
 export class RangeCounter {
-  private readonly marks: number[] = [0];
-  private readonly sums: number[] = [0];
+  private readonly marks: number[];
+  private readonly sums: number[];
 
   constructor(
     private readonly bytes: Uint8Array,
     private readonly count: CountUtf8,
+    { marks, sums }: RangeMarks,
   ) {
-    let last = 0;
-    for (let j = MARK_EVERY; j < bytes.length; j++) {
-      if (!isPieceBoundary(bytes, j)) continue;
-      this.sums.push((this.sums.at(-1) as number) + count(bytes.subarray(last, j)));
-      this.marks.push(j);
-      last = j;
-      j += MARK_EVERY - 1;
-    }
-    if (last < bytes.length) {
-      this.sums.push((this.sums.at(-1) as number) + count(bytes.subarray(last)));
-      this.marks.push(bytes.length);
-    }
+    this.marks = marks;
+    this.sums = sums;
   }
 
   /** Tokens of bytes[from, to) alone. */
@@ -146,45 +167,42 @@ export class RangeCounter {
   }
 }
 
-/** Bytes each UTF-8 byte takes in a JSON string literal, as JSON.stringify writes valid UTF-8 text. */
-function escapedLength(byte: number): number {
+/** Bytes each UTF-8 byte takes in a JSON string literal, as the JSON writer escapes it. */
+const ESCAPED_LENGTH = Uint8Array.from({ length: 256 }, (_, byte) => {
   if (byte === 0x22 || byte === 0x5c) return 2;
   if (byte >= 0x20) return 1;
   return byte === 0x08 || byte === 0x09 || byte === 0x0a || byte === 0x0c || byte === 0x0d ? 2 : 6;
-}
+});
 
 const OFFSET_EVERY = 4096;
 
-/** A text as the inside of a JSON string literal, and where each of its bytes lands there. */
+/** A text as the inside of a JSON string literal (the JSON writer's escaping), and where each of its bytes lands there. */
 export class EscapedText {
   readonly bytes: Uint8Array;
-  /** Where every OFFSET_EVERY-th byte lands; built on the first offset asked inside the text. */
-  private samples: number[] | null = null;
+  /** Where every OFFSET_EVERY-th byte lands. */
+  private readonly samples: number[] = [];
 
   constructor(private readonly text: Uint8Array) {
-    const literal = Buffer.from(JSON.stringify(Buffer.from(text).toString('utf8')), 'utf8');
-    this.bytes = literal.subarray(1, -1);
+    let length = 0;
+    for (let block = 0; block < text.length; block += OFFSET_EVERY) {
+      this.samples.push(length);
+      const end = Math.min(text.length, block + OFFSET_EVERY);
+      for (let i = block; i < end; i++) length += ESCAPED_LENGTH[text[i] as number] as number;
+    }
+    const into = Buffer.allocUnsafe(length + MAX_ESCAPED_BYTES);
+    const progress = { read: 0, written: 0 };
+    while (progress.read < text.length) escapeJsonInto(text, progress.read, into, progress.written, progress);
+    if (progress.written !== length) throw new Error('JSON escaping did not go as expected');
+    this.bytes = into.subarray(0, length);
   }
 
   /** Where byte `raw` of the text (a character boundary) starts in `bytes`. */
   offset(raw: number): number {
     if (raw <= 0) return 0;
     if (raw >= this.text.length) return this.bytes.length;
-    const samples = (this.samples ??= this.sample());
     const sample = Math.floor(raw / OFFSET_EVERY);
-    let at = samples[sample] as number;
-    for (let i = sample * OFFSET_EVERY; i < raw; i++) at += escapedLength(this.text[i] as number);
+    let at = this.samples[sample] as number;
+    for (let i = sample * OFFSET_EVERY; i < raw; i++) at += ESCAPED_LENGTH[this.text[i] as number] as number;
     return at;
-  }
-
-  private sample(): number[] {
-    const samples: number[] = [];
-    let at = 0;
-    for (let i = 0; i < this.text.length; i++) {
-      if (i % OFFSET_EVERY === 0) samples.push(at);
-      at += escapedLength(this.text[i] as number);
-    }
-    if (at !== this.bytes.length) throw new Error('JSON escaping did not go as expected');
-    return samples;
   }
 }

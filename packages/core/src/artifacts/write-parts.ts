@@ -12,8 +12,16 @@ import type { FilePiece, FormatRenderer, RenderContext, RenderedChunk } from '..
 import { txtRenderer } from '../render/render-txt.js';
 import type { CountTokens } from '../tokens/token-pool.js';
 import type { ScannedFileRecord } from '../types.js';
-import { EMPTY_TALLY, EscapedText, extendTally, joinsCleanly, RangeCounter, tallyTotal } from './part-tally.js';
-import type { CountUtf8, Segment, Tally } from './part-tally.js';
+import {
+  EMPTY_TALLY,
+  EscapedText,
+  extendTally,
+  joinsCleanly,
+  RangeCounter,
+  rangeMarks,
+  tallyTotal,
+} from './part-tally.js';
+import type { CountUtf8, RangeMarks, Segment, Tally } from './part-tally.js';
 
 /** One written part of a text output. */
 export interface WrittenPart {
@@ -67,8 +75,11 @@ interface Unit {
    */
   render: (from: number, to: number, piece: FilePiece | undefined, state: PartState) => Segment[];
   /** Counts the unit once so that any piece's count costs little (RangeCounter). */
-  prepareCut?: (count: CountUtf8) => void;
+  prepareCut?: (count: CountUtf8) => Promise<void>;
 }
+
+/** The range marks of `bytes`; with `file`, the raw content of that file, counted once for every format. */
+type MarksOf = (bytes: Uint8Array, file?: number) => Promise<RangeMarks>;
 
 /** JSON: whether the part's `files` array is not opened yet, open, or already closed by the tail. */
 type PartState = 'start' | 'files' | 'closed';
@@ -131,6 +142,7 @@ function* unitsFor(
   files: readonly SpooledFile[],
   read: ReadSpooled,
   jsonTokens: readonly number[] | null,
+  marksOf: MarksOf,
 ): Generator<Unit | (() => Promise<Unit>)> {
   const lite = ctx.lite;
   if (format === 'json') {
@@ -161,6 +173,7 @@ function* unitsFor(
         'head',
         utf8(head),
         (piece) => `[${lite ? '' : 'repository and '}directory tree]${pieceNote(piece, '')}`,
+        marksOf,
       );
   }
   for (let index = 0; index < files.length; index++) {
@@ -194,9 +207,9 @@ function* unitsFor(
               seg('"}\n'),
             ];
           },
-          prepareCut: (count) => {
+          prepareCut: async (count) => {
             escaped ??= new EscapedText(content);
-            ranges ??= new RangeCounter(escaped.bytes, count);
+            ranges ??= new RangeCounter(escaped.bytes, count, await marksOf(escaped.bytes));
           },
         };
       }
@@ -212,8 +225,8 @@ function* unitsFor(
           const tokens = from === 0 && to === content.length ? record.tokens : ranges?.range(from, to);
           return chunksToSegments(renderer.file(record, text, index, lite, piece), text, tokens);
         },
-        prepareCut: (count) => {
-          ranges ??= new RangeCounter(content, count);
+        prepareCut: async (count) => {
+          ranges ??= new RangeCounter(content, count, await marksOf(content, index));
         },
       };
     };
@@ -249,6 +262,7 @@ function* unitsFor(
       utf8(tail),
       (piece) =>
         `[${format === 'md' && ctx.lite ? 'closing note' : 'non-textual files and summary'}]${pieceNote(piece, '')}`,
+      marksOf,
     );
 }
 
@@ -256,7 +270,12 @@ function* unitsFor(
  * The head or tail of txt and md as it is, a piece of it after a line saying which piece it is
  * when it is not the first (that line also starts the part's body where the header's count adds up).
  */
-function asIs(kind: UnitKind, text: Uint8Array, label: (piece: FilePiece | undefined) => string): Unit {
+function asIs(
+  kind: UnitKind,
+  text: Uint8Array,
+  label: (piece: FilePiece | undefined) => string,
+  marksOf: MarksOf,
+): Unit {
   let ranges: RangeCounter | undefined;
   return {
     kind,
@@ -266,8 +285,8 @@ function asIs(kind: UnitKind, text: Uint8Array, label: (piece: FilePiece | undef
       const body = { bytes: text.subarray(from, to), tokens: ranges?.range(from, to) };
       return piece && piece.part > 1 ? [seg(`(continued: part ${piece.part} of ${piece.parts})\n`), body] : [body];
     },
-    prepareCut: (count) => {
-      ranges ??= new RangeCounter(text, count);
+    prepareCut: async (count) => {
+      ranges ??= new RangeCounter(text, count, await marksOf(text));
     },
   };
 }
@@ -396,7 +415,7 @@ class PartWriter {
     }
     this.current ??= this.fresh(this.written.length + 1);
     if (this.tryAdd(this.current, unit, 0, whole)) return;
-    unit.prepareCut?.(this.options.count);
+    await unit.prepareCut?.(this.options.count);
     await this.addCut(unit);
   }
 
@@ -529,30 +548,41 @@ class PartWriter {
  */
 function largestFit(text: Uint8Array, from: number, fits: (to: number) => boolean, budget: number): number {
   if (fits(text.length)) return text.length;
-  // Line ends (after each `\n`) within reach: a piece of `budget` tokens is rarely over 16 bytes a token.
-  const reach = Math.min(text.length, from + budget * 16);
-  const lineEnds: number[] = [];
-  for (let i = text.indexOf(0x0a, from); i >= 0 && i < reach && i + 1 < text.length; i = text.indexOf(0x0a, i + 1))
-    lineEnds.push(i + 1);
-  const best = searchLargest(lineEnds, fits);
+  // Line ends (after each `\n`) within reach, from 4 bytes a token up to 16 (rarely more in a piece
+  // of `budget` tokens); the reach doubles while the last line end in it still fits.
+  const limit = Math.min(text.length, from + budget * 16);
+  let lineEnds: number[] = [];
+  let best: number | null;
+  for (let reach = Math.min(limit, from + budget * 4); ; reach = Math.min(limit, from + 2 * (reach - from))) {
+    lineEnds = [];
+    for (let i = text.indexOf(0x0a, from); i >= 0 && i < reach && i + 1 < text.length; i = text.indexOf(0x0a, i + 1))
+      lineEnds.push(i + 1);
+    best = searchLargest(lineEnds.length, (k) => lineEnds[k] as number, fits);
+    if (reach === limit || best === null || best !== lineEnds.at(-1)) break;
+  }
   if (best !== null) return best;
-  // Not even the first line fits: cut it at a character boundary (never inside a UTF-8 sequence).
-  const lineEnd = lineEnds[0] ?? reach;
-  const chars: number[] = [];
-  for (let i = from + 1; i < lineEnd; i++) if (((text[i] as number) & 0xc0) !== 0x80) chars.push(i);
-  return searchLargest(chars, fits) ?? from;
+  // Not even the first line fits: cut it at a character boundary (never inside a UTF-8 sequence),
+  // searching byte offsets within reach, each moved back to the start of its character.
+  const lineEnd = Math.min(lineEnds[0] ?? limit, limit);
+  const charStartAt = (k: number): number => {
+    let at = from + 1 + k;
+    while (at > from && ((text[at] as number) & 0xc0) === 0x80) at--;
+    return at;
+  };
+  const cut = searchLargest(Math.max(0, lineEnd - from - 1), charStartAt, fits);
+  return cut !== null && cut > from ? cut : from;
 }
 
-/** The largest of the ascending `ends` for which `fits` holds, assuming it holds up to a point; null when none. */
-function searchLargest(ends: readonly number[], fits: (to: number) => boolean): number | null {
+/** The largest of the ascending `endAt(0 … count-1)` for which `fits` holds, assuming it holds up to a point; null when none. */
+function searchLargest(count: number, endAt: (k: number) => number, fits: (to: number) => boolean): number | null {
   let lo = -1;
-  let hi = ends.length;
+  let hi = count;
   while (hi - lo > 1) {
     const mid = (lo + hi) >> 1;
-    if (fits(ends[mid] as number)) lo = mid;
+    if (fits(endAt(mid))) lo = mid;
     else hi = mid;
   }
-  return lo < 0 ? null : (ends[lo] as number);
+  return lo < 0 ? null : endAt(lo);
 }
 
 export interface WritePartsInput {
@@ -626,6 +656,16 @@ export async function writeParts(input: WritePartsInput): Promise<PartedOutput[]
       : null;
   // Its failure is awaited below; until then it must not count as unhandled.
   jsonCounting?.catch(() => undefined);
+  // A file too big for one part is counted stretch by stretch on the token threads, once for txt and md.
+  const { countBatch, signal } = input;
+  const countStretches = countBatch && ((stretches: Uint8Array[]) => countBatch(stretches, signal));
+  const rawMarks = new Map<number, Promise<RangeMarks>>();
+  const marksOf: MarksOf = (bytes, file) => {
+    if (file === undefined) return rangeMarks(bytes, input.count, countStretches);
+    let marks = rawMarks.get(file);
+    if (!marks) rawMarks.set(file, (marks = rangeMarks(bytes, input.count, countStretches)));
+    return marks;
+  };
   for (const format of formats) {
     const jsonTokens = format === 'json' && jsonCounting ? await jsonCounting : null;
     const writer = new PartWriter({
@@ -635,7 +675,7 @@ export async function writeParts(input: WritePartsInput): Promise<PartedOutput[]
       budget: input.budget,
       count: input.count,
     });
-    for (const item of unitsFor(format, input.ctx, input.files, input.openReader(), jsonTokens)) {
+    for (const item of unitsFor(format, input.ctx, input.files, input.openReader(), jsonTokens, marksOf)) {
       input.signal?.throwIfAborted();
       await writer.add(typeof item === 'function' ? await item() : item);
     }
