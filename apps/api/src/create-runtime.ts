@@ -118,6 +118,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   const janitor = startJanitor({
     store,
     queue: transport.queue,
+    deliveries: transport.deliveries,
     log,
     ...janitorSettings(config, config.role === 'all'),
   });
@@ -142,7 +143,11 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     faults: new FaultInjector(config.faultInjection),
     onAccepted: (source) => metrics.scansAccepted.inc({ source }),
     credentials: { vault: transport.credentials, ttlMs: config.gitTokenTtlSeconds * 1000 },
-    webhooks: { configured: config.webhookSecret !== null, policy: webhookPolicyFromConfig(config) },
+    webhooks: {
+      configured: config.webhookSecret !== null,
+      policy: webhookPolicyFromConfig(config),
+      deliveries: transport.deliveries,
+    },
   });
   // ROLE=all: the worker reports on the API's registry, so one /metrics covers the process.
   const worker =

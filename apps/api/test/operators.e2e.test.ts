@@ -258,7 +258,7 @@ describe.runIf(hasRedisServer)('operators: worker probes and metrics, queue gaug
     expect((await waitCompleted(api, scanId, 120_000)).state).toBe('completed');
   });
 
-  it('ENABLE_QUEUE_DASHBOARD serves a read-only bull-board of the scan queue at /admin/queues', async () => {
+  it('ENABLE_QUEUE_DASHBOARD serves a read-only bull-board of the scan and webhook queues at /admin/queues', async () => {
     const prefix = `reposcan-ops-${randomUUID().slice(0, 8)}`;
     const api = await startTestApi({
       REDIS_URL,
@@ -279,13 +279,13 @@ describe.runIf(hasRedisServer)('operators: worker probes and metrics, queue gaug
     const board = (await (await fetch(`${api.baseUrl}/admin/queues/api/queues`)).json()) as {
       queues: Array<{ displayName: string; readOnlyMode: boolean; counts: { waiting: number; prioritized: number } }>;
     };
-    expect(board.queues).toHaveLength(1);
+    expect(board.queues.map((q) => q.displayName).sort()).toEqual(['scans', 'webhooks']);
     // A client's scan carries its fair-share priority: the board lists it as prioritized.
-    expect(board.queues[0]).toMatchObject({
-      displayName: 'scans',
+    expect(board.queues.find((q) => q.displayName === 'scans')).toMatchObject({
       readOnlyMode: true,
       counts: { waiting: 0, prioritized: 1 },
     });
+    expect(board.queues.find((q) => q.displayName === 'webhooks')?.readOnlyMode).toBe(true);
   });
 
   it('without the flag, or without Redis, there is no dashboard', async () => {

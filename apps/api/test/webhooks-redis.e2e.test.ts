@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { purgeQueuePrefix } from '@reposcan/queue';
 import { postScan, waitCompleted } from './support/scenarios.js';
@@ -80,5 +81,38 @@ describe('completion webhooks, BullMQ on Redis with a separate worker process', 
     expect(logged).toContain('webhook delivered');
     expect(logged).not.toContain('s3cr3t');
     expect(logged).not.toContain(SECRET);
+  });
+
+  it('a scan deleted before any worker took it still tells its receiver: cancelled, signed', async () => {
+    await worker.stop(); // nothing takes the scan: it stays queued
+    const hook = await startReceiver([200]);
+    receivers.push(hook);
+    const response = await postScan(api, { repo_path: api.repoDir, callback_url: `${hook.url}/gone` }, '?wait=false');
+    expect(response.status).toBe(202);
+    const scanId = ((await response.json()) as { data: { scan_id: string } }).data.scan_id;
+    expect((await fetch(`${api.baseUrl}/v1/cleanup/${scanId}`, { method: 'DELETE' })).status).toBe(200);
+    expect((await fetch(`${api.baseUrl}/v1/scans/${scanId}`)).status).toBe(404);
+    worker = await startWorkerProcess({
+      REDIS_URL,
+      ROLE: 'worker',
+      QUEUE_PREFIX: prefix,
+      DATA_DIR: api.dataDir,
+      ALLOWED_LOCAL_ROOTS: api.localRoot,
+      WORKER_CONCURRENCY: '1',
+      JANITOR_INTERVAL_SECONDS: '1',
+      ...webhookEnv,
+    });
+    const deadline = Date.now() + 30_000;
+    while (hook.deliveries.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    const [delivery] = hook.deliveries;
+    expect(verifySignature(delivery?.headers['x-reposcan-signature'] as string, delivery?.body ?? '', SECRET)).toBe(
+      true,
+    );
+    expect(JSON.parse(delivery?.body ?? '{}')).toMatchObject({ scan_id: scanId, state: 'cancelled' });
+    // Once delivered, the janitor drops what was kept for it; it is never sent twice.
+    const kept = `${api.dataDir}/webhooks/${scanId}.json`;
+    while (existsSync(kept) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    expect(existsSync(kept)).toBe(false);
+    expect(hook.deliveries).toHaveLength(1);
   });
 });

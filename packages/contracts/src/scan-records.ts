@@ -376,3 +376,14 @@ export const ScanRequestRecord = z.object({
   callback_url: z.string().optional(),
 });
 export type ScanRequestRecord = z.output<typeof ScanRequestRecord>;
+
+/**
+ * A deleted scan's completion webhook, kept on the volume apart from the scan's folder until it is
+ * delivered: where to, the scan's last state, and how its delivery went so far.
+ */
+export const KeptWebhook = z.object({
+  callback_url: z.string(),
+  record: ScanStateRecord,
+  delivery: WebhookDelivery.nullable(),
+});
+export type KeptWebhook = z.output<typeof KeptWebhook>;

@@ -1,7 +1,7 @@
 import type { Config } from '@reposcan/config';
-import { isScanError, TERMINAL_STATES, TokenEncoding } from '@reposcan/contracts';
+import { isScanError, ScanRequestRecord, TERMINAL_STATES, TokenEncoding } from '@reposcan/contracts';
 import type { ScanStateRecord } from '@reposcan/contracts';
-import type { ScanQueue } from '@reposcan/queue';
+import type { DeliveryQueue, ScanQueue } from '@reposcan/queue';
 import { compactTokenCache, CorruptStateError } from '@reposcan/storage';
 import type { ScanStore } from '@reposcan/storage';
 import type { Logger } from './create-logger.js';
@@ -25,6 +25,8 @@ export function janitorSettings(
 export interface JanitorOptions {
   store: ScanStore;
   queue: ScanQueue;
+  /** Where completion webhooks are queued: a delivery that could not be queued when its scan ended is queued again. */
+  deliveries?: DeliveryQueue;
   log: Logger;
   /** Finished scans older than this are deleted; 0 keeps them. */
   ttlHours: number;
@@ -46,7 +48,15 @@ export interface SweepReport {
   trash: number;
   /** Token cache folders merged into one segment. */
   tokenCachesCompacted: number;
+  /** Completion webhooks queued again (their queueing failed), and kept webhooks of deleted scans dropped once done. */
+  webhooksRequeued: number;
+  keptWebhooksDropped: number;
 }
+
+/** A finished scan's webhook not recorded as tried after this long is looked at no more (its retries span 13 minutes). */
+const WEBHOOK_REQUEUE_WINDOW_MS = 3_600_000;
+/** A deleted scan's kept webhook is dropped after this long, whatever became of it. */
+const KEPT_WEBHOOK_MAX_AGE_MS = 24 * 3_600_000;
 
 export interface Janitor {
   /** One pass over the volume. Safe beside other janitors on other processes; concurrent calls share one pass. */
@@ -112,6 +122,8 @@ export function createJanitor(options: JanitorOptions): Janitor {
     }
     if (TERMINAL_STATES.includes(state.state)) {
       const finishedAt = Date.parse(state.completed_at ?? state.updated_at);
+      if (options.deliveries && now() - finishedAt > settleMs && now() - finishedAt < WEBHOOK_REQUEUE_WINDOW_MS)
+        await requeueWebhook(id, report);
       if (options.ttlHours > 0 && now() - finishedAt > options.ttlHours * 3_600_000 && (await store.remove(id)))
         report.expired++;
       return;
@@ -132,6 +144,34 @@ export function createJanitor(options: JanitorOptions): Janitor {
     }
   };
 
+  /** The scan's webhook, when it has one that no delivery job has recorded yet: queued again (a second enqueue is a no-op). */
+  const requeueWebhook = async (id: string, report: SweepReport): Promise<void> => {
+    const request = ScanRequestRecord.safeParse(await store.readRequest(id).catch(() => null));
+    if (!request.success || request.data.callback_url === undefined || (await store.readWebhook(id)) !== null) return;
+    await options.deliveries?.enqueue(id);
+    report.webhooksRequeued++;
+  };
+
+  /** Deleted scans' kept webhooks: dropped once delivered, failed or old; queued again otherwise. */
+  const sweepKeptWebhooks = async (report: SweepReport): Promise<void> => {
+    for (const { id, mtime } of await store.listKeptWebhooks()) {
+      const kept = await store.keptWebhook(id);
+      const state = kept?.delivery?.state;
+      if (
+        kept === null ||
+        state === 'delivered' ||
+        state === 'failed' ||
+        now() - mtime.getTime() > KEPT_WEBHOOK_MAX_AGE_MS
+      ) {
+        await store.dropKeptWebhook(id);
+        report.keptWebhooksDropped++;
+      } else if (options.deliveries && state === undefined && now() - mtime.getTime() > settleMs) {
+        await options.deliveries.enqueue(id);
+        report.webhooksRequeued++;
+      }
+    }
+  };
+
   let running: Promise<SweepReport> | null = null;
   const sweep = (): Promise<SweepReport> => {
     running ??= (async () => {
@@ -143,6 +183,8 @@ export function createJanitor(options: JanitorOptions): Janitor {
         lost: 0,
         trash: await store.emptyTrash(),
         tokenCachesCompacted: 0,
+        webhooksRequeued: 0,
+        keptWebhooksDropped: 0,
       };
       if (options.tokenCacheMaxEntries) {
         for (const encoding of TokenEncoding.options) {
@@ -170,6 +212,9 @@ export function createJanitor(options: JanitorOptions): Janitor {
           log.warn({ scanId: id, err: error }, 'janitor: could not tidy a scan');
         }
       }
+      await sweepKeptWebhooks(report).catch((error: unknown) => {
+        log.warn({ err: error }, 'janitor: could not tidy the kept webhooks');
+      });
       return report;
     })().finally(() => (running = null));
     return running;

@@ -2,11 +2,12 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdir, readdir, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ScanStateRecord } from '@reposcan/contracts';
+import { ScanOptions } from '@reposcan/contracts';
+import type { ScanRequestRecord, ScanStateRecord } from '@reposcan/contracts';
 import { createMemoryTransport } from '@reposcan/queue';
 import type { QueueTransport } from '@reposcan/queue';
 import { VolumeTokenCache } from '@reposcan/storage';
-import { createdScan, tempStore } from '../../../packages/storage/test/temp-store.js';
+import { createdScan, stateRecord, tempStore } from '../../../packages/storage/test/temp-store.js';
 import type { TempStore } from '../../../packages/storage/test/temp-store.js';
 import { createLogger } from '../src/create-logger.js';
 import { createJanitor, startJanitor } from '../src/janitor.js';
@@ -171,5 +172,91 @@ describe('janitor', () => {
     const third = await createdScan(temp.store);
     await new Promise((resolve) => setTimeout(resolve, 600));
     expect(await transport.queue.jobState(third)).toBe('absent');
+  });
+});
+
+describe('janitor and completion webhooks', () => {
+  /** A finished scan that asked for a webhook; `queued` records what the fake delivery queue was given. */
+  async function finishedWithCallback(temp: TempStore): Promise<string> {
+    const id = randomUUID();
+    const at = new Date().toISOString();
+    const request: ScanRequestRecord = {
+      version: 1,
+      scan_id: id,
+      source: { type: 'remote', repo_path: 'https://github.com/octocat/Hello-World', branch: null },
+      options: ScanOptions.parse({}),
+      encoding: 'o200k_base',
+      created_at: at,
+      callback_url: 'https://hooks.example.com/x',
+    };
+    await temp.store.create(id, request, stateRecord(id, { state: 'completed', completed_at: at }));
+    return id;
+  }
+  const deliveryQueue = (): {
+    queued: string[];
+    enqueue: (id: string) => Promise<void>;
+    close: () => Promise<void>;
+  } => {
+    const queued: string[] = [];
+    return {
+      queued,
+      enqueue: (id) => {
+        queued.push(id);
+        return Promise.resolve();
+      },
+      close: () => Promise.resolve(),
+    };
+  };
+
+  it("queues a finished scan's webhook that no delivery has recorded, and leaves one that has", async () => {
+    const deliveries = deliveryQueue();
+    const { temp, janitor } = await setup({ deliveries });
+    const untold = await finishedWithCallback(temp);
+    const told = await finishedWithCallback(temp);
+    await temp.store.writeWebhook(told, {
+      url_host: 'hooks.example.com',
+      state: 'delivered',
+      attempts: 1,
+      last_status: 200,
+      last_error: null,
+      last_attempt_at: new Date().toISOString(),
+      delivered_at: new Date().toISOString(),
+    });
+    await createdScan(temp.store, { state: 'completed', completed_at: new Date().toISOString() }); // no callback_url
+    expect((await janitor(0).sweep()).webhooksRequeued).toBe(0); // just finished: its own queueing may be under way
+    const report = await janitor(60_000).sweep();
+    expect(deliveries.queued).toEqual([untold]);
+    expect(report.webhooksRequeued).toBe(1);
+    expect((await janitor(2 * HOUR).sweep()).webhooksRequeued).toBe(0); // long over
+  });
+
+  it("queues a deleted scan's kept webhook until it is delivered, then drops it", async () => {
+    const deliveries = deliveryQueue();
+    const { temp, janitor } = await setup({ deliveries });
+    const id = await finishedWithCallback(temp);
+    const record = (await temp.store.readState(id)) as ScanStateRecord;
+    await temp.store.keepWebhook(id, { callback_url: 'https://hooks.example.com/x', record, delivery: null });
+    await temp.store.remove(id);
+    expect((await temp.store.keptWebhook(id))?.record.scan_id).toBe(id);
+    await janitor(60_000).sweep();
+    expect(deliveries.queued).toEqual([id]);
+    const kept = (await temp.store.keptWebhook(id)) as NonNullable<Awaited<ReturnType<typeof temp.store.keptWebhook>>>;
+    await temp.store.keepWebhook(id, {
+      ...kept,
+      delivery: {
+        ...kept.delivery,
+        url_host: 'hooks.example.com',
+        state: 'delivered',
+        attempts: 1,
+        last_status: 200,
+        last_error: null,
+        last_attempt_at: null,
+        delivered_at: new Date().toISOString(),
+      },
+    });
+    const report = await janitor(60_000).sweep();
+    expect(report.keptWebhooksDropped).toBe(1);
+    expect(await temp.store.keptWebhook(id)).toBeNull();
+    expect(await temp.store.listKeptWebhooks()).toEqual([]);
   });
 });

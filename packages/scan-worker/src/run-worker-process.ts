@@ -50,7 +50,13 @@ export async function runWorkerProcess(config: Config = loadConfig()): Promise<v
   if (http) log.info({ host: config.host, port: http.port }, 'worker metrics and probes listening');
   const store = await openScanStore(config.dataDir, transport, log);
   const worker = startScanWorker({ config, transport, store, log, registry });
-  const janitor = startJanitor({ store, queue: transport.queue, log, ...janitorSettings(config, true) });
+  const janitor = startJanitor({
+    store,
+    queue: transport.queue,
+    deliveries: transport.deliveries,
+    log,
+    ...janitorSettings(config, true),
+  });
   const stop = (signal: string): void => {
     if (stopping) return;
     stopping = true;

@@ -11,7 +11,7 @@ import {
   toScanStatus,
   WEBHOOK_SIGNATURE_HEADER,
 } from '@reposcan/contracts';
-import type { WebhookDelivery } from '@reposcan/contracts';
+import type { ScanStateRecord, WebhookDelivery } from '@reposcan/contracts';
 import type { DeliveryProcessor } from '@reposcan/queue';
 import type { Logger } from '@reposcan/runtime';
 import { checkCallbackUrl } from '@reposcan/sources';
@@ -46,20 +46,50 @@ class DeliveryFailed extends Error {
   }
 }
 
+/** What a delivery reads and where it records each attempt: the scan's folder, or the webhook kept when the scan was deleted. */
+interface DeliveryTarget {
+  callbackUrl: string;
+  record: ScanStateRecord;
+  before: WebhookDelivery | null;
+  save: (delivery: WebhookDelivery) => Promise<void>;
+}
+
+async function deliveryTarget(store: ScanStore, scanId: string): Promise<DeliveryTarget | null> {
+  const request = ScanRequestRecord.safeParse(await store.readRequest(scanId).catch(() => null));
+  if (request.success) {
+    const callbackUrl = request.data.callback_url;
+    const record = await store.readState(scanId);
+    if (callbackUrl === undefined || record === null) return null;
+    return {
+      callbackUrl,
+      record,
+      before: await store.readWebhook(scanId),
+      save: (delivery) => store.writeWebhook(scanId, delivery),
+    };
+  }
+  const kept = await store.keptWebhook(scanId);
+  if (kept === null) return null;
+  return {
+    callbackUrl: kept.callback_url,
+    record: kept.record,
+    before: kept.delivery,
+    save: (delivery) => store.keepWebhook(scanId, { ...kept, delivery }),
+  };
+}
+
 /**
  * One delivery attempt of a scan's completion webhook: re-checks the callback URL's host (DNS
  * may have changed since the submit), POSTs the scan's status to the checked address, and
- * records the outcome in `webhook.json`. Throws when the attempt failed and another may follow.
+ * records the outcome in `webhook.json` (or, for a deleted scan, in its kept webhook). Throws
+ * when the attempt failed and another may follow.
  */
 export function createDeliveryProcessor(deps: WebhookDeliveryDeps): DeliveryProcessor {
   return async ({ scanId, attempt, maxAttempts }) => {
     const { store, log } = deps;
-    const request = ScanRequestRecord.safeParse(await store.readRequest(scanId).catch(() => null));
-    const callbackUrl = request.success ? request.data.callback_url : undefined;
-    const record = await store.readState(scanId);
-    // Deleted meanwhile, or (a bug) not finished: there is nothing to tell.
-    if (callbackUrl === undefined || record === null || !TERMINAL_STATES.includes(record.state)) return;
-    const before = await store.readWebhook(scanId);
+    const target = await deliveryTarget(store, scanId);
+    // Gone, or (a bug) not finished: there is nothing to tell.
+    if (target === null || !TERMINAL_STATES.includes(target.record.state)) return;
+    const { callbackUrl, record, before } = target;
     if (before?.state === 'delivered') return; // a job run twice delivers once
     const urlHost = callbackUrlHost(callbackUrl);
     const at = new Date().toISOString();
@@ -67,7 +97,7 @@ export function createDeliveryProcessor(deps: WebhookDeliveryDeps): DeliveryProc
       if (deps.secret === null) throw new DeliveryFailed('WEBHOOK_SECRET is not set on this worker.', null, true);
       const body = JSON.stringify(toScanStatus(record));
       const status = await post(callbackUrl, body, deps.secret, deps);
-      await store.writeWebhook(scanId, {
+      await target.save({
         url_host: urlHost,
         state: 'delivered',
         attempts: attempt,
@@ -92,7 +122,7 @@ export function createDeliveryProcessor(deps: WebhookDeliveryDeps): DeliveryProc
         last_attempt_at: at,
         delivered_at: null,
       };
-      await store.writeWebhook(scanId, outcome).catch((e: unknown) => {
+      await target.save(outcome).catch((e: unknown) => {
         log.warn({ err: e, scanId }, 'could not record the webhook attempt');
       });
       log.warn({ scanId, urlHost, attempt, err: failure.message }, last ? 'webhook failed' : 'webhook attempt failed');

@@ -16,6 +16,8 @@ export const UPLOAD_FILE = 'upload.zip';
 /** The completion webhook's delivery record, written by the delivery job (terminal state.json never changes). */
 export const WEBHOOK_FILE = 'webhook.json';
 export const CANCEL_MARKER = 'cancel';
+/** Completion webhooks of deleted scans, `<scan_id>.json`, kept until delivered (a DELETE removes the scan folder). */
+export const KEPT_WEBHOOKS_DIR = 'webhooks';
 export const RESULT_DIR = 'result';
 /** Token counts by content hash, shared by every worker: `token-cache/v1/<encoding>/`. v1 is the segment format and counting engine; bump it to drop every count. */
 export const TOKEN_CACHE_DIR = 'token-cache/v1';

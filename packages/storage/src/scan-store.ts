@@ -8,6 +8,7 @@ import {
   ScanError,
   ScanStateRecord,
   TERMINAL_STATES,
+  KeptWebhook,
   TokenEncoding,
   WebhookDelivery,
 } from '@reposcan/contracts';
@@ -37,6 +38,7 @@ import {
   RESERVE_FILE,
   UPLOAD_FILE,
   WEBHOOK_FILE,
+  KEPT_WEBHOOKS_DIR,
 } from './scan-paths.js';
 import type { ResultFileName } from './scan-paths.js';
 
@@ -77,6 +79,7 @@ interface Roots {
   scansRoot: string;
   trashRoot: string;
   incomingRoot: string;
+  keptWebhooksRoot: string;
 }
 
 /**
@@ -100,6 +103,7 @@ export class ScanStore {
       scansRoot: join(dataDir, SCANS_DIR),
       trashRoot: join(dataDir, TRASH_DIR),
       incomingRoot: join(dataDir, INCOMING_DIR),
+      keptWebhooksRoot: join(dataDir, KEPT_WEBHOOKS_DIR),
     };
     await mkdir(roots.scansRoot, { recursive: true });
     await mkdir(roots.trashRoot, { recursive: true });
@@ -262,6 +266,57 @@ export class ScanStore {
     } catch (error) {
       throw asStorageError(error);
     }
+  }
+
+  /**
+   * Keeps a scan's completion webhook apart from its folder, which a DELETE is about to remove:
+   * its delivery job reads this instead (keptWebhook) and the janitor drops it once done.
+   */
+  async keepWebhook(id: string, kept: KeptWebhook): Promise<void> {
+    try {
+      await mkdir(this.paths().keptWebhooksRoot, { recursive: true });
+      await writeFileAtomic(this.keptWebhookPath(id), toJson(KeptWebhook.parse(kept)));
+    } catch (error) {
+      throw asStorageError(error);
+    }
+  }
+
+  /** A deleted scan's kept webhook; null when there is none (or it cannot be read). */
+  async keptWebhook(id: string): Promise<KeptWebhook | null> {
+    const text = await readIfExists(this.keptWebhookPath(id));
+    if (text === null) return null;
+    try {
+      const parsed = KeptWebhook.safeParse(JSON.parse(text));
+      return parsed.success ? parsed.data : null;
+    } catch {
+      return null;
+    }
+  }
+
+  /** The scans with a kept webhook, and when each was last written. */
+  async listKeptWebhooks(): Promise<Array<{ id: string; mtime: Date }>> {
+    const root = this.paths().keptWebhooksRoot;
+    const kept: Array<{ id: string; mtime: Date }> = [];
+    const names = await readdir(root).catch((error: unknown) => {
+      if (hasCode(error, 'ENOENT')) return [];
+      throw asStorageError(error);
+    });
+    for (const name of names) {
+      const id = name.slice(0, -'.json'.length);
+      if (name !== `${id}.json` || !isScanId(id)) continue;
+      const stats = await lstat(join(root, name)).catch(() => null);
+      if (stats?.isFile()) kept.push({ id, mtime: stats.mtime });
+    }
+    return kept;
+  }
+
+  async dropKeptWebhook(id: string): Promise<void> {
+    await rm(this.keptWebhookPath(id), { force: true });
+  }
+
+  private keptWebhookPath(id: string): string {
+    assertScanId(id);
+    return join(this.paths().keptWebhooksRoot, `${id}.json`);
   }
 
   async createStaging(id: string, attempt: number): Promise<StagingDirs> {

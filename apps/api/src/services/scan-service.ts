@@ -1,16 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { callbackUrlHost, isScanError, ScanError, TERMINAL_STATES } from '@reposcan/contracts';
-import type {
-  ScanOptions,
-  ScanRequestRecord,
-  ScanStateRecord,
-  TokenEncoding,
-  WebhookDelivery,
-} from '@reposcan/contracts';
+import { callbackUrlHost, isScanError, ScanError, ScanRequestRecord, TERMINAL_STATES } from '@reposcan/contracts';
+import type { ScanOptions, ScanStateRecord, TokenEncoding, WebhookDelivery } from '@reposcan/contracts';
 import { checkCallbackUrl } from '@reposcan/sources';
 import type { RemotePolicy } from '@reposcan/sources';
-import type { CredentialVault, ScanQueue, StateSignals } from '@reposcan/queue';
+import type { CredentialVault, DeliveryQueue, ScanQueue, StateSignals } from '@reposcan/queue';
 import { CorruptStateError, volumeRefusal } from '@reposcan/storage';
 import type { DiskStatus, ScanStore } from '@reposcan/storage';
 import type { FaultInjector } from '@reposcan/runtime';
@@ -36,8 +30,8 @@ export interface ScanServiceDeps {
   onAccepted?: (source: 'remote' | 'local' | 'upload') => void;
   /** Where a request's git token waits for its worker (sealed on Redis), and for how long at most. */
   credentials?: { vault: CredentialVault; ttlMs: number };
-  /** Completion webhooks: whether WEBHOOK_SECRET is set, and the host rules of callback URLs. */
-  webhooks?: { configured: boolean; policy: RemotePolicy };
+  /** Completion webhooks: whether WEBHOOK_SECRET is set, the host rules of callback URLs, and where deliveries are queued. */
+  webhooks?: { configured: boolean; policy: RemotePolicy; deliveries?: DeliveryQueue };
 }
 
 export { eventsUrl, statusUrl, toScanStatus as toStatus } from '@reposcan/contracts';
@@ -300,17 +294,40 @@ export class ScanService {
       if (error instanceof CorruptStateError) throw notFound(scanId);
       throw error;
     });
+    let last = record;
     if (record === null || !isTerminal(record)) {
       // The queue first: while it is unreachable the request is refused (503) with nothing changed.
       const removed = await this.deps.queue.remove(scanId);
       if (removed === 'active') {
         await this.deps.store.requestCancel(scanId);
-        await this.waitForTerminal(scanId, this.deps.cancelGraceMs ?? 10_000).catch(() => record);
+        last = await this.waitForTerminal(scanId, this.deps.cancelGraceMs ?? 10_000).catch(() => record);
       }
     }
+    const kept = last !== null && (await this.keepWebhook(scanId, last));
     await this.deps.store.remove(scanId);
+    // Not queued now (Redis away): the janitor queues it from the kept webhook.
+    if (kept) await this.deps.webhooks?.deliveries?.enqueue(scanId).catch(() => undefined);
     await this.forgetCredential(scanId);
     void this.forgetJob(scanId, Date.now() + (this.deps.cancelGraceMs ?? 10_000));
+  }
+
+  /**
+   * Keeps the completion webhook of a scan about to be deleted, unless it has none or its delivery
+   * is over: the receiver still hears how the scan ended, `cancelled` when it never finished.
+   */
+  private async keepWebhook(scanId: string, last: ScanStateRecord): Promise<boolean> {
+    const { store } = this.deps;
+    const request = ScanRequestRecord.safeParse(await store.readRequest(scanId).catch(() => null));
+    const callbackUrl = request.success ? request.data.callback_url : undefined;
+    if (callbackUrl === undefined) return false;
+    const delivery = await store.readWebhook(scanId);
+    if (delivery?.state === 'delivered' || delivery?.state === 'failed') return false;
+    const at = new Date().toISOString();
+    const record: ScanStateRecord = isTerminal(last)
+      ? last
+      : { ...last, state: 'cancelled', completed_at: at, updated_at: at };
+    await store.keepWebhook(scanId, { callback_url: callbackUrl, record, delivery });
+    return true;
   }
 
   /**
