@@ -1,6 +1,6 @@
 // The MCP endpoint as an agent meets it: the SDK's own client over streamable HTTP against a real
 // API with API keys. Every tool works with a key, nothing without one, and a scan is its
-// creator's over MCP as over REST.
+// creator's over MCP as over REST, and its scans spend from the same budget as POST /v1/scan.
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -81,5 +81,32 @@ describe('MCP over streamable HTTP', () => {
     });
     expect(response.status).toBe(405);
     expect(response.headers.get('allow')).toBe('POST');
+  });
+
+  it('spends from the same scan budget as POST /v1/scan', async () => {
+    const limited = await startTestApi({ RATE_LIMIT_PER_MINUTE: '2' });
+    const client = new Client({ name: 'reposcan-test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${limited.baseUrl}/mcp`)));
+    try {
+      const rest = (): Promise<Response> =>
+        fetch(`${limited.baseUrl}/v1/scan?wait=false`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ repo_path: limited.repoDir }),
+        });
+      expect((await rest()).status).toBe(202);
+      const second = await call(client, 'scan_repository', { repo_path: limited.repoDir, wait_seconds: 0 });
+      expect(second.isError).toBeFalsy();
+      const third = errorOf(await call(client, 'scan_repository', { repo_path: limited.repoDir, wait_seconds: 0 }));
+      expect(third.code).toBe('RATE_LIMITED');
+      expect(third.text).toMatch(/\(limit 2 per minute\)\. Retry after \d+ s\./);
+      expect((await rest()).status).toBe(429);
+      // Reading spends nothing.
+      const status = await call(client, 'get_scan_status', { scan_id: second.structuredContent?.scan_id });
+      expect(status.structuredContent?.scan_id).toBe(second.structuredContent?.scan_id);
+    } finally {
+      await client.close();
+      await limited.close();
+    }
   });
 });

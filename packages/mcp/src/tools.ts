@@ -14,6 +14,8 @@ export const MAX_WAIT_SECONDS = 120;
 export const DEFAULT_PAGE_TOKENS = 20_000;
 export const MIN_PAGE_TOKENS = 200;
 export const MAX_PAGE_TOKENS = 500_000;
+/** What a digest holds per character of its JSON output: the contents, and up to three formats' blocks. */
+const DIGEST_WEIGHT = 3;
 
 export interface McpToolsOptions {
   /** The server's version, shown to clients at initialization. */
@@ -28,26 +30,51 @@ export interface McpToolsOptions {
 }
 
 /**
- * The digests of the last few scans read, by scan and the SHA-256 of its JSON output: paging
- * through a scan reads and parses its output once. Access is checked on every call all the same
- * (the status is read with the caller's rights before the cache is looked at).
+ * The digests of the last scans read, by scan and the SHA-256 of its JSON output: paging through
+ * a scan reads and parses its output once. Bounded by the outputs' size (a digest holds its
+ * contents and, per format read, its rendered blocks: a few times the JSON's length); a scan
+ * whose output alone is over the bound is served but not kept. Access is checked on every call
+ * all the same (the status is read with the caller's rights before the cache is looked at).
  */
 export class DigestCache {
-  private readonly entries = new Map<string, Promise<ScanDigest>>();
-  constructor(private readonly size = 4) {}
+  private readonly entries = new Map<string, { digest: Promise<ScanDigest>; bytes: number }>();
+  private bytes = 0;
+  constructor(private readonly maxBytes = 256 * 1024 * 1024) {}
 
-  get(key: string, load: () => Promise<ScanDigest>): Promise<ScanDigest> {
-    let entry = this.entries.get(key);
+  async get(key: string, load: () => Promise<{ digest: ScanDigest; bytes: number }>): Promise<ScanDigest> {
+    const entry = this.entries.get(key);
     if (entry) {
       this.entries.delete(key);
       this.entries.set(key, entry);
-      return entry;
+      return entry.digest;
     }
-    entry = load();
-    this.entries.set(key, entry);
-    entry.catch(() => this.entries.delete(key));
-    if (this.entries.size > this.size) this.entries.delete(this.entries.keys().next().value as string);
-    return entry;
+    const loading = load();
+    const digest = loading.then((l) => l.digest);
+    // A failed load is thrown below (and to whoever waits on the entry), never left unhandled.
+    digest.catch(() => undefined);
+    // Calls for the same scan meanwhile wait for this load rather than start their own.
+    const pending = { digest, bytes: 0 };
+    this.entries.set(key, pending);
+    try {
+      const { bytes } = await loading;
+      if (this.entries.get(key) !== pending) return await digest;
+      if (bytes > this.maxBytes) {
+        this.entries.delete(key);
+        return await digest;
+      }
+      pending.bytes = bytes;
+      this.bytes += bytes;
+      for (const [k, e] of this.entries) {
+        if (this.bytes <= this.maxBytes) break;
+        if (k === key) continue;
+        this.entries.delete(k);
+        this.bytes -= e.bytes;
+      }
+      return await digest;
+    } catch (error) {
+      if (this.entries.get(key) === pending) this.entries.delete(key);
+      throw error;
+    }
   }
 }
 
@@ -168,7 +195,8 @@ export function createReposcanMcpServer(backend: ReposcanBackend, options: McpTo
           const parts = json?.parts?.map((p) => p.part) ?? [undefined];
           const texts: string[] = [];
           for (const part of parts) texts.push(await backend.jsonArtifact(scanId, part, signal));
-          return ScanDigest.from(summary, texts);
+          const bytes = texts.reduce((n, t) => n + t.length, 0);
+          return { digest: ScanDigest.from(summary, texts), bytes: DIGEST_WEIGHT * bytes };
         }),
     };
   };

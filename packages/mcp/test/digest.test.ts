@@ -5,6 +5,7 @@ import o200kRanks from 'js-tiktoken/ranks/o200k_base';
 import { describe, expect, it } from 'vitest';
 import type { SummaryRecord } from '@reposcan/contracts';
 import { ScanDigest } from '../src/digest.js';
+import { DigestCache } from '../src/tools.js';
 
 const tiktoken = new Tiktoken(o200kRanks);
 const tokens = (text: string): number => tiktoken.encode(text, [], []).length;
@@ -81,5 +82,40 @@ describe('ScanDigest', () => {
     for (const cursor of ['x', '5.0', '0.999999', '-1.0'])
       expect(() => digest.digestPage('md', cursor, 1000)).toThrow(/not one this scan gave/);
     expect(() => digest.filePage('b.ts', null, 1000)).toThrow(/list_scan_files/);
+  });
+});
+
+describe('DigestCache', () => {
+  const digest = ScanDigest.from(summary, [liteJson({ 'a.ts': 'a\n' })]);
+
+  it('loads a scan once while it is kept, the least recently read going first past the bound', async () => {
+    const cache = new DigestCache(100);
+    const loads: string[] = [];
+    const load = (key: string, bytes: number) => () => {
+      loads.push(key);
+      return Promise.resolve({ digest, bytes });
+    };
+    await Promise.all([cache.get('a', load('a', 40)), cache.get('a', load('a', 40))]);
+    await cache.get('b', load('b', 40));
+    await cache.get('a', load('a', 40));
+    expect(loads).toEqual(['a', 'b']);
+    await cache.get('c', load('c', 40)); // 120 > 100: b, read least recently, goes
+    await cache.get('a', load('a', 40));
+    await cache.get('b', load('b', 40));
+    expect(loads).toEqual(['a', 'b', 'c', 'b']);
+  });
+
+  it('serves but does not keep a scan over the bound, and forgets a failed load', async () => {
+    const cache = new DigestCache(100);
+    let loads = 0;
+    const big = () => {
+      loads++;
+      return Promise.resolve({ digest, bytes: 500 });
+    };
+    expect(await cache.get('big', big)).toBe(digest);
+    expect(await cache.get('big', big)).toBe(digest);
+    expect(loads).toBe(2);
+    await expect(cache.get('bad', () => Promise.reject(new Error('gone')))).rejects.toThrow('gone');
+    expect(await cache.get('bad', () => Promise.resolve({ digest, bytes: 1 }))).toBe(digest);
   });
 });
