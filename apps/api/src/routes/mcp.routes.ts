@@ -1,8 +1,8 @@
+import { readFile } from 'node:fs/promises';
 import { Router } from 'express';
 import type { Request, Response } from 'express';
 import { createReposcanMcpServer, DigestCache, serveMcpHttpRequest } from '@reposcan/mcp';
 import type { ReposcanBackend } from '@reposcan/mcp';
-import { readFile } from 'node:fs/promises';
 import type { EngineLimits } from '@reposcan/core';
 import type { Logger } from '@reposcan/runtime';
 import type { SourceSettings } from '@reposcan/sources';
