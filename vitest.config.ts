@@ -15,7 +15,8 @@ const ALL = [
  * server, and quick. A unit test that opens a network connection fails (scripts/unit-test-guard.ts).
  */
 const INTEGRATION = [
-  // A real API (startTestApi, or API and worker processes), most of them on Redis.
+  // A real API (startTestApi, or API and worker processes), most of them on Redis; the MCP
+  // endpoint's among them.
   'apps/api/test/**/*.e2e.test.ts',
   'apps/api/test/http-contract.test.ts',
   'packages/client/test/client.test.ts',
@@ -28,6 +29,7 @@ const INTEGRATION = [
   'apps/cli/test/cli-local.test.ts',
   'apps/cli/test/cli-api-keys.test.ts',
   'apps/cli/test/cli-secrets.test.ts',
+  'apps/cli/test/cli-mcp.test.ts',
   // Redis: the BullMQ transport, state signals, queue purge, a private redis-server restarted;
   // the janitor with a Redis client that finds no server.
   'packages/queue/test/**/*.test.ts',
@@ -58,6 +60,9 @@ export default defineConfig({
   resolve: { conditions: ['source'] },
   ssr: { resolve: { conditions: ['source'] } },
   test: {
+    // eventsource-parser (under the MCP SDK's client) also exports its TypeScript sources under
+    // "source": transformed here rather than handed to Node, which cannot load them.
+    server: { deps: { inline: ['@modelcontextprotocol/sdk', 'eventsource-parser'] } },
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',

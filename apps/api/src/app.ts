@@ -13,11 +13,12 @@ import type { EventStreams } from './http/event-streams.js';
 import type { LivenessProbe } from './http/liveness-probe.js';
 import type { ApiMetrics } from './http/metrics.js';
 import { QUEUE_DASHBOARD_PATH } from './http/queue-dashboard.js';
-import { rateLimit } from './http/rate-limit.js';
+import { asMiddleware, rateBudget } from './http/rate-limit.js';
 import { requestId } from './http/request-id.js';
 import { webPage } from './http/web-page.js';
 import { artifactRoutes } from './routes/artifacts.routes.js';
 import { inspectRoutes } from './routes/inspect.routes.js';
+import { mcpRoutes } from './routes/mcp.routes.js';
 import { scanRoutes } from './routes/scan.routes.js';
 import { scansRoutes } from './routes/scans.routes.js';
 import { systemRoutes } from './routes/system.routes.js';
@@ -101,13 +102,13 @@ export function createApp(deps: AppDeps): Express {
     next();
   });
 
-  // With keys on, /v1 needs one; /health, /ready, /docs and the page's files hold no data and stay open.
+  // With keys on, /v1 and /mcp need one; /health, /ready, /docs and the page's files hold no data and stay open.
   if (deps.apiKeys) {
-    app.use('/v1', requireApiKey(deps.apiKeys, { admin: false }));
+    app.use(['/v1', '/mcp'], requireApiKey(deps.apiKeys, { admin: false }));
     if (deps.protectOpsRoutes)
       app.use(['/metrics', QUEUE_DASHBOARD_PATH], requireApiKey(deps.apiKeys, { admin: true }));
   }
-  const limiter: RequestHandler = rateLimit(
+  const spendScan = rateBudget(
     deps.rateLimitPerMinute,
     'scan or upload requests',
     'scans',
@@ -115,13 +116,15 @@ export function createApp(deps: AppDeps): Express {
     (caller) => caller.rate,
   );
   // Previews are cheap, bounded by INSPECT_CONCURRENCY and sent as the page's form changes: their own budget.
-  const inspectLimiter: RequestHandler = rateLimit(
+  const spendInspect = rateBudget(
     deps.inspectRateLimitPerMinute,
     'previews (inspect requests)',
     'inspect',
     deps.counters,
     (caller) => caller.inspect,
   );
+  const limiter: RequestHandler = asMiddleware(spendScan);
+  const inspectLimiter: RequestHandler = asMiddleware(spendInspect);
   const waitMs = deps.scanWaitSeconds * 1000;
   const artifacts = new ArtifactService(deps.store, deps.scans);
   app.use(
@@ -150,6 +153,20 @@ export function createApp(deps: AppDeps): Express {
   );
   app.use(scansRoutes({ scans: deps.scans, streams: deps.eventStreams }));
   app.use(artifactRoutes({ artifacts, scans: deps.scans }));
+  app.use(
+    mcpRoutes({
+      version: deps.version,
+      scans: deps.scans,
+      artifacts,
+      inspect: deps.inspect,
+      settings: deps.settings,
+      workers: deps.workers,
+      limits: deps.limits,
+      spendScan,
+      spendInspect,
+      log: deps.log,
+    }),
+  );
   if (deps.queueDashboard) app.use(QUEUE_DASHBOARD_PATH, deps.queueDashboard);
   app.use(webPage());
   app.use(notFound);

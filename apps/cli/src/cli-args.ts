@@ -80,13 +80,21 @@ export interface KeysArgs {
   file: string;
 }
 
-export type HelpTopic = 'scan' | 'inspect' | 'keys';
+/** `reposcan mcp`: the MCP tools on stdin/stdout, backed by a reposcan server. */
+export interface McpArgs {
+  command: 'mcp';
+  server: string;
+  apiKey: string | undefined;
+}
+
+export type HelpTopic = 'scan' | 'inspect' | 'keys' | 'mcp';
 
 /** `usage`: no command at all, a usage error that prints the whole usage (on stderr). */
 export type CliArgs =
   | ScanArgs
   | InspectArgs
   | KeysArgs
+  | McpArgs
   | { command: 'help'; topic: HelpTopic | null }
   | { command: 'version' }
   | { command: 'usage' };
@@ -146,16 +154,18 @@ export function parseCliArgs(argv: string[], env: NodeJS.ProcessEnv): CliArgs {
   if (command === 'help') {
     const topic = rest[0];
     if (topic === undefined) return { command: 'help', topic: null };
-    if (topic === 'scan' || topic === 'inspect' || topic === 'keys') return { command: 'help', topic };
-    throw new UsageError(`there is no command "${topic}"; the commands are scan, inspect and keys.`);
+    if (topic === 'scan' || topic === 'inspect' || topic === 'keys' || topic === 'mcp')
+      return { command: 'help', topic };
+    throw new UsageError(`there is no command "${topic}"; the commands are scan, inspect, keys and mcp.`);
   }
   if (command === 'scan') return parseScan(rest, env);
   if (command === 'inspect') return parseInspect(rest, env);
   if (command === 'keys') return parseKeys(rest, env);
+  if (command === 'mcp') return parseMcp(rest, env);
   throw new UsageError(
     command.startsWith('-')
       ? `give a command before options: reposcan scan|inspect …`
-      : `unknown command "${command}"; the commands are scan, inspect and keys.`,
+      : `unknown command "${command}"; the commands are scan, inspect, keys and mcp.`,
   );
 }
 
@@ -257,6 +267,30 @@ const keysOptions = {
 } as const satisfies ParseArgsConfig['options'];
 
 const KEY_ACTIONS = ['add', 'revoke', 'list'] as const;
+
+const mcpOptions = {
+  server: { type: 'string' },
+  'api-key': { type: 'string' },
+  local: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const satisfies ParseArgsConfig['options'];
+
+function parseMcp(argv: string[], env: NodeJS.ProcessEnv): CliArgs {
+  const { values, positionals } = parse(argv, mcpOptions);
+  if (values.help) return { command: 'help', topic: 'mcp' };
+  if (positionals.length > 0)
+    throw new UsageError(
+      `reposcan mcp takes no target (the agent names one per tool call); got ${positionals.join(' ')}.`,
+    );
+  if (values.local)
+    throw new UsageError(
+      'reposcan mcp talks to a reposcan server; for a machine of your own, start one (npm start) and point --server at it.',
+    );
+  if (values['api-key'] === '') throw new UsageError('--api-key needs the key (rsk_…).');
+  const server = values.server ?? (env.REPOSCAN_SERVER || DEFAULT_SERVER);
+  checkServerUrl(server);
+  return { command: 'mcp', server, apiKey: values['api-key'] || env.REPOSCAN_API_KEY || undefined };
+}
 
 function parseKeys(argv: string[], env: NodeJS.ProcessEnv): CliArgs {
   const { values, positionals } = parse(argv, keysOptions);

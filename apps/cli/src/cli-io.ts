@@ -4,5 +4,7 @@ export interface CliIo {
   stdout: { write(text: string): unknown; isTTY?: boolean };
   stderr: { write(text: string): unknown; isTTY?: boolean; columns?: number };
   cwd: string;
+  /** The process's own streams, for `reposcan mcp`, which speaks MCP on them. */
+  streams?: { stdin: NodeJS.ReadableStream; stdout: NodeJS.WritableStream };
   env: NodeJS.ProcessEnv;
 }

@@ -59,6 +59,7 @@ Usage:
   reposcan scan --local <folder> [options]             scan in this process, no server
   reposcan inspect <url | folder> [options]            preview files and token estimates
   reposcan keys add|revoke|list [name] [options]       manage the server's API key file
+  reposcan mcp [--server <url>] [--api-key <key>]      serve the MCP tools to an agent on stdio
   reposcan help <command>                              options of a command
   reposcan --version
 
@@ -159,4 +160,25 @@ Examples:
   reposcan keys add ops --admin --file /etc/reposcan/keys
   REPOSCAN_API_KEY=rsk_… reposcan scan https://github.com/octocat/Hello-World
   reposcan keys revoke alice --file /etc/reposcan/keys
+`;
+
+export const MCP_HELP = `Usage: reposcan mcp [--server <url>] [--api-key <key>]
+
+Serves reposcan's MCP (Model Context Protocol) tools on stdin and stdout, for an agent or an
+editor that starts MCP servers as commands. Each tool calls the reposcan API at --server with
+the API key, so the server's policy, limits and scan ownership apply; the tools are the ones the
+API serves itself over HTTP at /mcp. Runs until stdin closes. stdout carries MCP messages only.
+
+Tools: inspect_repository, scan_repository (waits up to 120 s), get_scan_status,
+list_scan_files, read_scan_file, read_digest (a scan's output in pages of at most max_tokens
+tokens, counted exactly, cut between files).
+
+  --server <url>           the reposcan API (default: $REPOSCAN_SERVER or ${DEFAULT_SERVER})
+  --api-key <key>          the API key of a server with keys (default: $REPOSCAN_API_KEY; put it
+                           in the client's env block rather than its argument list)
+  -h, --help               this help
+
+A client configuration (Claude Desktop, Cursor and others read this shape):
+  {"mcpServers": {"reposcan": {"command": "npx", "args": ["reposcan", "mcp"],
+    "env": {"REPOSCAN_SERVER": "http://127.0.0.1:8000", "REPOSCAN_API_KEY": "rsk_…"}}}}
 `;

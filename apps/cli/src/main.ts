@@ -19,5 +19,6 @@ if (env) {
     stderr: process.stderr,
     cwd: process.cwd(),
     env,
+    streams: { stdin: process.stdin, stdout: process.stdout },
   });
 }

@@ -4,7 +4,7 @@ import type { CliArgs } from './cli-args.js';
 import type { CliIo } from './cli-io.js';
 import { EXIT, ScanEndedError, UsageError } from './exit-codes.js';
 import type { ExitCode } from './exit-codes.js';
-import { INSPECT_HELP, KEYS_HELP, MAIN_HELP, SCAN_HELP } from './help-text.js';
+import { INSPECT_HELP, KEYS_HELP, MAIN_HELP, MCP_HELP, SCAN_HELP } from './help-text.js';
 import type { ScanOutcome } from './scan-outcome.js';
 import type { SecretsReport } from '@reposcan/client';
 
@@ -33,7 +33,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<ExitCode> {
               ? INSPECT_HELP
               : args.topic === 'keys'
                 ? KEYS_HELP
-                : MAIN_HELP,
+                : args.topic === 'mcp'
+                  ? MCP_HELP
+                  : MAIN_HELP,
         );
         return EXIT.OK;
       case 'version':
@@ -48,6 +50,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<ExitCode> {
       }
       case 'keys':
         await (await import('./commands/keys.js')).keys(args, io);
+        return EXIT.OK;
+      case 'mcp':
+        await (await import('./commands/mcp.js')).mcp(args, io, await version());
         return EXIT.OK;
       case 'inspect': {
         const preview = await (await import('./commands/inspect.js')).inspect(args, io);

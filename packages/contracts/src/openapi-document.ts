@@ -343,7 +343,8 @@ export function buildOpenApiDocument(version: string): Json {
         'Every JSON response is an envelope; errors carry a machine `code` and a `detail` that says what to do. ' +
         'Authentication is off by default (put the service behind a reverse proxy that authenticates, or turn API keys on). ' +
         'With API keys on (API_KEYS_FILE or API_KEYS), every /v1 request needs `Authorization: Bearer <key>` (else 401 `API_KEY_MISSING` or `API_KEY_INVALID`, with `WWW-Authenticate`); ' +
-        'a scan belongs to the key that created it, and any other key (but one with scope=admin) gets 404 `SCAN_NOT_FOUND` for it. Rate limits then count per key.',
+        'a scan belongs to the key that created it, and any other key (but one with scope=admin) gets 404 `SCAN_NOT_FOUND` for it. Rate limits then count per key. ' +
+        "Agents: `POST /mcp` serves the same operations as Model Context Protocol tools over streamable HTTP (stateless; same API keys, budgets and ownership); it is not listed under paths, as its messages are JSON-RPC, not this document's operations.",
       license: { name: 'MIT' },
     },
     servers: [{ url: '/' }],

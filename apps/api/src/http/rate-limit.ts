@@ -17,39 +17,47 @@ export function clientOf(req: Request): string {
 
 const WINDOW_MS = 60_000;
 
+/** A budget (`rateBudget`) in front of a route: the 429 goes to the error handler. */
+export function asMiddleware(spend: (req: Request) => Promise<void>): RequestHandler {
+  return (req, _res, next) => {
+    spend(req).then(() => next(), next);
+  };
+}
+
 /**
  * Fixed one-minute window per client (`clientOf`), counted by `counters`: in memory in the
  * embedded mode, in Redis otherwise, so that every API process of a deployment spends from one
  * budget. Each `scope` is a budget of its own: the API keeps one for scans and uploads and a
  * separate one for previews (inspect), so a page previewing as you type never uses up the scans.
  * `what` names the requests it counts, for the refusal.
+ * Resolves when `req` may go on, rejects with the 429 when it may not: routes spend through
+ * `asMiddleware`, the MCP tools call it themselves, so both spend from the same budgets.
  */
-export function rateLimit(
+export function rateBudget(
   defaultPerMinute: number,
   what: string,
   scope: string,
   counters: WindowCounters,
   /** The key's own limit (rate=N, inspect=N in the key file), which replaces the default. */
   perKey: (caller: Caller) => number | null = () => null,
-): RequestHandler {
-  return (req, _res, next) => {
+): (req: Request) => Promise<void> {
+  return async (req) => {
     const caller = callerOf(req);
     const perMinute = (caller ? perKey(caller) : null) ?? defaultPerMinute;
-    if (perMinute <= 0) return next();
-    counters.add(`rate:${scope}`, clientOf(req), WINDOW_MS).then(
-      ({ count, resetInMs }) => {
-        if (count <= perMinute) return next();
-        const retryAfterSeconds = Math.max(1, Math.ceil(resetInMs / 1000));
-        next(
-          new ScanError(
-            'RATE_LIMITED',
-            `Too many ${what} from ${caller ? `the key ${caller.name}` : 'this client'} (limit ${perMinute} per minute). Retry after ${retryAfterSeconds} s.`,
-            { retryAfterSeconds },
-          ),
-        );
-      },
+    if (perMinute <= 0) return;
+    let counted: { count: number; resetInMs: number };
+    try {
+      counted = await counters.add(`rate:${scope}`, clientOf(req), WINDOW_MS);
+    } catch {
       // Redis cannot count: let the request through; a scan is then refused by the queue itself.
-      () => next(),
+      return;
+    }
+    if (counted.count <= perMinute) return;
+    const retryAfterSeconds = Math.max(1, Math.ceil(counted.resetInMs / 1000));
+    throw new ScanError(
+      'RATE_LIMITED',
+      `Too many ${what} from ${caller ? `the key ${caller.name}` : 'this client'} (limit ${perMinute} per minute). Retry after ${retryAfterSeconds} s.`,
+      { retryAfterSeconds },
     );
   };
 }

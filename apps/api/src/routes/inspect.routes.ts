@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import type { RequestHandler } from 'express';
-import { InspectRequest, withOutputDefaults } from '@reposcan/contracts';
+import { InspectRequest } from '@reposcan/contracts';
 import type { EngineLimits } from '@reposcan/core';
 import type { SourceSettings } from '@reposcan/sources';
 import { whenClientGoes } from '../http/client-gone.js';
@@ -10,7 +10,7 @@ import { clientOf } from '../http/rate-limit.js';
 import { requireJson } from '../http/require-json.js';
 import { parseOrThrow } from '../http/validate.js';
 import type { InspectService } from '../services/inspect-service.js';
-import { toRequestSource } from '../services/source-check.js';
+import { previewRequest } from '../services/scan-requests.js';
 import { methodNotAllowed } from './method-not-allowed.js';
 
 export function inspectRoutes(deps: {
@@ -23,22 +23,11 @@ export function inspectRoutes(deps: {
   router
     .route('/v1/inspect')
     .post(deps.limiter, requireJson, async (req, res) => {
-      const { repo_path, branch, git_token, ...options } = parseOrThrow(InspectRequest, req.body, 'body');
+      const { git_token, ...request } = parseOrThrow(InspectRequest, req.body, 'body');
       const gitToken = gitTokenOf(req, git_token);
-      const source = await toRequestSource(repo_path, branch, deps.settings, gitToken);
       // A client that gives up (a live preview typing on) must not keep a slot, a thread and a clone busy.
       const abandoned = whenClientGoes(res, 'preview');
-      const data = await deps.inspect.inspect(
-        {
-          source,
-          options: withOutputDefaults(options),
-          settings: deps.settings,
-          limits: deps.limits,
-          gitToken: gitToken ?? null,
-        },
-        clientOf(req),
-        abandoned,
-      );
+      const data = await previewRequest(deps, request, clientOf(req), gitToken, abandoned);
       sendSuccess(
         res,
         200,

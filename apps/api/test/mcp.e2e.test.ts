@@ -1,0 +1,112 @@
+// The MCP endpoint as an agent meets it: the SDK's own client over streamable HTTP against a real
+// API with API keys. Every tool works with a key, nothing without one, and a scan is its
+// creator's over MCP as over REST, and its scans spend from the same budget as POST /v1/scan.
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateApiKey } from '@reposcan/config';
+import { call, errorOf, exerciseTools, longFile } from '../../../packages/mcp/test/support/exercise-tools.js';
+import { startTestApi } from './support/test-runtime.js';
+import type { TestApi } from './support/test-runtime.js';
+
+const alice = generateApiKey();
+const bob = generateApiKey();
+let api: TestApi;
+
+async function connect(key: string | null): Promise<Client> {
+  const client = new Client({ name: 'reposcan-test', version: '1.0.0' });
+  const transport = new StreamableHTTPClientTransport(new URL(`${api.baseUrl}/mcp`), {
+    requestInit: key === null ? {} : { headers: { Authorization: `Bearer ${key}` } },
+  });
+  await client.connect(transport);
+  return client;
+}
+
+beforeAll(async () => {
+  api = await startTestApi({ API_KEYS: `alice:${alice},bob:${bob}` });
+  await writeFile(join(api.repoDir, 'long.ts'), longFile());
+});
+
+afterAll(async () => {
+  await api?.close();
+});
+
+describe('MCP over streamable HTTP', () => {
+  it('serves every tool to a key, and the pages are the downloads', async () => {
+    const client = await connect(alice);
+    try {
+      const download = async (scanId: string, format: string): Promise<string> => {
+        const response = await fetch(`${api.baseUrl}/v1/download/${scanId}?format=${format}`, {
+          headers: { Authorization: `Bearer ${alice}` },
+        });
+        expect(response.status).toBe(200);
+        return response.text();
+      };
+      const scanId = await exerciseTools(client, api.repoDir, download);
+
+      // Another key is told the scan does not exist, by every tool that reads it.
+      const other = await connect(bob);
+      try {
+        for (const tool of ['get_scan_status', 'list_scan_files', 'read_digest']) {
+          const refused = errorOf(await call(other, tool, { scan_id: scanId }));
+          expect(refused.code).toBe('SCAN_NOT_FOUND');
+        }
+      } finally {
+        await other.close();
+      }
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('refuses a client without a key with 401, as /v1', async () => {
+    const error = await connect(null).then(
+      () => null,
+      (e: unknown) => e as { code?: unknown; message: string },
+    );
+    expect(error?.code).toBe(401);
+    expect(error?.message).toContain('This server needs an API key');
+    const wrong = await connect('rsk_not-a-key').then(
+      () => null,
+      (e: unknown) => e as { code?: unknown },
+    );
+    expect(wrong?.code).toBe(401);
+  });
+
+  it('answers GET with 405: the endpoint is stateless and keeps no stream open', async () => {
+    const response = await fetch(`${api.baseUrl}/mcp`, {
+      headers: { Authorization: `Bearer ${alice}`, Accept: 'text/event-stream' },
+    });
+    expect(response.status).toBe(405);
+    expect(response.headers.get('allow')).toBe('POST');
+  });
+
+  it('spends from the same scan budget as POST /v1/scan', async () => {
+    const limited = await startTestApi({ RATE_LIMIT_PER_MINUTE: '2' });
+    const client = new Client({ name: 'reposcan-test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${limited.baseUrl}/mcp`)));
+    try {
+      const rest = (): Promise<Response> =>
+        fetch(`${limited.baseUrl}/v1/scan?wait=false`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ repo_path: limited.repoDir }),
+        });
+      expect((await rest()).status).toBe(202);
+      const second = await call(client, 'scan_repository', { repo_path: limited.repoDir, wait_seconds: 0 });
+      expect(second.isError).toBeFalsy();
+      const third = errorOf(await call(client, 'scan_repository', { repo_path: limited.repoDir, wait_seconds: 0 }));
+      expect(third.code).toBe('RATE_LIMITED');
+      expect(third.text).toMatch(/\(limit 2 per minute\)\. Retry after \d+ s\./);
+      expect((await rest()).status).toBe(429);
+      // Reading spends nothing.
+      const status = await call(client, 'get_scan_status', { scan_id: second.structuredContent?.scan_id });
+      expect(status.structuredContent?.scan_id).toBe(second.structuredContent?.scan_id);
+    } finally {
+      await client.close();
+      await limited.close();
+    }
+  });
+});

@@ -1,0 +1,121 @@
+// Paging a scan's text within a token budget, on outputs made up here: a line longer than the
+// budget, text outside the BMP, a file cut across the parts of a JSON output, and bad cursors.
+import { Tiktoken } from 'js-tiktoken/lite';
+import o200kRanks from 'js-tiktoken/ranks/o200k_base';
+import { describe, expect, it } from 'vitest';
+import type { SummaryRecord } from '@reposcan/contracts';
+import { ScanDigest } from '../src/digest.js';
+import { DigestCache } from '../src/tools.js';
+
+const tiktoken = new Tiktoken(o200kRanks);
+const tokens = (text: string): number => tiktoken.encode(text, [], []).length;
+
+const summary = {
+  repository: { name: 'made', source: 'local', url: null, branch: null, commit: null, subdir: null },
+  encoding: 'o200k_base',
+  options: { lite: true, skip_tree: false },
+  summary: {},
+  assets: [],
+  skipped: [],
+} as unknown as SummaryRecord;
+
+/** A lite JSON output (path and content only) of `files`, as one part. */
+function liteJson(files: Record<string, string>, tree = 'made\n'): string {
+  const objects = Object.entries(files).map(([path, content]) => JSON.stringify({ path, content }));
+  return `{\n  "tree": ${JSON.stringify(tree)},\n  "files": [\n    ${objects.join(',\n    ')}\n  ]\n}\n`;
+}
+
+function readAll(
+  page: (cursor: string | null) => { text: string; tokens: number; next_cursor: string | null },
+  budget: number,
+): string[] {
+  const texts: string[] = [];
+  let cursor: string | null = null;
+  do {
+    const p = page(cursor);
+    expect(p.tokens).toBe(tokens(p.text));
+    expect(p.tokens).toBeLessThanOrEqual(budget);
+    expect(p.text.length).toBeGreaterThan(0);
+    texts.push(p.text);
+    cursor = p.next_cursor;
+  } while (cursor !== null);
+  return texts;
+}
+
+describe('ScanDigest', () => {
+  it('cuts a line longer than the budget between characters, never inside a surrogate pair', () => {
+    const line = '😀 déjà vu, 数据 '.repeat(400);
+    const digest = ScanDigest.from(summary, [liteJson({ 'one-line.txt': line })]);
+    const pages = readAll((c) => digest.filePage('one-line.txt', c, 200), 200);
+    expect(pages.join('')).toBe(line);
+    expect(pages.length).toBeGreaterThan(5);
+    for (const text of pages) {
+      expect(/^[\uDC00-\uDFFF]/.test(text)).toBe(false);
+      expect(/[\uD800-\uDBFF]$/.test(text)).toBe(false);
+    }
+  });
+
+  it('keeps files whole in a page when they fit, and the pages make the txt output', () => {
+    const files = Object.fromEntries(
+      Array.from({ length: 30 }, (_, i) => [`f${i}.ts`, `export const f${i} = ${i};\n`]),
+    );
+    const digest = ScanDigest.from(summary, [liteJson(files)]);
+    const pages = readAll((c) => digest.digestPage('txt', c, 200), 200);
+    expect(pages.length).toBeGreaterThan(1);
+    // Each page after the first opens on a file's header: no file is split.
+    for (const text of pages.slice(1)) expect(text.startsWith(`${'='.repeat(64)}\nFILE: `)).toBe(true);
+    const all = digest.digestPage('txt', null, 500_000);
+    expect(all.next_cursor).toBeNull();
+    expect(pages.join('')).toBe(all.text);
+  });
+
+  it('joins a file cut across the parts of a JSON output', () => {
+    const part1 = `{\n"tree":"made\\n",\n"files":[\n${JSON.stringify({ path: 'a.ts', file_part: { part: 1, parts: 2 }, content: 'first half\n' })}\n]}\n`;
+    const part2 = `{\n"files":[\n${JSON.stringify({ path: 'a.ts', file_part: { part: 2, parts: 2 }, content: 'second half\n' })}\n,${JSON.stringify({ path: 'b.ts', content: 'b\n' })}\n]}\n`;
+    const digest = ScanDigest.from(summary, [part1, part2]);
+    expect([...digest.files.keys()]).toEqual(['a.ts', 'b.ts']);
+    expect(digest.filePage('a.ts', null, 1000).text).toBe('first half\nsecond half\n');
+  });
+
+  it('refuses a cursor it did not give, and a file the scan does not hold', () => {
+    const digest = ScanDigest.from(summary, [liteJson({ 'a.ts': 'a\n' })]);
+    for (const cursor of ['x', '5.0', '0.999999', '-1.0'])
+      expect(() => digest.digestPage('md', cursor, 1000)).toThrow(/not one this scan gave/);
+    expect(() => digest.filePage('b.ts', null, 1000)).toThrow(/list_scan_files/);
+  });
+});
+
+describe('DigestCache', () => {
+  const digest = ScanDigest.from(summary, [liteJson({ 'a.ts': 'a\n' })]);
+
+  it('loads a scan once while it is kept, the least recently read going first past the bound', async () => {
+    const cache = new DigestCache(100);
+    const loads: string[] = [];
+    const load = (key: string, bytes: number) => () => {
+      loads.push(key);
+      return Promise.resolve({ digest, bytes });
+    };
+    await Promise.all([cache.get('a', load('a', 40)), cache.get('a', load('a', 40))]);
+    await cache.get('b', load('b', 40));
+    await cache.get('a', load('a', 40));
+    expect(loads).toEqual(['a', 'b']);
+    await cache.get('c', load('c', 40)); // 120 > 100: b, read least recently, goes
+    await cache.get('a', load('a', 40));
+    await cache.get('b', load('b', 40));
+    expect(loads).toEqual(['a', 'b', 'c', 'b']);
+  });
+
+  it('serves but does not keep a scan over the bound, and forgets a failed load', async () => {
+    const cache = new DigestCache(100);
+    let loads = 0;
+    const big = () => {
+      loads++;
+      return Promise.resolve({ digest, bytes: 500 });
+    };
+    expect(await cache.get('big', big)).toBe(digest);
+    expect(await cache.get('big', big)).toBe(digest);
+    expect(loads).toBe(2);
+    await expect(cache.get('bad', () => Promise.reject(new Error('gone')))).rejects.toThrow('gone');
+    expect(await cache.get('bad', () => Promise.resolve({ digest, bytes: 1 }))).toBe(digest);
+  });
+});
