@@ -500,6 +500,46 @@ describe('web page at / (headless Chromium)', { timeout: 120_000 }, () => {
     await page.close();
   });
 
+  it('in parts: lists every part of every format with its tokens, and each link downloads that part', async () => {
+    // Four files of about 600 tokens each: more than one part of 1 000 tokens in every format.
+    const repo = join(api.localRoot, 'parted');
+    await mkdir(repo, { recursive: true });
+    for (const n of [1, 2, 3, 4])
+      await writeFile(
+        join(repo, `notes-${n}.md`),
+        Array.from({ length: 60 }, (_, i) => `Line ${i} of note ${n}: reposcan cuts digests into parts.`).join('\n'),
+      );
+    const { page, problems } = await openPage();
+    await page.getByLabel('Repository URL or server path').fill(repo);
+    await page.getByLabel('Parts of at most (tokens)').fill('1000');
+    await page.getByRole('button', { name: 'Scan' }).click();
+    const scanId = await waitScanDone(page);
+    const status = (await (await fetch(`${api.baseUrl}/v1/scans/${scanId}`)).json()) as {
+      data: { result: { artifacts: Record<string, { parts?: Array<{ part: number; tokens: number; url: string }> }> } };
+    };
+    const txtParts = status.data.result.artifacts.txt?.parts ?? [];
+    expect(txtParts.length).toBeGreaterThan(1);
+    const links = page.locator('#download-list a[data-format="txt"]');
+    expect(await links.count()).toBe(txtParts.length);
+    for (const [i, part] of txtParts.entries()) {
+      const link = links.nth(i);
+      expect(await link.textContent()).toContain(`part ${part.part} of ${txtParts.length}`);
+      expect(await link.textContent()).toContain(`${part.tokens.toLocaleString('en-US')} tokens`);
+      const [download] = await Promise.all([page.waitForEvent('download'), link.click()]);
+      const fromPage = await readFile(await download.path());
+      const fromApi = Buffer.from(
+        await (await fetch(`${api.baseUrl}/v1/download/${scanId}?format=txt&part=${part.part}`)).arrayBuffer(),
+      );
+      expect(fromPage.length).toBeGreaterThan(0);
+      expect(fromPage.equals(fromApi)).toBe(true);
+    }
+    // The digest view shows part 1 of the Markdown.
+    const part1 = linesOf(await (await fetch(`${api.baseUrl}/v1/download/${scanId}?format=md&part=1`)).text());
+    await expect.poll(async () => (await shownLines(page))[0], WAIT).toBe(part1[0]);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
   it('shows the digest in the page, copies it whole to the clipboard, and jumps from the file table to a file', async () => {
     const context = await browser.newContext({
       viewport: { width: 1280, height: 900 },
