@@ -26,10 +26,8 @@ describe('completion webhooks, BullMQ on Redis with a separate worker process', 
   let api: TestApi;
   let worker: ServiceProcess;
   const receivers: WebhookReceiver[] = [];
-
-  beforeAll(async () => {
-    api = await startTestApi({ REDIS_URL, ROLE: 'api', QUEUE_PREFIX: prefix, ...webhookEnv });
-    worker = await startWorkerProcess({
+  const startWorker = (env: Record<string, string> = {}): Promise<ServiceProcess> =>
+    startWorkerProcess({
       REDIS_URL,
       ROLE: 'worker',
       QUEUE_PREFIX: prefix,
@@ -37,7 +35,12 @@ describe('completion webhooks, BullMQ on Redis with a separate worker process', 
       ALLOWED_LOCAL_ROOTS: api.localRoot,
       WORKER_CONCURRENCY: '1',
       ...webhookEnv,
+      ...env,
     });
+
+  beforeAll(async () => {
+    api = await startTestApi({ REDIS_URL, ROLE: 'api', QUEUE_PREFIX: prefix, ...webhookEnv });
+    worker = await startWorker();
   });
   afterAll(async () => {
     await worker?.stop();
@@ -92,16 +95,7 @@ describe('completion webhooks, BullMQ on Redis with a separate worker process', 
     const scanId = ((await response.json()) as { data: { scan_id: string } }).data.scan_id;
     expect((await fetch(`${api.baseUrl}/v1/cleanup/${scanId}`, { method: 'DELETE' })).status).toBe(200);
     expect((await fetch(`${api.baseUrl}/v1/scans/${scanId}`)).status).toBe(404);
-    worker = await startWorkerProcess({
-      REDIS_URL,
-      ROLE: 'worker',
-      QUEUE_PREFIX: prefix,
-      DATA_DIR: api.dataDir,
-      ALLOWED_LOCAL_ROOTS: api.localRoot,
-      WORKER_CONCURRENCY: '1',
-      JANITOR_INTERVAL_SECONDS: '1',
-      ...webhookEnv,
-    });
+    worker = await startWorker({ JANITOR_INTERVAL_SECONDS: '1' });
     const deadline = Date.now() + 30_000;
     while (hook.deliveries.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     const [delivery] = hook.deliveries;
