@@ -1,7 +1,8 @@
 // One engine run in a fresh process (the built code, as the worker runs it), so peak RSS is this
 // run's own: `node bench/children/engine-scan.mjs <root> <outDir>`. Prints one JSON line.
 //
-// BENCH_SECRETS sets the `secrets` option (the API's default, `redact`, without it).
+// BENCH_SECRETS sets the `secrets` option (the API's default, `redact`, without it); BENCH_COMPRESS
+// the `compress` option (`none` without it).
 //
 // BENCH_TOKEN_CACHE_DIR names the token cache location for this cold/warm pair: empty for the cold
 // run, as the cold run left it for the warm one. Opened, synced and flushed as a worker does.
@@ -22,7 +23,11 @@ const report = await runScan(
     repoName: 'bench',
     source: { type: 'local', url: null, hostFamily: null, ref: null, branch: null, commit: null, subdir: null },
     // The API's defaults: every artifact (txt, md, json), ignore files honoured, no zip.
-    options: { ...DEFAULT_SCAN_OPTIONS, secrets: process.env.BENCH_SECRETS ?? DEFAULT_SCAN_OPTIONS.secrets },
+    options: {
+      ...DEFAULT_SCAN_OPTIONS,
+      secrets: process.env.BENCH_SECRETS ?? DEFAULT_SCAN_OPTIONS.secrets,
+      compress: process.env.BENCH_COMPRESS ?? DEFAULT_SCAN_OPTIONS.compress,
+    },
     limits: { ...DEFAULT_ENGINE_LIMITS, maxFiles: 10_000_000 },
     encoding: 'o200k_base',
     outDir,
@@ -40,6 +45,15 @@ process.stdout.write(
     timings: report.timings,
     token_cache: stats,
     secrets: report.secrets ? { count: report.secrets.count, not_checked: report.secrets.not_checked.length } : null,
+    compression: report.compression
+      ? {
+          files: report.compression.files,
+          tokens_before: report.compression.tokens_before,
+          tokens_after: report.compression.tokens_after,
+          not_compressed: report.compression.not_compressed.length,
+        }
+      : null,
+    cpu_ms: (process.cpuUsage().user + process.cpuUsage().system) / 1000,
     max_rss_mb: process.resourceUsage().maxRSS / 1024,
   })}\n`,
 );

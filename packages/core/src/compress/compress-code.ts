@@ -17,9 +17,19 @@ const require = createRequire(import.meta.url);
 
 let initialized: Promise<void> | null = null;
 const grammars = new Map<CodeLanguage, Promise<Language>>();
-const parsers = new Map<CodeLanguage, Parser>();
+const parsers = new Map<CodeLanguage, Grammar>();
 
-async function parserFor(language: CodeLanguage): Promise<Parser> {
+/** A language's parser, and its node types as the ids a tree cursor reads without making strings. */
+interface Grammar {
+  parser: Parser;
+  language: CodeLanguage;
+  functions: ReadonlySet<number>;
+  comments: ReadonlySet<number>;
+  /** Python's module and block: where a docstring may be. */
+  blocks: ReadonlySet<number>;
+}
+
+async function grammarFor(language: CodeLanguage): Promise<Grammar> {
   const known = parsers.get(language);
   if (known !== undefined) return known;
   initialized ??= Parser.init();
@@ -29,10 +39,32 @@ async function parserFor(language: CodeLanguage): Promise<Parser> {
     grammar = Language.load(require.resolve(`@repomix/tree-sitter-wasms/out/tree-sitter-${language}.wasm`));
     grammars.set(language, grammar);
   }
+  const loaded = await grammar;
   const parser = new Parser();
-  parser.setLanguage(await grammar);
-  parsers.set(language, parser);
-  return parser;
+  parser.setLanguage(loaded);
+  const ids = (keep: (type: string) => boolean): Set<number> => {
+    const set = new Set<number>();
+    for (let id = 0; id < loaded.nodeTypeCount; id++) {
+      const type = loaded.nodeTypeForId(id);
+      if (type !== null && keep(type)) set.add(id);
+    }
+    return set;
+  };
+  // Two batches may have waited for the same grammar: the first to get here keeps its parser.
+  const raced = parsers.get(language);
+  if (raced !== undefined) {
+    parser.delete();
+    return raced;
+  }
+  const made: Grammar = {
+    parser,
+    language,
+    functions: ids((type) => FUNCTIONS[language].has(type)),
+    comments: ids((type) => type.endsWith('comment')),
+    blocks: language === 'python' ? ids((type) => type === 'module' || type === 'block') : new Set(),
+  };
+  parsers.set(language, made);
+  return made;
 }
 
 /** Nodes whose `body` field, when it is a block, is elided. */
@@ -103,10 +135,10 @@ export async function transformCode(
     }
     const text = decoder.decode(content);
     const deadline = performance.now() + transform.timeoutMs;
-    let outcome = transformText(await parserFor(language), text, language, transform, deadline);
+    let outcome = transformText(await grammarFor(language), text, transform, deadline);
     // A header is C or C++; what the C grammar cannot read is tried as C++.
     if (outcome === 'parse_error' && language === 'c')
-      outcome = transformText(await parserFor('cpp'), text, 'cpp', transform, deadline);
+      outcome = transformText(await grammarFor('cpp'), text, transform, deadline);
     if (typeof outcome === 'string') outcomes.push({ result: outcome });
     else if (outcome.text === text) outcomes.push({ result: 'transformed' });
     else outcomes.push({ result: 'transformed', content: encoder.encode(outcome.text) });
@@ -115,23 +147,22 @@ export async function transformCode(
 }
 
 /** One text through one grammar: the new text, or why there is none. */
-export function transformText(
-  parser: Parser,
+function transformText(
+  grammar: Grammar,
   text: string,
-  language: CodeLanguage,
   transform: CodeTransform,
   deadline: number,
 ): { text: string } | 'timeout' | 'parse_error' {
   // The progress callback cancels the parse when it returns true (web-tree-sitter's typing says void).
   const progressCallback = (() => performance.now() > deadline) as unknown as () => void;
-  const tree = parser.parse(text, null, { progressCallback });
+  const tree = grammar.parser.parse(text, null, { progressCallback });
   if (tree === null) {
-    parser.reset();
+    grammar.parser.reset();
     return 'timeout';
   }
   try {
     if (tree.rootNode.hasError) return 'parse_error';
-    const edits = collectEdits(tree.walk(), text, language, transform);
+    const edits = collectEdits(tree.walk(), text, grammar, transform);
     // The walk counts too: the cap is on the whole file's work.
     if (performance.now() > deadline) return 'timeout';
     return { text: applyEdits(text, edits) };
@@ -147,20 +178,20 @@ interface Comment {
   docstring?: true;
 }
 
-function collectEdits(cursor: TreeCursor, text: string, language: CodeLanguage, transform: CodeTransform): Edit[] {
+function collectEdits(cursor: TreeCursor, text: string, grammar: Grammar, transform: CodeTransform): Edit[] {
   const edits: Edit[] = [];
   const comments: Comment[] = [];
-  const functions = FUNCTIONS[language];
+  const { functions, blocks } = grammar;
   const visit = (): void => {
-    const type = cursor.nodeType;
-    if (type.endsWith('comment')) {
+    const type = cursor.nodeTypeId;
+    if (grammar.comments.has(type)) {
       // Some grammars (Rust's line comments) end a comment after its newline.
       let end = cursor.endIndex;
       while (end > cursor.startIndex && (text[end - 1] === '\n' || text[end - 1] === '\r')) end--;
       comments.push({ start: cursor.startIndex, end });
       return;
     }
-    if (transform.removeComments && language === 'python' && (type === 'module' || type === 'block')) {
+    if (transform.removeComments && blocks.has(type)) {
       const docstring = docstringOf(cursor.currentNode);
       if (docstring !== null) comments.push({ start: docstring.startIndex, end: docstring.endIndex, docstring: true });
     }

@@ -232,6 +232,8 @@ async function processBatch(
   });
 }
 
+const DECLARATION_FILE = /\.d\.[cm]?ts$/i;
+
 /** Compressed code or comment removal of the texts in a language it knows: each one's outcome. */
 async function transformTexts(
   pending: Pending[],
@@ -242,8 +244,10 @@ async function transformTexts(
   const code: Pending[] = [];
   const languages: CodeLanguage[] = [];
   for (const item of pending) {
-    const language = codeLanguageOf(carriedPath(item.file.path));
-    if (language === null) continue;
+    const path = carriedPath(item.file.path);
+    const language = codeLanguageOf(path);
+    // A declaration file has no bodies: compressed code alone would parse it for nothing.
+    if (language === null || (!transform.removeComments && DECLARATION_FILE.test(path))) continue;
     code.push(item);
     languages.push(language);
   }
