@@ -127,7 +127,7 @@ export const SCAN_OPTIONS = {
     values: COMPRESS_MODES,
     default: 'none',
     description:
-      'Compressed code for TypeScript, TSX, JavaScript, Python, Go, Rust, Java, C, C++, C#, Ruby and PHP files (parsed with tree-sitter): `signatures` keeps imports, type, interface and class declarations, function and method signatures and comments, and replaces each function or method body with `⋯`; `none` leaves code as it is. Other files are unchanged. A file over 1 MiB, one that takes over 2 s to parse, or one with a syntax error is kept as it is (listed in `compression.not_compressed`). Token counts are of the compressed text.',
+      'Compressed code for TypeScript, TSX, JavaScript, Python, Go, Rust, Java, C, C++, C#, Ruby and PHP files (parsed with tree-sitter): `signatures` keeps imports, type, interface and class declarations, function and method signatures and comments, and replaces each function or method body with `⋯`; `none` leaves code as it is. Other files are unchanged. A file over 1 MiB, one whose parse runs too long (a budget of parser steps per KiB, and 10 s), or one with a syntax error is kept as it is (listed in `compression.not_compressed`). Token counts are of the compressed text.',
   },
   remove_comments: {
     kind: 'switch',

@@ -152,7 +152,7 @@ export type SecretsReport = z.output<typeof SecretsReport>;
 
 const NotCompressedReason = z.enum(['too_large', 'timeout', 'parse_error']).meta({
   description:
-    '`too_large`: over the 1 MiB cap; `timeout`: parsing took over 2 s; `parse_error`: the parser found a syntax error.',
+    '`too_large`: over the 1 MiB cap; `timeout`: the parse ran too long (over its budget of parser steps per KiB, or 10 s); `parse_error`: the parser found a syntax error.',
 });
 
 /**

@@ -254,7 +254,7 @@ export interface components {
             not_compressed: {
                 path: string;
                 /**
-                 * @description `too_large`: over the 1 MiB cap; `timeout`: parsing took over 2 s; `parse_error`: the parser found a syntax error.
+                 * @description `too_large`: over the 1 MiB cap; `timeout`: the parse ran too long (over its budget of parser steps per KiB, or 10 s); `parse_error`: the parser found a syntax error.
                  * @enum {string}
                  */
                 reason: "too_large" | "timeout" | "parse_error";
@@ -360,7 +360,7 @@ export interface components {
              */
             secrets?: "redact" | "report" | "off";
             /**
-             * @description Compressed code for TypeScript, TSX, JavaScript, Python, Go, Rust, Java, C, C++, C#, Ruby and PHP files (parsed with tree-sitter): `signatures` keeps imports, type, interface and class declarations, function and method signatures and comments, and replaces each function or method body with `⋯`; `none` leaves code as it is. Other files are unchanged. A file over 1 MiB, one that takes over 2 s to parse, or one with a syntax error is kept as it is (listed in `compression.not_compressed`). Token counts are of the compressed text.
+             * @description Compressed code for TypeScript, TSX, JavaScript, Python, Go, Rust, Java, C, C++, C#, Ruby and PHP files (parsed with tree-sitter): `signatures` keeps imports, type, interface and class declarations, function and method signatures and comments, and replaces each function or method body with `⋯`; `none` leaves code as it is. Other files are unchanged. A file over 1 MiB, one whose parse runs too long (a budget of parser steps per KiB, and 10 s), or one with a syntax error is kept as it is (listed in `compression.not_compressed`). Token counts are of the compressed text.
              * @default none
              * @enum {string}
              */
@@ -547,7 +547,7 @@ export interface components {
              */
             max_tokens_per_part: number | null;
             /**
-             * @description Compressed code for TypeScript, TSX, JavaScript, Python, Go, Rust, Java, C, C++, C#, Ruby and PHP files (parsed with tree-sitter): `signatures` keeps imports, type, interface and class declarations, function and method signatures and comments, and replaces each function or method body with `⋯`; `none` leaves code as it is. Other files are unchanged. A file over 1 MiB, one that takes over 2 s to parse, or one with a syntax error is kept as it is (listed in `compression.not_compressed`). Token counts are of the compressed text.
+             * @description Compressed code for TypeScript, TSX, JavaScript, Python, Go, Rust, Java, C, C++, C#, Ruby and PHP files (parsed with tree-sitter): `signatures` keeps imports, type, interface and class declarations, function and method signatures and comments, and replaces each function or method body with `⋯`; `none` leaves code as it is. Other files are unchanged. A file over 1 MiB, one whose parse runs too long (a budget of parser steps per KiB, and 10 s), or one with a syntax error is kept as it is (listed in `compression.not_compressed`). Token counts are of the compressed text.
              * @default none
              * @enum {string}
              */
@@ -664,7 +664,7 @@ export interface components {
              */
             max_tokens_per_part?: number | null;
             /**
-             * @description Compressed code for TypeScript, TSX, JavaScript, Python, Go, Rust, Java, C, C++, C#, Ruby and PHP files (parsed with tree-sitter): `signatures` keeps imports, type, interface and class declarations, function and method signatures and comments, and replaces each function or method body with `⋯`; `none` leaves code as it is. Other files are unchanged. A file over 1 MiB, one that takes over 2 s to parse, or one with a syntax error is kept as it is (listed in `compression.not_compressed`). Token counts are of the compressed text.
+             * @description Compressed code for TypeScript, TSX, JavaScript, Python, Go, Rust, Java, C, C++, C#, Ruby and PHP files (parsed with tree-sitter): `signatures` keeps imports, type, interface and class declarations, function and method signatures and comments, and replaces each function or method body with `⋯`; `none` leaves code as it is. Other files are unchanged. A file over 1 MiB, one whose parse runs too long (a budget of parser steps per KiB, and 10 s), or one with a syntax error is kept as it is (listed in `compression.not_compressed`). Token counts are of the compressed text.
              * @default none
              * @enum {string}
              */
@@ -1090,7 +1090,7 @@ export interface operations {
                 remove_comments?: "0" | "1" | "true" | "false";
                 /** @description Secret detection (secretlint's recommended rules): `redact` replaces each finding in the outputs with `[REDACTED:<rule>]` and lists it in `secrets`; `report` lists findings but leaves the outputs as they are; `off` looks for nothing. Files over 2 MiB are not checked (listed in `secrets.not_checked`). */
                 secrets?: "redact" | "report" | "off";
-                /** @description Compressed code for TypeScript, TSX, JavaScript, Python, Go, Rust, Java, C, C++, C#, Ruby and PHP files (parsed with tree-sitter): `signatures` keeps imports, type, interface and class declarations, function and method signatures and comments, and replaces each function or method body with `⋯`; `none` leaves code as it is. Other files are unchanged. A file over 1 MiB, one that takes over 2 s to parse, or one with a syntax error is kept as it is (listed in `compression.not_compressed`). Token counts are of the compressed text. */
+                /** @description Compressed code for TypeScript, TSX, JavaScript, Python, Go, Rust, Java, C, C++, C#, Ruby and PHP files (parsed with tree-sitter): `signatures` keeps imports, type, interface and class declarations, function and method signatures and comments, and replaces each function or method body with `⋯`; `none` leaves code as it is. Other files are unchanged. A file over 1 MiB, one whose parse runs too long (a budget of parser steps per KiB, and 10 s), or one with a syntax error is kept as it is (listed in `compression.not_compressed`). Token counts are of the compressed text. */
                 compress?: "none" | "signatures";
                 /** @description Levels of the directory tree to draw; deeper levels collapse to `└── ...`. null draws all. */
                 tree_depth?: string | null;

@@ -10,7 +10,7 @@
 import { createRequire } from 'node:module';
 import { Language, Parser } from 'web-tree-sitter';
 import type { Node, TreeCursor } from 'web-tree-sitter';
-import { CODE_LANGUAGES, ELISION } from './code-transform.js';
+import { CODE_LANGUAGES, ELISION, PARSE_STEPS_PER_KIB } from './code-transform.js';
 import type { CodeLanguage, CodeTransform, TransformOutcome } from './code-transform.js';
 
 const require = createRequire(import.meta.url);
@@ -154,7 +154,9 @@ function transformText(
   deadline: number,
 ): { text: string } | 'timeout' | 'parse_error' {
   // The progress callback cancels the parse when it returns true (web-tree-sitter's typing says void).
-  const progressCallback = (() => performance.now() > deadline) as unknown as () => void;
+  const budget = 2_000 + Math.ceil(((transform.parseStepsPerKib ?? PARSE_STEPS_PER_KIB) * text.length) / 1024);
+  let steps = 0;
+  const progressCallback = (() => ++steps > budget || performance.now() > deadline) as unknown as () => void;
   const tree = grammar.parser.parse(text, null, { progressCallback });
   if (tree === null) {
     grammar.parser.reset();

@@ -50,6 +50,16 @@ describe('transformCode fallbacks', () => {
     expect(text(after?.result === 'transformed' ? after.content : undefined)).toBe(`function g() { ${ELISION} }\n`);
   });
 
+  it('cancels a parse past its budget of parser steps whatever the time, the same way every time', async () => {
+    const source = utf8(bigSource());
+    const tight = { ...SIGNATURES, parseStepsPerKib: 0, timeoutMs: 60_000 };
+    expect(await transformCode([source], ['javascript'], tight)).toEqual([{ result: 'timeout' }]);
+    expect(await transformCode([source], ['javascript'], tight)).toEqual([{ result: 'timeout' }]);
+    // The default budget leaves room for the same text.
+    const [outcome] = await transformCode([source], ['javascript'], { ...SIGNATURES, timeoutMs: 60_000 });
+    expect(outcome?.result).toBe('transformed');
+  });
+
   it('keeps a file with a syntax error as it is', async () => {
     const outcomes = await transformCode(
       [utf8('function f( { return 1; }\n'), utf8('def f(:\n    pass\n')],
@@ -197,10 +207,13 @@ describe('a scan with compress: signatures', () => {
     expect(report.compression?.tokens_after).toBeLessThan(report.compression?.tokens_before ?? 0);
   });
 
-  it('leaves a scan with neither option without a compression block', async () => {
+  it('leaves a scan with neither option untransformed, without a compression block, never asking for a transform', async () => {
     const outDir = join(tree.outDir, 'plain');
     await import('node:fs/promises').then((fs) => fs.mkdir(outDir));
-    const plain = await engine.runScan(input(outDir, {}));
+    // Never asked to transform anything: the file thread imports the parser only when asked.
+    const plain = await engine.runScan(input(outDir, {}), {
+      transformCode: () => Promise.reject(new Error('a scan with neither option asked for a transform')),
+    });
     expect(plain.compression).toBeUndefined();
     expect(plain.files.some((f) => 'compression' in f)).toBe(false);
     expect(await readFile(join(outDir, 'output.txt'), 'utf8')).toContain(files['src/app.ts']);
