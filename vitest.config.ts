@@ -30,6 +30,7 @@ const INTEGRATION = [
   'apps/cli/test/cli-api-keys.test.ts',
   'apps/cli/test/cli-secrets.test.ts',
   'apps/cli/test/cli-mcp.test.ts',
+  'apps/cli/test/cli-compress.test.ts',
   // Redis: the BullMQ transport, state signals, queue purge, a private redis-server restarted;
   // the janitor with a Redis client that finds no server.
   'packages/queue/test/**/*.test.ts',

@@ -173,6 +173,13 @@ function unitsFor(
           record('engine-cold-parts', (await engineRuns(corpus, false, { maxTokensPerPart: 100_000 })).cold),
       },
       {
+        // Compressed code against the plain cold row above (`engine-cold`): the cost of parsing, and the tokens it saves.
+        label: 'engine cold, compress=signatures',
+        reps: Infinity,
+        run: async () =>
+          record('engine-cold-compress', (await engineRuns(corpus, false, { compress: 'signatures' })).cold),
+      },
+      {
         label: 'API full scan of the git URL, cold',
         reps: Infinity,
         run: async () => record('api-clone-cold', (await apiScanRuns([ctx.gitUrl]))[0] as Sample),
@@ -186,6 +193,15 @@ function unitsFor(
         reps: 1,
         run: async () =>
           record('repomix-plain-secretlint-cold', await repomixRun(deps, corpus, 'plain', repomixHome, true, true)),
+      },
+      {
+        label: 'repomix plain --compress, cold',
+        reps: 1,
+        run: async () =>
+          record(
+            'repomix-plain-compress-cold',
+            await repomixRun(deps, corpus, 'plain', repomixHome, true, false, true),
+          ),
       },
     ];
   }

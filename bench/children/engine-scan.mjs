@@ -40,6 +40,15 @@ process.stdout.write(
     timings: report.timings,
     token_cache: stats,
     secrets: report.secrets ? { count: report.secrets.count, not_checked: report.secrets.not_checked.length } : null,
+    compression: report.compression
+      ? {
+          files: report.compression.files,
+          tokens_before: report.compression.tokens_before,
+          tokens_after: report.compression.tokens_after,
+          not_compressed: report.compression.not_compressed.length,
+        }
+      : null,
+    cpu_ms: (process.cpuUsage().user + process.cpuUsage().system) / 1000,
     max_rss_mb: process.resourceUsage().maxRSS / 1024,
   })}\n`,
 );

@@ -58,6 +58,12 @@ export const ROWS: readonly RowDef[] = [
     reposcan: true,
     warm: false,
   },
+  {
+    key: 'engine-cold-compress',
+    label: 'reposcan engine, fresh process, cold, compress=signatures',
+    reposcan: false,
+    warm: false,
+  },
   { key: 'repomix-plain-cold', label: 'repomix 1.18.1 --style plain, cold', reposcan: false, warm: false },
   { key: 'repomix-plain-warm', label: 'repomix 1.18.1 --style plain, warm', reposcan: false, warm: true },
   { key: 'repomix-json-cold', label: 'repomix 1.18.1 --style json, cold', reposcan: false, warm: false },
@@ -68,6 +74,7 @@ export const ROWS: readonly RowDef[] = [
     reposcan: false,
     warm: false,
   },
+  { key: 'repomix-plain-compress-cold', label: 'repomix --style plain --compress, cold', reposcan: false, warm: false },
   { key: 'token-floor', label: 'tokenizer floor (count only, all cores)', reposcan: false, warm: false },
   {
     key: 'scan-floor',
@@ -215,6 +222,15 @@ export function buildTargets(
       ratioTarget('cold full scan ÷ count + write floor — informational', ids.real, 'api-scan-cold', 'scan-floor', 1.3),
     ),
     ratioTarget('warm rescan ÷ repomix plain, warm', ids.real, 'api-scan-warm', 'repomix-plain-warm', 0.5),
+    ratioTarget('cold engine, compress=signatures ÷ cold engine', ids.real, 'engine-cold-compress', 'engine-cold', 1.3),
+    ratioTarget(
+      'cold engine, compress=signatures ÷ repomix --compress, cold',
+      ids.real,
+      'engine-cold-compress',
+      'repomix-plain-compress-cold',
+      1,
+      true,
+    ),
   ];
   const rss1 = row(ids.real, 'api-scan-cold')?.peak_rss_mb ?? null;
   const rss2 = row(ids.real2x, 'api-scan-cold')?.peak_rss_mb ?? null;

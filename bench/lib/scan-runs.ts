@@ -58,13 +58,19 @@ export async function engineRuns(
       const m = await runMeasured(process.execPath, [join(CHILDREN, 'engine-scan.mjs'), corpus.root, outDir], {
         env: { BENCH_TOKEN_CACHE_DIR: cacheDir, BENCH_OPTIONS: JSON.stringify(options) },
       });
-      const r = lastJsonLine<ChildReport & { secrets?: unknown }>(m.stdout);
+      const r = lastJsonLine<ChildReport & { secrets?: unknown; compression?: unknown; cpu_ms?: number }>(m.stdout);
       return {
         wallMs: m.wallMs,
         peakRssMb: m.peakRssMb,
         files: r.files,
         tokens: r.tokens,
-        extra: { timings: r.timings, artifact_bytes: r.artifact_bytes, secrets: r.secrets ?? null },
+        extra: {
+          timings: r.timings,
+          artifact_bytes: r.artifact_bytes,
+          secrets: r.secrets ?? null,
+          compression: r.compression ?? null,
+          cpu_ms: r.cpu_ms ?? null,
+        },
       };
     } finally {
       await rm(outDir, { recursive: true, force: true });
@@ -133,6 +139,7 @@ export async function repomixRun(
   home: string,
   cold: boolean,
   security = false,
+  compress = false,
 ): Promise<Sample> {
   if (cold) await rm(join(home, 'tmp', 'repomix'), { recursive: true, force: true });
   await mkdir(join(home, 'tmp'), { recursive: true });
@@ -148,6 +155,7 @@ export async function repomixRun(
     out,
     '--no-gitignore',
     ...(security ? [] : ['--no-security-check']),
+    ...(compress ? ['--compress'] : []),
   ];
   try {
     // An empty working directory and config home: no repomix.config.json or global config is picked up.

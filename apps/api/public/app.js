@@ -15,13 +15,15 @@ const TERMINAL_STATES = new Set(['completed', 'failed', 'cancelled']);
  * @typedef {{ path: string, subcategory: string, size: number, tokens: number }} FileRow
  * @typedef {{ files: number, size: number, tokens: number, formattedSize: string, formattedTokens: string, tokensByType: Record<string, number> }} Totals
  * @typedef {{ mode: string, count: number }} Secrets
- * @typedef {{ name: string, branch: string | null, totals: Totals, files: FileRow[], tree: string, exact: boolean, secrets: Secrets | null }} Preview
+ * @typedef {{ files: number, tokens_before: number, tokens_after: number, not_compressed: unknown[] }} Compression
+ * @typedef {{ name: string, branch: string | null, totals: Totals, files: FileRow[], tree: string, exact: boolean, secrets: Secrets | null,
+ *   compression: Compression | null }} Preview
  * @typedef {{ scan_id: string, state: string, status_url: string, events_url: string }} Accepted
  * @typedef {{ part: number, url: string, bytes: number, sha256: string, tokens: number }} ArtifactPart
  * @typedef {{ url: string, bytes: number, sha256: string, parts?: ArtifactPart[] }} Artifact
  * @typedef {{ scan_id: string, repo_name: string, branch: string | null, num_textual_files: number, num_non_textual_files: number,
  *   summary: { total_files: number, formatted: { total_size: string, estimated_tokens: string } }, artifacts: Record<string, Artifact>,
- *   secrets?: Secrets }} ScanResult
+ *   secrets?: Secrets, compression?: Compression }} ScanResult
  * @typedef {{ scan_id: string, state: string, progress: { phase: string, files_done: number, files_total: number },
  *   error: { code: string, message: string } | null, result: ScanResult | null, status_url: string, events_url: string }} ScanStatus
  * @typedef {{ total_files: number, total_size: number, estimated_tokens: number, tokens_by_type: Record<string, number>,
@@ -61,6 +63,8 @@ const ui = {
   treeDepth: byId('tree-depth', HTMLInputElement),
   sizeLimit: byId('size-limit', HTMLInputElement),
   secrets: byId('secrets', HTMLSelectElement),
+  compress: byId('compress', HTMLSelectElement),
+  removeComments: byId('remove-comments', HTMLInputElement),
   maxTokens: byId('max-tokens', HTMLInputElement),
   lite: byId('lite', HTMLInputElement),
   createZip: byId('create-zip', HTMLInputElement),
@@ -229,6 +233,8 @@ function selectionOptions() {
     tree_depth: readNumber(ui.treeDepth),
     size_limit: readNumber(ui.sizeLimit),
     secrets: ui.secrets.value,
+    compress: ui.compress.value,
+    remove_comments: ui.removeComments.checked,
   };
 }
 
@@ -281,7 +287,8 @@ function toRow(file) {
 }
 
 /**
- * @param {{ repository: { name: string, branch: string | null, tree_summary: string }, summary: ApiTotals, files: ApiFile[], secrets?: Secrets }} data
+ * @param {{ repository: { name: string, branch: string | null, tree_summary: string }, summary: ApiTotals, files: ApiFile[], secrets?: Secrets,
+ *   compression?: Compression }} data
  * @returns {Preview}
  */
 function previewFromInspect(data) {
@@ -293,7 +300,15 @@ function previewFromInspect(data) {
     tree: data.repository.tree_summary,
     exact: false,
     secrets: data.secrets ?? null,
+    compression: data.compression ?? null,
   };
+}
+
+/** ` Code transformed: 12,000 → 3,000 tokens in 40 files.`, or nothing without compressed code. @param {Compression | null | undefined} compression */
+function compressionNote(compression) {
+  if (!compression || compression.files === 0) return '';
+  const kept = compression.not_compressed.length;
+  return ` Code transformed: ${compression.tokens_before.toLocaleString('en-US')} → ${compression.tokens_after.toLocaleString('en-US')} tokens in ${compression.files.toLocaleString('en-US')} file${compression.files === 1 ? '' : 's'}${kept > 0 ? ` (${kept} kept as they are: see the summary's \`compression\`)` : ''}.`;
 }
 
 /** `, 2 possible secrets (redacted)`, or nothing when detection is off or found none. @param {Secrets | null | undefined} secrets */
@@ -307,7 +322,7 @@ function secretsNote(secrets) {
  * An uploaded ZIP has no inspect: its preview is the finished scan's summary record, whose
  * `files` (textual) and `assets` (non-textual) together are what inspect's `files` would list.
  * @param {{ repository: { name: string, branch: string | null }, options: { tree_depth: number | null },
- *   summary: ApiTotals, files: ApiFile[], assets: ApiFile[], secrets?: Secrets }} data
+ *   summary: ApiTotals, files: ApiFile[], assets: ApiFile[], secrets?: Secrets, compression?: Compression }} data
  * @returns {Preview}
  */
 function previewFromSummary(data) {
@@ -325,6 +340,7 @@ function previewFromSummary(data) {
     ),
     exact: true,
     secrets: data.secrets ?? null,
+    compression: data.compression ?? null,
   };
 }
 
@@ -667,7 +683,9 @@ function readyMessage(preview) {
   return (
     (preview.exact
       ? `${where}, from the finished scan (exact token counts).`
-      : `${where}: a preview with estimated token counts; nothing is stored.`) + secretsNote(preview.secrets)
+      : `${where}: a preview with estimated token counts; nothing is stored.`) +
+    secretsNote(preview.secrets) +
+    compressionNote(preview.compression)
   );
 }
 
@@ -710,7 +728,7 @@ for (const [input, pause] of /** @type {[HTMLInputElement | HTMLTextAreaElement,
   input.addEventListener('change', settle);
   input.addEventListener('blur', settle);
 }
-for (const input of [ui.docsOnly, ui.syncIgnore, ui.skipTree, ui.secrets]) {
+for (const input of [ui.docsOnly, ui.syncIgnore, ui.skipTree, ui.secrets, ui.compress, ui.removeComments]) {
   input.addEventListener('change', () => {
     onEdited();
     schedulePreview(0);
@@ -1266,7 +1284,7 @@ function digestArtifact(result, format) {
 
 /** @param {ScanResult} result */
 function showDownloads(result) {
-  ui.resultText.textContent = `${result.repo_name}: ${result.summary.total_files.toLocaleString('en-US')} files, ${result.summary.formatted.total_size}, ${result.summary.formatted.estimated_tokens} tokens (exact).${secretsNote(result.secrets)}`;
+  ui.resultText.textContent = `${result.repo_name}: ${result.summary.total_files.toLocaleString('en-US')} files, ${result.summary.formatted.total_size}, ${result.summary.formatted.estimated_tokens} tokens (exact).${secretsNote(result.secrets)}${compressionNote(result.compression)}`;
   const items = Object.entries(result.artifacts).flatMap(([format, artifact]) =>
     artifact.parts
       ? artifact.parts.map((part) =>

@@ -441,6 +441,8 @@ describe('web page at / (headless Chromium)', { timeout: 120_000 }, () => {
     await page.getByLabel('Skip files over (bytes)').fill('100000');
     await page.getByLabel('Also build the ZIP bundle').check();
     await page.getByLabel('Secrets').selectOption('report');
+    await page.getByLabel('Code', { exact: true }).selectOption('signatures');
+    await page.getByLabel('Remove comments').check();
     await previewShows(
       page,
       (
@@ -466,6 +468,8 @@ describe('web page at / (headless Chromium)', { timeout: 120_000 }, () => {
       tree_depth: 3,
       size_limit: 100000,
       secrets: 'report',
+      compress: 'signatures',
+      remove_comments: true,
       lite: false,
       create_zip: true,
       max_tokens_per_part: null,

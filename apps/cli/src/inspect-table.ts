@@ -34,5 +34,11 @@ export function renderInspectTable(preview: InspectResult, withTree: boolean): s
     parts.push(
       `${secrets.count} possible secret${secrets.count === 1 ? '' : 's'}: ${secrets.findings.map((f) => `${f.path}:${f.line} ${f.rule}`).join(', ')}`,
     );
+  const compression = preview.compression;
+  if (compression)
+    parts.push(
+      `${compression.files} code file${compression.files === 1 ? '' : 's'} transformed: ~${compression.tokens_before} -> ~${compression.tokens_after} tokens (estimate)` +
+        (compression.not_compressed.length > 0 ? `, ${compression.not_compressed.length} kept as they are` : ''),
+    );
   return `${parts.join('\n')}\n`;
 }

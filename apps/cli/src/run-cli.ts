@@ -6,7 +6,7 @@ import { EXIT, ScanEndedError, UsageError } from './exit-codes.js';
 import type { ExitCode } from './exit-codes.js';
 import { INSPECT_HELP, KEYS_HELP, MAIN_HELP, MCP_HELP, SCAN_HELP } from './help-text.js';
 import type { ScanOutcome } from './scan-outcome.js';
-import type { SecretsReport } from '@reposcan/client';
+import type { CompressionReport, SecretsReport } from '@reposcan/client';
 
 // Commands and the client load when a command runs: help and usage errors answer without them.
 
@@ -81,6 +81,18 @@ function printScan(outcome: ScanOutcome, json: boolean, quiet: boolean, io: CliI
       `${r.summary.formatted.total_size}, ${r.summary.formatted.estimated_tokens} tokens, ${r.skipped_count} skipped${id}\n`,
   );
   if (r.secrets) io.stderr.write(secretsLines(r.secrets));
+  if (r.compression) io.stderr.write(compressionLines(r.compression));
+}
+
+/** Tokens before and after, and the files kept as they were (too large, too slow, a syntax error). */
+export function compressionLines(compression: CompressionReport): string {
+  const saved = compression.tokens_before - compression.tokens_after;
+  const share = compression.tokens_before > 0 ? Math.round((100 * saved) / compression.tokens_before) : 0;
+  const lines = [
+    `${compression.files} code file${compression.files === 1 ? '' : 's'} transformed: ${compression.tokens_before} -> ${compression.tokens_after} tokens (-${share} %)`,
+  ];
+  for (const f of compression.not_compressed) lines.push(`  kept as is (${f.reason}): ${f.path}`);
+  return `${lines.join('\n')}\n`;
 }
 
 /** The findings, one a line (never the secret): what a person must look at before sharing the outputs. */

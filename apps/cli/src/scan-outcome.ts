@@ -1,4 +1,4 @@
-import type { ArtifactFormat, SecretsReport } from '@reposcan/client';
+import type { ArtifactFormat, CompressionReport, SecretsReport } from '@reposcan/client';
 
 export interface WrittenFile {
   format: ArtifactFormat;
@@ -26,6 +26,8 @@ export interface ScanOutcome {
     };
     /** What secret detection found; absent with `--secrets off`. */
     secrets?: SecretsReport;
+    /** What compressed code did; absent with neither `--compress` nor `--remove-comments`. */
+    compression?: CompressionReport;
   } & Record<string, unknown>;
   files: WrittenFile[];
   /** `<repo>.summary.json` beside the artifacts: every file and every skipped path with its reason. */

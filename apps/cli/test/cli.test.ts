@@ -171,6 +171,9 @@ describe('reposcan CLI', () => {
           'report',
           '--max-tokens',
           '5000',
+          '--compress',
+          'signatures',
+          '--remove-comments',
         ],
       ];
       const expected = {
@@ -186,6 +189,8 @@ describe('reposcan CLI', () => {
         size_limit: 5000,
         secrets: 'report',
         max_tokens_per_part: 5000,
+        compress: 'signatures',
+        remove_comments: true,
       };
       const zip = join(work, 'options.zip');
       const { buildZip } = await import('../../../apps/api/test/support/zips.js');

@@ -24,6 +24,7 @@ export type Ready = JsonOf<operations['ready']['responses'][200]>;
 
 export type ErrorEnvelope = components['schemas']['ErrorEnvelope'];
 export type SecretsReport = components['schemas']['SecretsReport'];
+export type CompressionReport = components['schemas']['CompressionReport'];
 export type ErrorCode = ErrorEnvelope['code'];
 export type ScanState = ScanStatus['state'];
 export type ScanProgress = ScanStatus['progress'];

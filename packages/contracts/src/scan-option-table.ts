@@ -10,6 +10,10 @@
 export const SECRETS_MODES = ['redact', 'report', 'off'] as const;
 export type SecretsMode = (typeof SECRETS_MODES)[number];
 
+/** What `compress` can be: code as it is, or its signatures with bodies elided. */
+export const COMPRESS_MODES = ['none', 'signatures'] as const;
+export type CompressMode = (typeof COMPRESS_MODES)[number];
+
 /** An on/off option; its command-line flag turns it from its default to the other value. */
 interface SwitchOption {
   readonly kind: 'switch';
@@ -118,6 +122,19 @@ export const SCAN_OPTIONS = {
     description:
       "Cut the txt, md and json outputs into numbered parts of at most this many tokens each (the scan's encoding, every byte of the part counted exactly). Files stay whole unless one alone exceeds it (then cut at line boundaries, a longer line at a character boundary, each piece marked `part k of n of this file`). null writes one output per format.",
   },
+  compress: {
+    kind: 'choice',
+    values: COMPRESS_MODES,
+    default: 'none',
+    description:
+      'Compressed code for TypeScript, TSX, JavaScript, Python, Go, Rust, Java, C, C++, C#, Ruby and PHP files (parsed with tree-sitter): `signatures` keeps imports, type, interface and class declarations, function and method signatures and comments, and replaces each function or method body with `⋯`; `none` leaves code as it is. Other files are unchanged. A file over 1 MiB, one whose parse runs too long (a budget of parser steps per KiB, and 10 s), or one with a syntax error is kept as it is (listed in `compression.not_compressed`). Token counts are of the compressed text.',
+  },
+  remove_comments: {
+    kind: 'switch',
+    default: false,
+    description:
+      'Remove comments (and Python docstrings) from files in the languages `compress` knows. With `compress: signatures` the doc comments stay: comments in doc style (`/**`, `///`, `//!`) or directly above the code they describe, and docstrings. Same fallbacks as `compress`.',
+  },
 } as const satisfies Record<string, ScanOptionSpec>;
 
 export type ScanOptionName = keyof typeof SCAN_OPTIONS;
@@ -155,6 +172,15 @@ export const SCAN_OPTION_FLAGS = {
     flag: '--max-tokens',
     arg: '<n>',
     help: 'cut the outputs into parts of at most n tokens (>= 1000)',
+  },
+  compress: {
+    flag: '--compress',
+    arg: '<mode>',
+    help: 'signatures: keep declarations and signatures, elide function bodies with ⋯; none (default)',
+  },
+  remove_comments: {
+    flag: '--remove-comments',
+    help: 'remove comments (doc comments stay with --compress signatures)',
   },
 } as const satisfies { [K in ScanOptionName]: { flag: `--${string}`; arg?: `<${string}>`; help: string } };
 

@@ -5,6 +5,7 @@ import {
   ARTIFACT_FORMATS,
   ASSET_SUBCATEGORIES,
   SECRETS_MODES,
+  COMPRESS_MODES,
   SKIP_REASON_MEANINGS,
   SKIP_REASONS,
   TEXT_SUBCATEGORIES,
@@ -149,6 +150,32 @@ export const SecretsReport = z
   .meta({ id: 'SecretsReport' });
 export type SecretsReport = z.output<typeof SecretsReport>;
 
+const NotCompressedReason = z.enum(['too_large', 'timeout', 'parse_error']).meta({
+  description:
+    '`too_large`: over the 1 MiB cap; `timeout`: the parse ran too long (over its budget of parser steps per KiB, or 10 s); `parse_error`: the parser found a syntax error.',
+});
+
+/**
+ * What compressed code and comment removal did (absent with neither option, and in records written
+ * before they existed). Only the files they could not transform are listed by name; each file's
+ * own entry carries its `compression`.
+ */
+export const CompressionReport = z
+  .object({
+    compress: z.enum(COMPRESS_MODES),
+    remove_comments: z.boolean(),
+    files: z.int().min(0).meta({ description: 'Files in a language it knows that were transformed.' }),
+    tokens_before: z.int().min(0).meta({
+      description: 'Their tokens before (exact in a scan, estimated in a preview).',
+    }),
+    tokens_after: z.int().min(0).meta({ description: 'Their tokens as the outputs hold them.' }),
+    not_compressed: z
+      .array(z.object({ path: z.string(), reason: NotCompressedReason }))
+      .meta({ description: 'Files in such a language kept as they are, in walk order.' }),
+  })
+  .meta({ id: 'CompressionReport' });
+export type CompressionReport = z.output<typeof CompressionReport>;
+
 export const ArtifactFormat = z.enum(ARTIFACT_FORMATS);
 export type ArtifactFormat = z.output<typeof ArtifactFormat>;
 export const ArtifactPart = z
@@ -190,6 +217,7 @@ export const ScanResult = z
     artifact_dir: z.string().meta({ description: 'Folder of the artifacts, relative to DATA_DIR.' }),
     skipped_count: z.int(),
     secrets: SecretsReport.optional(),
+    compression: CompressionReport.optional(),
   })
   .meta({ id: 'ScanResult' });
 export type ScanResult = z.output<typeof ScanResult>;
@@ -283,6 +311,16 @@ export const TextFileEntry = z.preprocess(
         "Source encoding when the text is not the file's bytes: a legacy encoding, UTF-16/32, or `UTF-8` for UTF-8 with broken bytes.",
     }),
     replacements: Replacements,
+    compression: z
+      .object({
+        result: z.enum(['compressed', 'too_large', 'timeout', 'parse_error']),
+        tokens_before: z.int().min(0).meta({ description: 'Tokens of the text before it was transformed.' }),
+      })
+      .optional()
+      .meta({
+        description:
+          'With `compress` or `remove_comments`, for a file in a language they know: `compressed` (`tokens` then counts the transformed text), or why it was kept as it is.',
+      }),
   }),
 );
 export const AssetEntry = z.object({
@@ -321,6 +359,7 @@ export const SummaryRecord = z
     created_at: z.iso.datetime(),
     completed_at: z.iso.datetime(),
     secrets: SecretsReport.optional(),
+    compression: CompressionReport.optional(),
   })
   .meta({ id: 'SummaryRecord' });
 export type SummaryRecord = z.output<typeof SummaryRecord>;
@@ -346,6 +385,7 @@ export const InspectResult = z
     files: z.array(InspectFileEntry).meta({ description: 'Every kept file, textual and not.' }),
     skipped_count: z.int(),
     secrets: SecretsReport.optional(),
+    compression: CompressionReport.optional(),
     parts_estimate: z.int().optional().meta({
       description:
         'With `max_tokens_per_part`: about how many parts the txt output would take, from the estimated counts and guessed header sizes (md and json may take a few more). An estimate: the scan counts exactly.',

@@ -9,6 +9,7 @@ import type {
   Subcategory,
   TextSubcategory,
 } from '@reposcan/contracts/vocabulary';
+import type { NotCompressedReason } from './compress/code-transform.js';
 
 // The shared words (subcategories, skip reasons, encodings, the scan options) are defined once
 // in the contracts' vocabulary; the engine speaks them under its own names.
@@ -45,6 +46,10 @@ export interface EngineLimits {
   maxFileBytes: number;
   /** Wall-clock budget of the walk: past it the walk stops with a WalkTimeoutError (its thread is ended). */
   walkTimeoutMs: number;
+  /** Compressed code keeps a file over this many bytes as it is (default COMPRESS_MAX_BYTES). */
+  compressMaxBytes?: number;
+  /** Compressed code keeps a file whose parse runs longer as it is (default COMPRESS_TIMEOUT_MS). */
+  compressTimeoutMs?: number;
 }
 
 export const DEFAULT_ENGINE_LIMITS: EngineLimits = {
@@ -106,6 +111,11 @@ export interface TextFileRecord {
   replacements?: number;
   /** Secrets replaced by their mark in the text the outputs hold (`secrets: redact`); absent when none. */
   redactions?: number;
+  /**
+   * With `compress` or `remove_comments`, for a file in a language they apply to: whether it was
+   * transformed (else why not) and its count before; `tokens` is of the text the outputs hold.
+   */
+  compression?: { result: 'compressed' | NotCompressedReason; tokens_before: number };
 }
 
 export interface AssetRecord {

@@ -43,6 +43,7 @@ export function buildSummaryRecord(
     created_at: createdAt,
     completed_at: completedAt,
     ...(report.secrets === undefined ? {} : { secrets: report.secrets }),
+    ...(report.compression === undefined ? {} : { compression: report.compression }),
   };
 }
 
@@ -65,5 +66,6 @@ export function resultFromSummary(summary: SummaryRecord, artifactDir: string): 
     artifact_dir: artifactDir,
     skipped_count: summary.skipped.length,
     ...(summary.secrets === undefined ? {} : { secrets: summary.secrets }),
+    ...(summary.compression === undefined ? {} : { compression: summary.compression }),
   };
 }

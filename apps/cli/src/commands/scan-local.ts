@@ -119,6 +119,7 @@ export async function scanLocal(args: ScanArgs, io: CliIo): Promise<ScanOutcome>
         // Files whose count came from the user's token cache (hits) or was counted (misses); null with --no-cache.
         token_cache: tokenCache ? { ...tokenCache.stats } : null,
         ...(report.secrets === undefined ? {} : { secrets: report.secrets }),
+        ...(report.compression === undefined ? {} : { compression: report.compression }),
       },
       files,
       summary_file: { path: summaryPath, bytes: Buffer.byteLength(summary) },

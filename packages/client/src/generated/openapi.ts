@@ -240,6 +240,26 @@ export interface components {
             /** Format: date-time */
             timestamp: string;
         };
+        CompressionReport: {
+            /** @enum {string} */
+            compress: "none" | "signatures";
+            remove_comments: boolean;
+            /** @description Files in a language it knows that were transformed. */
+            files: number;
+            /** @description Their tokens before (exact in a scan, estimated in a preview). */
+            tokens_before: number;
+            /** @description Their tokens as the outputs hold them. */
+            tokens_after: number;
+            /** @description Files in such a language kept as they are, in walk order. */
+            not_compressed: {
+                path: string;
+                /**
+                 * @description `too_large`: over the 1 MiB cap; `timeout`: the parse ran too long (over its budget of parser steps per KiB, or 10 s); `parse_error`: the parser found a syntax error.
+                 * @enum {string}
+                 */
+                reason: "too_large" | "timeout" | "parse_error";
+            }[];
+        };
         ErrorEnvelope: {
             /** @constant */
             status: "error";
@@ -340,6 +360,17 @@ export interface components {
              */
             secrets?: "redact" | "report" | "off";
             /**
+             * @description Compressed code for TypeScript, TSX, JavaScript, Python, Go, Rust, Java, C, C++, C#, Ruby and PHP files (parsed with tree-sitter): `signatures` keeps imports, type, interface and class declarations, function and method signatures and comments, and replaces each function or method body with `⋯`; `none` leaves code as it is. Other files are unchanged. A file over 1 MiB, one whose parse runs too long (a budget of parser steps per KiB, and 10 s), or one with a syntax error is kept as it is (listed in `compression.not_compressed`). Token counts are of the compressed text.
+             * @default none
+             * @enum {string}
+             */
+            compress?: "none" | "signatures";
+            /**
+             * @description Remove comments (and Python docstrings) from files in the languages `compress` knows. With `compress: signatures` the doc comments stay: comments in doc style (`/**`, `///`, `//!`) or directly above the code they describe, and docstrings. Same fallbacks as `compress`.
+             * @default false
+             */
+            remove_comments?: boolean;
+            /**
              * @description Cut the txt, md and json outputs into numbered parts of at most this many tokens each (the scan's encoding, every byte of the part counted exactly). Files stay whole unless one alone exceeds it (then cut at line boundaries, a longer line at a character boundary, each piece marked `part k of n of this file`). null writes one output per format.
              * @default null
              */
@@ -374,6 +405,7 @@ export interface components {
             }[];
             skipped_count: number;
             secrets?: components["schemas"]["SecretsReport"];
+            compression?: components["schemas"]["CompressionReport"];
             /** @description With `max_tokens_per_part`: about how many parts the txt output would take, from the estimated counts and guessed header sizes (md and json may take a few more). An estimate: the scan counts exactly. */
             parts_estimate?: number;
         };
@@ -514,6 +546,17 @@ export interface components {
              * @default null
              */
             max_tokens_per_part: number | null;
+            /**
+             * @description Compressed code for TypeScript, TSX, JavaScript, Python, Go, Rust, Java, C, C++, C#, Ruby and PHP files (parsed with tree-sitter): `signatures` keeps imports, type, interface and class declarations, function and method signatures and comments, and replaces each function or method body with `⋯`; `none` leaves code as it is. Other files are unchanged. A file over 1 MiB, one whose parse runs too long (a budget of parser steps per KiB, and 10 s), or one with a syntax error is kept as it is (listed in `compression.not_compressed`). Token counts are of the compressed text.
+             * @default none
+             * @enum {string}
+             */
+            compress: "none" | "signatures";
+            /**
+             * @description Remove comments (and Python docstrings) from files in the languages `compress` knows. With `compress: signatures` the doc comments stay: comments in doc style (`/**`, `///`, `//!`) or directly above the code they describe, and docstrings. Same fallbacks as `compress`.
+             * @default false
+             */
+            remove_comments: boolean;
         };
         ScanProgress: {
             /**
@@ -620,6 +663,17 @@ export interface components {
              * @default null
              */
             max_tokens_per_part?: number | null;
+            /**
+             * @description Compressed code for TypeScript, TSX, JavaScript, Python, Go, Rust, Java, C, C++, C#, Ruby and PHP files (parsed with tree-sitter): `signatures` keeps imports, type, interface and class declarations, function and method signatures and comments, and replaces each function or method body with `⋯`; `none` leaves code as it is. Other files are unchanged. A file over 1 MiB, one whose parse runs too long (a budget of parser steps per KiB, and 10 s), or one with a syntax error is kept as it is (listed in `compression.not_compressed`). Token counts are of the compressed text.
+             * @default none
+             * @enum {string}
+             */
+            compress?: "none" | "signatures";
+            /**
+             * @description Remove comments (and Python docstrings) from files in the languages `compress` knows. With `compress: signatures` the doc comments stay: comments in doc style (`/**`, `///`, `//!`) or directly above the code they describe, and docstrings. Same fallbacks as `compress`.
+             * @default false
+             */
+            remove_comments?: boolean;
         };
         ScanResult: {
             /**
@@ -645,6 +699,7 @@ export interface components {
             artifact_dir: string;
             skipped_count: number;
             secrets?: components["schemas"]["SecretsReport"];
+            compression?: components["schemas"]["CompressionReport"];
         };
         ScanResultResponse: {
             /** @constant */
@@ -760,6 +815,13 @@ export interface components {
                 encoding?: string;
                 /** @description Characters that could not be decoded and are shown as U+FFFD; absent when there were none. */
                 replacements?: number;
+                /** @description With `compress` or `remove_comments`, for a file in a language they know: `compressed` (`tokens` then counts the transformed text), or why it was kept as it is. */
+                compression?: {
+                    /** @enum {string} */
+                    result: "compressed" | "too_large" | "timeout" | "parse_error";
+                    /** @description Tokens of the text before it was transformed. */
+                    tokens_before: number;
+                };
             }[];
             assets: {
                 path: string;
@@ -787,6 +849,7 @@ export interface components {
             /** Format: date-time */
             completed_at: string;
             secrets?: components["schemas"]["SecretsReport"];
+            compression?: components["schemas"]["CompressionReport"];
         };
         SummaryResponse: {
             /** @constant */
@@ -1023,8 +1086,12 @@ export interface operations {
                 sync_ignore?: "0" | "1" | "true" | "false";
                 /** @description Leave the directory tree out of every output. */
                 skip_tree?: "0" | "1" | "true" | "false";
+                /** @description Remove comments (and Python docstrings) from files in the languages `compress` knows. With `compress: signatures` the doc comments stay: comments in doc style (`/**`, `///`, `//!`) or directly above the code they describe, and docstrings. Same fallbacks as `compress`. */
+                remove_comments?: "0" | "1" | "true" | "false";
                 /** @description Secret detection (secretlint's recommended rules): `redact` replaces each finding in the outputs with `[REDACTED:<rule>]` and lists it in `secrets`; `report` lists findings but leaves the outputs as they are; `off` looks for nothing. Files over 2 MiB are not checked (listed in `secrets.not_checked`). */
                 secrets?: "redact" | "report" | "off";
+                /** @description Compressed code for TypeScript, TSX, JavaScript, Python, Go, Rust, Java, C, C++, C#, Ruby and PHP files (parsed with tree-sitter): `signatures` keeps imports, type, interface and class declarations, function and method signatures and comments, and replaces each function or method body with `⋯`; `none` leaves code as it is. Other files are unchanged. A file over 1 MiB, one whose parse runs too long (a budget of parser steps per KiB, and 10 s), or one with a syntax error is kept as it is (listed in `compression.not_compressed`). Token counts are of the compressed text. */
+                compress?: "none" | "signatures";
                 /** @description Levels of the directory tree to draw; deeper levels collapse to `└── ...`. null draws all. */
                 tree_depth?: string | null;
                 /** @description Skip files larger than this many bytes (reason `too_large`); the server per-file limit applies in any case. */

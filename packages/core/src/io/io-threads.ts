@@ -18,6 +18,7 @@ import type { WalkInput, WalkSink } from '../walk/walk-tree.js';
 import type { IoRequest } from './io-protocol.js';
 import type { ReadOutcome, ReadRequest } from './read-file-bytes.js';
 import type { SecretScan } from '../secrets/secret-scan.js';
+import type { CodeLanguage, CodeTransform, TransformOutcome } from '../compress/code-transform.js';
 
 const FILE_ENTRY = threadEntry(import.meta.url, 'file-thread');
 const WALK_ENTRY = threadEntry(import.meta.url, 'walk-thread');
@@ -127,6 +128,18 @@ export class IoThreads {
    */
   detectSecrets = (contents: Uint8Array[], names: string[]): Promise<SecretScan[]> =>
     this.#ask<SecretScan[]>({ kind: 'secrets', contents, names });
+
+  /**
+   * Compressed code or comment removal of a batch of UTF-8 contents on a file thread (tree-sitter,
+   * loaded there on the first batch, each grammar on its first file): parsing is CPU work that must
+   * not hold the event loop, and its per-file time cap (a parse cancelled from its own progress
+   * callback) holds on any thread.
+   */
+  transformCode = (
+    contents: Uint8Array[],
+    languages: CodeLanguage[],
+    transform: CodeTransform,
+  ): Promise<TransformOutcome[]> => this.#ask<TransformOutcome[]>({ kind: 'compress', contents, languages, transform });
 
   /** A batch of reads on a file thread, into the shared memory of each request's `into`. */
   readFiles = (requests: readonly ReadRequest[], maxBytes: number): Promise<ReadOutcome[]> =>

@@ -5,6 +5,8 @@ import type { ProcessedFile } from './process-files.js';
 import type { ScanDeps } from './scan-deps.js';
 import type { CountTokens } from '../tokens/token-pool.js';
 import type { SecretsSummary } from '../secrets/secret-scan.js';
+import { COMPRESS_MAX_BYTES, COMPRESS_TIMEOUT_MS } from '../compress/code-transform.js';
+import type { CodeTransform, CompressionSummary } from '../compress/code-transform.js';
 import type {
   AssetRecord,
   EngineLimits,
@@ -45,6 +47,8 @@ export interface Collected {
   readMs: number;
   /** What secret detection found; null with `secrets: off`. */
   secrets: SecretsSummary | null;
+  /** What compressed code did; null with neither `compress` nor `remove_comments`. */
+  compression: CompressionSummary | null;
 }
 
 /**
@@ -104,6 +108,26 @@ export async function collectFiles(
   const skipped: SkippedPath[] = [];
   const secrets: SecretsSummary | null =
     options.secrets === 'off' ? null : { mode: options.secrets, count: 0, findings: [], not_checked: [] };
+  const transform: CodeTransform | null =
+    options.compress === 'none' && !options.removeComments
+      ? null
+      : {
+          signatures: options.compress === 'signatures',
+          removeComments: options.removeComments,
+          maxBytes: limits.compressMaxBytes ?? COMPRESS_MAX_BYTES,
+          timeoutMs: limits.compressTimeoutMs ?? COMPRESS_TIMEOUT_MS,
+        };
+  const compression: CompressionSummary | null =
+    transform === null
+      ? null
+      : {
+          compress: options.compress,
+          remove_comments: options.removeComments,
+          files: 0,
+          tokens_before: 0,
+          tokens_after: 0,
+          not_compressed: [],
+        };
   let announced = false;
   const announceWalked = async (): Promise<void> => {
     if (announced || walkMs === null) return;
@@ -141,6 +165,14 @@ export async function collectFiles(
       secrets.count += item.secrets.findings.length;
       if (item.secrets.redacted) record.redactions = item.secrets.findings.length;
     }
+    if (compression !== null && item.compression !== null) {
+      record.compression = { result: item.compression.result, tokens_before: item.compression.tokensBefore };
+      if (item.compression.result === 'compressed') {
+        compression.files++;
+        compression.tokens_before += item.compression.tokensBefore;
+        compression.tokens_after += item.tokens;
+      } else compression.not_compressed.push({ path, reason: item.compression.result });
+    }
     files.push(record);
     if (onText) await onText(record, item.content);
   };
@@ -154,9 +186,11 @@ export async function collectFiles(
         classifyContent: deps.classifyContent,
         countTokens,
         detectSecrets: deps.detectSecrets,
+        transformCode: deps.transformCode,
       },
       {
         secrets: options.secrets,
+        transform,
         maxFileBytes: Math.min(limits.maxFileBytes, options.sizeLimit ?? Number.POSITIVE_INFINITY),
         concurrency: 4,
         batchFiles: 64,
@@ -195,5 +229,6 @@ export async function collectFiles(
     walkMs: walkMs ?? readMs,
     readMs: readMs - (walkMs ?? readMs),
     secrets,
+    compression,
   };
 }

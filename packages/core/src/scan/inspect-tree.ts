@@ -19,6 +19,7 @@ import type {
 } from '../types.js';
 import type { GitWorkTree } from '../walk/git-work-tree.js';
 import type { SecretsSummary } from '../secrets/secret-scan.js';
+import type { CompressionSummary } from '../compress/code-transform.js';
 
 export interface InspectInput {
   root: string;
@@ -43,6 +44,8 @@ export interface InspectReport {
   skipped: SkippedPath[];
   /** What secret detection found, counted as a scan counts them; absent with `secrets: off`. */
   secrets?: SecretsSummary;
+  /** What compressed code did, with estimates before and after; absent with neither option. */
+  compression?: CompressionSummary;
 }
 
 /**
@@ -77,6 +80,7 @@ export function toInspectResult(
     files,
     skipped_count: report.skipped.length,
     ...(report.secrets === undefined ? {} : { secrets: report.secrets }),
+    ...(report.compression === undefined ? {} : { compression: report.compression }),
     ...(maxTokensPerPart === null ? {} : { parts_estimate: estimateParts(report, maxTokensPerPart) }),
   };
 }
@@ -152,5 +156,6 @@ export async function previewTree(
     assets: collected.assets,
     skipped: collected.skipped,
     ...(collected.secrets === null ? {} : { secrets: collected.secrets }),
+    ...(collected.compression === null ? {} : { compression: collected.compression }),
   };
 }

@@ -9,6 +9,8 @@ import type { FileFeed } from './file-feed.js';
 import { SECRETS_MAX_BYTES } from '../secrets/secret-scan.js';
 import type { SecretFinding, SecretScan } from '../secrets/secret-scan.js';
 import type { SecretsMode } from '@reposcan/contracts/vocabulary';
+import { codeLanguageOf } from '../compress/code-transform.js';
+import type { CodeLanguage, CodeTransform, NotCompressedReason, TransformOutcome } from '../compress/code-transform.js';
 
 export interface FileProcessingDeps {
   /** Reads a batch of files, each into its `into` when it has room; outcomes in request order. */
@@ -19,7 +21,20 @@ export interface FileProcessingDeps {
   countTokens: CountTokens;
   /** Secret findings of a batch of UTF-8 contents, in order (only asked with `secrets` other than `off`). */
   detectSecrets?: (contents: Uint8Array[], names: string[]) => Promise<SecretScan[]>;
+  /** Compressed code or comment removal of a batch of UTF-8 contents, in order (only asked with a transform). */
+  transformCode?: (
+    contents: Uint8Array[],
+    languages: CodeLanguage[],
+    transform: CodeTransform,
+  ) => Promise<TransformOutcome[]>;
 }
+
+/** What compressed code made of one textual file: null without a transform or outside its languages. */
+export type FileCompression = {
+  result: 'compressed' | NotCompressedReason;
+  /** The count of the text before it was transformed (after any redaction). */
+  tokensBefore: number;
+} | null;
 
 /** What secret detection made of one textual file: null with `secrets: off`. */
 export type FileSecrets = {
@@ -44,6 +59,7 @@ export type ProcessedFile =
       replacements: number;
       tokens: number;
       secrets: FileSecrets;
+      compression: FileCompression;
     }
   | { kind: 'asset'; file: WalkedFile; subcategory: AssetSubcategory }
   | { kind: 'skipped'; file: WalkedFile; reason: SkipReason };
@@ -60,6 +76,8 @@ type Classified =
       encoding: string | null;
       replacements: number;
       secrets: FileSecrets;
+      /** Set once its language's transform answered; the count before it is added at the end. */
+      outcome: TransformOutcome | null;
     };
 
 export interface ProcessOptions {
@@ -72,6 +90,8 @@ export interface ProcessOptions {
   readBufferBytes: number;
   /** Secret detection; `off` (the default here) asks detectSecrets nothing. */
   secrets?: SecretsMode;
+  /** Compressed code or comment removal; none (the default) asks transformCode nothing. */
+  transform?: CodeTransform | null;
   signal?: AbortSignal;
 }
 
@@ -156,16 +176,20 @@ async function processBatch(
       encoding: content.encoding,
       replacements: content.replacements,
       secrets: null,
+      outcome: null,
     };
   });
   const pending = items.filter((item) => item.kind === 'pending');
   const contents = pending.map((item) => item.content);
   const mode = options.secrets ?? 'off';
-  // Checked while the texts are counted: a finding is rare, and only a redacted text is counted
-  // again (its count, and its token cache key, are then of the redacted bytes).
+  const transform = options.transform ?? null;
+  // Checked and transformed while the texts are counted: a finding is rare, and only a redacted text
+  // is counted again (its count, and its token cache key, are then of the redacted bytes). A
+  // transformed text is counted once more, the first count being the one before the transform.
   const [counts] = await Promise.all([
     contents.length > 0 ? deps.countTokens(contents, signal) : [],
     mode === 'off' ? undefined : checkSecrets(pending, mode, deps, signal),
+    transform === null ? undefined : transformTexts(pending, transform, deps, signal),
   ]);
   const redacted = pending.flatMap((item, i) => (item.secrets?.redacted ? [i] : []));
   if (redacted.length > 0) {
@@ -174,9 +198,68 @@ async function processBatch(
       signal,
     );
     redacted.forEach((i, k) => (counts[i] = again[k] ?? 0));
+    // The transform saw the text before redaction: the outputs hold the redacted one, transformed.
+    if (transform !== null) {
+      const again = redacted.map((i) => pending[i] as Pending).filter((item) => item.outcome !== null);
+      for (const item of again) item.outcome = null;
+      await transformTexts(again, transform, deps, signal);
+    }
+  }
+  const before = [...counts];
+  if (transform !== null) {
+    const changed = pending.flatMap((item, i) =>
+      item.outcome?.result === 'transformed' && item.outcome.content ? [i] : [],
+    );
+    if (changed.length > 0) {
+      const after = await deps.countTokens(
+        changed.map((i) => (pending[i] as Pending).outcome as { content: Uint8Array }).map((o) => o.content),
+        signal,
+      );
+      changed.forEach((i, k) => (counts[i] = after[k] ?? 0));
+    }
   }
   let next = 0;
-  return items.map((item) => (item.kind === 'pending' ? { ...item, kind: 'text', tokens: counts[next++] ?? 0 } : item));
+  return items.map((item): ProcessedFile => {
+    if (item.kind !== 'pending') return item;
+    const i = next++;
+    const { outcome, ...rest } = item;
+    const compression: FileCompression =
+      outcome === null
+        ? null
+        : { result: outcome.result === 'transformed' ? 'compressed' : outcome.result, tokensBefore: before[i] ?? 0 };
+    const content = outcome?.result === 'transformed' && outcome.content ? outcome.content : item.content;
+    return { ...rest, kind: 'text', content, tokens: counts[i] ?? 0, compression };
+  });
+}
+
+const DECLARATION_FILE = /\.d\.[cm]?ts$/i;
+
+/** Compressed code or comment removal of the texts in a language it knows: each one's outcome. */
+async function transformTexts(
+  pending: Pending[],
+  transform: CodeTransform,
+  deps: FileProcessingDeps,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  const code: Pending[] = [];
+  const languages: CodeLanguage[] = [];
+  for (const item of pending) {
+    const path = carriedPath(item.file.path);
+    const language = codeLanguageOf(path);
+    // A declaration file has no bodies: compressed code alone would parse it for nothing.
+    if (language === null || (!transform.removeComments && DECLARATION_FILE.test(path))) continue;
+    code.push(item);
+    languages.push(language);
+  }
+  if (code.length === 0) return;
+  if (deps.transformCode === undefined) throw new Error('compressed code was asked for without a transform');
+  const outcomes = await deps.transformCode(
+    code.map((item) => item.content),
+    languages,
+    transform,
+  );
+  signal?.throwIfAborted();
+  code.forEach((item, i) => (item.outcome = outcomes[i] ?? null));
 }
 
 /**

@@ -37,6 +37,7 @@ import type {
 } from '../types.js';
 import type { GitWorkTree } from '../walk/git-work-tree.js';
 import type { SecretsSummary } from '../secrets/secret-scan.js';
+import type { CompressionSummary } from '../compress/code-transform.js';
 
 export interface ScanInput {
   /** Real path of the repository root, no link on the way (the subdir, if any, is in `source.subdir`). */
@@ -81,6 +82,8 @@ export interface ScanReport {
   timings: ScanTimings;
   /** What secret detection found; absent with `secrets: off`. */
   secrets?: SecretsSummary;
+  /** What compressed code did; absent with neither `compress` nor `remove_comments`. */
+  compression?: CompressionSummary;
 }
 
 export interface RunScanDeps extends ScanDeps {
@@ -324,6 +327,7 @@ function reportOf(
       total_ms: 0,
     },
     ...(collected.secrets === null ? {} : { secrets: collected.secrets }),
+    ...(collected.compression === null ? {} : { compression: collected.compression }),
   };
 }
 

@@ -3,6 +3,7 @@ import type { IoThreads } from '../io/io-threads.js';
 import { readFilesSync } from '../io/read-file-bytes.js';
 import type { ReadOutcome, ReadRequest } from '../io/read-file-bytes.js';
 import type { SecretScan } from '../secrets/secret-scan.js';
+import type { CodeLanguage, CodeTransform, TransformOutcome } from '../compress/code-transform.js';
 import type { SkippedPath, WalkedFile } from '../types.js';
 import { syncWalkFs } from '../walk/node-walk-fs.js';
 import { walkTreeInto } from '../walk/walk-tree.js';
@@ -16,6 +17,12 @@ export interface ScanDeps {
   estimateTokens: (contents: Uint8Array[]) => Promise<number[]> | number[];
   /** Secret findings of a batch of contents, off the caller's thread (a scan or preview with `secrets` on). */
   detectSecrets: (contents: Uint8Array[], names: string[]) => Promise<SecretScan[]>;
+  /** Compressed code or comment removal of a batch of contents, off the caller's thread (with `compress` or `remove_comments`). */
+  transformCode: (
+    contents: Uint8Array[],
+    languages: CodeLanguage[],
+    transform: CodeTransform,
+  ) => Promise<TransformOutcome[]>;
   classifyByName: typeof classifyByName;
   classifyContent: typeof classifyContent;
   now: () => Date;
@@ -28,6 +35,7 @@ export function threadScanDeps(io: IoThreads): ScanDeps {
     readFiles: io.readFiles,
     estimateTokens: io.estimate,
     detectSecrets: io.detectSecrets,
+    transformCode: io.transformCode,
     classifyByName,
     classifyContent,
     now: () => new Date(),
