@@ -173,6 +173,11 @@ export const ArtifactInfo = z.object({
 });
 export const ArtifactMap = z.partialRecord(ArtifactFormat, ArtifactInfo).meta({ id: 'Artifacts' });
 
+const CachedFrom = ScanId.optional().meta({
+  description:
+    "Present when the scan was completed at once from an earlier completed scan of the same repository, commit and options (the commit cache): that scan's id. The artifacts are the same bytes; `scan_id`, URLs and times are this scan's own.",
+});
+
 export const ScanResult = z
   .object({
     scan_id: ScanId,
@@ -190,6 +195,7 @@ export const ScanResult = z
     artifact_dir: z.string().meta({ description: 'Folder of the artifacts, relative to DATA_DIR.' }),
     skipped_count: z.int(),
     secrets: SecretsReport.optional(),
+    cached_from: CachedFrom,
   })
   .meta({ id: 'ScanResult' });
 export type ScanResult = z.output<typeof ScanResult>;
@@ -321,6 +327,7 @@ export const SummaryRecord = z
     created_at: z.iso.datetime(),
     completed_at: z.iso.datetime(),
     secrets: SecretsReport.optional(),
+    cached_from: CachedFrom,
   })
   .meta({ id: 'SummaryRecord' });
 export type SummaryRecord = z.output<typeof SummaryRecord>;

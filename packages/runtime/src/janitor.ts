@@ -2,7 +2,7 @@ import type { Config } from '@reposcan/config';
 import { isScanError, TERMINAL_STATES, TokenEncoding } from '@reposcan/contracts';
 import type { ScanStateRecord } from '@reposcan/contracts';
 import type { ScanQueue } from '@reposcan/queue';
-import { compactTokenCache, CorruptStateError } from '@reposcan/storage';
+import { CommitCache, compactTokenCache, CorruptStateError } from '@reposcan/storage';
 import type { ScanStore } from '@reposcan/storage';
 import type { Logger } from './create-logger.js';
 
@@ -46,6 +46,8 @@ export interface SweepReport {
   trash: number;
   /** Token cache folders merged into one segment. */
   tokenCachesCompacted: number;
+  /** Commit cache entries removed because their scan is gone (expired or deleted). */
+  staleCacheEntries: number;
 }
 
 export interface Janitor {
@@ -143,6 +145,7 @@ export function createJanitor(options: JanitorOptions): Janitor {
         lost: 0,
         trash: await store.emptyTrash(),
         tokenCachesCompacted: 0,
+        staleCacheEntries: 0,
       };
       if (options.tokenCacheMaxEntries) {
         for (const encoding of TokenEncoding.options) {
@@ -170,6 +173,11 @@ export function createJanitor(options: JanitorOptions): Janitor {
           log.warn({ scanId: id, err: error }, 'janitor: could not tidy a scan');
         }
       }
+      // After expiry, so entries of the scans just removed go in the same pass.
+      report.staleCacheEntries = await new CommitCache(store).sweep().catch((error: unknown) => {
+        log.warn({ err: error }, 'janitor: could not tidy the commit cache');
+        return 0;
+      });
       return report;
     })().finally(() => (running = null));
     return running;

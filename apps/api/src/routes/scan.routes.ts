@@ -24,18 +24,26 @@ export function scanRoutes(deps: {
   router
     .route('/v1/scan')
     .post(deps.limiter, requireJson, async (req, res) => {
-      const { repo_path, branch, git_token, callback_url, ...options } = parseOrThrow(ScanRequest, req.body, 'body');
+      const { repo_path, branch, git_token, callback_url, cache, ...options } = parseOrThrow(
+        ScanRequest,
+        req.body,
+        'body',
+      );
       const gitToken = gitTokenOf(req, git_token);
       const { wait } = parseOrThrow(WaitQuery, req.query, 'query');
       const callbackUrl = await deps.scans.checkCallbackUrl(callback_url);
       await deps.scans.assertDiskRoom();
       const { source, addresses } = await checkRequestSource(repo_path, branch, deps.settings, gitToken);
       await deps.workers.assertSomeWorkerAccepts(source, addresses);
+      const gone = new AbortController();
+      res.on('close', () => gone.abort());
       const state = await deps.scans.submit(source, options, {
         client: clientOf(req),
         owner: callerOf(req)?.name ?? null,
         gitToken,
         callbackUrl,
+        cache: cache !== false,
+        signal: gone.signal,
       });
       await respondToSubmission(req, res, deps.scans, state.scan_id, wantsToWait(req, wait), deps.waitMs);
     })
