@@ -1,10 +1,12 @@
 // The commit cache through the whole service: a repository on a loopback git server that gains
 // commits during the test, scanned through the API with its in-process worker.
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { git } from '../../../packages/sources/test/remote/helpers/fixture-repos.js';
 import { startGitHttpServer } from '../../../packages/sources/test/remote/helpers/git-http-server.js';
@@ -13,6 +15,7 @@ import { postScan } from './support/scenarios.js';
 import { startTestApi } from './support/test-runtime.js';
 import type { TestApi } from './support/test-runtime.js';
 
+const run = promisify(execFile);
 const TOKEN = `right-${randomUUID()}`;
 
 interface Result {
@@ -106,7 +109,8 @@ describe('commit cache: results reused by commit (loopback git server)', () => {
     const second = await scan({ repo_path: repoUrl });
     const ms = performance.now() - started;
     const lsStarted = performance.now();
-    git(work, 'ls-remote', `${repoUrl}.git`);
+    // Not the fixture's git(): a synchronous child would block the loopback server in this process.
+    await run('git', ['ls-remote', `${repoUrl}.git`], { cwd: work });
     const lsMs = performance.now() - lsStarted;
     console.log(
       `commit cache: repeat scan answered in ${ms.toFixed(1)} ms, of which about ${lsMs.toFixed(1)} ms is one git ls-remote to this server`,
