@@ -5,8 +5,10 @@ import type { Config } from '@reposcan/config';
 import { buildOpenApiDocument } from '@reposcan/contracts';
 import { createBullMqTransport, createMemoryTransport } from '@reposcan/queue';
 import type { QueueLog, QueueTransport } from '@reposcan/queue';
+import { CommitCache } from '@reposcan/storage';
 import type { ScanStore } from '@reposcan/storage';
 import {
+  commitCacheSettings,
   createLogger,
   engineLimitsFromConfig,
   FaultInjector,
@@ -27,6 +29,7 @@ import { livenessProbe } from './http/liveness-probe.js';
 import { createMetrics } from './http/metrics.js';
 import { queueDashboard } from './http/queue-dashboard.js';
 import { InspectService } from './services/inspect-service.js';
+import { ResultReuse } from './services/result-reuse.js';
 import { ScanService } from './services/scan-service.js';
 import { WorkerCoverage } from './services/worker-coverage.js';
 
@@ -148,6 +151,13 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       policy: webhookPolicyFromConfig(config),
       deliveries: transport.deliveries,
     },
+    reuse: new ResultReuse({
+      cache: new CommitCache(store),
+      settings: sourceSettingsFromConfig(config),
+      encoding: config.tokenEncoding,
+      keySettings: commitCacheSettings(config),
+    }),
+    onReused: () => metrics.scansReused.inc(),
   });
   // ROLE=all: the worker reports on the API's registry, so one /metrics covers the process.
   const worker =

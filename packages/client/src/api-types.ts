@@ -10,8 +10,8 @@ export type ScanRequest = operations['createScan']['requestBody']['content']['ap
 export type InspectRequest = operations['inspect']['requestBody']['content']['application/json'];
 /** Query parameters of POST /v1/upload as the wire carries them (strings). */
 export type UploadQuery = NonNullable<operations['uploadScan']['parameters']['query']>;
-/** The scan options an upload takes: every scan option except the repository and branch. */
-export type UploadOptions = Omit<ScanRequest, 'repo_path' | 'branch'>;
+/** The scan options an upload takes: every scan option except the repository, branch and commit cache (uploads are never cached). */
+export type UploadOptions = Omit<ScanRequest, 'repo_path' | 'branch' | 'cache'>;
 
 export type ScanResult = DataOf<operations['createScan']['responses'][201]>;
 export type ScanAccepted = DataOf<operations['createScan']['responses'][202]>;

@@ -96,6 +96,11 @@ export const ScanRequest = z
     branch: BranchName.optional(),
     git_token: GitToken.optional(),
     callback_url: CallbackUrl.optional(),
+    // Optional, not defaulted: a request setting, like callback_url, not an option of the scan.
+    cache: z.boolean().optional().meta({
+      description:
+        'Remote repositories (default true): when an earlier scan of the same repository, commit and options is still kept, complete this one at once from it (`cached_from` in the result). `false` forces a fresh scan. Local paths and uploads are never served from the cache.',
+    }),
     ...ScanOptionFields,
   })
   .meta({ id: 'ScanRequest', description: 'Body of POST /v1/scan. Unknown fields are rejected.' });

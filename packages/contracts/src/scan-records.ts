@@ -200,6 +200,11 @@ export const ArtifactInfo = z.object({
 });
 export const ArtifactMap = z.partialRecord(ArtifactFormat, ArtifactInfo).meta({ id: 'Artifacts' });
 
+const CachedFrom = ScanId.optional().meta({
+  description:
+    "Present when the scan was completed at once from an earlier completed scan of the same repository, commit and options (the commit cache): that scan's id. The artifacts are the same bytes; `scan_id`, URLs and times are this scan's own.",
+});
+
 export const ScanResult = z
   .object({
     scan_id: ScanId,
@@ -218,6 +223,7 @@ export const ScanResult = z
     skipped_count: z.int(),
     secrets: SecretsReport.optional(),
     compression: CompressionReport.optional(),
+    cached_from: CachedFrom,
   })
   .meta({ id: 'ScanResult' });
 export type ScanResult = z.output<typeof ScanResult>;
@@ -360,6 +366,7 @@ export const SummaryRecord = z
     completed_at: z.iso.datetime(),
     secrets: SecretsReport.optional(),
     compression: CompressionReport.optional(),
+    cached_from: CachedFrom,
   })
   .meta({ id: 'SummaryRecord' });
 export type SummaryRecord = z.output<typeof SummaryRecord>;

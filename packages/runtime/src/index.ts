@@ -6,5 +6,5 @@ export { FaultInjector } from './fault-injection.js';
 export { openScanStore } from './open-scan-store.js';
 export { createJanitor, janitorSettings, startJanitor } from './janitor.js';
 export type { Janitor, JanitorOptions, RunningJanitor, SweepReport } from './janitor.js';
-export { engineLimitsFromConfig } from './engine-limits-from-config.js';
+export { commitCacheSettings, engineLimitsFromConfig } from './engine-limits-from-config.js';
 export { listenOn } from './listen-on.js';

@@ -2,7 +2,7 @@ import type { Config } from '@reposcan/config';
 import { isScanError, ScanRequestRecord, TERMINAL_STATES, TokenEncoding } from '@reposcan/contracts';
 import type { ScanStateRecord } from '@reposcan/contracts';
 import type { DeliveryQueue, ScanQueue } from '@reposcan/queue';
-import { compactTokenCache, CorruptStateError } from '@reposcan/storage';
+import { CommitCache, compactTokenCache, CorruptStateError } from '@reposcan/storage';
 import type { ScanStore } from '@reposcan/storage';
 import type { Logger } from './create-logger.js';
 
@@ -51,6 +51,8 @@ export interface SweepReport {
   /** Completion webhooks queued again (their queueing failed), and kept webhooks of deleted scans dropped once done. */
   webhooksRequeued: number;
   keptWebhooksDropped: number;
+  /** Commit cache entries removed because their scan is gone (expired or deleted). */
+  staleCacheEntries: number;
 }
 
 /** A finished scan's webhook not recorded as tried after this long is looked at no more (its retries span 13 minutes). */
@@ -185,6 +187,7 @@ export function createJanitor(options: JanitorOptions): Janitor {
         tokenCachesCompacted: 0,
         webhooksRequeued: 0,
         keptWebhooksDropped: 0,
+        staleCacheEntries: 0,
       };
       if (options.tokenCacheMaxEntries) {
         for (const encoding of TokenEncoding.options) {
@@ -212,6 +215,11 @@ export function createJanitor(options: JanitorOptions): Janitor {
           log.warn({ scanId: id, err: error }, 'janitor: could not tidy a scan');
         }
       }
+      // After expiry, so entries of the scans just removed go in the same pass.
+      report.staleCacheEntries = await new CommitCache(store).sweep().catch((error: unknown) => {
+        log.warn({ err: error }, 'janitor: could not tidy the commit cache');
+        return 0;
+      });
       await sweepKeptWebhooks(report).catch((error: unknown) => {
         log.warn({ err: error }, 'janitor: could not tidy the kept webhooks');
       });

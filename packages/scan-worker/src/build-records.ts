@@ -1,4 +1,6 @@
 import type { ArtifactFormat, ScanResult, SummaryRecord } from '@reposcan/contracts';
+
+type ArtifactInfo = NonNullable<SummaryRecord['artifacts'][ArtifactFormat]>;
 import type { ScanReport } from '@reposcan/core';
 
 export function downloadUrl(scanId: string, format: ArtifactFormat, part?: number): string {
@@ -67,5 +69,34 @@ export function resultFromSummary(summary: SummaryRecord, artifactDir: string): 
     skipped_count: summary.skipped.length,
     ...(summary.secrets === undefined ? {} : { secrets: summary.secrets }),
     ...(summary.compression === undefined ? {} : { compression: summary.compression }),
+    ...(summary.cached_from === undefined ? {} : { cached_from: summary.cached_from }),
+  };
+}
+
+/**
+ * The summary record of a scan served from an earlier one's result: the same files, counts and
+ * artifacts (their bytes are shared), under this scan's id, URLs and times, naming the earlier.
+ */
+export function summaryFromEarlier(
+  earlier: SummaryRecord,
+  fromId: string,
+  scanId: string,
+  createdAt: string,
+  completedAt: string,
+): SummaryRecord {
+  const artifacts: SummaryRecord['artifacts'] = {};
+  for (const [format, info] of Object.entries(earlier.artifacts) as [ArtifactFormat, ArtifactInfo][])
+    artifacts[format] = {
+      ...info,
+      url: downloadUrl(scanId, format),
+      ...(info.parts ? { parts: info.parts.map((p) => ({ ...p, url: downloadUrl(scanId, format, p.part) })) } : {}),
+    };
+  return {
+    ...earlier,
+    scan_id: scanId,
+    artifacts,
+    created_at: createdAt,
+    completed_at: completedAt,
+    cached_from: fromId,
   };
 }

@@ -6,3 +6,4 @@ export { startScanWorker } from './start-scan-worker.js';
 export type { RunningWorker } from './start-scan-worker.js';
 export { runWorkerProcess } from './run-worker-process.js';
 export { closeWithinGrace } from './close-within-grace.js';
+export { completeFromEarlierScan } from './reuse-result.js';

@@ -11,7 +11,7 @@ import type { FaultInjector, Logger } from '@reposcan/runtime';
 import { prepareSource } from '@reposcan/sources';
 import type { PreparedSource, SourceSettings } from '@reposcan/sources';
 import { artifactDirRelative, volumeRefusal } from '@reposcan/storage';
-import type { ScanStore, StagingDirs, VolumeTokenCache } from '@reposcan/storage';
+import type { CommitCache, CommitCacheMaterial, ScanStore, StagingDirs, VolumeTokenCache } from '@reposcan/storage';
 import { buildSummaryRecord, resultFromSummary } from './build-records.js';
 import { classifyFailure } from './classify-failure.js';
 import type { Failure } from './classify-failure.js';
@@ -46,6 +46,8 @@ export interface ScanAttemptDeps {
   minFreeDiskRatio?: number;
   /** Where a request's git token waits (the transport's); needed only by scans that carry one. */
   credentials?: CredentialVault;
+  /** The commit cache: a completed remote scan is recorded there under its key (server settings from runtime's commitCacheSettings). */
+  commitCache?: { cache: CommitCache; settings: CommitCacheMaterial['settings'] };
 }
 
 class CancelledByUser extends Error {
@@ -121,6 +123,8 @@ export class ScanAttempt {
   private staging: StagingDirs | null = null;
   private ended: (outcome: AttemptOutcome) => void = () => {};
   private cache: VolumeTokenCache | null = null;
+  /** What a remote source resolved to, for the commit cache. */
+  private commitIdentity: PreparedSource['commitIdentity'];
   private cleaning: Promise<void> | null = null;
   private lastProgressAt = 0;
   private lastPhase: ScanProgress['phase'] | null = null;
@@ -217,6 +221,7 @@ export class ScanAttempt {
     if (gitToken !== null) await this.forgetCredential();
     this.signal.throwIfAborted();
     this.deps.metrics.sourcePrepared(source.type, secondsSince(started));
+    this.commitIdentity = prepared.commitIdentity;
     return prepared;
   }
 
@@ -320,6 +325,9 @@ export class ScanAttempt {
     const { log, metrics } = this.deps;
     // On the volume before anyone hears the scan is done: a rescan right after, on any worker, finds them.
     await this.deps.tokenCaches.flush(this.cache);
+    // Also before: a repeat request answered the moment this one is completed finds it. Until
+    // the state says completed the entry is not believed (CommitCache.find).
+    if (ours) await this.recordInCommitCache();
     await finalizeCompleted(this.deps.store, this.scanId, ours);
     this.ended('completed');
     metrics.scanFinished('completed');
@@ -337,6 +345,22 @@ export class ScanAttempt {
     // After the job's own work, so the collection does not delay its completion.
     if (this.deps.collectGarbage && report.summary.total_size >= COLLECT_GARBAGE_AFTER_BYTES)
       setImmediate(this.deps.collectGarbage);
+  }
+
+  /** A remote scan's result becomes findable by its commit; a failure only costs later scans the reuse. */
+  private async recordInCommitCache(): Promise<void> {
+    const { commitCache } = this.deps;
+    if (!commitCache || !this.commitIdentity || this.request.source.type !== 'remote') return;
+    await commitCache.cache
+      .record(this.scanId, {
+        identity: this.commitIdentity,
+        options: this.request.options,
+        encoding: this.request.encoding,
+        settings: commitCache.settings,
+      })
+      .catch((error: unknown) =>
+        this.deps.log.warn({ err: error, scanId: this.scanId }, 'could not record the scan in the commit cache'),
+      );
   }
 
   /**

@@ -3,8 +3,9 @@ import { Registry } from 'prom-client';
 import { createEngine } from '@reposcan/core';
 import type { Config } from '@reposcan/config';
 import type { QueueTransport } from '@reposcan/queue';
+import { CommitCache } from '@reposcan/storage';
 import type { ScanStore } from '@reposcan/storage';
-import { engineLimitsFromConfig, FaultInjector } from '@reposcan/runtime';
+import { commitCacheSettings, engineLimitsFromConfig, FaultInjector } from '@reposcan/runtime';
 import type { Logger } from '@reposcan/runtime';
 import { describeSourcePolicy, sourceSettingsFromConfig, webhookPolicyFromConfig } from '@reposcan/sources';
 import type { SourcePolicy } from '@reposcan/sources';
@@ -58,6 +59,7 @@ export function startScanWorker(deps: {
     collectGarbage: fullGarbageCollection(),
     minFreeDiskRatio: config.minFreeDiskRatio,
     credentials: deps.transport.credentials,
+    commitCache: { cache: new CommitCache(store), settings: commitCacheSettings(config) },
   });
   const worker = deps.transport.startWorker({
     concurrency: config.workerConcurrency,

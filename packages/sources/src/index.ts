@@ -4,8 +4,14 @@
 export * from './remote/index.js';
 export * from './local/index.js';
 export * from './archive/index.js';
-export { prepareSource } from './prepare-source.js';
-export type { PrepareContext, PreparedSource, PreparedSourceInfo, SourceSettings } from './prepare-source.js';
+export { prepareSource, resolveRemoteCommit } from './prepare-source.js';
+export type {
+  PrepareContext,
+  PreparedSource,
+  PreparedSourceInfo,
+  RemoteCommit,
+  SourceSettings,
+} from './prepare-source.js';
 export { sourceSettingsFromConfig, webhookPolicyFromConfig } from './source-settings-from-config.js';
 export { describeSourcePolicy } from './describe-source-policy.js';
 export { POLICY_VARIABLE, policyRefusal } from './policy-refusal.js';

@@ -70,6 +70,8 @@ export interface PreparedSource {
   sourceSkips?: ClonedRemote['skips'];
   /** A git work tree or a clone: the files git tracks, and its exclude file. */
   git?: PreparedGitTree;
+  /** A remote source: the repository, ref and commit scanned, as the commit cache keys them. */
+  commitIdentity?: RemoteCommit;
 }
 
 export interface PrepareContext {
@@ -157,9 +159,64 @@ export async function prepareSource(source: ScanRequestRecord['source'], ctx: Pr
         sourceSkips: cloned.skips,
         // A clone holds the commit's tree only: every file is tracked, none is ignored by git.
         git: { tracked: cloned.tracked, infoExclude: null },
+        commitIdentity: commitOf(spec, { ...ref, commit: cloned.commit }),
       };
     }
   }
+}
+
+/** What the commit cache keys a remote scan by (storage's CommitIdentity). */
+export interface RemoteCommit {
+  url: string;
+  hostFamily: string;
+  repoName: string;
+  branch: string;
+  commit: string;
+  subdir: string | null;
+}
+
+function commitOf(spec: RemoteSpec, ref: { branch: string; commit: string; subdir: string | null }): RemoteCommit {
+  return {
+    url: spec.webUrl,
+    hostFamily: spec.hostFamily,
+    repoName: spec.repo,
+    branch: ref.branch,
+    commit: ref.commit,
+    subdir: ref.subdir,
+  };
+}
+
+/**
+ * Which commit a remote source names now: policy checked, addresses pinned, `git ls-remote` with
+ * the credential a clone would use (the request's token, else GIT_CREDENTIALS_FILE's). Succeeding
+ * proves the caller can read the repository as a clone would; nothing is fetched.
+ */
+export async function resolveRemoteCommit(
+  source: Extract<ScanRequestRecord['source'], { type: 'remote' }>,
+  ctx: { settings: SourceSettings; gitToken: string | null; signal?: AbortSignal; timeoutMs?: number },
+): Promise<RemoteCommit> {
+  const { settings } = ctx;
+  const parsed = parseRepoPath(source.repo_path);
+  if (parsed.kind !== 'remote')
+    throw new ScanError('INVALID_REPO_PATH', 'The request names a local path where a repository URL was expected.');
+  const spec = parsed.url;
+  const pinnedAddresses = await checkRemotePolicy(spec, {
+    allowedHosts: settings.allowedHosts,
+    allowHttp: settings.allowHttp,
+    allowPrivateHosts: settings.allowPrivateHosts,
+  });
+  const credential = await credentialOf(spec, ctx.gitToken, settings.gitCredentialsFile);
+  const plainEnv = await createGitEnv(spec, {
+    allowHttp: settings.allowHttp,
+    pinnedAddresses,
+    stallSeconds: settings.cloneStallSeconds,
+  });
+  const gitEnv = credential ? withGitCredential(plainEnv, spec, credential) : plainEnv;
+  const ref = await resolveRef(spec, source.branch, gitEnv, {
+    timeoutMs: ctx.timeoutMs ?? settings.cloneTimeoutMs,
+    ...(ctx.signal ? { signal: ctx.signal } : {}),
+  });
+  return commitOf(spec, ref);
 }
 
 /** The request's own credential wins; else GIT_CREDENTIALS_FILE's for the host, if any. */

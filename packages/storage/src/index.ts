@@ -10,3 +10,5 @@ export { writeFileAtomic } from './atomic-write.js';
 export { LockTimeoutError, withFileLock } from './file-lock.js';
 export { compactTokenCache, VolumeTokenCache } from './volume-token-cache.js';
 export type { CompactionReport, VolumeTokenCacheOptions } from './volume-token-cache.js';
+export { CommitCache, commitCacheKey, repositoryKey } from './commit-cache.js';
+export type { CommitCacheMaterial, CommitIdentity } from './commit-cache.js';

@@ -22,6 +22,11 @@ export const RESULT_DIR = 'result';
 /** Token counts by content hash, shared by every worker: `token-cache/v1/<encoding>/`. v1 is the segment format and counting engine; bump it to drop every count. */
 export const TOKEN_CACHE_DIR = 'token-cache/v1';
 
+/** The commit cache's index: `commit-cache/v1/<repository key>/<result key>` names a completed scan (commit-cache.ts). */
+export const COMMIT_CACHE_DIR = 'commit-cache/v1';
+/** In a scan folder: the commit cache key its result was recorded under. */
+export const COMMIT_KEY_FILE = 'commit-key';
+
 /** `work.<attempt>.<random hex>`: one staging folder per job attempt. */
 export const STAGING_NAME = /^work\.(\d+)\.[0-9a-f]+$/;
 

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Stats } from 'node:fs';
-import { lstat, mkdir, readdir, realpath, rename, rm } from 'node:fs/promises';
+import { link, lstat, mkdir, readdir, realpath, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import {
   isScanError,
@@ -368,6 +368,27 @@ export class ScanStore {
     }
     await fsyncDir(scanDir);
     return 'published';
+  }
+
+  /**
+   * Hard-links every published artifact of scan `fromId` except its summary.json into `outDir`
+   * (a staging output folder of another scan, on the same volume): the bytes are shared, and the
+   * file system frees them only when no scan links them any more, so removing either scan never
+   * breaks the other. Rejects (SCAN_NOT_FOUND) when the earlier result is gone or going.
+   */
+  async linkPublished(fromId: string, outDir: string): Promise<string[]> {
+    const from = join(await this.requireScanDir(fromId), RESULT_DIR);
+    const names = (await readdir(from).catch(() => [] as string[])).filter(
+      (name) => isResultFileName(name) && name !== 'summary.json',
+    );
+    if (names.length === 0) throw notFound(fromId);
+    try {
+      for (const name of names) await link(join(from, name), join(outDir, name));
+    } catch (error) {
+      if (hasCode(error, 'ENOENT')) throw notFound(fromId);
+      throw asStorageError(error);
+    }
+    return names;
   }
 
   /** Removes a staging folder made by `createStaging`; refuses any other path. */

@@ -6,6 +6,8 @@ export interface ApiMetrics {
   registry: Registry;
   observe: RequestHandler;
   scansAccepted: Counter;
+  /** Scans completed at submit from an earlier scan's result (the commit cache). */
+  scansReused: Counter;
   stateReads: Counter;
 }
 
@@ -34,6 +36,11 @@ export function createMetrics(
     name: 'reposcan_scans_accepted_total',
     help: 'Scans accepted by this API process',
     labelNames: ['source'],
+    registers: [registry],
+  });
+  const scansReused = new Counter({
+    name: 'reposcan_scans_reused_total',
+    help: 'Scans this API process completed at submit from an earlier scan of the same commit and options (commit cache)',
     registers: [registry],
   });
   new Gauge({
@@ -89,5 +96,5 @@ export function createMetrics(
     });
     next();
   };
-  return { registry, observe, scansAccepted, stateReads };
+  return { registry, observe, scansAccepted, scansReused, stateReads };
 }

@@ -10,7 +10,8 @@ export function wantsToWait(req: Request, waitQuery: boolean): boolean {
 
 /**
  * After a scan is accepted: wait up to SCAN_WAIT_SECONDS for it to finish, then answer 201
- * with the result, the failure's own status and code (with data.scan_id), or 202.
+ * with the result, the failure's own status and code (with data.scan_id), or 202 (always 202 for
+ * a completed scan when the client asked not to wait).
  */
 export async function respondToSubmission(
   req: Request,
@@ -24,7 +25,9 @@ export async function respondToSubmission(
   res.on('close', () => gone.abort());
   const record =
     wait && waitMs > 0 ? await scans.waitForTerminal(scanId, waitMs, gone.signal) : await scans.get(scanId);
-  if (record.state === 'completed' && record.result) {
+  // Asked not to wait, the client gets 202 even for a scan completed at once (from the commit
+  // cache): the status it follows says so.
+  if (record.state === 'completed' && record.result && wait) {
     sendSuccess(
       res,
       201,

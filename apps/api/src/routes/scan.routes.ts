@@ -27,11 +27,14 @@ export function scanRoutes(deps: {
       const { git_token, ...request } = parseOrThrow(ScanRequest, req.body, 'body');
       const gitToken = gitTokenOf(req, git_token);
       const { wait } = parseOrThrow(WaitQuery, req.query, 'query');
+      const gone = new AbortController();
+      res.on('close', () => gone.abort());
       const scanId = await submitScanRequest(
         deps,
         request,
         { client: clientOf(req), owner: callerOf(req)?.name ?? null },
         gitToken,
+        gone.signal,
       );
       await respondToSubmission(req, res, deps.scans, scanId, wantsToWait(req, wait), deps.waitMs);
     })

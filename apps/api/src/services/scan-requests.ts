@@ -15,15 +15,18 @@ export interface Requester {
 
 /**
  * A validated scan request, from POST /v1/scan and the MCP scan tool alike: the callback URL,
- * disk room, source policy and worker coverage checked, then submitted. Returns the scan's id.
+ * disk room, source policy and worker coverage checked, then submitted (or completed at once from
+ * the commit cache). Returns the scan's id. `gone`: the caller went away, so the cache's
+ * ls-remote stops.
  */
 export async function submitScanRequest(
   deps: { scans: ScanService; settings: SourceSettings; workers: WorkerCoverage },
   request: Omit<ScanRequest, 'git_token'>,
   who: Requester,
   gitToken: string | undefined,
+  gone?: AbortSignal,
 ): Promise<string> {
-  const { repo_path, branch, callback_url, ...options } = request;
+  const { repo_path, branch, callback_url, cache, ...options } = request;
   const callbackUrl = await deps.scans.checkCallbackUrl(callback_url);
   await deps.scans.assertDiskRoom();
   const { source, addresses } = await checkRequestSource(repo_path, branch, deps.settings, gitToken);
@@ -33,6 +36,8 @@ export async function submitScanRequest(
     owner: who.owner,
     gitToken,
     callbackUrl,
+    cache: cache !== false,
+    ...(gone ? { signal: gone } : {}),
   });
   return state.scan_id;
 }

@@ -8,6 +8,8 @@ import type { CredentialVault, DeliveryQueue, ScanQueue, StateSignals } from '@r
 import { CorruptStateError, volumeRefusal } from '@reposcan/storage';
 import type { DiskStatus, ScanStore } from '@reposcan/storage';
 import type { FaultInjector } from '@reposcan/runtime';
+import { completeFromEarlierScan } from '@reposcan/scan-worker';
+import type { ReusableResult, ResultReuse } from './result-reuse.js';
 import { StateWatchers } from './state-watch.js';
 import type { StateListener } from './state-watch.js';
 
@@ -32,6 +34,10 @@ export interface ScanServiceDeps {
   credentials?: { vault: CredentialVault; ttlMs: number };
   /** Completion webhooks: whether WEBHOOK_SECRET is set, the host rules of callback URLs, and where deliveries are queued. */
   webhooks?: { configured: boolean; policy: RemotePolicy; deliveries?: DeliveryQueue };
+  /** The commit cache: a remote scan of a commit already scanned with the same options completes at once. */
+  reuse?: ResultReuse;
+  /** Told of every scan completed from an earlier one's result (metrics). */
+  onReused?: () => void;
 }
 
 export { eventsUrl, statusUrl, toScanStatus as toStatus } from '@reposcan/contracts';
@@ -120,6 +126,8 @@ export class ScanService {
       beforeEnqueue,
       gitToken,
       callbackUrl,
+      cache = false,
+      signal,
     }: {
       client?: string;
       owner?: string | null;
@@ -127,13 +135,22 @@ export class ScanService {
       gitToken?: string | undefined;
       /** Checked by `checkCallbackUrl`; stored in request.json only. */
       callbackUrl?: string | undefined;
+      /** A remote source may be completed from the commit cache (the request's `cache`). */
+      cache?: boolean;
+      /** The caller went away: the commit cache's ls-remote stops. */
+      signal?: AbortSignal;
     } = {},
   ): Promise<ScanStateRecord> {
     const scanId = randomUUID();
     // Under a flood, refusals stay cheap: no folder is made and removed again for each one.
     if (this.queueFull !== null && Date.now() < this.queueFull.until) throw this.queueFull.error;
+    const reusable =
+      cache && source.type === 'remote' && this.deps.reuse
+        ? await this.deps.reuse.find(source, options, gitToken, signal)
+        : null;
     // Before anything else exists, so no worker can take the scan before its credential is there.
-    if (gitToken !== undefined) await this.putCredential(scanId, gitToken);
+    // A scan served from the cache runs no clone: its token is not kept at all.
+    if (gitToken !== undefined && reusable === null) await this.putCredential(scanId, gitToken);
     const now = new Date().toISOString();
     const request: ScanRequestRecord = {
       version: 1,
@@ -181,6 +198,16 @@ export class ScanService {
       throw error;
     }
     this.deps.faults?.hit('accept', source.type === 'upload' ? source.file_name : source.repo_path);
+    if (reusable !== null) {
+      const completed = await this.completeFromCache(scanId, reusable);
+      if (completed !== null) return completed;
+      // The earlier result went away meanwhile: the scan runs as any other.
+      if (gitToken !== undefined)
+        await this.putCredential(scanId, gitToken).catch(async (error: unknown) => {
+          await this.deps.store.remove(scanId).catch(() => {});
+          throw error;
+        });
+    }
     try {
       if (beforeEnqueue) await beforeEnqueue(scanId);
       await this.deps.queue.enqueue(scanId, client === undefined ? {} : { client });
@@ -193,6 +220,24 @@ export class ScanService {
     }
     this.deps.onAccepted?.(source.type);
     return state;
+  }
+
+  /**
+   * Completes the accepted scan from the earlier scan's result, and points the commit cache at
+   * it (the newest scan expires last). null when that result is no longer there.
+   */
+  private async completeFromCache(scanId: string, reusable: ReusableResult): Promise<ScanStateRecord | null> {
+    const { store, reuse } = this.deps;
+    let completed: ScanStateRecord;
+    try {
+      completed = await completeFromEarlierScan(store, reusable.fromScanId, scanId);
+    } catch {
+      return null;
+    }
+    await reuse?.record(scanId, reusable.material);
+    this.deps.onAccepted?.('remote');
+    this.deps.onReused?.();
+    return completed;
   }
 
   private async putCredential(scanId: string, gitToken: string): Promise<void> {

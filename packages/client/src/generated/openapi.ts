@@ -591,6 +591,8 @@ export interface components {
              * @example https://ci.example.com/hooks/reposcan
              */
             callback_url?: string;
+            /** @description Remote repositories (default true): when an earlier scan of the same repository, commit and options is still kept, complete this one at once from it (`cached_from` in the result). `false` forces a fresh scan. Local paths and uploads are never served from the cache. */
+            cache?: boolean;
             /**
              * @description Folder names (any depth) or repository-root-relative folder paths to skip, on top of the defaults (VCS, dependency, cache and editor folders).
              * @default []
@@ -700,6 +702,11 @@ export interface components {
             skipped_count: number;
             secrets?: components["schemas"]["SecretsReport"];
             compression?: components["schemas"]["CompressionReport"];
+            /**
+             * @description Present when the scan was completed at once from an earlier completed scan of the same repository, commit and options (the commit cache): that scan's id. The artifacts are the same bytes; `scan_id`, URLs and times are this scan's own.
+             * @example 3f0c2a51-8d7e-4b1a-9c3e-2f6d5b4a1e90
+             */
+            cached_from?: string;
         };
         ScanResultResponse: {
             /** @constant */
@@ -850,6 +857,11 @@ export interface components {
             completed_at: string;
             secrets?: components["schemas"]["SecretsReport"];
             compression?: components["schemas"]["CompressionReport"];
+            /**
+             * @description Present when the scan was completed at once from an earlier completed scan of the same repository, commit and options (the commit cache): that scan's id. The artifacts are the same bytes; `scan_id`, URLs and times are this scan's own.
+             * @example 3f0c2a51-8d7e-4b1a-9c3e-2f6d5b4a1e90
+             */
+            cached_from?: string;
         };
         SummaryResponse: {
             /** @constant */

@@ -1,0 +1,120 @@
+import { readFile, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DEFAULT_WIRE_SCAN_OPTIONS, SCAN_OPTION_NAMES, SCAN_OPTIONS } from '@reposcan/contracts';
+import { CommitCache, commitCacheKey } from '../src/index.js';
+import type { CommitCacheMaterial } from '../src/index.js';
+import { createdScan, errorCode, tempStore } from './temp-store.js';
+import type { TempStore } from './temp-store.js';
+
+const material = (overrides: Partial<CommitCacheMaterial> = {}): CommitCacheMaterial => ({
+  identity: {
+    url: 'https://github.com/octocat/Hello-World',
+    hostFamily: 'github',
+    repoName: 'Hello-World',
+    branch: 'main',
+    commit: 'a'.repeat(40),
+    subdir: null,
+  },
+  options: { ...DEFAULT_WIRE_SCAN_OPTIONS },
+  encoding: 'o200k_base',
+  settings: { version: '0.1.0', maxFiles: 50_000, maxDepth: 50, maxFileBytes: 1 << 20 },
+  ...overrides,
+});
+
+/** Some other valid value of every option of the table, whatever its kind. */
+function otherValue(name: (typeof SCAN_OPTION_NAMES)[number]): unknown {
+  const row = SCAN_OPTIONS[name] as { kind: string; default?: unknown; values?: readonly string[]; min?: number };
+  if (row.kind === 'switch') return !row.default;
+  if (row.kind === 'list') return ['x'];
+  if (row.kind === 'choice') return row.values?.find((v) => v !== row.default);
+  return (row.min ?? 0) + 1;
+}
+
+describe('commit cache key', () => {
+  it('changes with every option of the table, so a new option is part of it without a change', () => {
+    const base = commitCacheKey(material());
+    const keys = new Set([base]);
+    for (const name of SCAN_OPTION_NAMES) {
+      const options = { ...DEFAULT_WIRE_SCAN_OPTIONS, [name]: otherValue(name) };
+      keys.add(commitCacheKey(material({ options })));
+    }
+    expect(keys.size).toBe(SCAN_OPTION_NAMES.length + 1);
+  });
+
+  it('changes with the commit, branch, folder, encoding, version and limits; not with the order of settings', () => {
+    const m = material();
+    const variants = [
+      material({ identity: { ...m.identity, commit: 'b'.repeat(40) } }),
+      material({ identity: { ...m.identity, branch: 'dev' } }),
+      material({ identity: { ...m.identity, subdir: 'docs' } }),
+      material({ encoding: 'cl100k_base' }),
+      material({ settings: { ...m.settings, version: '0.2.0' } }),
+      material({ settings: { ...m.settings, maxFileBytes: 1 } }),
+    ];
+    const keys = new Set([commitCacheKey(m), ...variants.map(commitCacheKey)]);
+    expect(keys.size).toBe(variants.length + 1);
+    const reordered = Object.fromEntries(Object.entries(m.settings).reverse());
+    expect(commitCacheKey(material({ settings: reordered }))).toBe(commitCacheKey(m));
+  });
+});
+
+describe('CommitCache', () => {
+  let t: TempStore;
+  let cache: CommitCache;
+  beforeEach(async () => {
+    t = await tempStore();
+    cache = new CommitCache(t.store);
+  });
+  afterEach(() => t.cleanup());
+
+  const completedScan = async (): Promise<string> => {
+    const id = await createdScan(t.store);
+    await t.store.updateState(id, (s) => ({ ...s, state: 'completed', completed_at: new Date().toISOString() }));
+    return id;
+  };
+
+  it('finds a completed scan recorded under the same material, and nothing under another', async () => {
+    const id = await completedScan();
+    expect(await cache.knowsRepository(material().identity.url)).toBe(false);
+    await cache.record(id, material());
+    expect(await cache.knowsRepository(material().identity.url)).toBe(true);
+    expect(await cache.find(material())).toBe(id);
+    expect(await cache.find(material({ encoding: 'cl100k_base' }))).toBeNull();
+  });
+
+  it('does not believe an entry whose scan is not completed, is gone, or holds another key', async () => {
+    const running = await createdScan(t.store);
+    await cache.record(running, material());
+    expect(await cache.find(material())).toBeNull();
+
+    const id = await completedScan();
+    await cache.record(id, material());
+    await writeFile(join(t.store.scanDir(id), 'commit-key'), `${'0'.repeat(64)}\n`);
+    expect(await cache.find(material())).toBeNull();
+
+    await cache.record(id, material());
+    await t.store.remove(id);
+    expect(await cache.find(material())).toBeNull();
+    expect(await cache.sweep()).toBe(1);
+    expect(await cache.knowsRepository(material().identity.url)).toBe(false);
+  });
+
+  it('links a published result into another scan: the same files, one copy on disk', async () => {
+    const from = await completedScan();
+    const staging = await t.store.createStaging(from, 1);
+    await writeFile(join(staging.outDir, 'output.txt'), 'the text');
+    await writeFile(join(staging.outDir, 'summary.json'), '{}');
+    await t.store.publish(from, staging.outDir);
+
+    const to = await createdScan(t.store);
+    const out = (await t.store.createStaging(to, 0)).outDir;
+    expect(await t.store.linkPublished(from, out)).toEqual(['output.txt']);
+    expect(await readFile(join(out, 'output.txt'), 'utf8')).toBe('the text');
+    expect((await stat(join(out, 'output.txt'))).nlink).toBe(2);
+
+    await t.store.remove(from);
+    expect(await readFile(join(out, 'output.txt'), 'utf8')).toBe('the text');
+    expect(await errorCode(() => t.store.linkPublished(from, out))).toBe('SCAN_NOT_FOUND');
+  });
+});
