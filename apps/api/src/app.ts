@@ -19,6 +19,7 @@ import { webPage } from './http/web-page.js';
 import { artifactRoutes } from './routes/artifacts.routes.js';
 import { inspectRoutes } from './routes/inspect.routes.js';
 import { mcpRoutes } from './routes/mcp.routes.js';
+import type { TokenCounting } from '@reposcan/mcp';
 import { scanRoutes } from './routes/scan.routes.js';
 import { scansRoutes } from './routes/scans.routes.js';
 import { systemRoutes } from './routes/system.routes.js';
@@ -39,6 +40,8 @@ export interface AppDeps {
   /** The open event streams of this process and their caps. */
   eventStreams: EventStreams;
   inspect: InspectService;
+  /** Where the MCP tools count pages: the runtime's token thread. */
+  mcpCounting: TokenCounting;
   metrics: ApiMetrics;
   /** ENABLE_QUEUE_DASHBOARD with Redis: bull-board, mounted at /admin/queues. */
   queueDashboard?: Router | null;
@@ -165,6 +168,7 @@ export function createApp(deps: AppDeps): Express {
       spendScan,
       spendInspect,
       log: deps.log,
+      counting: deps.mcpCounting,
     }),
   );
   if (deps.queueDashboard) app.use(QUEUE_DASHBOARD_PATH, deps.queueDashboard);

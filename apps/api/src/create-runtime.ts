@@ -19,6 +19,7 @@ import {
 } from '@reposcan/runtime';
 import type { Logger, RunningJanitor } from '@reposcan/runtime';
 import { checkGitCredentialsFile, sourceSettingsFromConfig, webhookPolicyFromConfig } from '@reposcan/sources';
+import { pooledCounting } from '@reposcan/mcp';
 import { closeWithinGrace, startScanWorker } from '@reposcan/scan-worker';
 import type { RunningWorker } from '@reposcan/scan-worker';
 import { createApp } from './app.js';
@@ -129,6 +130,9 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     concurrency: config.inspectConcurrency,
     timeoutMs: config.inspectTimeoutSeconds * 1000,
   });
+  // MCP pages are counted on one token thread per encoding, started by the first page read: a
+  // page's counts (and the tables' first load) would otherwise hold the event loop.
+  const mcpCounting = pooledCounting(1);
   const eventStreams = new EventStreams({ perClient: config.maxEventStreamsPerClient, total: config.maxEventStreams });
   // `scans` is made just below; the gauges read it only when scraped.
   const metrics = createMetrics(transport.queue, () => inspect.inFlight, {
@@ -181,6 +185,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     scans,
     eventStreams,
     inspect,
+    mcpCounting: mcpCounting.counting,
     metrics,
     queueDashboard: dashboard?.router ?? null,
     log,
@@ -232,6 +237,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       server.closeAllConnections();
       await janitor.stop();
       await inspect.close();
+      await mcpCounting.close();
       await transport.close();
       await dashboard?.close();
     },

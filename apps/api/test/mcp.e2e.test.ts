@@ -1,8 +1,9 @@
 // The MCP endpoint as an agent meets it: the SDK's own client over streamable HTTP against a real
 // API with API keys. Every tool works with a key, nothing without one, and a scan is its
 // creator's over MCP as over REST, and its scans spend from the same budget as POST /v1/scan.
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -56,6 +57,45 @@ describe('MCP over streamable HTTP', () => {
       } finally {
         await other.close();
       }
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("counts a large page off the API's event loop", async () => {
+    // About 1.5 MB of varied source (no word repeats much, as in real code): counted on the event
+    // loop, one 400 000-token page held it for most of a second.
+    const big = join(api.localRoot, 'big');
+    await mkdir(big, { recursive: true });
+    let seed = 7;
+    const word = (): string => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed.toString(36);
+    };
+    for (let i = 0; i < 200; i++)
+      await writeFile(
+        join(big, `f${i}.ts`),
+        Array.from(
+          { length: 150 },
+          () => `export const ${word()} = ${word()}(${word()}, '${word()} ${word()}');\n`,
+        ).join(''),
+      );
+    const client = await connect(alice);
+    try {
+      const scanned = await call(client, 'scan_repository', { repo_path: big, wait_seconds: 60 });
+      expect(scanned.structuredContent?.state).toBe('completed');
+      const scanId = scanned.structuredContent?.scan_id as string;
+      // The first page loads the output and the counting tables; what is measured is the next one.
+      await call(client, 'read_digest', { scan_id: scanId, format: 'md', max_tokens: 200 });
+      const histogram = monitorEventLoopDelay({ resolution: 10 });
+      histogram.enable();
+      // Its first tick only starts the measure: a loop blocked before it would go unseen.
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      const page = await call(client, 'read_digest', { scan_id: scanId, format: 'md', max_tokens: 500_000 });
+      await new Promise((resolve) => setTimeout(resolve, 30)); // a loop blocked to the end, recorded
+      histogram.disable();
+      expect(page.structuredContent?.tokens).toBeGreaterThan(300_000);
+      expect(histogram.max / 1e6).toBeLessThan(100);
     } finally {
       await client.close();
     }

@@ -1,8 +1,8 @@
 // reposcan's MCP tools, defined once: the API serves them over streamable HTTP (/mcp), the CLI
 // over stdio (`reposcan mcp`). Each supplies a ReposcanBackend; only this package imports the SDK.
 export type { ReposcanBackend, ToolInspectRequest, ToolScanRequest } from './backend.js';
-export { ScanDigest, counterFor } from './digest.js';
-export type { Page } from './digest.js';
+export { ScanDigest, counterFor, inProcessCounting, pooledCounting } from './digest.js';
+export type { CountBatch, Page, TokenCounting } from './digest.js';
 export {
   createReposcanMcpServer,
   DEFAULT_PAGE_TOKENS,

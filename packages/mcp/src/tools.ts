@@ -5,7 +5,7 @@ import { BranchName, PREVIEW_OPTION_NAMES, RepoPath, ScanError, ScanId, ScanOpti
 import type { ScanStatus, SummaryRecord } from '@reposcan/contracts';
 import type { ReposcanBackend } from './backend.js';
 import { ScanDigest } from './digest.js';
-import type { Page } from './digest.js';
+import type { Page, TokenCounting } from './digest.js';
 
 const TEXT_FORMATS = ['md', 'txt', 'json'] as const;
 
@@ -22,6 +22,11 @@ export interface McpToolsOptions {
   version: string;
   /** Parsed outputs of recent scans, shared by the servers of one process (the API makes one per request). */
   digests?: DigestCache;
+  /**
+   * Where pages are counted: the API's token threads (`pooledCounting`), so its event loop
+   * stays free; in-process by default.
+   */
+  counting?: TokenCounting;
   /**
    * An error that is not a refusal with a code (a bug, an unreachable server): what the agent is
    * told. The API logs it and says INTERNAL_ERROR; the CLI says what the client said.
@@ -196,7 +201,7 @@ export function createReposcanMcpServer(backend: ReposcanBackend, options: McpTo
           const texts: string[] = [];
           for (const part of parts) texts.push(await backend.jsonArtifact(scanId, part, signal));
           const bytes = texts.reduce((n, t) => n + t.length, 0);
-          return { digest: ScanDigest.from(summary, texts), bytes: DIGEST_WEIGHT * bytes };
+          return { digest: ScanDigest.from(summary, texts, options.counting), bytes: DIGEST_WEIGHT * bytes };
         }),
     };
   };
@@ -273,7 +278,10 @@ export function createReposcanMcpServer(backend: ReposcanBackend, options: McpTo
     ({ scan_id, path, max_tokens, cursor }, extra) =>
       run(async () => {
         const { digest } = await load(scan_id, extra.signal);
-        return pageResult((await digest()).filePage(path, cursor ?? null, max_tokens), { scan_id, path });
+        return pageResult(await (await digest()).filePage(path, cursor ?? null, max_tokens, extra.signal), {
+          scan_id,
+          path,
+        });
       }),
   );
 
@@ -297,7 +305,10 @@ export function createReposcanMcpServer(backend: ReposcanBackend, options: McpTo
     ({ scan_id, format, max_tokens, cursor }, extra) =>
       run(async () => {
         const { digest } = await load(scan_id, extra.signal);
-        return pageResult((await digest()).digestPage(format, cursor ?? null, max_tokens), { scan_id, format });
+        return pageResult(await (await digest()).digestPage(format, cursor ?? null, max_tokens, extra.signal), {
+          scan_id,
+          format,
+        });
       }),
   );
 

@@ -2,9 +2,9 @@
 // budget, text outside the BMP, a file cut across the parts of a JSON output, and bad cursors.
 import { Tiktoken } from 'js-tiktoken/lite';
 import o200kRanks from 'js-tiktoken/ranks/o200k_base';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { SummaryRecord } from '@reposcan/contracts';
-import { ScanDigest } from '../src/digest.js';
+import { inProcessCounting, pooledCounting, ScanDigest } from '../src/digest.js';
 import { DigestCache } from '../src/tools.js';
 
 const tiktoken = new Tiktoken(o200kRanks);
@@ -25,14 +25,14 @@ function liteJson(files: Record<string, string>, tree = 'made\n'): string {
   return `{\n  "tree": ${JSON.stringify(tree)},\n  "files": [\n    ${objects.join(',\n    ')}\n  ]\n}\n`;
 }
 
-function readAll(
-  page: (cursor: string | null) => { text: string; tokens: number; next_cursor: string | null },
+async function readAll(
+  page: (cursor: string | null) => Promise<{ text: string; tokens: number; next_cursor: string | null }>,
   budget: number,
-): string[] {
+): Promise<string[]> {
   const texts: string[] = [];
   let cursor: string | null = null;
   do {
-    const p = page(cursor);
+    const p = await page(cursor);
     expect(p.tokens).toBe(tokens(p.text));
     expect(p.tokens).toBeLessThanOrEqual(budget);
     expect(p.text.length).toBeGreaterThan(0);
@@ -42,11 +42,17 @@ function readAll(
   return texts;
 }
 
-describe('ScanDigest', () => {
-  it('cuts a line longer than the budget between characters, never inside a surrogate pair', () => {
+const pool = pooledCounting(1);
+afterAll(() => pool.close());
+
+describe.each([
+  ['in process', inProcessCounting],
+  ['on a token thread', pool.counting],
+])('ScanDigest counting %s', (_, counting) => {
+  it('cuts a line longer than the budget between characters, never inside a surrogate pair', async () => {
     const line = '😀 déjà vu, 数据 '.repeat(400);
-    const digest = ScanDigest.from(summary, [liteJson({ 'one-line.txt': line })]);
-    const pages = readAll((c) => digest.filePage('one-line.txt', c, 200), 200);
+    const digest = ScanDigest.from(summary, [liteJson({ 'one-line.txt': line })], counting);
+    const pages = await readAll((c) => digest.filePage('one-line.txt', c, 200), 200);
     expect(pages.join('')).toBe(line);
     expect(pages.length).toBeGreaterThan(5);
     for (const text of pages) {
@@ -55,33 +61,47 @@ describe('ScanDigest', () => {
     }
   });
 
-  it('keeps files whole in a page when they fit, and the pages make the txt output', () => {
+  it('keeps files whole in a page when they fit, and the pages make the txt output', async () => {
     const files = Object.fromEntries(
       Array.from({ length: 30 }, (_, i) => [`f${i}.ts`, `export const f${i} = ${i};\n`]),
     );
-    const digest = ScanDigest.from(summary, [liteJson(files)]);
-    const pages = readAll((c) => digest.digestPage('txt', c, 200), 200);
+    const digest = ScanDigest.from(summary, [liteJson(files)], counting);
+    const pages = await readAll((c) => digest.digestPage('txt', c, 200), 200);
     expect(pages.length).toBeGreaterThan(1);
     // Each page after the first opens on a file's header: no file is split.
     for (const text of pages.slice(1)) expect(text.startsWith(`${'='.repeat(64)}\nFILE: `)).toBe(true);
-    const all = digest.digestPage('txt', null, 500_000);
+    const all = await digest.digestPage('txt', null, 500_000);
     expect(all.next_cursor).toBeNull();
     expect(pages.join('')).toBe(all.text);
   });
 
-  it('joins a file cut across the parts of a JSON output', () => {
+  it('joins a file cut across the parts of a JSON output', async () => {
     const part1 = `{\n"tree":"made\\n",\n"files":[\n${JSON.stringify({ path: 'a.ts', file_part: { part: 1, parts: 2 }, content: 'first half\n' })}\n]}\n`;
     const part2 = `{\n"files":[\n${JSON.stringify({ path: 'a.ts', file_part: { part: 2, parts: 2 }, content: 'second half\n' })}\n,${JSON.stringify({ path: 'b.ts', content: 'b\n' })}\n]}\n`;
-    const digest = ScanDigest.from(summary, [part1, part2]);
+    const digest = ScanDigest.from(summary, [part1, part2], counting);
     expect([...digest.files.keys()]).toEqual(['a.ts', 'b.ts']);
-    expect(digest.filePage('a.ts', null, 1000).text).toBe('first half\nsecond half\n');
+    expect((await digest.filePage('a.ts', null, 1000)).text).toBe('first half\nsecond half\n');
   });
 
-  it('refuses a cursor it did not give, and a file the scan does not hold', () => {
-    const digest = ScanDigest.from(summary, [liteJson({ 'a.ts': 'a\n' })]);
+  it('refuses a cursor it did not give, and a file the scan does not hold', async () => {
+    const digest = ScanDigest.from(summary, [liteJson({ 'a.ts': 'a\n' })], counting);
     for (const cursor of ['x', '5.0', '0.999999', '-1.0'])
-      expect(() => digest.digestPage('md', cursor, 1000)).toThrow(/not one this scan gave/);
-    expect(() => digest.filePage('b.ts', null, 1000)).toThrow(/list_scan_files/);
+      await expect(digest.digestPage('md', cursor, 1000)).rejects.toThrow(/not one this scan gave/);
+    await expect(digest.filePage('b.ts', null, 1000)).rejects.toThrow(/list_scan_files/);
+  });
+
+  it('cuts a long file at the last line end that fits', async () => {
+    const text = Array.from({ length: 3000 }, (_, i) => `line ${i}: ${'x'.repeat(i % 97)} ${i * 7}\n`).join('');
+    const digest = ScanDigest.from(summary, [liteJson({ 'long.txt': text })], counting);
+    const pages = await readAll((c) => digest.filePage('long.txt', c, 2000), 2000);
+    expect(pages.join('')).toBe(text);
+    // Longest: one more line would be over the budget.
+    let at = 0;
+    for (const page of pages.slice(0, -1)) {
+      at += page.length;
+      const nextLine = text.slice(at, text.indexOf('\n', at) + 1);
+      expect(tokens(page + nextLine)).toBeGreaterThan(2000);
+    }
   });
 });
 

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { Router } from 'express';
 import type { Request, Response } from 'express';
 import { createReposcanMcpServer, DigestCache, serveMcpHttpRequest } from '@reposcan/mcp';
-import type { ReposcanBackend } from '@reposcan/mcp';
+import type { ReposcanBackend, TokenCounting } from '@reposcan/mcp';
 import type { EngineLimits } from '@reposcan/core';
 import type { Logger } from '@reposcan/runtime';
 import type { SourceSettings } from '@reposcan/sources';
@@ -28,6 +28,8 @@ export interface McpRouteDeps {
   spendScan: (req: Request) => Promise<void>;
   spendInspect: (req: Request) => Promise<void>;
   log: Logger;
+  /** Where read_digest and read_scan_file count: the runtime's token thread, off the event loop. */
+  counting: TokenCounting;
 }
 
 /**
@@ -44,6 +46,7 @@ export function mcpRoutes(deps: McpRouteDeps): Router {
       const server = createReposcanMcpServer(backendFor(req, deps), {
         version: deps.version,
         digests,
+        counting: deps.counting,
         unexpected: (error) => {
           deps.log.error({ err: error, requestId: String(res.locals.requestId ?? '') }, 'MCP tool failed');
           return { code: 'INTERNAL_ERROR', message: 'An internal error occurred; it has been logged. Retry later.' };

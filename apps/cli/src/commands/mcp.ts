@@ -1,5 +1,5 @@
 import { ReposcanClient, ReposcanConnectionError, ReposcanIntegrityError } from '@reposcan/client';
-import { createReposcanMcpServer, serveMcpStdio } from '@reposcan/mcp';
+import { createReposcanMcpServer, pooledCounting, serveMcpStdio } from '@reposcan/mcp';
 import type { ReposcanBackend } from '@reposcan/mcp';
 import type { McpArgs } from '../cli-args.js';
 import type { CliIo } from '../cli-io.js';
@@ -14,8 +14,12 @@ export async function mcp(args: McpArgs, io: CliIo, version: string): Promise<vo
     baseUrl: args.server,
     ...(args.apiKey === undefined ? {} : { apiKey: args.apiKey }),
   });
+  // Pages are counted on a token thread as in the API, so the stdio loop still answers a
+  // cancellation or a ping while a large page is counted.
+  const counting = pooledCounting(1);
   const server = createReposcanMcpServer(clientBackend(client), {
     version,
+    counting: counting.counting,
     unexpected: (error) =>
       error instanceof ReposcanConnectionError
         ? { code: 'SERVER_UNREACHABLE', message: `${error.message}; check --server or REPOSCAN_SERVER.` }
@@ -24,7 +28,11 @@ export async function mcp(args: McpArgs, io: CliIo, version: string): Promise<vo
           : { code: 'INTERNAL_ERROR', message: error instanceof Error ? error.message : String(error) },
   });
   io.stderr.write(`reposcan mcp: serving on stdio, server ${client.baseUrl}\n`);
-  await serveMcpStdio(server, io.streams.stdin, io.streams.stdout);
+  try {
+    await serveMcpStdio(server, io.streams.stdin, io.streams.stdout);
+  } finally {
+    await counting.close();
+  }
 }
 
 export function clientBackend(client: ReposcanClient): ReposcanBackend {
