@@ -43,6 +43,7 @@ export function buildSummaryRecord(
     created_at: createdAt,
     completed_at: completedAt,
     ...(report.secrets === undefined ? {} : { secrets: report.secrets }),
+    ...(report.changes === undefined ? {} : { changes: report.changes }),
   };
 }
 
@@ -65,5 +66,12 @@ export function resultFromSummary(summary: SummaryRecord, artifactDir: string): 
     artifact_dir: artifactDir,
     skipped_count: summary.skipped.length,
     ...(summary.secrets === undefined ? {} : { secrets: summary.secrets }),
+    ...(summary.changes === undefined ? {} : { changes: changeTotals(summary.changes) }),
   };
+}
+
+/** The digest's block without its list of paths: the result stays small. */
+function changeTotals(changes: NonNullable<SummaryRecord['changes']>): NonNullable<ScanResult['changes']> {
+  const { files: _files, ...totals } = changes;
+  return totals;
 }

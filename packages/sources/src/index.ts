@@ -4,7 +4,9 @@
 export * from './remote/index.js';
 export * from './local/index.js';
 export * from './archive/index.js';
-export { prepareSource } from './prepare-source.js';
+export { baseRefNotSupported, prepareSource } from './prepare-source.js';
+export { diffAgainstBase, parseRawPatch } from './remote/change-set.js';
+export type { ChangeSet, FileChange } from './remote/change-set.js';
 export type { PrepareContext, PreparedSource, PreparedSourceInfo, SourceSettings } from './prepare-source.js';
 export { sourceSettingsFromConfig, webhookPolicyFromConfig } from './source-settings-from-config.js';
 export { describeSourcePolicy } from './describe-source-policy.js';

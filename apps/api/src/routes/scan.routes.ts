@@ -8,7 +8,7 @@ import { clientOf } from '../http/rate-limit.js';
 import { requireJson } from '../http/require-json.js';
 import { parseOrThrow } from '../http/validate.js';
 import type { ScanService } from '../services/scan-service.js';
-import { checkRequestSource } from '../services/source-check.js';
+import { checkChangeDigest, checkRequestSource } from '../services/source-check.js';
 import type { WorkerCoverage } from '../services/worker-coverage.js';
 import { methodNotAllowed } from './method-not-allowed.js';
 import { respondToSubmission, wantsToWait } from './respond-to-submission.js';
@@ -30,6 +30,7 @@ export function scanRoutes(deps: {
       const callbackUrl = await deps.scans.checkCallbackUrl(callback_url);
       await deps.scans.assertDiskRoom();
       const { source, addresses } = await checkRequestSource(repo_path, branch, deps.settings, gitToken);
+      checkChangeDigest(options, source.type);
       await deps.workers.assertSomeWorkerAccepts(source, addresses);
       const state = await deps.scans.submit(source, options, {
         client: clientOf(req),
