@@ -38,6 +38,7 @@ const INTEGRATION = [
   // git over a loopback HTTP server.
   'packages/sources/test/remote/clone-remote.test.ts',
   'packages/sources/test/remote/private-clone.test.ts',
+  'packages/sources/test/remote/change-digest.test.ts',
   // Differential runs against another program on random trees, a corpus or a race: git
   // (walk), js-tiktoken (token counts), python3 swapping folders under scans for 12 s.
   'packages/core/test/walk/git-differential.test.ts',

@@ -348,6 +348,9 @@ function optionValues<K extends ScanOptionName>(names: readonly K[], values: Fla
             ? null
             : integer(flag, given as string, row.min, 'max' in row ? row.max : Number.MAX_SAFE_INTEGER);
         break;
+      case 'ref':
+        options[name] = given === undefined ? null : refName(flag, given as string);
+        break;
     }
   }
   return options as Pick<WireScanOptions, K>;
@@ -368,6 +371,12 @@ function listOf(values: string[] | undefined): string[] {
     .flatMap((v) => v.split(','))
     .map((v) => v.trim())
     .filter((v) => v.length > 0);
+}
+
+/** The API's pattern for a ref (a name or a full commit id), checked here for a sentence before any request. */
+function refName(flag: string, value: string): string {
+  if (/^(?!-)(?!.*\.\.)(?!.*\/\/)(?!.*\/$)(?!.*\.lock$)[A-Za-z0-9._+/-]{1,200}$/.test(value)) return value;
+  throw new UsageError(`${flag} must be a plain branch or tag name, or a full commit id; got "${value}".`);
 }
 
 function oneOf<T extends string>(flag: string, value: string, allowed: readonly T[]): T {

@@ -49,6 +49,8 @@ export const ERROR_STATUS: Record<ErrorCode, { status: number; title: string }> 
   // A request the server could take, but not here: its operator has not set WEBHOOK_SECRET.
   WEBHOOKS_NOT_CONFIGURED: { status: 422, title: 'Webhooks not configured' },
   PART_BUDGET_TOO_SMALL: { status: 422, title: 'Part budget too small' },
+  BASE_REF_NOT_FOUND: { status: 422, title: 'Base ref not found' },
+  BASE_REF_NOT_SUPPORTED: { status: 422, title: 'Change digest not possible here' },
   RATE_LIMITED: { status: 429, title: 'Too many requests' },
   INSPECT_BUSY: { status: 429, title: 'Inspect slots busy' },
   TOO_MANY_EVENT_STREAMS: { status: 429, title: 'Too many event streams' },

@@ -41,7 +41,14 @@ interface CountOption {
   readonly max?: number;
 }
 
-export type ScanOptionSpec = (SwitchOption | ListOption | ChoiceOption | CountOption) & {
+/** A git ref name or commit id (a plain name, no option look-alikes), or null (the default) for none. */
+interface RefOption {
+  readonly kind: 'ref';
+  /** Shown in openapi.yaml. */
+  readonly example: string;
+}
+
+export type ScanOptionSpec = (SwitchOption | ListOption | ChoiceOption | CountOption | RefOption) & {
   /** For openapi.yaml: what the option does, to someone calling the API. */
   readonly description: string;
   /** Only shapes what a scan writes: a preview (POST /v1/inspect) neither takes nor needs it. */
@@ -135,6 +142,13 @@ export const SCAN_OPTIONS = {
     description:
       'Remove comments (and Python docstrings) from files in the languages `compress` knows. With `compress: signatures` the doc comments stay: comments in doc style (`/**`, `///`, `//!`) or directly above the code they describe, and docstrings. Same fallbacks as `compress`.',
   },
+  base_ref: {
+    kind: 'ref',
+    output: true,
+    example: 'v1.2.0',
+    description:
+      "A change digest instead of a full scan (remote git repositories only): a branch, tag or full commit id of the same repository. The outputs hold only the files that changed between it and the scanned ref (git's rename detection), each with its unified diff and its new text, and list renamed and deleted paths; binary files are listed without either. The other options filter the changed files as they filter a scan. Unknown ref: 422 `BASE_REF_NOT_FOUND`; a local path or an upload: 422 `BASE_REF_NOT_SUPPORTED`. Not with `max_tokens_per_part`.",
+  },
 } as const satisfies Record<string, ScanOptionSpec>;
 
 export type ScanOptionName = keyof typeof SCAN_OPTIONS;
@@ -182,6 +196,11 @@ export const SCAN_OPTION_FLAGS = {
     flag: '--remove-comments',
     help: 'remove comments (doc comments stay with --compress signatures)',
   },
+  base_ref: {
+    flag: '--base-ref',
+    arg: '<ref>',
+    help: 'change digest: only what changed since this branch, tag or commit (remote repositories)',
+  },
 } as const satisfies { [K in ScanOptionName]: { flag: `--${string}`; arg?: `<${string}>`; help: string } };
 
 type Row<K extends ScanOptionName> = (typeof SCAN_OPTIONS)[K];
@@ -191,7 +210,9 @@ type ValueOf<S> = S extends { kind: 'switch' }
     ? string[]
     : S extends { kind: 'choice'; values: readonly (infer V)[] }
       ? V
-      : number | null;
+      : S extends { kind: 'ref' }
+        ? string | null
+        : number | null;
 type CamelCase<S extends string> = S extends `${infer Head}_${infer Tail}`
   ? `${Head}${Capitalize<CamelCase<Tail>>}`
   : S;

@@ -14,17 +14,20 @@ const NO_CONTROL = /^[^\u0000-\u001f\u007f]*$/;
 const pattern = z.string().min(1).max(MAX_PATTERN_LENGTH).regex(NO_CONTROL, 'must not contain control characters');
 const patternList = z.array(pattern).max(MAX_PATTERNS);
 
+const REF_NAME = /^(?!-)(?!.*\.\.)(?!.*\/\/)(?!.*\/$)(?!.*\.lock$)[A-Za-z0-9._+/-]+$/;
+
 /** A git ref name we are willing to pass to git: no option look-alikes, no `..`, no odd bytes. */
-export const BranchName = z
+export const BranchName = z.string().min(1).max(200).regex(REF_NAME, 'must be a plain git branch or tag name').meta({
+  description: 'Branch or tag to scan. Wins over a ref in the URL; without either, the remote default branch is used.',
+  example: 'main',
+});
+
+/** A `ref` option: a branch or tag name, or a full commit id (which the same pattern lets through). */
+const refName = z
   .string()
   .min(1)
   .max(200)
-  .regex(/^(?!-)(?!.*\.\.)(?!.*\/\/)(?!.*\/$)(?!.*\.lock$)[A-Za-z0-9._+/-]+$/, 'must be a plain git branch or tag name')
-  .meta({
-    description:
-      'Branch or tag to scan. Wins over a ref in the URL; without either, the remote default branch is used.',
-    example: 'main',
-  });
+  .regex(REF_NAME, 'must be a plain git branch or tag name, or a full commit id');
 
 type Row<K extends ScanOptionName> = (typeof SCAN_OPTIONS)[K];
 
@@ -41,6 +44,8 @@ function bodyField(row: ScanOptionSpec): z.ZodType {
       const whole = row.max === undefined ? z.int().min(row.min) : z.int().min(row.min).max(row.max);
       return whole.nullable().default(null).meta({ description: row.description });
     }
+    case 'ref':
+      return refName.nullable().default(null).meta({ description: row.description, example: row.example });
   }
 }
 
@@ -54,7 +59,9 @@ type BodyField<S> = S extends { kind: 'switch' }
     ? z.ZodDefault<typeof patternList>
     : S extends { kind: 'choice' }
       ? ChoiceField<S>
-      : z.ZodDefault<z.ZodNullable<z.ZodInt>>;
+      : S extends { kind: 'ref' }
+        ? z.ZodDefault<z.ZodNullable<typeof refName>>
+        : z.ZodDefault<z.ZodNullable<z.ZodInt>>;
 
 export const ScanOptionFields = Object.fromEntries(
   SCAN_OPTION_NAMES.map((name) => [name, bodyField(SCAN_OPTIONS[name])]),
@@ -149,6 +156,8 @@ function queryField(row: ScanOptionSpec): z.ZodType {
         .nullable()
         .default(null)
         .meta({ description: row.description });
+    case 'ref':
+      return refName.nullable().default(null).meta({ description: row.description });
   }
 }
 
@@ -158,10 +167,12 @@ type QueryField<S> = S extends { kind: 'switch' }
     ? z.ZodDefault<typeof queryList>
     : S extends { kind: 'choice' }
       ? ChoiceField<S>
-      : z.ZodDefault<z.ZodNullable<ReturnType<typeof queryInt>>>;
+      : S extends { kind: 'ref' }
+        ? z.ZodDefault<z.ZodNullable<typeof refName>>
+        : z.ZodDefault<z.ZodNullable<ReturnType<typeof queryInt>>>;
 
 // Switches first, then words and numbers, then lists: the short parameters lead in the API docs.
-const QUERY_ORDER: readonly ScanOptionSpec['kind'][] = ['switch', 'choice', 'count', 'list'];
+const QUERY_ORDER: readonly ScanOptionSpec['kind'][] = ['switch', 'choice', 'count', 'ref', 'list'];
 const queryNames = QUERY_ORDER.flatMap((kind) => SCAN_OPTION_NAMES.filter((name) => SCAN_OPTIONS[name].kind === kind));
 
 export const UploadQuery = z.strictObject({

@@ -140,6 +140,10 @@ export const SecretsReport = z
             example: 'github',
           }),
           kind: z.string().meta({ description: "The rule's message id: what it saw.", example: 'GITHUB_TOKEN' }),
+          in: z.literal('diff').optional().meta({
+            description:
+              "Set when the finding is in the file's diff of a change digest (`base_ref`); `line` is then a line of the diff.",
+          }),
         }),
       )
       .meta({ description: 'In walk order; a file may have several.' }),
@@ -175,6 +179,47 @@ export const CompressionReport = z
   })
   .meta({ id: 'CompressionReport' });
 export type CompressionReport = z.output<typeof CompressionReport>;
+const CHANGE_STATUS = z.enum(['added', 'modified', 'renamed', 'deleted']);
+const changeDigestFields = {
+  base_ref: z.string().meta({ description: 'The `base_ref` asked for.' }),
+  base_commit: z.string().meta({ description: 'The commit `base_ref` named when it was fetched.' }),
+  head_commit: z.string().nullable().meta({ description: 'The scanned commit.' }),
+  counts: z
+    .object({
+      added: z.int(),
+      modified: z.int(),
+      renamed: z.int(),
+      deleted: z.int(),
+      binary: z.int().meta({ description: 'Of the above, files listed without diff or content.' }),
+    })
+    .meta({ description: 'Changed paths the digest kept (after the scan options filtered them), by kind of change.' }),
+};
+/** A change digest's commits and counts (`base_ref`): in the scan result. */
+export const ChangeDigestTotals = z
+  .object(changeDigestFields)
+  .meta({ id: 'ChangeDigestTotals', description: 'Present when the scan is a change digest (`base_ref`).' });
+/** The same, with every changed path: in the summary record. */
+export const ChangeDigestReport = z
+  .object({
+    ...changeDigestFields,
+    files: z
+      .array(
+        z.object({
+          path: z
+            .string()
+            .meta({ description: "Path in the scanned commit; a deleted file's path in the base commit." }),
+          status: CHANGE_STATUS,
+          old_path: z.string().nullable().meta({ description: "A renamed file's path in the base commit." }),
+          similarity: z.int().nullable().meta({ description: "A renamed file's similarity index (0-100), git's." }),
+          binary: z.boolean().meta({ description: 'Listed without diff or content.' }),
+          diff_tokens: z
+            .int()
+            .meta({ description: "Tokens of the file's diff as the outputs hold it (0 for a binary file)." }),
+        }),
+      )
+      .meta({ description: "In git's order (by path)." }),
+  })
+  .meta({ id: 'ChangeDigestReport', description: 'Present when the scan is a change digest (`base_ref`).' });
 
 export const ArtifactFormat = z.enum(ARTIFACT_FORMATS);
 export type ArtifactFormat = z.output<typeof ArtifactFormat>;
@@ -224,6 +269,7 @@ export const ScanResult = z
     secrets: SecretsReport.optional(),
     compression: CompressionReport.optional(),
     cached_from: CachedFrom,
+    changes: ChangeDigestTotals.optional(),
   })
   .meta({ id: 'ScanResult' });
 export type ScanResult = z.output<typeof ScanResult>;
@@ -367,6 +413,7 @@ export const SummaryRecord = z
     secrets: SecretsReport.optional(),
     compression: CompressionReport.optional(),
     cached_from: CachedFrom,
+    changes: ChangeDigestReport.optional(),
   })
   .meta({ id: 'SummaryRecord' });
 export type SummaryRecord = z.output<typeof SummaryRecord>;

@@ -32,6 +32,8 @@ function nonDefault(name: ScanOptionName): WireScanOptions[ScanOptionName] {
       return row.values.find((value) => value !== row.default) as WireScanOptions['secrets'];
     case 'count':
       return row.min + 1;
+    case 'ref':
+      return row.example;
   }
 }
 

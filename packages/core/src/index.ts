@@ -33,6 +33,7 @@ export { partFileName } from './artifacts/write-parts.js';
 export type { PartedOutput, WrittenPart } from './artifacts/write-parts.js';
 export { runScan } from './scan/run-scan.js';
 export type { RunScanDeps, ScanInput, ScanReport, ScanTimings } from './scan/run-scan.js';
+export type { ChangeDigestReport } from './scan/change-digest.js';
 export { inspectTree, toInspectResult } from './scan/inspect-tree.js';
 export { lowerProcessPriority, lowerThreadPriority } from './io/background-priority.js';
 export { createEngine } from './engine/engine.js';

@@ -95,6 +95,28 @@ export interface SourceInfo {
   subdir: string | null;
 }
 
+/** One changed path between two commits, as git's diff with rename detection reports it (sources computes it). */
+export interface FileChange {
+  status: 'added' | 'modified' | 'renamed' | 'deleted';
+  /** The path in the scanned commit; a deleted file's path in the base commit (POSIX, from the repository root). */
+  path: string;
+  /** A renamed file's path in the base commit; null otherwise. */
+  oldPath: string | null;
+  /** A renamed file's similarity index (0-100); null otherwise. */
+  similarity: number | null;
+  /** git found either side binary: no diff. */
+  binary: boolean;
+  /** git's unified diff of the file, from its `diff --git` line; empty for a binary file. */
+  diff: string;
+}
+
+/** What a change digest is built from: the base and every path that changed since, in git's order. */
+export interface ChangeSet {
+  baseRef: string;
+  baseCommit: string;
+  changes: FileChange[];
+}
+
 /** One textual file after reading, as the renderers see it. */
 export interface TextFileRecord {
   path: string;

@@ -46,6 +46,7 @@ export function buildSummaryRecord(
     completed_at: completedAt,
     ...(report.secrets === undefined ? {} : { secrets: report.secrets }),
     ...(report.compression === undefined ? {} : { compression: report.compression }),
+    ...(report.changes === undefined ? {} : { changes: report.changes }),
   };
 }
 
@@ -70,6 +71,7 @@ export function resultFromSummary(summary: SummaryRecord, artifactDir: string): 
     ...(summary.secrets === undefined ? {} : { secrets: summary.secrets }),
     ...(summary.compression === undefined ? {} : { compression: summary.compression }),
     ...(summary.cached_from === undefined ? {} : { cached_from: summary.cached_from }),
+    ...(summary.changes === undefined ? {} : { changes: changeTotals(summary.changes) }),
   };
 }
 
@@ -99,4 +101,10 @@ export function summaryFromEarlier(
     completed_at: completedAt,
     cached_from: fromId,
   };
+}
+
+/** The digest's block without its list of paths: the result stays small. */
+function changeTotals(changes: NonNullable<SummaryRecord['changes']>): NonNullable<ScanResult['changes']> {
+  const { files: _files, ...totals } = changes;
+  return totals;
 }

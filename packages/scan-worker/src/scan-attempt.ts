@@ -214,6 +214,7 @@ export class ScanAttempt {
       signal: this.signal,
       onPhase: (phase) => this.setProgress({ phase, files_done: 0, files_total: 0 }),
       gitToken,
+      baseRef: this.request.options.base_ref,
     }).catch((error: unknown) => {
       throw asWorkerRefusal(error, this.deps.sources);
     });
@@ -268,6 +269,7 @@ export class ScanAttempt {
         source: prepared.source,
         sourceSkips: prepared.sourceSkips,
         ...(prepared.git ? { git: prepared.git } : {}),
+        ...(prepared.changes ? { changes: prepared.changes } : {}),
         options: toEngineOptions(this.request.options),
         limits: this.deps.limits,
         encoding,

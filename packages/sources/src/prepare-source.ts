@@ -19,6 +19,8 @@ import {
   withGitCredential,
 } from './remote/index.js';
 import type { ClonedRemote, GitCredential, RemoteSourceInfo, RemoteSpec } from './remote/index.js';
+import { diffAgainstBase } from './remote/change-set.js';
+import type { ChangeSet } from './remote/change-set.js';
 
 export interface SourceSettings {
   allowedLocalRoots: string[] | null;
@@ -72,6 +74,8 @@ export interface PreparedSource {
   git?: PreparedGitTree;
   /** A remote source: the repository, ref and commit scanned, as the commit cache keys them. */
   commitIdentity?: RemoteCommit;
+  /** With `base_ref`: what changed between it and the cloned commit, for a change digest. */
+  changes?: ChangeSet;
 }
 
 export interface PrepareContext {
@@ -84,6 +88,8 @@ export interface PrepareContext {
   onPhase: (phase: 'clone' | 'extract') => void;
   /** The request's own git credential (`token` or `user:token`), remote sources only; held in memory only. */
   gitToken?: string | null;
+  /** The request's `base_ref`: a remote clone also diffs against it (a change digest). */
+  baseRef?: string | null;
 }
 
 const NO_REMOTE = { url: null, hostFamily: null, ref: null, commit: null, subdir: null } as const;
@@ -91,6 +97,7 @@ const NO_REMOTE = { url: null, hostFamily: null, ref: null, commit: null, subdir
 /** Turn an accepted request into a tree on disk the engine can walk. */
 export async function prepareSource(source: ScanRequestRecord['source'], ctx: PrepareContext): Promise<PreparedSource> {
   const { settings } = ctx;
+  if ((ctx.baseRef ?? null) !== null && source.type !== 'remote') throw baseRefNotSupported(source.type);
   switch (source.type) {
     case 'local': {
       const local = await resolveLocalRoot(source.repo_path, settings.allowedLocalRoots);
@@ -151,6 +158,20 @@ export async function prepareSource(source: ScanRequestRecord['source'], ctx: Pr
         gitEnv,
         signal: ctx.signal,
       });
+      const changes =
+        (ctx.baseRef ?? null) === null
+          ? undefined
+          : await diffAgainstBase({
+              spec,
+              repoDir: destDir,
+              headCommit: cloned.commit,
+              baseRef: ctx.baseRef as string,
+              subdir: cloned.subdir,
+              gitEnv,
+              deadlineMs: settings.cloneTimeoutMs,
+              maxBytes: settings.maxCloneBytes,
+              signal: ctx.signal,
+            });
       // The engine walks from the repository root so paths and ignore files match the repository.
       return {
         root: destDir,
@@ -160,6 +181,7 @@ export async function prepareSource(source: ScanRequestRecord['source'], ctx: Pr
         // A clone holds the commit's tree only: every file is tracked, none is ignored by git.
         git: { tracked: cloned.tracked, infoExclude: null },
         commitIdentity: commitOf(spec, { ...ref, commit: cloned.commit }),
+        ...(changes ? { changes } : {}),
       };
     }
   }
@@ -217,6 +239,19 @@ export async function resolveRemoteCommit(
     ...(ctx.signal ? { signal: ctx.signal } : {}),
   });
   return commitOf(spec, ref);
+}
+
+/**
+ * A change digest needs two commits of one repository: an upload has none, and a local folder is
+ * its files on disk (uncommitted edits included), not a commit to diff.
+ */
+export function baseRefNotSupported(type: 'local' | 'upload'): ScanError {
+  return new ScanError(
+    'BASE_REF_NOT_SUPPORTED',
+    type === 'upload'
+      ? 'base_ref (a change digest) needs a git repository; an uploaded archive has no history. Scan the repository by its URL, or leave base_ref out.'
+      : 'base_ref (a change digest) works on remote repositories only; a local path is scanned as its files are on disk. Scan the repository by its URL, or leave base_ref out.',
+  );
 }
 
 /** The request's own credential wins; else GIT_CREDENTIALS_FILE's for the host, if any. */

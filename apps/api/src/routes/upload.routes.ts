@@ -4,7 +4,7 @@ import { Router } from 'express';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import multer from 'multer';
 import { ScanError, UploadQuery } from '@reposcan/contracts';
-import { checkZip } from '@reposcan/sources';
+import { baseRefNotSupported, checkZip } from '@reposcan/sources';
 import type { ZipLimits } from '@reposcan/sources';
 import type { ScanStore } from '@reposcan/storage';
 import { callerOf } from '../http/api-keys.js';
@@ -45,6 +45,8 @@ export function uploadRoutes(deps: UploadRouteDeps): Router {
   // Refuse an oversized body from its Content-Length before reading a byte of it.
   const declaredSize: RequestHandler = (req, _res, next) => {
     refuseGitToken(req);
+    // An archive has no history to diff: refused before the body is read.
+    if (typeof req.query === 'object' && 'base_ref' in req.query) throw baseRefNotSupported('upload');
     const length = Number(req.get('content-length') ?? 0);
     if (length > deps.maxUploadBytes + 64 * 1024) {
       return next(

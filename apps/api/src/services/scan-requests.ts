@@ -4,7 +4,7 @@ import type { EngineLimits } from '@reposcan/core';
 import type { SourceSettings } from '@reposcan/sources';
 import type { InspectService } from './inspect-service.js';
 import type { ScanService } from './scan-service.js';
-import { checkRequestSource, toRequestSource } from './source-check.js';
+import { checkChangeDigest, checkRequestSource, toRequestSource } from './source-check.js';
 import type { WorkerCoverage } from './worker-coverage.js';
 
 /** Who asks: `client` for fair shares and limits, `owner` (the API key's name) for the scan's state. */
@@ -30,6 +30,7 @@ export async function submitScanRequest(
   const callbackUrl = await deps.scans.checkCallbackUrl(callback_url);
   await deps.scans.assertDiskRoom();
   const { source, addresses } = await checkRequestSource(repo_path, branch, deps.settings, gitToken);
+  checkChangeDigest(options, source.type);
   await deps.workers.assertSomeWorkerAccepts(source, addresses);
   const state = await deps.scans.submit(source, options, {
     client: who.client,

@@ -2,6 +2,7 @@ import { ScanError } from '@reposcan/contracts';
 import type { ScanRequestRecord } from '@reposcan/contracts';
 import {
   assertCredentialTransport,
+  baseRefNotSupported,
   checkRemotePolicy,
   parseGitCredential,
   parseRepoPath,
@@ -66,4 +67,21 @@ export function gitTokenNotAccepted(what: string): ScanError {
     'GIT_TOKEN_NOT_ACCEPTED',
     `A git token is only for cloning a remote repository, not for ${what}; send the request without git_token or the X-Git-Token header.`,
   );
+}
+
+/**
+ * A change digest (`base_ref`) diffs two commits of a remote repository, written whole: refused at
+ * once for a local path or an upload, and beside `max_tokens_per_part`.
+ */
+export function checkChangeDigest(
+  options: { base_ref: string | null; max_tokens_per_part: number | null },
+  sourceType: ScanRequestRecord['source']['type'],
+): void {
+  if (options.base_ref === null) return;
+  if (sourceType !== 'remote') throw baseRefNotSupported(sourceType);
+  if (options.max_tokens_per_part !== null)
+    throw new ScanError(
+      'INVALID_REQUEST',
+      'base_ref (a change digest) cannot be cut into parts; leave max_tokens_per_part out, or narrow the digest with include_patterns.',
+    );
 }

@@ -5,7 +5,7 @@ import type { SkipReason } from '@reposcan/core';
 import { artifactFileName, partFileName, selectFormats, summaryFileName } from '../artifact-files.js';
 import type { ScanArgs } from '../cli-args.js';
 import type { CliIo } from '../cli-io.js';
-import { ScanEndedError } from '../exit-codes.js';
+import { ScanEndedError, UsageError } from '../exit-codes.js';
 import { resolveLocalFolder } from '../local-folder.js';
 import { localTokenCounting } from '../local-token-counting.js';
 import { chooseOutputFolder, pathInside, realpathOr } from '../output-folder.js';
@@ -21,6 +21,10 @@ import { openUserTokenCache } from '../user-token-cache.js';
  * the walk, so a scan never reads an earlier scan's outputs.
  */
 export async function scanLocal(args: ScanArgs, io: CliIo): Promise<ScanOutcome> {
+  if (args.options.base_ref !== null)
+    throw new UsageError(
+      '--base-ref (a change digest) works on remote repositories only: scan the repository by its URL, on a server.',
+    );
   const folder = await resolveLocalFolder(args.target, io.cwd);
   const output = await chooseOutputFolder(args.output, folder.root, folder.name, io);
   const progress = createProgressReporter(io.stderr, progressMode(io.stderr, args.quiet, io.env));

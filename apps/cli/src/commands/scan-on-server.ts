@@ -21,6 +21,10 @@ export async function scanOnServer(args: ScanArgs, io: CliIo): Promise<ScanOutco
   const target = await classifyTarget(args.target, io.cwd);
   if (target.kind === 'zip' && args.branch !== undefined)
     throw new UsageError('--branch applies to remote repositories; an uploaded .zip has no branches.');
+  if (target.kind !== 'remote' && args.options.base_ref !== null)
+    throw new UsageError(
+      '--base-ref (a change digest) applies to remote repositories; a folder or a .zip has no commits to compare.',
+    );
   const gitToken = gitTokenFor(target, args.gitToken);
   const client = new ReposcanClient({
     baseUrl: args.server,

@@ -230,6 +230,57 @@ export interface components {
                 parts?: components["schemas"]["ArtifactPart"][];
             };
         };
+        /** @description Present when the scan is a change digest (`base_ref`). */
+        ChangeDigestReport: {
+            /** @description The `base_ref` asked for. */
+            base_ref: string;
+            /** @description The commit `base_ref` named when it was fetched. */
+            base_commit: string;
+            /** @description The scanned commit. */
+            head_commit: string | null;
+            /** @description Changed paths the digest kept (after the scan options filtered them), by kind of change. */
+            counts: {
+                added: number;
+                modified: number;
+                renamed: number;
+                deleted: number;
+                /** @description Of the above, files listed without diff or content. */
+                binary: number;
+            };
+            /** @description In git's order (by path). */
+            files: {
+                /** @description Path in the scanned commit; a deleted file's path in the base commit. */
+                path: string;
+                /** @enum {string} */
+                status: "added" | "modified" | "renamed" | "deleted";
+                /** @description A renamed file's path in the base commit. */
+                old_path: string | null;
+                /** @description A renamed file's similarity index (0-100), git's. */
+                similarity: number | null;
+                /** @description Listed without diff or content. */
+                binary: boolean;
+                /** @description Tokens of the file's diff as the outputs hold it (0 for a binary file). */
+                diff_tokens: number;
+            }[];
+        };
+        /** @description Present when the scan is a change digest (`base_ref`). */
+        ChangeDigestTotals: {
+            /** @description The `base_ref` asked for. */
+            base_ref: string;
+            /** @description The commit `base_ref` named when it was fetched. */
+            base_commit: string;
+            /** @description The scanned commit. */
+            head_commit: string | null;
+            /** @description Changed paths the digest kept (after the scan options filtered them), by kind of change. */
+            counts: {
+                added: number;
+                modified: number;
+                renamed: number;
+                deleted: number;
+                /** @description Of the above, files listed without diff or content. */
+                binary: number;
+            };
+        };
         CleanupResponse: {
             /** @constant */
             status: "success";
@@ -269,7 +320,7 @@ export interface components {
              */
             error: string;
             /** @enum {string} */
-            code: "INVALID_JSON" | "INVALID_REQUEST" | "INVALID_SCAN_ID" | "INVALID_REPO_PATH" | "INVALID_BRANCH" | "INVALID_MULTIPART" | "GIT_TOKEN_NOT_ACCEPTED" | "INVALID_CALLBACK_URL" | "API_KEY_MISSING" | "API_KEY_INVALID" | "ADMIN_KEY_REQUIRED" | "LOCAL_PATHS_DISABLED" | "OUTSIDE_ALLOWED_ROOTS" | "SCHEME_NOT_ALLOWED" | "HOST_NOT_ALLOWED" | "CREDENTIALS_IN_URL" | "PRIVATE_ADDRESS" | "CLONE_REDIRECT_BLOCKED" | "ROUTE_NOT_FOUND" | "SCAN_NOT_FOUND" | "FORMAT_NOT_PRODUCED" | "PART_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "RANGE_NOT_SATISFIABLE" | "SCAN_NOT_READY" | "SCAN_FAILED" | "SCAN_CANCELLED" | "PART_REQUIRED" | "BODY_TOO_LARGE" | "UPLOAD_TOO_LARGE" | "ARCHIVE_TOO_LARGE" | "TOO_MANY_ENTRIES" | "REPO_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "NOT_A_ZIP" | "LOCAL_PATH_NOT_FOUND" | "REPO_NOT_FOUND" | "BRANCH_NOT_FOUND" | "SUBDIR_NOT_FOUND" | "UNSAFE_ARCHIVE" | "IGNORE_FILE_TOO_LARGE" | "REPO_AUTH_FAILED" | "WEBHOOKS_NOT_CONFIGURED" | "PART_BUDGET_TOO_SMALL" | "RATE_LIMITED" | "INSPECT_BUSY" | "TOO_MANY_EVENT_STREAMS" | "INTERNAL_ERROR" | "WORKER_CRASHED" | "QUEUE_LOST" | "CLONE_FAILED" | "QUEUE_FULL" | "QUEUE_UNAVAILABLE" | "NO_WORKER_ACCEPTS" | "CREDENTIALS_KEY_MISSING" | "EVENT_STREAMS_FULL" | "SERVER_STOPPING" | "CLONE_TIMEOUT" | "SCAN_TIMEOUT" | "WALK_TIMEOUT" | "DISK_FULL" | "VOLUME_READ_ONLY";
+            code: "INVALID_JSON" | "INVALID_REQUEST" | "INVALID_SCAN_ID" | "INVALID_REPO_PATH" | "INVALID_BRANCH" | "INVALID_MULTIPART" | "GIT_TOKEN_NOT_ACCEPTED" | "INVALID_CALLBACK_URL" | "API_KEY_MISSING" | "API_KEY_INVALID" | "ADMIN_KEY_REQUIRED" | "LOCAL_PATHS_DISABLED" | "OUTSIDE_ALLOWED_ROOTS" | "SCHEME_NOT_ALLOWED" | "HOST_NOT_ALLOWED" | "CREDENTIALS_IN_URL" | "PRIVATE_ADDRESS" | "CLONE_REDIRECT_BLOCKED" | "ROUTE_NOT_FOUND" | "SCAN_NOT_FOUND" | "FORMAT_NOT_PRODUCED" | "PART_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "RANGE_NOT_SATISFIABLE" | "SCAN_NOT_READY" | "SCAN_FAILED" | "SCAN_CANCELLED" | "PART_REQUIRED" | "BODY_TOO_LARGE" | "UPLOAD_TOO_LARGE" | "ARCHIVE_TOO_LARGE" | "TOO_MANY_ENTRIES" | "REPO_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "NOT_A_ZIP" | "LOCAL_PATH_NOT_FOUND" | "REPO_NOT_FOUND" | "BRANCH_NOT_FOUND" | "SUBDIR_NOT_FOUND" | "UNSAFE_ARCHIVE" | "IGNORE_FILE_TOO_LARGE" | "REPO_AUTH_FAILED" | "WEBHOOKS_NOT_CONFIGURED" | "PART_BUDGET_TOO_SMALL" | "BASE_REF_NOT_FOUND" | "BASE_REF_NOT_SUPPORTED" | "RATE_LIMITED" | "INSPECT_BUSY" | "TOO_MANY_EVENT_STREAMS" | "INTERNAL_ERROR" | "WORKER_CRASHED" | "QUEUE_LOST" | "CLONE_FAILED" | "QUEUE_FULL" | "QUEUE_UNAVAILABLE" | "NO_WORKER_ACCEPTS" | "CREDENTIALS_KEY_MISSING" | "EVENT_STREAMS_FULL" | "SERVER_STOPPING" | "CLONE_TIMEOUT" | "SCAN_TIMEOUT" | "WALK_TIMEOUT" | "DISK_FULL" | "VOLUME_READ_ONLY";
             /** @description What happened and what to do about it. */
             detail: string;
             request_id: string;
@@ -470,7 +521,7 @@ export interface components {
         };
         ScanFailure: {
             /** @enum {string} */
-            code: "INVALID_JSON" | "INVALID_REQUEST" | "INVALID_SCAN_ID" | "INVALID_REPO_PATH" | "INVALID_BRANCH" | "INVALID_MULTIPART" | "GIT_TOKEN_NOT_ACCEPTED" | "INVALID_CALLBACK_URL" | "API_KEY_MISSING" | "API_KEY_INVALID" | "ADMIN_KEY_REQUIRED" | "LOCAL_PATHS_DISABLED" | "OUTSIDE_ALLOWED_ROOTS" | "SCHEME_NOT_ALLOWED" | "HOST_NOT_ALLOWED" | "CREDENTIALS_IN_URL" | "PRIVATE_ADDRESS" | "CLONE_REDIRECT_BLOCKED" | "ROUTE_NOT_FOUND" | "SCAN_NOT_FOUND" | "FORMAT_NOT_PRODUCED" | "PART_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "RANGE_NOT_SATISFIABLE" | "SCAN_NOT_READY" | "SCAN_FAILED" | "SCAN_CANCELLED" | "PART_REQUIRED" | "BODY_TOO_LARGE" | "UPLOAD_TOO_LARGE" | "ARCHIVE_TOO_LARGE" | "TOO_MANY_ENTRIES" | "REPO_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "NOT_A_ZIP" | "LOCAL_PATH_NOT_FOUND" | "REPO_NOT_FOUND" | "BRANCH_NOT_FOUND" | "SUBDIR_NOT_FOUND" | "UNSAFE_ARCHIVE" | "IGNORE_FILE_TOO_LARGE" | "REPO_AUTH_FAILED" | "WEBHOOKS_NOT_CONFIGURED" | "PART_BUDGET_TOO_SMALL" | "RATE_LIMITED" | "INSPECT_BUSY" | "TOO_MANY_EVENT_STREAMS" | "INTERNAL_ERROR" | "WORKER_CRASHED" | "QUEUE_LOST" | "CLONE_FAILED" | "QUEUE_FULL" | "QUEUE_UNAVAILABLE" | "NO_WORKER_ACCEPTS" | "CREDENTIALS_KEY_MISSING" | "EVENT_STREAMS_FULL" | "SERVER_STOPPING" | "CLONE_TIMEOUT" | "SCAN_TIMEOUT" | "WALK_TIMEOUT" | "DISK_FULL" | "VOLUME_READ_ONLY";
+            code: "INVALID_JSON" | "INVALID_REQUEST" | "INVALID_SCAN_ID" | "INVALID_REPO_PATH" | "INVALID_BRANCH" | "INVALID_MULTIPART" | "GIT_TOKEN_NOT_ACCEPTED" | "INVALID_CALLBACK_URL" | "API_KEY_MISSING" | "API_KEY_INVALID" | "ADMIN_KEY_REQUIRED" | "LOCAL_PATHS_DISABLED" | "OUTSIDE_ALLOWED_ROOTS" | "SCHEME_NOT_ALLOWED" | "HOST_NOT_ALLOWED" | "CREDENTIALS_IN_URL" | "PRIVATE_ADDRESS" | "CLONE_REDIRECT_BLOCKED" | "ROUTE_NOT_FOUND" | "SCAN_NOT_FOUND" | "FORMAT_NOT_PRODUCED" | "PART_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "RANGE_NOT_SATISFIABLE" | "SCAN_NOT_READY" | "SCAN_FAILED" | "SCAN_CANCELLED" | "PART_REQUIRED" | "BODY_TOO_LARGE" | "UPLOAD_TOO_LARGE" | "ARCHIVE_TOO_LARGE" | "TOO_MANY_ENTRIES" | "REPO_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "NOT_A_ZIP" | "LOCAL_PATH_NOT_FOUND" | "REPO_NOT_FOUND" | "BRANCH_NOT_FOUND" | "SUBDIR_NOT_FOUND" | "UNSAFE_ARCHIVE" | "IGNORE_FILE_TOO_LARGE" | "REPO_AUTH_FAILED" | "WEBHOOKS_NOT_CONFIGURED" | "PART_BUDGET_TOO_SMALL" | "BASE_REF_NOT_FOUND" | "BASE_REF_NOT_SUPPORTED" | "RATE_LIMITED" | "INSPECT_BUSY" | "TOO_MANY_EVENT_STREAMS" | "INTERNAL_ERROR" | "WORKER_CRASHED" | "QUEUE_LOST" | "CLONE_FAILED" | "QUEUE_FULL" | "QUEUE_UNAVAILABLE" | "NO_WORKER_ACCEPTS" | "CREDENTIALS_KEY_MISSING" | "EVENT_STREAMS_FULL" | "SERVER_STOPPING" | "CLONE_TIMEOUT" | "SCAN_TIMEOUT" | "WALK_TIMEOUT" | "DISK_FULL" | "VOLUME_READ_ONLY";
             message: string;
         };
         ScanOptions: {
@@ -557,6 +608,12 @@ export interface components {
              * @default false
              */
             remove_comments: boolean;
+            /**
+             * @description A change digest instead of a full scan (remote git repositories only): a branch, tag or full commit id of the same repository. The outputs hold only the files that changed between it and the scanned ref (git's rename detection), each with its unified diff and its new text, and list renamed and deleted paths; binary files are listed without either. The other options filter the changed files as they filter a scan. Unknown ref: 422 `BASE_REF_NOT_FOUND`; a local path or an upload: 422 `BASE_REF_NOT_SUPPORTED`. Not with `max_tokens_per_part`.
+             * @default null
+             * @example v1.2.0
+             */
+            base_ref: string | null;
         };
         ScanProgress: {
             /**
@@ -676,6 +733,12 @@ export interface components {
              * @default false
              */
             remove_comments?: boolean;
+            /**
+             * @description A change digest instead of a full scan (remote git repositories only): a branch, tag or full commit id of the same repository. The outputs hold only the files that changed between it and the scanned ref (git's rename detection), each with its unified diff and its new text, and list renamed and deleted paths; binary files are listed without either. The other options filter the changed files as they filter a scan. Unknown ref: 422 `BASE_REF_NOT_FOUND`; a local path or an upload: 422 `BASE_REF_NOT_SUPPORTED`. Not with `max_tokens_per_part`.
+             * @default null
+             * @example v1.2.0
+             */
+            base_ref?: string | null;
         };
         ScanResult: {
             /**
@@ -707,6 +770,7 @@ export interface components {
              * @example 3f0c2a51-8d7e-4b1a-9c3e-2f6d5b4a1e90
              */
             cached_from?: string;
+            changes?: components["schemas"]["ChangeDigestTotals"];
         };
         ScanResultResponse: {
             /** @constant */
@@ -781,6 +845,11 @@ export interface components {
                  * @example GITHUB_TOKEN
                  */
                 kind: string;
+                /**
+                 * @description Set when the finding is in the file's diff of a change digest (`base_ref`); `line` is then a line of the diff.
+                 * @constant
+                 */
+                in?: "diff";
             }[];
             /** @description Textual files not checked because they are over the detection cap (2 MiB). */
             not_checked: string[];
@@ -862,6 +931,7 @@ export interface components {
              * @example 3f0c2a51-8d7e-4b1a-9c3e-2f6d5b4a1e90
              */
             cached_from?: string;
+            changes?: components["schemas"]["ChangeDigestReport"];
         };
         SummaryResponse: {
             /** @constant */
@@ -1020,7 +1090,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Error envelope. Codes: `LOCAL_PATH_NOT_FOUND`, `REPO_NOT_FOUND`, `BRANCH_NOT_FOUND`, `SUBDIR_NOT_FOUND`, `UNSAFE_ARCHIVE`, `IGNORE_FILE_TOO_LARGE`, `REPO_AUTH_FAILED`, `WEBHOOKS_NOT_CONFIGURED`, `PART_BUDGET_TOO_SMALL`. */
+            /** @description Error envelope. Codes: `LOCAL_PATH_NOT_FOUND`, `REPO_NOT_FOUND`, `BRANCH_NOT_FOUND`, `SUBDIR_NOT_FOUND`, `UNSAFE_ARCHIVE`, `IGNORE_FILE_TOO_LARGE`, `REPO_AUTH_FAILED`, `WEBHOOKS_NOT_CONFIGURED`, `PART_BUDGET_TOO_SMALL`, `BASE_REF_NOT_FOUND`, `BASE_REF_NOT_SUPPORTED`. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1110,6 +1180,8 @@ export interface operations {
                 size_limit?: string | null;
                 /** @description Cut the txt, md and json outputs into numbered parts of at most this many tokens each (the scan's encoding, every byte of the part counted exactly). Files stay whole unless one alone exceeds it (then cut at line boundaries, a longer line at a character boundary, each piece marked `part k of n of this file`). null writes one output per format. */
                 max_tokens_per_part?: string | null;
+                /** @description A change digest instead of a full scan (remote git repositories only): a branch, tag or full commit id of the same repository. The outputs hold only the files that changed between it and the scanned ref (git's rename detection), each with its unified diff and its new text, and list renamed and deleted paths; binary files are listed without either. The other options filter the changed files as they filter a scan. Unknown ref: 422 `BASE_REF_NOT_FOUND`; a local path or an upload: 422 `BASE_REF_NOT_SUPPORTED`. Not with `max_tokens_per_part`. */
+                base_ref?: string | null;
                 /** @description Folder names (any depth) or repository-root-relative folder paths to skip, on top of the defaults (VCS, dependency, cache and editor folders). */
                 exclude_dirs?: string | string[];
                 /** @description gitignore-style globs on root-relative POSIX paths; when given, only matching files are kept. A pattern without `/` matches a name at any depth; `**` spans folders. */
@@ -1205,7 +1277,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Error envelope. Codes: `LOCAL_PATH_NOT_FOUND`, `REPO_NOT_FOUND`, `BRANCH_NOT_FOUND`, `SUBDIR_NOT_FOUND`, `UNSAFE_ARCHIVE`, `IGNORE_FILE_TOO_LARGE`, `REPO_AUTH_FAILED`, `WEBHOOKS_NOT_CONFIGURED`, `PART_BUDGET_TOO_SMALL`. */
+            /** @description Error envelope. Codes: `LOCAL_PATH_NOT_FOUND`, `REPO_NOT_FOUND`, `BRANCH_NOT_FOUND`, `SUBDIR_NOT_FOUND`, `UNSAFE_ARCHIVE`, `IGNORE_FILE_TOO_LARGE`, `REPO_AUTH_FAILED`, `WEBHOOKS_NOT_CONFIGURED`, `PART_BUDGET_TOO_SMALL`, `BASE_REF_NOT_FOUND`, `BASE_REF_NOT_SUPPORTED`. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1331,7 +1403,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Error envelope. Codes: `LOCAL_PATH_NOT_FOUND`, `REPO_NOT_FOUND`, `BRANCH_NOT_FOUND`, `SUBDIR_NOT_FOUND`, `UNSAFE_ARCHIVE`, `IGNORE_FILE_TOO_LARGE`, `REPO_AUTH_FAILED`, `WEBHOOKS_NOT_CONFIGURED`, `PART_BUDGET_TOO_SMALL`. */
+            /** @description Error envelope. Codes: `LOCAL_PATH_NOT_FOUND`, `REPO_NOT_FOUND`, `BRANCH_NOT_FOUND`, `SUBDIR_NOT_FOUND`, `UNSAFE_ARCHIVE`, `IGNORE_FILE_TOO_LARGE`, `REPO_AUTH_FAILED`, `WEBHOOKS_NOT_CONFIGURED`, `PART_BUDGET_TOO_SMALL`, `BASE_REF_NOT_FOUND`, `BASE_REF_NOT_SUPPORTED`. */
             422: {
                 headers: {
                     [name: string]: unknown;

@@ -31,6 +31,8 @@ export interface CollectInput {
   git?: GitWorkTree;
   /** countTokens counts exactly (a full scan): each record carries its count as `tokens` too. */
   exactTokens?: boolean;
+  /** Only these walked paths are kept (a change digest's changed files); the walk's other files are neither read nor drawn. */
+  only?: ReadonlySet<string>;
 }
 
 export interface Collected {
@@ -87,9 +89,11 @@ export async function collectFiles(
         sourceSkips: input.sourceSkips,
         ...(input.git === undefined ? {} : { git: input.git }),
       },
-      (chunk) => {
+      (walked) => {
+        const only = input.only;
+        const chunk = only === undefined ? walked : walked.filter((file) => only.has(file.path));
         for (const file of chunk) walkedPaths.push(file.path);
-        feed.push(chunk);
+        if (chunk.length > 0) feed.push(chunk);
       },
       input.signal,
     )

@@ -17,6 +17,8 @@ import { renderTree } from '../render/render-tree.js';
 import { IoThreads } from '../io/io-threads.js';
 import { createTokenPool, withTokenCache } from '../tokens/index.js';
 import type { CountTokens, TokenCache, TokenCacheStats } from '../tokens/index.js';
+import { scanChanges } from './change-digest.js';
+import type { ChangeDigestReport } from './change-digest.js';
 import { collectFiles } from './collect-files.js';
 import type { Collected } from './collect-files.js';
 import { renderBundleReadme } from './render-bundle-readme.js';
@@ -25,6 +27,7 @@ import type { ScanDeps } from './scan-deps.js';
 import { summarize } from './summarize.js';
 import type {
   AssetRecord,
+  ChangeSet,
   EngineLimits,
   ProgressCallback,
   ScanOptions,
@@ -56,6 +59,8 @@ export interface ScanInput {
   sourceSkips?: ReadonlyMap<string, SkipReason>;
   /** When the tree is a git work tree or a clone: its tracked files and `.git/info/exclude` (WalkInput.git). */
   git?: GitWorkTree;
+  /** With `base_ref`: git's changes since the base commit; the outputs are then a change digest (change-digest.ts). */
+  changes?: ChangeSet;
 }
 
 export interface ScanTimings {
@@ -84,6 +89,8 @@ export interface ScanReport {
   secrets?: SecretsSummary;
   /** What compressed code did; absent with neither `compress` nor `remove_comments`. */
   compression?: CompressionSummary;
+  /** A change digest's commits, counts and changed paths; absent in a full scan. */
+  changes?: ChangeDigestReport;
 }
 
 export interface RunScanDeps extends ScanDeps {
@@ -146,6 +153,18 @@ export async function scanTree(
   const countTokens = deps.tokenCache
     ? withTokenCache(deps.countTokens, deps.tokenCache.cache, deps.tokenCache.stats)
     : deps.countTokens;
+  if (input.changes !== undefined) {
+    const report = await scanChanges(
+      { ...input, changes: input.changes },
+      deps,
+      countTokens,
+      onProgress,
+      repositoryBlock(input),
+      (partial, collected, files) => addZipBundle(input, deps, partial, collected, onProgress, files),
+    );
+    report.timings.total_ms = round(performance.now() - started);
+    return report;
+  }
   if (input.options.maxTokensPerPart !== null)
     return scanInParts(input, deps, countTokens, deps.countTokens, onProgress, started);
   const writer = await TextArtifactWriter.open(

@@ -35,7 +35,8 @@ export function redactionMark(rule: string): string {
 export interface SecretsSummary {
   mode: 'redact' | 'report';
   count: number;
-  findings: Array<SecretFinding & { path: string }>;
+  /** `in: 'diff'`: found in the file's diff of a change digest (`line` is then the diff's). */
+  findings: Array<SecretFinding & { path: string; in?: 'diff' }>;
   /** Textual files over SECRETS_MAX_BYTES. */
   not_checked: string[];
 }

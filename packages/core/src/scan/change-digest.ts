@@ -1,0 +1,286 @@
+// A change digest (`base_ref`): the scan's walk, reads, secret checks and counts over the changed
+// files only, and outputs that show each one's diff and new text. git computed the change list and
+// the diffs (the sources package hands them in as data); this file only filters, checks, counts
+// and renders them.
+import { createHash } from 'node:crypto';
+import { open, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ScanError } from '@reposcan/contracts/error-codes';
+import { toWireOptions } from '@reposcan/contracts/vocabulary';
+import { ARTIFACT_FILE_NAMES } from '../artifacts/artifact-names.js';
+import type { WrittenArtifact } from '../artifacts/artifact-names.js';
+import { classifyByName, isDocsPath } from '../classify/index.js';
+import { buildFileUrl } from '../render/file-url.js';
+import { renderChangeDigest } from '../render/render-changes.js';
+import type { ChangeDigestBlock, DigestContext, DigestEntry } from '../render/render-changes.js';
+import type { RepositoryBlock } from '../render/render-context.js';
+import { renderTree } from '../render/render-tree.js';
+import { carriedPath } from '../path-bytes.js';
+import { SECRETS_MAX_BYTES } from '../secrets/secret-scan.js';
+import type { SecretsSummary } from '../secrets/secret-scan.js';
+import { utf8Encode } from '../text/utf8.js';
+import type { CountTokens } from '../tokens/index.js';
+import type { ChangeSet, ProgressCallback, ScannedFileRecord, TextFileRecord } from '../types.js';
+import { compileDirExcludes } from '../walk/dir-excludes.js';
+import { compilePathPatterns } from '../walk/path-patterns.js';
+import { collectFiles } from './collect-files.js';
+import type { RunScanDeps, ScanInput, ScanReport } from './run-scan.js';
+import { summarize } from './summarize.js';
+
+/** The report's `changes` block: the digest's two commits, its counts and every changed path it kept. */
+export interface ChangeDigestReport extends ChangeDigestBlock {
+  files: Array<{
+    path: string;
+    status: 'added' | 'modified' | 'renamed' | 'deleted';
+    old_path: string | null;
+    similarity: number | null;
+    binary: boolean;
+    /** Tokens of the diff as the outputs hold it; 0 for a binary file. */
+    diff_tokens: number;
+  }>;
+}
+
+const TEXT_FORMATS = ['txt', 'md', 'json'] as const;
+
+/**
+ * Writes `output.txt|md|json` (and the ZIP bundle with `create_zip`) of a change digest. A changed
+ * file is kept when the walk keeps its new path (patterns, folders, subdir, ignore files, size
+ * limits: as in a scan); a deleted one when the request's patterns, folders, subdir and
+ * `docs_only` keep its old path. Diffs are checked for secrets as texts are, and redacted with them.
+ */
+export async function scanChanges(
+  input: ScanInput & { changes: ChangeSet },
+  deps: RunScanDeps,
+  countTokens: CountTokens,
+  onProgress: ProgressCallback,
+  repository: RepositoryBlock,
+  addZip: AddZip,
+): Promise<ScanReport> {
+  const { options, changes } = input;
+  if (options.maxTokensPerPart !== null)
+    throw new ScanError(
+      'INVALID_REQUEST',
+      'base_ref (a change digest) cannot be cut into parts; leave max_tokens_per_part out, or narrow the digest with include_patterns.',
+    );
+  const inNewTree = new Map(changes.changes.filter((c) => c.status !== 'deleted').map((c) => [c.path, c]));
+  const texts = new Map<string, { record: TextFileRecord; content: Uint8Array }>();
+  const collected = await collectFiles(
+    { ...input, exactTokens: true, only: new Set(inNewTree.keys()) },
+    deps,
+    countTokens,
+    (record, content) => {
+      // Valid only while this call runs (process-files.ts): kept as a copy.
+      texts.set(record.path, { record, content: content.slice() });
+      return Promise.resolve();
+    },
+    onProgress,
+  );
+  onProgress({ phase: 'render', files_done: collected.walkedPaths.length, files_total: collected.walkedPaths.length });
+  const renderStart = performance.now();
+  const assets = new Map(collected.assets.map((asset) => [asset.path, asset]));
+  const keepsRemoved = removedPathFilter(input);
+  const baseSource = { ...input.source, ref: changes.baseCommit, commit: changes.baseCommit };
+
+  const entries: DigestEntry[] = [];
+  for (const change of changes.changes) {
+    const text = texts.get(change.path);
+    if (change.status === 'deleted') {
+      if (!keepsRemoved(change.path)) continue;
+      const byName = classifyByName(carriedPath(change.path));
+      const record: TextFileRecord | null =
+        change.binary || byName.kind === 'asset'
+          ? null
+          : {
+              path: change.path,
+              subcategory: byName.kind === 'text' ? byName.subcategory : 'other',
+              size_bytes: 0,
+              tokens_estimate: 0,
+              url: buildFileUrl(baseSource, change.path),
+            };
+      entries.push({ change, record, asset: null, diff: record ? utf8Encode(change.diff) : null, content: null });
+    } else if (text) {
+      entries.push({ change, record: text.record, asset: null, diff: utf8Encode(change.diff), content: text.content });
+    } else if (assets.has(change.path)) {
+      entries.push({ change, record: null, asset: assets.get(change.path) ?? null, diff: null, content: null });
+    }
+    // Otherwise the walk left it out (a pattern, an ignore file, too large …): so does the digest.
+  }
+
+  const secrets = collected.secrets;
+  const withDiff = entries.filter((e) => e.diff !== null && e.diff.length > 0);
+  if (secrets !== null && withDiff.length > 0) await checkDiffs(withDiff, secrets, deps);
+  const diffTokens =
+    withDiff.length > 0
+      ? await countTokens(
+          withDiff.map((e) => e.diff as Uint8Array),
+          input.signal,
+        )
+      : [];
+  const diffTokensOf = new Map(withDiff.map((e, i) => [e, diffTokens[i] ?? 0]));
+  // A file's count is of every text the outputs hold of it: its diff and its new text.
+  const files: ScannedFileRecord[] = [];
+  for (const entry of entries) {
+    if (entry.record === null) continue;
+    const tokens = (entry.record.tokens ?? 0) + (diffTokensOf.get(entry) ?? 0);
+    entry.record = { ...entry.record, tokens, tokens_estimate: tokens };
+    files.push(entry.record as ScannedFileRecord);
+  }
+  const keptAssets = entries.flatMap((e) => (e.asset ? [e.asset] : []));
+  const summary = summarize(files, keptAssets, true);
+  const count = (status: string): number => entries.filter((e) => e.change.status === status).length;
+  const digest: ChangeDigestBlock = {
+    base_ref: changes.baseRef,
+    base_commit: changes.baseCommit,
+    head_commit: input.source.commit,
+    counts: {
+      added: count('added'),
+      modified: count('modified'),
+      renamed: count('renamed'),
+      deleted: count('deleted'),
+      binary: entries.filter((e) => e.record === null).length,
+    },
+  };
+  const changedPaths = new Set(entries.map((e) => e.change.path));
+  // The walk's skipped paths of the whole tree, narrowed to the changed ones (or a pruned folder holding one).
+  const changedNew = [...inNewTree.keys()];
+  const skipped = collected.skipped.filter((s) =>
+    s.path.endsWith('/') ? changedNew.some((p) => p.startsWith(s.path)) : inNewTree.has(s.path),
+  );
+  const keptNewPaths = collected.walkedPaths.filter((p) => changedPaths.has(p));
+  const ctx: DigestContext = {
+    repository,
+    encoding: input.encoding,
+    digest,
+    tree: options.skipTree ? null : renderTree(input.repoName, keptNewPaths, options.treeDepth),
+    lite: options.lite,
+    summary,
+    skippedCount: skipped.length,
+  };
+  const artifacts: WrittenArtifact[] = [];
+  try {
+    for (const format of TEXT_FORMATS) {
+      input.signal?.throwIfAborted();
+      artifacts.push(await writeArtifact(join(input.outDir, ARTIFACT_FILE_NAMES[format]), format, ctx, entries));
+    }
+    const report: ScanReport = {
+      repository,
+      options: toWireOptions(options),
+      encoding: input.encoding,
+      summary,
+      tree: ctx.tree,
+      files,
+      assets: keptAssets,
+      skipped,
+      artifacts,
+      timings: {
+        walk_ms: Math.round(collected.walkMs),
+        read_ms: Math.round(collected.readMs),
+        render_ms: Math.round(performance.now() - renderStart),
+        zip_ms: 0,
+        total_ms: 0,
+      },
+      ...(secrets === null ? {} : { secrets }),
+      changes: {
+        ...digest,
+        files: entries.map((e) => ({
+          path: e.change.path,
+          status: e.change.status,
+          old_path: e.change.oldPath,
+          similarity: e.change.similarity,
+          binary: e.record === null,
+          diff_tokens: diffTokensOf.get(e) ?? 0,
+        })),
+      },
+    };
+    if (options.createZip) {
+      const assetAbsPaths = keptAssets.map((a) => collected.assetAbsPaths[collected.assets.indexOf(a)] as string);
+      await addZip(
+        report,
+        { assets: keptAssets, assetAbsPaths },
+        artifacts.map((a) => a.file),
+      );
+    }
+    return report;
+  } catch (error) {
+    await Promise.allSettled(
+      Object.values(ARTIFACT_FILE_NAMES).map((name) => rm(join(input.outDir, name), { force: true })),
+    );
+    throw error;
+  }
+}
+
+type AddZip = (
+  report: ScanReport,
+  collected: { assets: ScanReport['assets']; assetAbsPaths: string[] },
+  files: string[],
+) => Promise<void>;
+
+/** Secret detection of the diffs, under each file's own name; with `redact` a diff with findings is replaced. */
+async function checkDiffs(entries: DigestEntry[], secrets: SecretsSummary, deps: RunScanDeps): Promise<void> {
+  const checked = entries.filter((e) => (e.diff as Uint8Array).length <= SECRETS_MAX_BYTES);
+  for (const entry of entries)
+    if (!checked.includes(entry) && !secrets.not_checked.includes(entry.change.path))
+      secrets.not_checked.push(entry.change.path);
+  if (checked.length === 0) return;
+  const scans = await deps.detectSecrets(
+    checked.map((e) => e.diff as Uint8Array),
+    checked.map((e) => e.change.path),
+  );
+  checked.forEach((entry, i) => {
+    const scan = scans[i];
+    if (scan === undefined || scan.findings.length === 0) return;
+    for (const finding of scan.findings) secrets.findings.push({ path: entry.change.path, ...finding, in: 'diff' });
+    secrets.count += scan.findings.length;
+    if (secrets.mode === 'redact' && scan.redacted !== undefined) entry.diff = scan.redacted;
+  });
+}
+
+/**
+ * Whether a path gone from the new tree would have been kept by the request's selection: the
+ * subdir, folder exclusions (the defaults and `exclude_dirs`), `include_patterns` /
+ * `exclude_patterns` and `docs_only`. Ignore files are not asked: the ones that applied to it may
+ * be gone with it.
+ */
+function removedPathFilter(input: ScanInput): (path: string) => boolean {
+  const { options, source } = input;
+  const isExcludedDir = compileDirExcludes(options.excludeDirs);
+  const patterns = compilePathPatterns(options.includePatterns, options.excludePatterns);
+  return (path) => {
+    if (source.subdir !== null && !path.startsWith(`${source.subdir}/`)) return false;
+    const segments = path.split('/');
+    for (let i = 1; i < segments.length; i++) {
+      const folder = segments.slice(0, i).join('/');
+      if (isExcludedDir(folder, segments[i - 1] as string) || patterns.excludesFolder(folder)) return false;
+    }
+    if (!patterns.keepsFile(path)) return false;
+    return !options.docsOnly || isDocsPath(carriedPath(path));
+  };
+}
+
+/** One artifact, front to back, hashed as it is written. */
+async function writeArtifact(
+  file: string,
+  format: (typeof TEXT_FORMATS)[number],
+  ctx: DigestContext,
+  entries: DigestEntry[],
+): Promise<WrittenArtifact> {
+  const handle = await open(file, 'wx');
+  const hash = createHash('sha256');
+  let bytes = 0;
+  try {
+    for (const chunk of renderChangeDigest(format, ctx, entries)) {
+      const data = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
+      if (data.byteLength === 0) continue;
+      hash.update(data);
+      bytes += data.byteLength;
+      for (let offset = 0; offset < data.byteLength;) {
+        const { bytesWritten } = await handle.write(data, offset, data.byteLength - offset);
+        offset += bytesWritten;
+      }
+    }
+    await handle.datasync();
+  } finally {
+    await handle.close();
+  }
+  return { format, file: ARTIFACT_FILE_NAMES[format], bytes, sha256: hash.digest('hex') };
+}

@@ -1,0 +1,207 @@
+// Change digests (`base_ref`) over real git: a repository with one change of each kind (added,
+// modified, renamed, deleted, binary) served on loopback, cloned, diffed by git and rendered by the
+// engine. The outputs are compared byte for byte with golden files (commit ids are fixed by the
+// fixture's dates). Regenerate after an intended format change:
+//   UPDATE_GOLDEN=1 npx vitest run packages/sources/test/remote/change-digest.test.ts
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ScanError } from '@reposcan/contracts';
+import { createTokenCounter, DEFAULT_ENGINE_LIMITS, DEFAULT_SCAN_OPTIONS, runScan } from '@reposcan/core';
+import type { ScanOptions, ScanReport } from '@reposcan/core';
+import { prepareSource } from '../../src/prepare-source.js';
+import type { PreparedSource, SourceSettings } from '../../src/prepare-source.js';
+import { createChangeFixture, FAKE_GITHUB_TOKEN } from './helpers/change-fixture.js';
+import type { ChangeFixture } from './helpers/change-fixture.js';
+import { startGitHttpServer } from './helpers/git-http-server.js';
+import type { GitHttpServer } from './helpers/git-http-server.js';
+
+const UPDATE = process.env.UPDATE_GOLDEN === '1';
+const GOLDEN = path.join(import.meta.dirname, 'fixtures', 'golden', 'change-digest');
+
+const SETTINGS: SourceSettings = {
+  allowedLocalRoots: null,
+  allowedHosts: '*',
+  allowHttp: true,
+  allowPrivateHosts: true,
+  cloneTimeoutMs: 60_000,
+  cloneStallSeconds: 30,
+  maxCloneBytes: 64 * 1024 * 1024,
+  maxBlobBytes: 1024 * 1024,
+  archive: { maxEntries: 1, maxUncompressedBytes: 1, maxRatio: 1, maxDepth: 1 } as SourceSettings['archive'],
+  gitCredentialsFile: null,
+};
+
+const counter = createTokenCounter('o200k_base');
+const countInThread = (contents: Uint8Array[]): Promise<number[]> =>
+  Promise.resolve(contents.map((c) => counter.countUtf8(c)));
+
+let fixture: ChangeFixture;
+let server: GitHttpServer;
+let work: string;
+
+beforeAll(async () => {
+  fixture = createChangeFixture();
+  server = await startGitHttpServer(fixture.projectRoot);
+  work = mkdtempSync(path.join(os.tmpdir(), 'reposcan-change-digest-'));
+});
+
+afterAll(async () => {
+  await server.close();
+  fixture.cleanup();
+  rmSync(work, { recursive: true, force: true });
+});
+
+let runs = 0;
+
+async function digest(
+  baseRef: string,
+  options: Partial<ScanOptions> = {},
+  url = `${server.origin}/acme/changes.git`,
+): Promise<{ prepared: PreparedSource; report: ScanReport; outDir: string }> {
+  const dir = path.join(work, String(++runs));
+  const srcDir = path.join(dir, 'src');
+  const outDir = path.join(dir, 'out');
+  mkdirSync(srcDir, { recursive: true });
+  mkdirSync(outDir, { recursive: true });
+  const prepared = await prepareSource(
+    { type: 'remote', repo_path: url, branch: 'main' },
+    {
+      workDir: srcDir,
+      uploadPath: null,
+      settings: SETTINGS,
+      signal: new AbortController().signal,
+      onPhase: () => {},
+      baseRef,
+    },
+  );
+  const report = await runScan(
+    {
+      root: prepared.root,
+      repoName: prepared.repoName,
+      source: prepared.source,
+      ...(prepared.sourceSkips ? { sourceSkips: prepared.sourceSkips } : {}),
+      ...(prepared.git ? { git: prepared.git } : {}),
+      ...(prepared.changes ? { changes: prepared.changes } : {}),
+      options: { ...DEFAULT_SCAN_OPTIONS, ...options },
+      limits: DEFAULT_ENGINE_LIMITS,
+      encoding: 'o200k_base',
+      outDir,
+    },
+    { countTokens: countInThread },
+  );
+  return { prepared, report, outDir };
+}
+
+/** The outputs name the loopback server's port, which changes from run to run. */
+function stable(text: string): string {
+  return text.replaceAll(server.origin, 'http://git.test');
+}
+
+describe('change digest of a remote repository (loopback git server)', () => {
+  let run: Awaited<ReturnType<typeof digest>>;
+  beforeAll(async () => {
+    run = await digest('v1');
+  });
+
+  it('lists each kind of change, with the two commits, in the summary', () => {
+    const { report } = run;
+    expect(report.changes).toMatchObject({
+      base_ref: 'v1',
+      base_commit: fixture.base,
+      head_commit: fixture.head,
+      counts: { added: 2, modified: 2, renamed: 1, deleted: 2, binary: 1 },
+    });
+    expect(report.changes?.files.map((f) => [f.status, f.path, f.old_path, f.binary])).toEqual([
+      ['modified', 'assets/logo.bin', null, true],
+      ['deleted', 'config/secrets.env', null, false],
+      ['deleted', 'docs/gone.md', null, false],
+      ['added', 'docs/new.md', null, false],
+      ['added', 'src/added.ts', null, false],
+      ['modified', 'src/app.ts', null, false],
+      ['renamed', 'src/new-name.ts', 'src/old-name.ts', false],
+    ]);
+    // Only changed files: the untouched one is neither read nor drawn.
+    expect(report.files.map((f) => f.path)).not.toContain('untouched.txt');
+    expect(report.tree).not.toContain('untouched.txt');
+  });
+
+  it.each(['txt', 'md', 'json'] as const)('output.%s is byte-identical to the golden file', (format) => {
+    const actual = stable(readFileSync(path.join(run.outDir, `output.${format}`), 'utf8'));
+    const golden = path.join(GOLDEN, `output.${format}`);
+    if (UPDATE) {
+      mkdirSync(GOLDEN, { recursive: true });
+      writeFileSync(golden, actual);
+    }
+    expect(actual).toBe(readFileSync(golden, 'utf8'));
+  });
+
+  it("counts each file's tokens exactly: its diff and its new text as the outputs hold them", () => {
+    const json = JSON.parse(readFileSync(path.join(run.outDir, 'output.json'), 'utf8')) as {
+      files: Array<{ path: string; tokens?: number; diff: string | null; content: string | null; binary: boolean }>;
+    };
+    for (const file of json.files) {
+      if (file.binary) {
+        expect(file.diff).toBeNull();
+        expect(file.content).toBeNull();
+        continue;
+      }
+      expect(file.tokens).toBe(counter.count(file.diff ?? '') + counter.count(file.content ?? ''));
+    }
+    const total = run.report.files.reduce((sum, f) => sum + f.tokens, 0);
+    expect(run.report.summary.tokens).toBe(total);
+  });
+
+  it('redacts secrets in the diffs as in the texts: old lines, new lines and deleted files alike', () => {
+    for (const format of ['txt', 'md', 'json'])
+      expect(readFileSync(path.join(run.outDir, `output.${format}`), 'utf8')).not.toContain(FAKE_GITHUB_TOKEN);
+    const findings = run.report.secrets?.findings.map((f) => [f.path, f.in ?? 'text']);
+    expect(findings).toEqual(
+      expect.arrayContaining([
+        ['src/added.ts', 'text'],
+        ['src/added.ts', 'diff'],
+        ['config/secrets.env', 'diff'],
+      ]),
+    );
+  });
+
+  it('keeps only the changed files the scan options keep, deleted ones included', async () => {
+    const { report } = await digest('v1', { excludePatterns: ['*.md'], includePatterns: [] });
+    expect(report.changes?.files.map((f) => f.path)).toEqual([
+      'assets/logo.bin',
+      'config/secrets.env',
+      'src/added.ts',
+      'src/app.ts',
+      'src/new-name.ts',
+    ]);
+    const docsOnly = await digest('v1', { docsOnly: true });
+    expect(docsOnly.report.changes?.files.map((f) => [f.status, f.path])).toEqual([
+      ['deleted', 'docs/gone.md'],
+      ['added', 'docs/new.md'],
+    ]);
+  });
+
+  it('diffs only the folder a folder URL names', async () => {
+    const { report } = await digest('v1', {}, `${server.origin}/acme/changes/tree/main/src`);
+    expect(report.changes?.files.map((f) => f.path)).toEqual(['src/added.ts', 'src/app.ts', 'src/new-name.ts']);
+  });
+
+  it('takes a full commit id as the base, and a branch as the base of itself gives an empty digest', async () => {
+    const byCommit = await digest(fixture.base);
+    expect(byCommit.report.changes?.base_commit).toBe(fixture.base);
+    expect(byCommit.report.changes?.counts).toEqual(run.report.changes?.counts);
+    const same = await digest('main');
+    expect(same.report.changes?.files).toEqual([]);
+    expect(same.report.files).toEqual([]);
+    expect(readFileSync(path.join(same.outDir, 'output.md'), 'utf8')).toContain('_No changed textual files._');
+  });
+
+  it('refuses a base ref the repository does not have with BASE_REF_NOT_FOUND', async () => {
+    for (const missing of ['no-such-branch', 'f'.repeat(40)]) {
+      const error = (await digest(missing).catch((e: unknown) => e)) as ScanError;
+      expect(error.code).toBe('BASE_REF_NOT_FOUND');
+      expect(error.message).toContain(missing);
+    }
+  });
+});

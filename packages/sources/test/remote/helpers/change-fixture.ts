@@ -1,0 +1,83 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+// `acme/changes.git` for change digests: tag `v1` (the base) and branch `main` two commits later,
+// with one of each kind of change. Dates and names are fixed, so commit ids are the same on every
+// run and golden files can name them.
+
+const ENV = {
+  PATH: process.env.PATH ?? '/usr/bin:/bin',
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_AUTHOR_NAME: 'Fixture',
+  GIT_AUTHOR_EMAIL: 'fixture@example.test',
+  GIT_COMMITTER_NAME: 'Fixture',
+  GIT_COMMITTER_EMAIL: 'fixture@example.test',
+  GIT_AUTHOR_DATE: '2026-01-01T00:00:00Z',
+  GIT_COMMITTER_DATE: '2026-01-01T00:00:00Z',
+  LC_ALL: 'C',
+};
+
+/** A GitHub token's shape (split, so this file itself holds none): secretlint's `github` rule finds it. */
+export const FAKE_GITHUB_TOKEN = ['gh', 'p_', 'wWPw5k4aXcaT4fNP0Uc', 'nZwJUVFk6LO0pINUx'].join('');
+
+export interface ChangeFixture {
+  /** GIT_PROJECT_ROOT for the server. */
+  projectRoot: string;
+  base: string;
+  head: string;
+  cleanup(): void;
+}
+
+function git(cwd: string, ...args: string[]): string {
+  return execFileSync('git', args, { cwd, env: { ...ENV, HOME: cwd }, encoding: 'utf8' }).trim();
+}
+
+function write(root: string, rel: string, content: string | Buffer): void {
+  mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
+  writeFileSync(path.join(root, rel), content);
+}
+
+const LONG_TEXT = Array.from({ length: 30 }, (_, i) => `line ${i + 1} of a file that moves\n`).join('');
+
+export function createChangeFixture(): ChangeFixture {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'reposcan-change-fixture-'));
+  const work = path.join(dir, 'work');
+  mkdirSync(work);
+  git(work, 'init', '-q', '-b', 'main');
+  write(work, 'README.md', '# Changes\n\nThe first version.\n');
+  write(work, 'src/app.ts', 'export const app = 1;\nexport const name = "app";\n');
+  write(work, 'src/old-name.ts', LONG_TEXT);
+  write(work, 'config/secrets.env', `TOKEN=${FAKE_GITHUB_TOKEN}\n`);
+  write(work, 'docs/gone.md', '# Gone\n\nThis page goes away.\n');
+  write(work, 'assets/logo.bin', Buffer.from([0, 1, 2, 3, 0, 255, 0, 7]));
+  write(work, 'untouched.txt', 'never changes\n');
+  git(work, 'add', '-A');
+  git(work, 'commit', '-q', '-m', 'base');
+  git(work, 'tag', 'v1');
+  const base = git(work, 'rev-parse', 'HEAD');
+
+  write(work, 'src/app.ts', 'export const app = 2;\nexport const name = "app";\nexport const added = true;\n');
+  git(work, 'mv', 'src/old-name.ts', 'src/new-name.ts');
+  write(work, 'src/new-name.ts', LONG_TEXT.replace('line 30 of', 'line thirty of'));
+  git(work, 'rm', '-q', 'config/secrets.env', 'docs/gone.md');
+  write(work, 'assets/logo.bin', Buffer.from([0, 1, 2, 3, 0, 254, 0, 7, 9]));
+  git(work, 'add', '-A');
+  git(work, 'commit', '-q', '-m', 'middle');
+  write(work, 'src/added.ts', `// new in main\nexport const key = "${FAKE_GITHUB_TOKEN}";\n`);
+  write(work, 'docs/new.md', '# New\n\nA new page.\n');
+  git(work, 'add', '-A');
+  git(work, 'commit', '-q', '-m', 'head');
+  const head = git(work, 'rev-parse', 'HEAD');
+
+  const projectRoot = path.join(dir, 'served');
+  mkdirSync(path.join(projectRoot, 'acme'), { recursive: true });
+  const bare = path.join(projectRoot, 'acme', 'changes.git');
+  git(dir, 'clone', '-q', '--bare', work, bare);
+  // As a git host: filters (so a clone is partial and the diff fetches the blobs it needs), and a
+  // commit id fetched when a ref reaches it.
+  git(bare, 'config', 'uploadpack.allowFilter', 'true');
+  git(bare, 'config', 'uploadpack.allowReachableSHA1InWant', 'true');
+  return { projectRoot, base, head, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
