@@ -191,6 +191,8 @@ describe('reposcan CLI', () => {
         max_tokens_per_part: 5000,
         compress: 'signatures',
         remove_comments: true,
+        // A change digest needs a remote repository: the one option this test cannot send.
+        base_ref: null,
       };
       const zip = join(work, 'options.zip');
       const { buildZip } = await import('../../../apps/api/test/support/zips.js');
