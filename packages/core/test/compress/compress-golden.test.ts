@@ -2,7 +2,12 @@ import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { transformCode } from '../../src/compress/compress-code.js';
-import { COMPRESS_MAX_BYTES, COMPRESS_TIMEOUT_MS, codeLanguageOf } from '../../src/compress/code-transform.js';
+import {
+  CODE_LANGUAGES,
+  COMPRESS_MAX_BYTES,
+  COMPRESS_TIMEOUT_MS,
+  codeLanguageOf,
+} from '../../src/compress/code-transform.js';
 import type { CodeTransform } from '../../src/compress/code-transform.js';
 
 // Regenerate after an intended change: UPDATE_GOLDEN=1 npx vitest run packages/core/test/compress/compress-golden.test.ts
@@ -21,21 +26,7 @@ const samples = (await readdir(FIXTURES)).filter((name) => /^sample\./i.test(nam
 describe('compressed code, golden outputs per language', () => {
   it('has a sample of every language it knows', () => {
     const languages = new Set(samples.map((name) => codeLanguageOf(name)));
-    for (const language of [
-      'typescript',
-      'tsx',
-      'javascript',
-      'python',
-      'go',
-      'rust',
-      'java',
-      'c',
-      'cpp',
-      'c_sharp',
-      'ruby',
-      'php',
-    ])
-      expect(languages, language).toContain(language);
+    for (const language of CODE_LANGUAGES) expect(languages, language).toContain(language);
   });
 
   describe.each(Object.entries(VARIANTS))('%s', (variant, settings) => {

@@ -1,4 +1,5 @@
 import { ScanError } from '@reposcan/contracts';
+import type { ChangeSet, FileChange } from '@reposcan/core';
 import { withDeadline } from './deadline.js';
 import { directorySize, watchDirectorySize } from './directory-size-watchdog.js';
 import { classifyGitFailure } from './git-errors.js';
@@ -7,27 +8,7 @@ import { GitCommandError, runGit } from './git-process.js';
 import { unquoteGitPath } from './quoted-git-path.js';
 import type { RemoteSpec } from './remote-spec.js';
 
-/** One changed path between two commits, as git's diff with rename detection reports it. */
-export interface FileChange {
-  status: 'added' | 'modified' | 'renamed' | 'deleted';
-  /** The path in the scanned commit; for a deleted file, its path in the base commit (POSIX, from the repository root). */
-  path: string;
-  /** A renamed file's path in the base commit; null otherwise. */
-  oldPath: string | null;
-  /** A renamed file's similarity index (0-100); null otherwise. */
-  similarity: number | null;
-  /** git found either side binary: no diff is shown. */
-  binary: boolean;
-  /** git's unified diff of this file (from its `diff --git` line), empty for a binary file. */
-  diff: string;
-}
-
-/** `ChangeSet` of @reposcan/core, spelled out: what a change digest is built from. */
-export interface ChangeSet {
-  baseRef: string;
-  baseCommit: string;
-  changes: FileChange[];
-}
+export type { ChangeSet, FileChange } from '@reposcan/core';
 
 export interface DiffAgainstBaseOptions {
   spec: RemoteSpec;
