@@ -18,7 +18,7 @@ import {
   resolveRef,
   withGitCredential,
 } from './remote/index.js';
-import type { ClonedRemote, GitCredential, RemoteSourceInfo, RemoteSpec } from './remote/index.js';
+import type { ClonedRemote, GitCredential, GitEnv, RemoteSourceInfo, RemoteSpec } from './remote/index.js';
 import { diffAgainstBase } from './remote/change-set.js';
 import type { ChangeSet } from './remote/change-set.js';
 
@@ -123,23 +123,8 @@ export async function prepareSource(source: ScanRequestRecord['source'], ctx: Pr
       return { root: extracted.root, repoName: name, source: { type: 'upload', ...NO_REMOTE, branch: null } };
     }
     case 'remote': {
-      const parsed = parseRepoPath(source.repo_path);
-      if (parsed.kind !== 'remote')
-        throw new ScanError('INVALID_REPO_PATH', 'The request names a local path where a repository URL was expected.');
-      const spec = parsed.url;
       // Resolved again here, not trusted from accept time: the pinned addresses are what git connects to.
-      const pinnedAddresses = await checkRemotePolicy(spec, {
-        allowedHosts: settings.allowedHosts,
-        allowHttp: settings.allowHttp,
-        allowPrivateHosts: settings.allowPrivateHosts,
-      });
-      const credential = await credentialOf(spec, ctx.gitToken ?? null, settings.gitCredentialsFile);
-      const plainEnv = await createGitEnv(spec, {
-        allowHttp: settings.allowHttp,
-        pinnedAddresses,
-        stallSeconds: settings.cloneStallSeconds,
-      });
-      const gitEnv = credential ? withGitCredential(plainEnv, spec, credential) : plainEnv;
+      const { spec, gitEnv } = await remoteGit(source.repo_path, settings, ctx.gitToken ?? null);
       ctx.onPhase('clone');
       const ref = await resolveRef(spec, source.branch, gitEnv, {
         timeoutMs: settings.cloneTimeoutMs,
@@ -187,6 +172,34 @@ export async function prepareSource(source: ScanRequestRecord['source'], ctx: Pr
   }
 }
 
+/**
+ * A remote repository's spec and the environment every git process for it runs in: policy checked,
+ * addresses pinned, the credential (the request's token, else GIT_CREDENTIALS_FILE's) in the
+ * child's environment only.
+ */
+async function remoteGit(
+  repoPath: string,
+  settings: SourceSettings,
+  gitToken: string | null,
+): Promise<{ spec: RemoteSpec; gitEnv: GitEnv }> {
+  const parsed = parseRepoPath(repoPath);
+  if (parsed.kind !== 'remote')
+    throw new ScanError('INVALID_REPO_PATH', 'The request names a local path where a repository URL was expected.');
+  const spec = parsed.url;
+  const pinnedAddresses = await checkRemotePolicy(spec, {
+    allowedHosts: settings.allowedHosts,
+    allowHttp: settings.allowHttp,
+    allowPrivateHosts: settings.allowPrivateHosts,
+  });
+  const credential = await credentialOf(spec, gitToken, settings.gitCredentialsFile);
+  const plainEnv = await createGitEnv(spec, {
+    allowHttp: settings.allowHttp,
+    pinnedAddresses,
+    stallSeconds: settings.cloneStallSeconds,
+  });
+  return { spec, gitEnv: credential ? withGitCredential(plainEnv, spec, credential) : plainEnv };
+}
+
 /** What the commit cache keys a remote scan by (storage's CommitIdentity). */
 export interface RemoteCommit {
   url: string;
@@ -218,22 +231,7 @@ export async function resolveRemoteCommit(
   ctx: { settings: SourceSettings; gitToken: string | null; signal?: AbortSignal; timeoutMs?: number },
 ): Promise<RemoteCommit> {
   const { settings } = ctx;
-  const parsed = parseRepoPath(source.repo_path);
-  if (parsed.kind !== 'remote')
-    throw new ScanError('INVALID_REPO_PATH', 'The request names a local path where a repository URL was expected.');
-  const spec = parsed.url;
-  const pinnedAddresses = await checkRemotePolicy(spec, {
-    allowedHosts: settings.allowedHosts,
-    allowHttp: settings.allowHttp,
-    allowPrivateHosts: settings.allowPrivateHosts,
-  });
-  const credential = await credentialOf(spec, ctx.gitToken, settings.gitCredentialsFile);
-  const plainEnv = await createGitEnv(spec, {
-    allowHttp: settings.allowHttp,
-    pinnedAddresses,
-    stallSeconds: settings.cloneStallSeconds,
-  });
-  const gitEnv = credential ? withGitCredential(plainEnv, spec, credential) : plainEnv;
+  const { spec, gitEnv } = await remoteGit(source.repo_path, settings, ctx.gitToken);
   const ref = await resolveRef(spec, source.branch, gitEnv, {
     timeoutMs: ctx.timeoutMs ?? settings.cloneTimeoutMs,
     ...(ctx.signal ? { signal: ctx.signal } : {}),
