@@ -79,7 +79,11 @@ describe('completion webhooks, BullMQ on Redis with a separate worker process', 
     const last = hook.deliveries[2];
     expect(verifySignature(last?.headers['x-reposcan-signature'] as string, last?.body ?? '', SECRET)).toBe(true);
     expect(JSON.parse(last?.body ?? '{}')).toMatchObject({ scan_id: scanId, state: 'completed' });
-    // The worker logged the deliveries by host only: neither the secret nor the URL's query.
+    // The worker logged the deliveries by host only: neither the secret nor the URL's query. The
+    // line follows the record the status reads, and reaches this process a moment later.
+    const logDeadline = Date.now() + 10_000;
+    while (!JSON.stringify(worker.logs).includes('webhook delivered') && Date.now() < logDeadline)
+      await new Promise((r) => setTimeout(r, 50));
     const logged = JSON.stringify(worker.logs);
     expect(logged).toContain('webhook delivered');
     expect(logged).not.toContain('s3cr3t');
