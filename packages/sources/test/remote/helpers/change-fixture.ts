@@ -2,21 +2,16 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { FIXTURE_ENV } from './fixture-repos.js';
 
 // `acme/changes.git` for change digests: tag `v1` (the base) and branch `main` two commits later,
 // with one of each kind of change. Dates and names are fixed, so commit ids are the same on every
 // run and golden files can name them.
 
 const ENV = {
-  PATH: process.env.PATH ?? '/usr/bin:/bin',
-  GIT_CONFIG_NOSYSTEM: '1',
-  GIT_AUTHOR_NAME: 'Fixture',
-  GIT_AUTHOR_EMAIL: 'fixture@example.test',
-  GIT_COMMITTER_NAME: 'Fixture',
-  GIT_COMMITTER_EMAIL: 'fixture@example.test',
+  ...FIXTURE_ENV,
   GIT_AUTHOR_DATE: '2026-01-01T00:00:00Z',
   GIT_COMMITTER_DATE: '2026-01-01T00:00:00Z',
-  LC_ALL: 'C',
 };
 
 /** A GitHub token's shape (split, so this file itself holds none): secretlint's `github` rule finds it. */

@@ -7,7 +7,7 @@ import path from 'node:path';
 // Builds the bare repositories the loopback server serves. Fixture-building only: the code
 // under test never runs git this way.
 
-const FIXTURE_ENV = {
+export const FIXTURE_ENV = {
   PATH: process.env.PATH ?? '/usr/bin:/bin',
   GIT_CONFIG_NOSYSTEM: '1',
   GIT_AUTHOR_NAME: 'Fixture',
