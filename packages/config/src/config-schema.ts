@@ -175,6 +175,11 @@ export const CONFIG_VARIABLES = {
     "Token counts kept by content hash on the volume, shared by every worker, so a rescan counts only changed files; about 40 B each in a worker's memory and 20 B on disk; 0 turns the cache off.",
     wholeNumber(0, 100_000_000),
   ),
+  FILE_CACHE_DAYS: variable(
+    '7',
+    'Days the file cache keeps what scans of remote repositories processed per file (its outcome and text, by path and git blob id, only for scans with `secrets: redact`), on the volume and shared by every worker, after it was last used: a rescan of a new commit then fetches and reads only the files that changed. 0 turns the cache off (nothing is kept or taken).',
+    wholeNumber(0, 3650, 'days'),
+  ),
   QUEUE_PREFIX: variable(
     'reposcan',
     'Key prefix of the queue and everything else the service keeps in Redis (and of the state-change channel), so several deployments or test runs can share one Redis. Braces make a hash tag ({reposcan}); on a cluster one is added when missing.',

@@ -78,6 +78,7 @@ describe('loadConfig defaults', () => {
       faultInjection: [],
       metricsPort: null,
       tokenCacheMaxEntries: 1_000_000,
+      fileCacheDays: 7,
       workerNice: 19,
     });
   });

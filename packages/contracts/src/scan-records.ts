@@ -468,6 +468,8 @@ export const ScanRequestRecord = z.object({
   created_at: z.iso.datetime(),
   /** Where the completion webhook goes; kept on the volume only, never logged or shown in full. */
   callback_url: z.string().optional(),
+  /** The request said `cache: false`: nothing an earlier scan did is reused, neither its result nor its files. */
+  fresh: z.literal(true).optional(),
 });
 export type ScanRequestRecord = z.output<typeof ScanRequestRecord>;
 

@@ -2,7 +2,7 @@ import type { Config } from '@reposcan/config';
 import { isScanError, ScanRequestRecord, TERMINAL_STATES, TokenEncoding } from '@reposcan/contracts';
 import type { ScanStateRecord } from '@reposcan/contracts';
 import type { DeliveryQueue, ScanQueue } from '@reposcan/queue';
-import { CommitCache, compactTokenCache, CorruptStateError } from '@reposcan/storage';
+import { CommitCache, compactTokenCache, CorruptStateError, FileStore } from '@reposcan/storage';
 import type { ScanStore } from '@reposcan/storage';
 import type { Logger } from './create-logger.js';
 
@@ -11,7 +11,10 @@ import type { Logger } from './create-logger.js';
  * scans (`runsScans`); an API-only process leaves the cache alone.
  */
 export function janitorSettings(
-  config: Pick<Config, 'scanTtlHours' | 'scanTimeoutSeconds' | 'janitorIntervalSeconds' | 'tokenCacheMaxEntries'>,
+  config: Pick<
+    Config,
+    'scanTtlHours' | 'scanTimeoutSeconds' | 'janitorIntervalSeconds' | 'tokenCacheMaxEntries' | 'fileCacheDays'
+  >,
   runsScans: boolean,
 ) {
   return {
@@ -19,6 +22,7 @@ export function janitorSettings(
     maxAttemptMs: config.scanTimeoutSeconds * 1000,
     intervalMs: config.janitorIntervalSeconds * 1000,
     tokenCacheMaxEntries: runsScans ? config.tokenCacheMaxEntries : 0,
+    fileCacheDays: runsScans ? config.fileCacheDays : 0,
   };
 }
 
@@ -36,6 +40,8 @@ export interface JanitorOptions {
   settleMs?: number;
   /** Where workers run: keep each encoding's token cache to this many entries in a few segments (0: leave it). */
   tokenCacheMaxEntries?: number;
+  /** Where workers run: file cache segments unused for this many days are dropped (0: leave it). */
+  fileCacheDays?: number;
   now?: () => number;
 }
 
@@ -53,7 +59,11 @@ export interface SweepReport {
   keptWebhooksDropped: number;
   /** Commit cache entries removed because their scan is gone (expired or deleted). */
   staleCacheEntries: number;
+  /** File cache segments dropped as unused for FILE_CACHE_DAYS. */
+  fileCacheSegmentsDropped: number;
 }
+
+const DAY_MS = 86_400_000;
 
 /** A finished scan's webhook not recorded as tried after this long is looked at no more (its retries span 13 minutes). */
 const WEBHOOK_REQUEUE_WINDOW_MS = 3_600_000;
@@ -188,6 +198,7 @@ export function createJanitor(options: JanitorOptions): Janitor {
         webhooksRequeued: 0,
         keptWebhooksDropped: 0,
         staleCacheEntries: 0,
+        fileCacheSegmentsDropped: 0,
       };
       if (options.tokenCacheMaxEntries) {
         for (const encoding of TokenEncoding.options) {
@@ -201,6 +212,13 @@ export function createJanitor(options: JanitorOptions): Janitor {
           if (compacted && compacted.segmentsMerged > 0) report.tokenCachesCompacted++;
         }
       }
+      if (options.fileCacheDays)
+        report.fileCacheSegmentsDropped = await new FileStore(store.fileCacheDir())
+          .prune(now() - options.fileCacheDays * DAY_MS)
+          .catch((error: unknown) => {
+            log.warn({ err: error }, 'janitor: could not tidy the file cache');
+            return 0;
+          });
       report.staleUploads = await store.removeStaleUploads(stagingMaxAgeMs);
       if (await store.keepReserve().catch(() => false)) log.info('janitor: set aside the full-volume reserve again');
       for (const id of await store.listScanIds()) {

@@ -16,6 +16,8 @@ import { buildSummaryRecord, resultFromSummary } from './build-records.js';
 import { classifyFailure } from './classify-failure.js';
 import type { Failure } from './classify-failure.js';
 import { toEngineOptions } from '@reposcan/contracts/vocabulary';
+import { FileReuseSession } from './file-reuse.js';
+import type { FileReuseSettings } from './file-reuse.js';
 import type { TokenCaches } from './token-caches.js';
 import { asWorkerRefusal } from './worker-policy-refusal.js';
 import type { AttemptOutcome, ScanMetrics } from './worker-metrics.js';
@@ -48,6 +50,8 @@ export interface ScanAttemptDeps {
   credentials?: CredentialVault;
   /** The commit cache: a completed remote scan is recorded there under its key (server settings from runtime's commitCacheSettings). */
   commitCache?: { cache: CommitCache; settings: CommitCacheMaterial['settings'] };
+  /** The file cache: remote scans take the files earlier scans processed, and keep what they process. */
+  fileCache?: FileReuseSettings;
 }
 
 class CancelledByUser extends Error {
@@ -125,6 +129,10 @@ export class ScanAttempt {
   private cache: VolumeTokenCache | null = null;
   /** What a remote source resolved to, for the commit cache. */
   private commitIdentity: PreparedSource['commitIdentity'];
+  /** A remote scan's use of the file cache; null when it has none. */
+  private fileReuse: FileReuseSession | null = null;
+  /** Where the engine walked: the file cache looks at what it skipped. */
+  private scannedRoot: string | null = null;
   private cleaning: Promise<void> | null = null;
   private lastProgressAt = 0;
   private lastPhase: ScanProgress['phase'] | null = null;
@@ -207,6 +215,15 @@ export class ScanAttempt {
     if (source.type !== 'local') this.fault(source.type === 'upload' ? 'extract' : 'clone');
     const started = performance.now();
     const gitToken = await this.gitToken();
+    const { fileCache } = this.deps;
+    if (source.type === 'remote' && fileCache && FileReuseSession.applies(this.request.options))
+      this.fileReuse = new FileReuseSession(
+        fileCache,
+        this.request.options,
+        this.request.encoding,
+        this.request.fresh !== true,
+        this.deps.log,
+      );
     const prepared = await (this.deps.prepareSource ?? prepareSource)(source, {
       workDir: this.stagingDirs().srcDir,
       uploadPath: source.type === 'upload' ? this.deps.store.uploadPath(this.scanId) : null,
@@ -215,6 +232,7 @@ export class ScanAttempt {
       onPhase: (phase) => this.setProgress({ phase, files_done: 0, files_total: 0 }),
       gitToken,
       baseRef: this.request.options.base_ref,
+      ...(this.fileReuse ? { reuse: this.fileReuse.cloneReuse } : {}),
     }).catch((error: unknown) => {
       throw asWorkerRefusal(error, this.deps.sources);
     });
@@ -262,6 +280,8 @@ export class ScanAttempt {
     pool.warm().catch(() => {});
     const cache = (this.cache = await this.deps.tokenCaches.forScan(encoding));
     const cacheStats = { hits: 0, misses: 0 };
+    const fileReuse = this.fileReuse?.engineReuse(prepared);
+    this.scannedRoot = prepared.root;
     const report = await this.deps.engine.runScan(
       {
         root: prepared.root,
@@ -280,6 +300,7 @@ export class ScanAttempt {
       {
         countTokens: (texts, signal) => pool.count(texts, signal),
         tokenCache: cache ? { cache, stats: cacheStats } : undefined,
+        ...(fileReuse ? { fileReuse } : {}),
       },
       (p) => {
         if (p.phase === 'walk' && p.files_done === 0) this.fault('scan');
@@ -297,6 +318,7 @@ export class ScanAttempt {
       tokens: report.summary.estimated_tokens,
       encoding,
       cache: cacheStats,
+      reused: this.fileReuse?.reused ?? 0,
     });
     return { report, cacheStats };
   }
@@ -327,6 +349,7 @@ export class ScanAttempt {
     const { log, metrics } = this.deps;
     // On the volume before anyone hears the scan is done: a rescan right after, on any worker, finds them.
     await this.deps.tokenCaches.flush(this.cache);
+    if (this.fileReuse && this.scannedRoot !== null) await this.fileReuse.finish(report, this.scannedRoot);
     // Also before: a repeat request answered the moment this one is completed finds it. Until
     // the state says completed the entry is not believed (CommitCache.find).
     if (ours) await this.recordInCommitCache();
@@ -340,6 +363,7 @@ export class ScanAttempt {
         files: report.summary.total_files,
         tokens: report.summary.estimated_tokens,
         cacheHits: cacheStats.hits,
+        filesReused: this.fileReuse?.reused ?? 0,
         ms: report.timings.total_ms,
       },
       'scan completed',
@@ -486,6 +510,7 @@ export class ScanAttempt {
     const dir = this.staging?.dir;
     return (this.cleaning ??= (async () => {
       await this.deps.tokenCaches.flush(this.cache); // counts learnt by a failed scan are as good as any
+      await this.fileReuse?.close(); // what it did not commit goes; segments it read are released
       if (dir === undefined) return;
       await this.deps.store
         .removeStaging(dir)

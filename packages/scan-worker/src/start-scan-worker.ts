@@ -3,7 +3,7 @@ import { Registry } from 'prom-client';
 import { createEngine } from '@reposcan/core';
 import type { Config } from '@reposcan/config';
 import type { QueueTransport } from '@reposcan/queue';
-import { CommitCache } from '@reposcan/storage';
+import { CommitCache, FileStore } from '@reposcan/storage';
 import type { ScanStore } from '@reposcan/storage';
 import { commitCacheSettings, engineLimitsFromConfig, FaultInjector } from '@reposcan/runtime';
 import type { Logger } from '@reposcan/runtime';
@@ -60,6 +60,15 @@ export function startScanWorker(deps: {
     minFreeDiskRatio: config.minFreeDiskRatio,
     credentials: deps.transport.credentials,
     commitCache: { cache: new CommitCache(store), settings: commitCacheSettings(config) },
+    ...(config.fileCacheDays > 0
+      ? {
+          fileCache: {
+            store: new FileStore(store.fileCacheDir()),
+            settings: commitCacheSettings(config),
+            maxBlobBytes: sources.maxBlobBytes,
+          },
+        }
+      : {}),
   });
   const worker = deps.transport.startWorker({
     concurrency: config.workerConcurrency,

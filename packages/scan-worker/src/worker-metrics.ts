@@ -14,7 +14,15 @@ export interface ScanMetrics {
   /** The engine finished (walk, read, count, render, bundle) over these totals. */
   engineFinished(
     seconds: number,
-    totals: { files: number; bytes: number; tokens: number; encoding: string; cache: { hits: number; misses: number } },
+    totals: {
+      files: number;
+      bytes: number;
+      tokens: number;
+      encoding: string;
+      cache: { hits: number; misses: number };
+      /** Files taken from the file cache: neither fetched nor read. */
+      reused: number;
+    },
   ): void;
   /** A scan reached a terminal state here; `code` is empty for completed and cancelled. */
   scanFinished(state: 'completed' | 'failed' | 'cancelled', code?: string): void;
@@ -91,6 +99,12 @@ export function createScanMetrics(registry: Registry): ScanMetrics {
     registers,
   });
 
+  const filesReused = new Counter({
+    name: 'reposcan_files_reused_total',
+    help: 'Files completed engine runs took from the file cache (an earlier scan processed the same blob at the same path): neither fetched, read nor counted',
+    registers,
+  });
+
   for (const outcome of ['completed', 'failed', 'cancelled', 'retry', 'handed_back'] satisfies AttemptOutcome[])
     attempts.inc({ outcome }, 0);
 
@@ -118,6 +132,7 @@ export function createScanMetrics(registry: Registry): ScanMetrics {
       tokens.inc({ encoding: totals.encoding }, totals.tokens);
       cacheLookups.inc({ result: 'hit' }, totals.cache.hits);
       cacheLookups.inc({ result: 'miss' }, totals.cache.misses);
+      filesReused.inc(totals.reused);
     },
     scanFinished(state, code = '') {
       finished.inc({ state, code });

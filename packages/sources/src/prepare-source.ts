@@ -18,7 +18,14 @@ import {
   resolveRef,
   withGitCredential,
 } from './remote/index.js';
-import type { ClonedRemote, GitCredential, GitEnv, RemoteSourceInfo, RemoteSpec } from './remote/index.js';
+import type {
+  ClonedRemote,
+  CloneRemoteOptions,
+  GitCredential,
+  GitEnv,
+  RemoteSourceInfo,
+  RemoteSpec,
+} from './remote/index.js';
 import { diffAgainstBase } from './remote/change-set.js';
 import type { ChangeSet } from './remote/change-set.js';
 
@@ -76,6 +83,8 @@ export interface PreparedSource {
   commitIdentity?: RemoteCommit;
   /** With `base_ref`: what changed between it and the cloned commit, for a change digest. */
   changes?: ChangeSet;
+  /** A remote clone: the blob id of each regular file with a plain path (ClonedRemote.blobs). */
+  blobs?: ReadonlyMap<string, string>;
 }
 
 export interface PrepareContext {
@@ -90,6 +99,11 @@ export interface PrepareContext {
   gitToken?: string | null;
   /** The request's `base_ref`: a remote clone also diffs against it (a change digest). */
   baseRef?: string | null;
+  /**
+   * Files earlier scans of this repository (its web URL) processed, for a whole-repository clone to
+   * leave on the server (CloneRemoteOptions.reuse); undefined when there are none.
+   */
+  reuse?: (repositoryUrl: string) => Promise<CloneRemoteOptions['reuse']>;
 }
 
 const NO_REMOTE = { url: null, hostFamily: null, ref: null, commit: null, subdir: null } as const;
@@ -132,6 +146,7 @@ export async function prepareSource(source: ScanRequestRecord['source'], ctx: Pr
       });
       // The engine walks from a real path (it proves every open against it); our own folder, resolved once.
       const destDir = join(await realpath(ctx.workDir), 'repo');
+      const reuse = await ctx.reuse?.(spec.webUrl);
       const cloned = await cloneRemote({
         spec,
         branch: ref.branch,
@@ -142,6 +157,7 @@ export async function prepareSource(source: ScanRequestRecord['source'], ctx: Pr
         maxBlobBytes: settings.maxBlobBytes,
         gitEnv,
         signal: ctx.signal,
+        ...(reuse ? { reuse } : {}),
       });
       const changes =
         (ctx.baseRef ?? null) === null
@@ -166,6 +182,7 @@ export async function prepareSource(source: ScanRequestRecord['source'], ctx: Pr
         // A clone holds the commit's tree only: every file is tracked, none is ignored by git.
         git: { tracked: cloned.tracked, infoExclude: null },
         commitIdentity: commitOf(spec, { ...ref, commit: cloned.commit }),
+        blobs: cloned.blobs,
         ...(changes ? { changes } : {}),
       };
     }

@@ -24,6 +24,8 @@ export const TOKEN_CACHE_DIR = 'token-cache/v1';
 
 /** The commit cache's index: `commit-cache/v1/<repository key>/<result key>` names a completed scan (commit-cache.ts). */
 export const COMMIT_CACHE_DIR = 'commit-cache/v1';
+/** Per-file outcomes of earlier scans by repository: `file-cache/v1/<repository key>/<segment>` (file-store.ts). */
+export const FILE_CACHE_DIR = 'file-cache/v1';
 /** In a scan folder: the commit cache key its result was recorded under. */
 export const COMMIT_KEY_FILE = 'commit-key';
 

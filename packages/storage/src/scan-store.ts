@@ -33,6 +33,7 @@ import {
   STATE_FILE,
   STATE_LOCK,
   TOKEN_CACHE_DIR,
+  FILE_CACHE_DIR,
   TRASH_DIR,
   INCOMING_DIR,
   RESERVE_FILE,
@@ -127,6 +128,11 @@ export class ScanStore {
   tokenCacheDir(encoding: TokenEncoding): string {
     TokenEncoding.parse(encoding); // a fixed name: never a path from elsewhere
     return join(this.paths().dataDir, TOKEN_CACHE_DIR, encoding);
+  }
+
+  /** `file-cache/v1`: per-file outcomes of earlier scans, shared by every worker (FileStore). */
+  fileCacheDir(): string {
+    return join(this.paths().dataDir, FILE_CACHE_DIR);
   }
 
   /** The real absolute path of DATA_DIR. */

@@ -135,7 +135,7 @@ export class ScanService {
       gitToken?: string | undefined;
       /** Checked by `checkCallbackUrl`; stored in request.json only. */
       callbackUrl?: string | undefined;
-      /** A remote source may be completed from the commit cache (the request's `cache`). */
+      /** A remote source may be completed from the commit cache, and its worker reuse earlier scans' files (the request's `cache`). */
       cache?: boolean;
       /** The caller went away: the commit cache's ls-remote stops. */
       signal?: AbortSignal;
@@ -160,6 +160,7 @@ export class ScanService {
       encoding: this.deps.encoding,
       created_at: now,
       ...(callbackUrl === undefined ? {} : { callback_url: callbackUrl }),
+      ...(cache || source.type !== 'remote' ? {} : { fresh: true as const }),
     };
     const state: ScanStateRecord = {
       version: 1,

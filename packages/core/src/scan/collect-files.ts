@@ -178,6 +178,18 @@ export async function collectFiles(
       } else compression.not_compressed.push({ path, reason: item.compression.result });
     }
     files.push(record);
+    if (deps.fileReuse?.learn && item.reused !== true)
+      await deps.fileReuse.learn({
+        path,
+        size,
+        subcategory: item.subcategory,
+        encoding: item.encoding,
+        replacements: item.replacements,
+        tokens: item.tokens,
+        secrets: item.secrets,
+        compression: item.compression,
+        content: item.content,
+      });
     if (onText) await onText(record, item.content);
   };
 
@@ -191,6 +203,7 @@ export async function collectFiles(
         countTokens,
         detectSecrets: deps.detectSecrets,
         transformCode: deps.transformCode,
+        ...(deps.fileReuse ? { reuse: deps.fileReuse } : {}),
       },
       {
         secrets: options.secrets,

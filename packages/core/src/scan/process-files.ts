@@ -11,6 +11,7 @@ import type { SecretFinding, SecretScan } from '../secrets/secret-scan.js';
 import type { SecretsMode } from '@reposcan/contracts/vocabulary';
 import { codeLanguageOf } from '../compress/code-transform.js';
 import type { CodeLanguage, CodeTransform, NotCompressedReason, TransformOutcome } from '../compress/code-transform.js';
+import type { FileReuse, StoredText } from './file-reuse.js';
 
 export interface FileProcessingDeps {
   /** Reads a batch of files, each into its `into` when it has room; outcomes in request order. */
@@ -27,6 +28,8 @@ export interface FileProcessingDeps {
     languages: CodeLanguage[],
     transform: CodeTransform,
   ) => Promise<TransformOutcome[]>;
+  /** Files an earlier scan processed: taken from there, not read. */
+  reuse?: FileReuse;
 }
 
 /** What compressed code made of one textual file: null without a transform or outside its languages. */
@@ -60,6 +63,8 @@ export type ProcessedFile =
       tokens: number;
       secrets: FileSecrets;
       compression: FileCompression;
+      /** Taken from an earlier scan (FileReuse), not processed here. */
+      reused?: true;
     }
   | { kind: 'asset'; file: WalkedFile; subcategory: AssetSubcategory }
   | { kind: 'skipped'; file: WalkedFile; reason: SkipReason };
@@ -78,7 +83,8 @@ type Classified =
       secrets: FileSecrets;
       /** Set once its language's transform answered; the count before it is added at the end. */
       outcome: TransformOutcome | null;
-    };
+    }
+  | { kind: 'stored'; file: WalkedFile; stored: StoredText };
 
 export interface ProcessOptions {
   maxFileBytes: number;
@@ -98,8 +104,10 @@ export interface ProcessOptions {
 interface PlannedFile {
   file: WalkedFile;
   byName: NameClassification;
-  /** Bytes reserved for its read (the reader wants one of headroom); 0 for assets known by name, which are never read here. */
+  /** Bytes reserved for its read (the reader wants one of headroom); 0 for what is not read: assets known by name, stored texts. */
   room: number;
+  /** What an earlier scan made of it (FileReuse). */
+  stored: StoredText | undefined;
 }
 
 interface Batch {
@@ -127,7 +135,8 @@ async function* planBatches(feed: FileFeed, deps: FileProcessingDeps, options: P
     }
     for (const file of arrived) {
       const byName = deps.classifyByName(carriedPath(file.path));
-      const room = byName.kind === 'asset' ? 0 : Math.min(file.size, options.maxFileBytes) + 1;
+      const stored = byName.kind === 'asset' ? undefined : deps.reuse?.find(file.path, file.size);
+      const room = byName.kind === 'asset' || stored !== undefined ? 0 : Math.min(file.size, options.maxFileBytes) + 1;
       if (
         current.files.length > 0 &&
         (current.files.length >= options.batchFiles || current.room + room > options.batchBytes)
@@ -135,7 +144,7 @@ async function* planBatches(feed: FileFeed, deps: FileProcessingDeps, options: P
         yield current;
         current = { files: [], room: 0 };
       }
-      current.files.push({ file, byName, room });
+      current.files.push({ file, byName, room, stored });
       current.room += room;
     }
   }
@@ -152,14 +161,20 @@ async function processBatch(
   const { maxFileBytes, signal } = options;
   let offset = region?.start ?? 0;
   const requests: ReadRequest[] = [];
-  for (const { file, byName, room } of batch.files) {
-    if (byName.kind === 'asset') continue;
+  const storedPaths: string[] = [];
+  for (const { file, byName, room, stored } of batch.files) {
+    if (stored !== undefined) storedPaths.push(file.path);
+    if (byName.kind === 'asset' || stored !== undefined) continue;
     requests.push({ absPath: file.absPath, into: new Uint8Array(ring.memory, offset, room) });
     offset += room;
   }
+  // Stored texts load while the others are read and counted.
+  const loading = storedPaths.length > 0 && deps.reuse ? deps.reuse.load(storedPaths) : Promise.resolve([]);
+  loading.catch(() => {});
   const reads = requests.length > 0 ? await deps.readFiles(requests, maxFileBytes) : [];
   let nextRead = 0;
-  const items = batch.files.map(({ file, byName }): Classified => {
+  const items = batch.files.map(({ file, byName, stored }): Classified => {
+    if (stored !== undefined) return { kind: 'stored', file, stored };
     if (byName.kind === 'asset') return { kind: 'asset', file, subcategory: byName.subcategory };
     const read = reads[nextRead++] as ReadOutcome;
     if (!read.ok) return { kind: 'skipped', file, reason: read.reason };
@@ -218,8 +233,14 @@ async function processBatch(
       changed.forEach((i, k) => (counts[i] = after[k] ?? 0));
     }
   }
+  const storedTexts = await loading;
   let next = 0;
+  let nextStored = 0;
   return items.map((item): ProcessedFile => {
+    if (item.kind === 'stored') {
+      const content = storedTexts[nextStored++] as Uint8Array;
+      return { kind: 'text', file: item.file, ...item.stored, content, reused: true };
+    }
     if (item.kind !== 'pending') return item;
     const i = next++;
     const { outcome, ...rest } = item;

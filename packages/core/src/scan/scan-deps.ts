@@ -5,6 +5,7 @@ import type { ReadOutcome, ReadRequest } from '../io/read-file-bytes.js';
 import type { SecretScan } from '../secrets/secret-scan.js';
 import type { CodeLanguage, CodeTransform, TransformOutcome } from '../compress/code-transform.js';
 import type { SkippedPath, WalkedFile } from '../types.js';
+import type { FileReuse } from './file-reuse.js';
 import { syncWalkFs } from '../walk/node-walk-fs.js';
 import { walkTreeInto } from '../walk/walk-tree.js';
 import type { WalkInput, WalkSink } from '../walk/walk-tree.js';
@@ -26,6 +27,8 @@ export interface ScanDeps {
   classifyByName: typeof classifyByName;
   classifyContent: typeof classifyContent;
   now: () => Date;
+  /** Files an earlier scan processed (a rescan of a remote repository): taken from there, not read. */
+  fileReuse?: FileReuse;
 }
 
 /** The deps that walk and read on `io`'s threads, so the caller's event loop never waits on the disk. */

@@ -1,4 +1,5 @@
-import { mkdir, open, readdir, realpath, rm, writeFile } from 'node:fs/promises';
+import { closeSync, ftruncateSync, mkdirSync, openSync } from 'node:fs';
+import { mkdir, readdir, realpath, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ScanError } from '@reposcan/contracts';
 import { withDeadline } from './deadline.js';
@@ -32,6 +33,13 @@ export interface CloneRemoteOptions {
    * walk skips files over its per-file limit by size). Unset: every blob is fetched.
    */
   maxBlobBytes?: number;
+  /**
+   * Files an earlier scan processed. A whole-repository clone then first fetches the commit's trees
+   * only and asks with every regular file's blob id (by path); the paths it answers, with a size,
+   * are left on the server, each a sparse placeholder of that size, and only the other blobs are
+   * fetched, in one request.
+   */
+  reuse?: (blobs: ReadonlyMap<string, string>) => Promise<ReadonlyMap<string, number>>;
 }
 
 export interface ClonedRemote {
@@ -50,6 +58,8 @@ export interface ClonedRemote {
   skips: ReadonlyMap<string, 'symlink' | 'submodule'>;
   /** Every path of the commit's tree (POSIX, from the repository root). */
   tracked: string[];
+  /** The blob id of each regular file whose path git prints as it is (plain ASCII), by path. */
+  blobs: ReadonlyMap<string, string>;
 }
 
 /**
@@ -89,6 +99,7 @@ export async function cloneRemote(options: CloneRemoteOptions): Promise<ClonedRe
   const offlineEnv: GitEnv = { ...gitEnv, env: { ...gitEnv.env, GIT_ALLOW_PROTOCOL: '' } };
   const offline: Git = (args) => runGit(args, { gitEnv: offlineEnv, cwd: destDir, signal: deadline.signal });
   const omitLarge = subdir === null && options.maxBlobBytes !== undefined;
+  const reuse = subdir === null ? options.reuse : undefined;
 
   try {
     await git(
@@ -108,9 +119,11 @@ export async function cloneRemote(options: CloneRemoteOptions): Promise<ClonedRe
         // a whole-repository scan leaves out blobs it would skip as too large anyway.
         ...(subdir
           ? ['--filter=blob:none', '--sparse']
-          : omitLarge
-            ? [`--filter=blob:limit=${(options.maxBlobBytes ?? 0) + 1}`]
-            : []),
+          : reuse
+            ? ['--filter=blob:none']
+            : omitLarge
+              ? [`--filter=blob:limit=${(options.maxBlobBytes ?? 0) + 1}`]
+              : []),
         '--',
         spec.cloneUrl,
         destDir,
@@ -120,8 +133,22 @@ export async function cloneRemote(options: CloneRemoteOptions): Promise<ClonedRe
     await mkdir(path.join(destDir, '.git', 'info'), { recursive: true });
     await writeFile(path.join(destDir, '.git', 'info', 'attributes'), NO_CHECKOUT_CONVERSIONS);
     let folder: string | null = null;
-    if (omitLarge)
-      await checkOutPresentBlobs(destDir, options.maxBlobBytes ?? 0, (args) => git(args, destDir), offline);
+    const largePlaceholder = (options.maxBlobBytes ?? 0) + 1;
+    if (reuse) {
+      const kept = await fetchUnkept(reuse, (args) => git(args, destDir), offline);
+      await checkOutPresentBlobs(
+        destDir,
+        (path) => kept.get(path) ?? largePlaceholder,
+        (args) => git(args, destDir),
+        offline,
+      );
+    } else if (omitLarge)
+      await checkOutPresentBlobs(
+        destDir,
+        () => largePlaceholder,
+        (args) => git(args, destDir),
+        offline,
+      );
     else {
       if (subdir) {
         // Read from the tree objects, so no blob is fetched to find out.
@@ -143,6 +170,7 @@ export async function cloneRemote(options: CloneRemoteOptions): Promise<ClonedRe
       root: await insideClone(destDir, folder),
       skips,
       tracked: treePaths(tree),
+      blobs: regularBlobs(tree),
     };
   } catch (error) {
     await rm(destDir, { recursive: true, force: true });
@@ -155,39 +183,110 @@ export async function cloneRemote(options: CloneRemoteOptions): Promise<ClonedRe
 
 type Git = (args: string[]) => Promise<string>;
 
-/**
- * After `clone --no-checkout --filter=blob:limit=N`: writes every file whose blob arrived and a
- * sparse placeholder of `maxBlobBytes + 1` bytes for each one left on the server. A plain
- * checkout would fetch the missing blobs one by one (or fail outright with fetching disabled),
- * so the missing ones are marked skip-worktree and the rest written with checkout-index, with
- * no transport allowed. If a path cannot be marked (git's bytes did not survive decoding), the
- * missing blobs are fetched after all: slower, never wrong.
- */
-async function checkOutPresentBlobs(destDir: string, maxBlobBytes: number, online: Git, offline: Git): Promise<void> {
-  await offline(['read-tree', 'HEAD']);
-  const missing = new Set(
+/** Objects of HEAD's history not in the clone (left on the server by a filter). */
+async function missingObjects(offline: Git): Promise<Set<string>> {
+  return new Set(
     (await offline(['rev-list', '--objects', '--missing=print', 'HEAD']))
       .split('\n')
       .filter((line) => line.startsWith('?'))
       .map((line) => line.slice(1).trim()),
   );
+}
+
+/**
+ * After a clone without blobs: asks `reuse` which files to leave on the server, and fetches every
+ * other missing blob in one request (as git's own lazy fetch asks, but once, not per file).
+ * Resolves with the paths left behind and their placeholder sizes.
+ */
+async function fetchUnkept(
+  reuse: NonNullable<CloneRemoteOptions['reuse']>,
+  online: Git,
+  offline: Git,
+): Promise<ReadonlyMap<string, number>> {
+  const tree = await offline(['ls-tree', '-r', '--full-tree', 'HEAD']);
+  const kept = await reuse(regularBlobs(tree));
+  const missing = await missingObjects(offline);
+  const wanted = new Set<string>();
+  for (const record of tree.split('\n')) {
+    const match = /^\d+ blob ([0-9a-f]+)\t(.+)$/s.exec(record);
+    if (match && missing.has(match[1] as string) && !kept.has(unquoteGitPath(match[2] as string)))
+      wanted.add(match[1] as string);
+  }
+  const ids = [...wanted];
+  for (let i = 0; i < ids.length; i += FETCH_IDS_PER_REQUEST)
+    await online([
+      '-c',
+      'fetch.negotiationAlgorithm=noop',
+      'fetch',
+      '--quiet',
+      '--no-tags',
+      '--no-write-fetch-head',
+      '--recurse-submodules=no',
+      '--filter=blob:none',
+      'origin',
+      ...ids.slice(i, i + FETCH_IDS_PER_REQUEST),
+    ]);
+  return kept;
+}
+
+/** Object ids per fetch: well inside any command line's limit. */
+const FETCH_IDS_PER_REQUEST = 2000;
+
+/** Regular files (modes 100644 and 100755) of `ls-tree -r` whose path git did not quote: path → blob id. */
+function regularBlobs(lsTree: string): Map<string, string> {
+  const blobs = new Map<string, string>();
+  for (const record of lsTree.split('\n')) {
+    const match = /^100(?:644|755) blob ([0-9a-f]+)\t([^"].*)$/s.exec(record);
+    if (match) blobs.set(match[2] as string, match[1] as string);
+  }
+  return blobs;
+}
+
+/**
+ * After `clone --no-checkout` with a filter: writes every file whose blob arrived and a sparse
+ * placeholder of `placeholderSize` bytes for each one left on the server. A plain checkout would
+ * fetch the missing blobs one by one (or fail outright with fetching disabled), so only present
+ * blobs are written, with no transport allowed: named one by one when they are the fewer (a
+ * rescan that reuses most files), else all but the missing ones, marked skip-worktree. If a path
+ * cannot be named (git's bytes did not survive decoding), the missing blobs are fetched after
+ * all and no placeholder is written: slower, never wrong.
+ */
+async function checkOutPresentBlobs(
+  destDir: string,
+  placeholderSize: (path: string) => number,
+  online: Git,
+  offline: Git,
+): Promise<void> {
+  await offline(['read-tree', 'HEAD']);
+  const missing = await missingObjects(offline);
   const omitted: string[] = [];
+  const present: string[] = [];
   if (missing.size > 0) {
     for (const record of (await offline(['ls-tree', '-r', '-z', 'HEAD'])).split('\0')) {
       const match = /^\d+ blob ([0-9a-f]+)\t(.+)$/s.exec(record);
-      if (match && missing.has(match[1] as string)) omitted.push(match[2] as string);
+      if (match) (missing.has(match[1] as string) ? omitted : present).push(match[2] as string);
     }
   }
   try {
-    for (let i = 0; i < omitted.length; i += 200)
-      await offline(['update-index', '--skip-worktree', '--', ...omitted.slice(i, i + 200)]);
+    if (omitted.length === 0) await offline(['checkout-index', '-a', '-f']);
+    else if (present.length < omitted.length)
+      for (let i = 0; i < present.length; i += PATHS_PER_CALL)
+        await offline(['checkout-index', '-f', '--', ...present.slice(i, i + PATHS_PER_CALL)]);
+    else {
+      for (let i = 0; i < omitted.length; i += PATHS_PER_CALL)
+        await offline(['update-index', '--skip-worktree', '--', ...omitted.slice(i, i + PATHS_PER_CALL)]);
+      await offline(['checkout-index', '-a', '-f']);
+    }
   } catch {
-    omitted.length = 0;
-    await offline(['read-tree', 'HEAD']); // clears the marks: checkout-index below fetches what is missing
+    await offline(['read-tree', 'HEAD']); // clears the marks: checkout-index fetches what is missing
+    await online(['checkout-index', '-a', '-f']);
+    return;
   }
-  await (omitted.length > 0 ? offline : online)(['checkout-index', '-a', '-f']);
-  for (const relPath of omitted) await writePlaceholder(destDir, relPath, maxBlobBytes + 1);
+  await writePlaceholders(destDir, omitted, placeholderSize);
 }
+
+/** Paths per git command line: well inside any system's limit. */
+const PATHS_PER_CALL = 200;
 
 /** Mode 120000 (symbolic link) and 160000 (gitlink, a submodule) entries of `ls-tree -r`. */
 function linksAndSubmodules(lsTree: string): Map<string, 'symlink' | 'submodule'> {
@@ -209,19 +308,40 @@ function treePaths(lsTree: string): string[] {
   return paths;
 }
 
-/** A sparse file (no blocks on disk) that stands for a blob left on the server. */
-async function writePlaceholder(destDir: string, relPath: string, size: number): Promise<void> {
-  const file = path.join(destDir, relPath);
-  // git's fsck (transfer.fsckObjects) refuses ".." and ".git" in trees; checked here anyway.
-  if (!file.startsWith(destDir + path.sep)) return;
-  await mkdir(path.dirname(file), { recursive: true });
-  const handle = await open(file, 'wx');
-  try {
-    await handle.truncate(size);
-  } finally {
-    await handle.close();
+/**
+ * Sparse files (no blocks on disk) that stand for blobs left on the server. Blocking calls, a
+ * slice at a time between turns of the event loop: a rescan may write thousands, and each
+ * promise-based open, truncate and close costs ten times the call itself.
+ */
+async function writePlaceholders(
+  destDir: string,
+  relPaths: readonly string[],
+  sizeOf: (path: string) => number,
+): Promise<void> {
+  const folders = new Set<string>();
+  for (let i = 0; i < relPaths.length; i += PLACEHOLDERS_PER_TURN) {
+    if (i > 0) await new Promise((resolve) => setImmediate(resolve));
+    for (const relPath of relPaths.slice(i, i + PLACEHOLDERS_PER_TURN)) {
+      const file = path.join(destDir, relPath);
+      // git's fsck (transfer.fsckObjects) refuses ".." and ".git" in trees; checked here anyway.
+      if (!file.startsWith(destDir + path.sep)) continue;
+      const folder = path.dirname(file);
+      if (!folders.has(folder)) {
+        mkdirSync(folder, { recursive: true });
+        folders.add(folder);
+      }
+      const fd = openSync(file, 'wx');
+      try {
+        ftruncateSync(fd, sizeOf(relPath));
+      } finally {
+        closeSync(fd);
+      }
+    }
   }
 }
+
+/** About 10 ms of blocking calls. */
+const PLACEHOLDERS_PER_TURN = 500;
 
 async function prepareDestination(destDir: string): Promise<void> {
   await mkdir(path.dirname(destDir), { recursive: true });

@@ -118,7 +118,10 @@ describe('resolveRef + cloneRemote against a loopback git server', () => {
       ]),
       // The commit's whole tree, links and submodules too.
       tracked: ['.gitattributes', '.gitmodules', 'README.md', 'leak', 'model.bin', 'src/app.ts', 'vendor/lib'],
+      // Regular files only.
+      blobs: expect.any(Map),
     });
+    expect([...cloned.blobs.keys()]).toEqual(['.gitattributes', '.gitmodules', 'README.md', 'model.bin', 'src/app.ts']);
     expect(readFileSync(path.join(destDir, 'src/app.ts'), 'utf8')).toBe('export const app = 1;\n');
     expect(buildWebSource(spec, cloned.branch, cloned.commit, cloned.subdir)).toEqual({
       type: 'remote',
@@ -172,6 +175,7 @@ describe('resolveRef + cloneRemote against a loopback git server', () => {
         'src/app.ts',
         'vendor/lib',
       ],
+      blobs: expect.any(Map),
     });
     expect(readFileSync(path.join(cloned.root, 'a.md'), 'utf8')).toBe('# guide\n');
     expect(existsSync(path.join(destDir, 'docs/other/b.md'))).toBe(false);
@@ -499,5 +503,71 @@ describe('deadlines, size limit and cancellation kill the whole git process grou
     );
     expect(error.code).toBe('REPO_TOO_LARGE');
     expect(existsSync(destDir)).toBe(false);
+  });
+});
+
+describe('a clone told which files an earlier scan processed leaves their blobs on the server', () => {
+  const widgets = (): string => path.join(fixtures.projectRoot, 'acme', 'widgets.git');
+
+  it('asks with each regular file’s blob id, writes a placeholder of the answered size, and fetches the rest at once', async () => {
+    const { spec, gitEnv } = await prepare(`${server.origin}/acme/widgets`);
+    const destDir = destination();
+    const asked: Map<string, string>[] = [];
+    const before = server.requests.length;
+    const cloned = await cloneRemote({
+      spec,
+      branch: 'trunk',
+      destDir,
+      deadlineMs: 30_000,
+      maxBytes: GIB,
+      gitEnv,
+      maxBlobBytes: 1024 * 1024,
+      reuse: (blobs) => {
+        asked.push(new Map(blobs));
+        return Promise.resolve(new Map([['src/app.ts', 22]]));
+      },
+    });
+    const appBlob = git(widgets(), 'rev-parse', 'trunk:src/app.ts');
+    // Regular files only: no link (`leak`), no submodule (`vendor/lib`).
+    expect(asked).toHaveLength(1);
+    expect(asked[0]?.get('src/app.ts')).toBe(appBlob);
+    expect([...(asked[0]?.keys() ?? [])].sort()).toEqual([
+      '.gitattributes',
+      '.gitmodules',
+      'README.md',
+      'model.bin',
+      'src/app.ts',
+    ]);
+    expect(cloned.blobs.get('README.md')).toBe(git(widgets(), 'rev-parse', 'trunk:README.md'));
+    const placeholder = lstatSync(path.join(destDir, 'src/app.ts'));
+    expect(placeholder.size).toBe(22);
+    expect(placeholder.blocks).toBe(0);
+    expect(git(destDir, 'rev-list', '--objects', '--missing=print', 'HEAD')).toContain(`?${appBlob}`);
+    expect(readFileSync(path.join(destDir, 'README.md'), 'utf8')).toBe('# widgets\n');
+    expect(readFileSync(path.join(destDir, 'leak'), 'utf8')).toBe('/etc/passwd');
+    // The clone (advertisement, ls-refs, fetch of trees) and one fetch of every other blob:
+    // git's own lazy fetch would have asked once per file.
+    const posts = server.requests.slice(before).filter((request) => request.endsWith('/git-upload-pack'));
+    expect(posts.length).toBeLessThanOrEqual(4);
+  });
+
+  it('is not asked for a folder clone, which fetches only its folder anyway', async () => {
+    const { spec, gitEnv } = await prepare(`${server.origin}/acme/widgets/tree/trunk/src`);
+    const ref = await resolveRef(spec, null, gitEnv);
+    let asked = false;
+    await cloneRemote({
+      spec,
+      branch: ref.branch,
+      subdir: ref.subdir,
+      destDir: destination(),
+      deadlineMs: 30_000,
+      maxBytes: GIB,
+      gitEnv,
+      reuse: () => {
+        asked = true;
+        return Promise.resolve(new Map());
+      },
+    });
+    expect(asked).toBe(false);
   });
 });

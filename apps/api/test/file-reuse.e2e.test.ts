@@ -1,0 +1,180 @@
+// The file cache through the whole service: a repository on a loopback git server that gains
+// commits during the test, rescanned through the API with its in-process worker. A rescan of a
+// new commit takes every unchanged file from the earlier scan; its outputs are the bytes a fresh
+// scan (`cache: false`) of the same commit writes.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { readdir, readFile, utimes } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { git } from '../../../packages/sources/test/remote/helpers/fixture-repos.js';
+import { startGitHttpServer } from '../../../packages/sources/test/remote/helpers/git-http-server.js';
+import type { GitHttpServer } from '../../../packages/sources/test/remote/helpers/git-http-server.js';
+import { postScan } from './support/scenarios.js';
+import { startTestApi } from './support/test-runtime.js';
+import type { TestApi } from './support/test-runtime.js';
+
+interface Result {
+  scan_id: string;
+  commit: string | null;
+  cached_from?: string;
+  total_files: number;
+}
+
+/** A GitHub token's shape (not a real one): redacted in every output, and so in the file cache. */
+const SECRET = `ghp_${'a1B2c3D4e5F6g7H8i9J0'.repeat(2).slice(0, 36)}`;
+const MODULES = 30;
+/** Over MAX_FILE_BYTES below: a blob the clone leaves on the server. */
+const LARGE_BYTES = 40_000;
+
+describe('file cache: a rescan of a new commit reuses every unchanged file (loopback git server)', () => {
+  let base: string;
+  let work: string;
+  let server: GitHttpServer;
+  let api: TestApi;
+  let repoUrl: string;
+
+  const commit = (files: Record<string, string | Buffer>, message: string): string => {
+    for (const [path, text] of Object.entries(files)) {
+      mkdirSync(join(work, path, '..'), { recursive: true });
+      writeFileSync(join(work, path), text);
+    }
+    git(work, 'add', '-A');
+    git(work, 'commit', '-q', '-m', message);
+    git(work, 'push', '-q', 'origin', 'main');
+    return git(work, 'rev-parse', 'HEAD');
+  };
+
+  beforeAll(async () => {
+    base = mkdtempSync(join(tmpdir(), 'reposcan-file-reuse-'));
+    const served = join(base, 'served', 'acme');
+    mkdirSync(served, { recursive: true });
+    git(served, 'init', '-q', '--bare', '-b', 'main', 'files.git');
+    // As GitHub does: partial clones, and fetching blobs by id.
+    git(join(served, 'files.git'), 'config', 'uploadpack.allowFilter', 'true');
+    git(join(served, 'files.git'), 'config', 'uploadpack.allowAnySHA1InWant', 'true');
+    work = join(base, 'work');
+    mkdirSync(work);
+    git(work, 'init', '-q', '-b', 'main');
+    git(work, 'remote', 'add', 'origin', join(served, 'files.git'));
+    const files: Record<string, string | Buffer> = {
+      'README.md': '# files\n',
+      '.gitignore': 'build/\n',
+      'config/settings.ts': `export const token = '${SECRET}';\n`,
+      'assets/logo.png': Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]),
+      'data/large.txt': 'x'.repeat(LARGE_BYTES),
+    };
+    for (let i = 0; i < MODULES; i++) files[`src/module-${i}.ts`] = `export const value${i} = ${i};\n`.repeat(20);
+    commit(files, 'first');
+    server = await startGitHttpServer(join(base, 'served'));
+    repoUrl = `${server.origin}/acme/files`;
+    api = await startTestApi({
+      GIT_ALLOW_HTTP: 'true',
+      GIT_ALLOW_PRIVATE_HOSTS: 'true',
+      GIT_ALLOWED_HOSTS: '127.0.0.1',
+      SCAN_WAIT_SECONDS: '30',
+      MAX_FILE_BYTES: '32768',
+    });
+  });
+  afterAll(async () => {
+    await api?.close();
+    await server?.close();
+    rmSync(base, { recursive: true, force: true });
+  });
+
+  const scan = async (body: Record<string, unknown>): Promise<Result> => {
+    const response = await postScan(api, body);
+    const envelope = (await response.json()) as { data: Result };
+    expect(response.status).toBe(201);
+    return envelope.data;
+  };
+  const download = async (scanId: string, format: string): Promise<Buffer> => {
+    const response = await fetch(`${api.baseUrl}/v1/download/${scanId}?format=${format}`);
+    expect(response.status).toBe(200);
+    return Buffer.from(await response.arrayBuffer());
+  };
+  const reusedSoFar = async (): Promise<number> => {
+    const text = await (await fetch(`${api.baseUrl}/metrics`)).text();
+    const line = text.split('\n').find((l) => l.startsWith('reposcan_files_reused_total '));
+    return line === undefined ? 0 : Number(line.split(' ').pop());
+  };
+  const cacheFiles = async (): Promise<string[]> => {
+    const root = join(api.dataDir, 'file-cache', 'v1');
+    const repositories = await readdir(root).catch(() => [] as string[]);
+    const files: string[] = [];
+    for (const repository of repositories)
+      for (const name of await readdir(join(root, repository))) files.push(join(root, repository, name));
+    return files;
+  };
+  const sameOutputs = async (a: string, b: string): Promise<void> => {
+    for (const format of ['txt', 'md', 'json'])
+      expect((await download(a, format)).equals(await download(b, format)), format).toBe(true);
+  };
+
+  it('takes every unchanged text from the first scan, and writes what a fresh scan writes', async () => {
+    const first = await scan({ repo_path: repoUrl });
+    expect(await reusedSoFar()).toBe(0);
+    // What the first scan kept on the volume holds no secret in clear.
+    const kept = await cacheFiles();
+    expect(kept.some((file) => file.endsWith('.idx'))).toBe(true);
+    for (const file of kept) expect((await readFile(file)).includes(SECRET)).toBe(false);
+
+    const next = commit({ 'src/module-7.ts': 'export const value7 = "changed";\n' }, 'one file');
+    const rescan = await scan({ repo_path: repoUrl });
+    expect(rescan.commit).toBe(next);
+    expect(rescan.cached_from).toBeUndefined();
+    expect(rescan.total_files).toBe(first.total_files);
+    // Every text but the changed one and the ignore file (which the walk reads itself): the other
+    // modules, README.md and config/settings.ts. The image and the large file are never texts.
+    expect(await reusedSoFar()).toBe(MODULES - 1 + 2);
+    const txt = (await download(rescan.scan_id, 'txt')).toString();
+    expect(txt).toContain('value7 = "changed"');
+    expect(txt).toContain('value8 = 8');
+    expect(txt).not.toContain(SECRET);
+    expect(txt).toContain('[REDACTED:');
+
+    const fresh = await scan({ repo_path: repoUrl, cache: false });
+    expect(await reusedSoFar()).toBe(MODULES + 1);
+    await sameOutputs(rescan.scan_id, fresh.scan_id);
+    // The large file stayed on the server, known as too large from the first scan.
+    const summary = (await (await fetch(`${api.baseUrl}/v1/summary/${rescan.scan_id}`)).json()) as {
+      data: { skipped: { path: string; reason: string }[] };
+    };
+    expect(summary.data.skipped).toContainEqual({ path: 'data/large.txt', reason: 'too_large' });
+  });
+
+  it('options that shape texts are another key; secrets other than redact neither keep nor take', async () => {
+    const before = await reusedSoFar();
+    const compressed = await scan({ repo_path: repoUrl, compress: 'signatures' });
+    expect(await reusedSoFar()).toBe(before);
+    commit({ 'src/module-3.ts': 'export function three(): number {\n  return 3;\n}\n' }, 'another file');
+    const again = await scan({ repo_path: repoUrl, compress: 'signatures' });
+    expect(await reusedSoFar()).toBe(before + MODULES - 1 + 2);
+    await sameOutputs(
+      again.scan_id,
+      (await scan({ repo_path: repoUrl, compress: 'signatures', cache: false })).scan_id,
+    );
+    expect(compressed.commit).not.toBe(again.commit);
+
+    const kept = (await cacheFiles()).length;
+    commit({ 'src/module-4.ts': 'export const four = 4;\n' }, 'a third file');
+    await scan({ repo_path: repoUrl, secrets: 'report' });
+    await scan({ repo_path: repoUrl, secrets: 'off' });
+    expect(await reusedSoFar()).toBe(before + MODULES + 1);
+    expect((await cacheFiles()).length).toBe(kept);
+  });
+
+  it('the janitor drops what no scan used for FILE_CACHE_DAYS; the next scan then processes every file', async () => {
+    const files = await cacheFiles();
+    const old = new Date(Date.now() - 8 * 86_400_000);
+    for (const file of files) await utimes(file, old, old);
+    const sweep = await api.runtime.janitor.sweep();
+    expect(sweep.fileCacheSegmentsDropped).toBeGreaterThan(0);
+    expect(await cacheFiles()).toEqual([]);
+    const before = await reusedSoFar();
+    commit({ 'src/module-5.ts': 'export const five = 5;\n' }, 'after the sweep');
+    await scan({ repo_path: repoUrl });
+    expect(await reusedSoFar()).toBe(before);
+    expect((await cacheFiles()).length).toBeGreaterThan(0);
+  });
+});
