@@ -5,7 +5,7 @@
 //
 //   npm run bench                 full run: 5 repetitions, the 71 MB / 50 000-file corpora, 30 s wrk runs
 //   npm run bench -- --quick      1 repetition, 14 MB / 5 000-file corpora, 5 s wrk runs (harness development)
-//   options: --reps N, --sections real,real2x,synthetic,load,streams,micro,cli,throughput,fleet, --no-build
+//   options: --reps N, --sections real,real2x,synthetic,rescan,load,streams,micro,cli,throughput,fleet, --no-build
 import { execFile, execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -14,6 +14,7 @@ import { promisify } from 'node:util';
 import { startGitHttpServer } from '../packages/sources/test/remote/helpers/git-http-server.js';
 import { ensureBenchDeps } from './lib/bench-deps.js';
 import { cliStartup, cliTargets, renderCliStartup } from './lib/cli-startup.js';
+import { cloneRescanRun } from './lib/clone-rescan.js';
 import type { CliStartup } from './lib/cli-startup.js';
 import type { BenchDeps } from './lib/bench-deps.js';
 import { BENCH_DIR, prepareCorpora, REPO_ROOT } from './lib/corpora.js';
@@ -50,7 +51,18 @@ import {
 import type { Sample } from './lib/scan-runs.js';
 
 const run = promisify(execFile);
-const SECTIONS = ['real', 'real2x', 'synthetic', 'load', 'streams', 'micro', 'cli', 'throughput', 'fleet'] as const;
+const SECTIONS = [
+  'real',
+  'real2x',
+  'synthetic',
+  'rescan',
+  'load',
+  'streams',
+  'micro',
+  'cli',
+  'throughput',
+  'fleet',
+] as const;
 type Section = (typeof SECTIONS)[number];
 
 interface Args {
@@ -209,6 +221,24 @@ function unitsFor(
   return [apiScan(false), engine(false), floor('read-floor'), repomix('plain', false, 1)];
 }
 
+/** Section `rescan`: a cold scan of the git URL, a one-file commit, the rescan and the change digest, on one API and worker. */
+function cloneRescanUnit(corpora: Corpora, recorder: Recorder): Unit {
+  return {
+    label: 'API git URL: cold scan, one-file commit, rescan, change digest',
+    reps: Infinity,
+    run: async () => {
+      const r = await cloneRescanRun(corpora);
+      const rows = [
+        ['api-clone-commit-cold', r.cold],
+        ['api-clone-one-file-commit', r.rescan],
+        ['api-clone-change-digest', r.digest],
+      ] as const;
+      for (const [key, sample] of rows) recorder.add(corpora.real, key, sample);
+      return rows.map(([key, sample]) => `${key} ${describe(sample)}`).join('; ');
+    },
+  };
+}
+
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
   const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -246,6 +276,14 @@ async function main(): Promise<void> {
       blocks.push({ corpus: corpora.real2x, units: unitsFor(corpora.real2x, 'real2x', ctx) });
     if (args.sections.has('synthetic'))
       blocks.push({ corpus: corpora.synthetic, units: unitsFor(corpora.synthetic, 'synthetic', ctx) });
+    if (args.sections.has('rescan')) {
+      // On `real`: with that section, in its rotation; alone, as a block of its own.
+      const { real } = corpora;
+      const unit = cloneRescanUnit(corpora, recorder);
+      const block = blocks.find((b) => b.corpus === real);
+      if (block) block.units.push(unit);
+      else blocks.push({ corpus: real, units: [unit] });
+    }
   }
   const extra =
     (args.sections.has('load') ? 3 : 0) +

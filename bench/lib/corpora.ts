@@ -230,10 +230,9 @@ async function linkTree(from: string, to: string): Promise<void> {
   }
 }
 
-/** A bare repository with one reproducible commit of `tree` (ignored files added too, as in the tree). */
-async function commitTree(tree: string, bare: string): Promise<void> {
-  const date = '2025-01-01T00:00:00Z';
-  const env = {
+/** git's environment for the bench's own commits: a fixed author, committer and date, so commit ids are the same everywhere. */
+export function benchGitEnv(date: string): NodeJS.ProcessEnv {
+  return {
     ...process.env,
     GIT_AUTHOR_NAME: 'bench',
     GIT_AUTHOR_EMAIL: 'bench@example.invalid',
@@ -244,6 +243,11 @@ async function commitTree(tree: string, bare: string): Promise<void> {
     GIT_CONFIG_NOSYSTEM: '1',
     GIT_CONFIG_GLOBAL: '/dev/null',
   };
+}
+
+/** A bare repository with one reproducible commit of `tree` (ignored files added too, as in the tree). */
+async function commitTree(tree: string, bare: string): Promise<void> {
+  const env = benchGitEnv('2025-01-01T00:00:00Z');
   await run('git', ['init', '-q', '--bare', '--initial-branch=main', bare], { env });
   const git = ['--git-dir', bare, '--work-tree', tree];
   await run('git', [...git, 'add', '-A', '-f'], { env, maxBuffer: 1 << 26 });

@@ -43,6 +43,25 @@ export const ROWS: readonly RowDef[] = [
     reposcan: true,
     warm: false,
   },
+  {
+    key: 'api-clone-commit-cold',
+    label:
+      'reposcan full scan of a git URL (loopback clone of a copy that allows filters), cold, before a one-file commit',
+    reposcan: true,
+    warm: false,
+  },
+  {
+    key: 'api-clone-one-file-commit',
+    label: 'reposcan rescan of that git URL after a commit that changes one file (same API, worker and DATA_DIR)',
+    reposcan: false,
+    warm: false,
+  },
+  {
+    key: 'api-clone-change-digest',
+    label: 'reposcan change digest of that commit (base_ref = the commit before; same API, worker and DATA_DIR)',
+    reposcan: false,
+    warm: false,
+  },
   { key: 'api-inspect', label: 'reposcan inspect (API, local path)', reposcan: true, warm: false },
   { key: 'engine-cold', label: 'reposcan engine, fresh process, cold', reposcan: true, warm: false },
   { key: 'engine-warm', label: 'reposcan engine, fresh process, warm', reposcan: true, warm: true },
@@ -222,6 +241,13 @@ export function buildTargets(
       ratioTarget('cold full scan ÷ count + write floor — informational', ids.real, 'api-scan-cold', 'scan-floor', 1.3),
     ),
     ratioTarget('warm rescan ÷ repomix plain, warm', ids.real, 'api-scan-warm', 'repomix-plain-warm', 0.5),
+    ratioTarget(
+      'rescan after a one-file commit ÷ cold scan of the git URL',
+      ids.real,
+      'api-clone-one-file-commit',
+      'api-clone-commit-cold',
+      0.2,
+    ),
     ratioTarget('cold engine, compress=signatures ÷ cold engine', ids.real, 'engine-cold-compress', 'engine-cold', 1.3),
     ratioTarget(
       'cold engine, compress=signatures ÷ repomix --compress, cold',
@@ -338,6 +364,7 @@ export function consistencyChecks(rows: Row[]): string[] {
     'api-scan-cold',
     'api-scan-warm',
     'api-clone-cold',
+    'api-clone-commit-cold',
     'engine-cold',
     'engine-warm',
     'engine-cold-secrets-off',
@@ -358,12 +385,44 @@ export function consistencyChecks(rows: Row[]): string[] {
       }
     }
   }
+  problems.push(...oneFileCommitChecks(rows));
   // repomix must see the same tree (it packs text files only; reposcan's count includes assets).
   for (const corpus of new Set(rows.map((r) => r.corpus))) {
     const ours = rows.find((r) => r.corpus === corpus && r.key === 'engine-cold')?.files;
     for (const r of rows.filter((x) => x.corpus === corpus && x.key.startsWith('repomix-'))) {
       if (ours && (r.files ?? 0) < ours * 0.9)
         problems.push(`${corpus}: ${r.key} packed ${r.files ?? 0} files, reposcan scanned ${ours}: not the same tree`);
+    }
+  }
+  return problems;
+}
+
+/**
+ * After the one-file commit, the rescan must still cover the whole commit (the same files as the
+ * cold scan before it, and the added line's tokens on top), and the change digest must hold that
+ * one modified file and nothing else: a fast row that scanned less would be no measurement.
+ */
+function oneFileCommitChecks(rows: Row[]): string[] {
+  const problems: string[] = [];
+  for (const corpus of new Set(rows.map((r) => r.corpus))) {
+    const row = (key: string) => rows.find((r) => r.corpus === corpus && r.key === key);
+    const cold = row('api-clone-commit-cold');
+    for (const s of row('api-clone-one-file-commit')?.samples ?? []) {
+      if (cold && s.files !== cold.files)
+        problems.push(
+          `${corpus}: the rescan after a one-file commit scanned ${s.files} files, the cold scan ${cold.files}`,
+        );
+      if (cold?.tokens != null && s.tokens !== undefined && s.tokens <= cold.tokens)
+        problems.push(
+          `${corpus}: the rescan after a one-file commit counted ${s.tokens} tokens, not more than the cold scan's ${cold.tokens}`,
+        );
+    }
+    for (const s of row('api-clone-change-digest')?.samples ?? []) {
+      const c = s.extra?.changes as Partial<Record<'added' | 'modified' | 'renamed' | 'deleted', number>> | undefined;
+      if (!c || c.modified !== 1 || c.added !== 0 || c.renamed !== 0 || c.deleted !== 0)
+        problems.push(
+          `${corpus}: the change digest of a one-file commit should hold one modified file, it held ${c ? JSON.stringify(c) : 'no changes'}`,
+        );
     }
   }
   return problems;

@@ -126,14 +126,25 @@ export interface ScanResult {
   scan_id: string;
   summary: { total_files: number; total_size: number; estimated_tokens: number };
   artifacts: Record<string, { bytes: number }>;
+  /** A change digest's (`base_ref`) commits and counts of changed paths. */
+  changes?: {
+    base_commit: string;
+    head_commit: string | null;
+    counts: { added: number; modified: number; renamed: number; deleted: number; binary: number };
+  };
 }
 
 /**
  * POST /v1/scan as a client that wants the result: the API holds the request until the worker
- * has published (the worker's state signal wakes it) and answers 201 with the result.
+ * has published (the worker's state signal wakes it) and answers 201 with the result. `options`
+ * are request fields beside `repo_path` (`base_ref`, …).
  */
-export async function scanAndWait(baseUrl: string, repoPath: string): Promise<ScanResult> {
-  const { status, body } = await call<ScanResult>(baseUrl, 'POST', '/v1/scan', { repo_path: repoPath });
+export async function scanAndWait(
+  baseUrl: string,
+  repoPath: string,
+  options: Record<string, unknown> = {},
+): Promise<ScanResult> {
+  const { status, body } = await call<ScanResult>(baseUrl, 'POST', '/v1/scan', { repo_path: repoPath, ...options });
   if (status !== 201) throw new Error(`POST /v1/scan answered ${status}: ${JSON.stringify(body)}`);
   return body.data;
 }

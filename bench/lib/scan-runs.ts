@@ -8,6 +8,7 @@ import { BENCH_DIR, CORPORA_DIR } from './corpora.js';
 import type { Corpus } from './corpora.js';
 import { readVmHwmKb, resetVmHwm, runMeasured } from './processes.js';
 import { Deployment, inspect, scanAndWait } from './reposcan-api.js';
+import type { ScanResult } from './reposcan-api.js';
 
 export interface Sample {
   wallMs: number;
@@ -187,24 +188,35 @@ export async function apiScanRuns(repoPaths: string[]): Promise<Sample[]> {
     const worker = await deployment.startWorker();
     await scanAndWait(baseUrl, WARMUP_DIR);
     const samples: Sample[] = [];
-    for (const repoPath of repoPaths) {
-      const resetOk = await resetVmHwm(worker.pid);
-      const started = performance.now();
-      const result = await scanAndWait(baseUrl, repoPath);
-      const wallMs = performance.now() - started;
-      const kb = resetOk ? await readVmHwmKb(worker.pid) : null;
-      samples.push({
-        wallMs,
-        peakRssMb: kb === null ? null : kb / 1024,
-        files: result.summary.total_files,
-        tokens: result.summary.estimated_tokens,
-        extra: { artifact_bytes: Object.values(result.artifacts).reduce((sum, a) => sum + a.bytes, 0) },
-      });
-    }
+    for (const repoPath of repoPaths) samples.push((await measuredScan(baseUrl, worker.pid, repoPath)).sample);
     return samples;
   } finally {
     await deployment.close();
   }
+}
+
+/** One waiting POST /v1/scan, timed to its 201, with the worker's peak RSS over it. */
+export async function measuredScan(
+  baseUrl: string,
+  workerPid: number,
+  repoPath: string,
+  options: Record<string, unknown> = {},
+): Promise<{ sample: Sample; result: ScanResult }> {
+  const resetOk = await resetVmHwm(workerPid);
+  const started = performance.now();
+  const result = await scanAndWait(baseUrl, repoPath, options);
+  const wallMs = performance.now() - started;
+  const kb = resetOk ? await readVmHwmKb(workerPid) : null;
+  return {
+    sample: {
+      wallMs,
+      peakRssMb: kb === null ? null : kb / 1024,
+      files: result.summary.total_files,
+      tokens: result.summary.estimated_tokens,
+      extra: { artifact_bytes: Object.values(result.artifacts).reduce((sum, a) => sum + a.bytes, 0) },
+    },
+    result,
+  };
 }
 
 /** POST /v1/inspect of a local path, after a warm-up inspect; peak RSS is the API process's. */

@@ -45,3 +45,50 @@ describe('consistencyChecks, the count + write floor', () => {
     ).toEqual(['c: tokens differ between runs: engine-cold 500, token-floor 500, scan-floor 499']);
   });
 });
+
+describe('consistencyChecks, the one-file commit rows', () => {
+  const digest = (changes: Record<string, number> | undefined): Sample => ({
+    ...run(1, 40),
+    extra: changes ? { changes } : {},
+  });
+  const oneModified = { added: 0, modified: 1, renamed: 0, deleted: 0, binary: 0 };
+
+  it('passes a rescan of the whole commit and a digest of the one modified file', () => {
+    expect(
+      checks({
+        'api-clone-commit-cold': [run(10, 500)],
+        'api-clone-one-file-commit': [run(10, 514)],
+        'api-clone-change-digest': [digest(oneModified)],
+      }),
+    ).toEqual([]);
+  });
+
+  it('flags a rescan that scanned less than the commit (only what changed, say)', () => {
+    expect(checks({ 'api-clone-commit-cold': [run(10, 500)], 'api-clone-one-file-commit': [run(1, 40)] })).toEqual([
+      'c: the rescan after a one-file commit scanned 1 files, the cold scan 10',
+      "c: the rescan after a one-file commit counted 40 tokens, not more than the cold scan's 500",
+    ]);
+  });
+
+  it('flags a digest that holds another change than the one modified file, or none', () => {
+    expect(
+      checks({
+        'api-clone-change-digest': [
+          digest({ ...oneModified, added: 1 }),
+          digest({ ...oneModified, modified: 0 }),
+          digest(undefined),
+        ],
+      }),
+    ).toEqual([
+      'c: the change digest of a one-file commit should hold one modified file, it held {"added":1,"modified":1,"renamed":0,"deleted":0,"binary":0}',
+      'c: the change digest of a one-file commit should hold one modified file, it held {"added":0,"modified":0,"renamed":0,"deleted":0,"binary":0}',
+      'c: the change digest of a one-file commit should hold one modified file, it held no changes',
+    ]);
+  });
+
+  it('flags the cold scan of the copy counting other tokens than the other cold scans', () => {
+    expect(checks({ 'api-clone-cold': [run(10, 500)], 'api-clone-commit-cold': [run(10, 499)] })).toEqual([
+      'c: tokens differ between runs: api-clone-cold 500, api-clone-commit-cold 499',
+    ]);
+  });
+});

@@ -1,0 +1,61 @@
+// A production rescan of a git URL after a push: one API and worker (one DATA_DIR, so its token
+// and commit caches are there as on the volume) scan the served copy of `real` cold; the copy
+// gains a commit that changes one text file; the same URL is scanned again, then as a change
+// digest against the first commit. Each scan is a waiting POST /v1/scan timed to its 201.
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { startGitHttpServer } from '../../packages/sources/test/remote/helpers/git-http-server.js';
+import type { Corpora } from './corpora.js';
+import { commitOneFileChange, copyServedRepo } from './one-file-commit.js';
+import { Deployment, scanAndWait } from './reposcan-api.js';
+import { measuredScan, WARMUP_DIR } from './scan-runs.js';
+import type { Sample } from './scan-runs.js';
+
+/** The file the commit changes: a Markdown file in both the full and the --quick corpus. */
+export const CHANGED_FILE = 'lodash-4.17.21/README.md';
+const ADDED_LINE = 'One line added by the benchmark, in a commit of its own.';
+
+export interface CloneRescan {
+  /** The copy scanned before the commit, nothing cached. */
+  cold: Sample;
+  /** The same URL after the one-file commit. */
+  rescan: Sample;
+  /** The same URL with `base_ref` at the commit before: a digest of the one change. */
+  digest: Sample;
+}
+
+export async function cloneRescanRun(corpora: Corpora): Promise<CloneRescan> {
+  const served = await mkdtemp(join(tmpdir(), 'reposcan-bench-served-'));
+  const bare = join(served, corpora.gitRepoName);
+  let server: Awaited<ReturnType<typeof startGitHttpServer>> | null = null;
+  const deployment = await Deployment.create();
+  try {
+    await mkdir(dirname(bare), { recursive: true });
+    await copyServedRepo(join(corpora.gitProjectRoot, corpora.gitRepoName), bare);
+    server = await startGitHttpServer(served);
+    const url = `${server.origin}/${corpora.gitRepoName}`;
+    const { baseUrl } = await deployment.startApi();
+    const worker = await deployment.startWorker();
+    await scanAndWait(baseUrl, WARMUP_DIR);
+
+    const cold = (await measuredScan(baseUrl, worker.pid, url)).sample;
+    const commit = await commitOneFileChange(bare, 'main', CHANGED_FILE, ADDED_LINE);
+    const rescan = (await measuredScan(baseUrl, worker.pid, url)).sample;
+    const digest = await measuredScan(baseUrl, worker.pid, url, { base_ref: commit.base });
+    const changes = digest.result.changes;
+    if (changes?.head_commit !== commit.head || changes.base_commit !== commit.base)
+      throw new Error(
+        `the change digest compared ${changes?.base_commit}..${changes?.head_commit}, not ${commit.base}..${commit.head}`,
+      );
+    return {
+      cold,
+      rescan,
+      digest: { ...digest.sample, extra: { ...digest.sample.extra, changes: changes.counts } },
+    };
+  } finally {
+    await deployment.close();
+    await server?.close();
+    await rm(served, { recursive: true, force: true });
+  }
+}
