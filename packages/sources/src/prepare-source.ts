@@ -85,6 +85,8 @@ export interface PreparedSource {
   changes?: ChangeSet;
   /** A remote clone: the blob id of each regular file with a plain path (ClonedRemote.blobs). */
   blobs?: ReadonlyMap<string, string>;
+  /** Files the clone left off the disk for the file cache to give (ClonedRemote.absent). */
+  absent?: ReadonlyMap<string, number>;
 }
 
 export interface PrepareContext {
@@ -183,6 +185,7 @@ export async function prepareSource(source: ScanRequestRecord['source'], ctx: Pr
         git: { tracked: cloned.tracked, infoExclude: null },
         commitIdentity: commitOf(spec, { ...ref, commit: cloned.commit }),
         blobs: cloned.blobs,
+        absent: cloned.absent,
         ...(changes ? { changes } : {}),
       };
     }

@@ -29,6 +29,8 @@ export interface CollectInput {
   sourceSkips?: ReadonlyMap<string, SkipReason>;
   /** When the tree is a git work tree or a clone: its tracked files and `.git/info/exclude` (WalkInput.git). */
   git?: GitWorkTree;
+  /** Files of the tree not on disk, taken from a FileReuse instead (WalkInput.absent). */
+  absent?: ReadonlyMap<string, number>;
   /** countTokens counts exactly (a full scan): each record carries its count as `tokens` too. */
   exactTokens?: boolean;
   /** Only these walked paths are kept (a change digest's changed files); the walk's other files are neither read nor drawn. */
@@ -88,6 +90,7 @@ export async function collectFiles(
         docsOnly: options.docsOnly,
         sourceSkips: input.sourceSkips,
         ...(input.git === undefined ? {} : { git: input.git }),
+        ...(input.absent === undefined ? {} : { absent: input.absent }),
       },
       (walked) => {
         const only = input.only;

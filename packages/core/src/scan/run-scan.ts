@@ -61,6 +61,8 @@ export interface ScanInput {
   git?: GitWorkTree;
   /** With `base_ref`: git's changes since the base commit; the outputs are then a change digest (change-digest.ts). */
   changes?: ChangeSet;
+  /** Files of the tree not on disk: a clone left them on the server for `deps.fileReuse` to give (WalkInput.absent). */
+  absent?: ReadonlyMap<string, number>;
 }
 
 export interface ScanTimings {

@@ -6,7 +6,7 @@ import { VIRTUALENV_MARKER } from './default-excludes.js';
 import { IGNORE_FILE_NAMES, loadFolderRules } from './ignore-files.js';
 import { enterFolder, withFolderRules } from './ignore-stack.js';
 import { sortByName } from './name-order.js';
-import type { Folder, WalkContext } from './walk-context.js';
+import type { AbsentEntries, Folder, WalkContext } from './walk-context.js';
 import { joinRel } from './walk-context.js';
 import type { WalkDirent, WalkFolder } from './walk-deps.js';
 
@@ -65,23 +65,44 @@ async function measureFile(ctx: WalkContext, handle: WalkFolder, file: Candidate
 
 export async function listFolder(ctx: WalkContext, folder: Folder): Promise<FolderListing> {
   if (ctx.stopped) return { kind: 'skipped', reason: 'limit' };
-  let handle: WalkFolder;
+  const absent = ctx.absent?.get(folder.rel);
+  let handle: WalkFolder | null;
   try {
     handle = await ctx.pool.run(() => ctx.fs.openFolder(folder.abs));
   } catch (error) {
-    return { kind: 'skipped', reason: openFailure(error) };
+    // A folder of absent files only: nothing of it is on disk.
+    if (absent === undefined || (error as { code?: unknown }).code !== 'ENOENT')
+      return { kind: 'skipped', reason: openFailure(error) };
+    handle = null;
   }
   try {
-    return await listOpenFolder(ctx, folder, handle);
+    return await listOpenFolder(ctx, folder, handle, absent);
   } finally {
     // Every call into the folder has settled by now: its descriptor cannot be reused under one.
-    await ctx.fs.closeFolder(handle).catch(() => undefined);
+    if (handle !== null) await ctx.fs.closeFolder(handle).catch(() => undefined);
   }
 }
 
-async function listOpenFolder(ctx: WalkContext, folder: Folder, handle: WalkFolder): Promise<FolderListing> {
-  const entries = await readEntries(ctx, handle);
-  if (typeof entries === 'string') return { kind: 'skipped', reason: entries };
+/** An entry of WalkInput.absent, listed as its folder's own entries are. */
+function absentEntry(name: string, folder: boolean): WalkDirent {
+  return { name, isFile: () => !folder, isDirectory: () => folder, isSymbolicLink: () => false };
+}
+
+async function listOpenFolder(
+  ctx: WalkContext,
+  folder: Folder,
+  handle: WalkFolder | null,
+  absent: AbsentEntries | undefined,
+): Promise<FolderListing> {
+  const onDisk = handle === null ? [] : await readEntries(ctx, handle);
+  if (typeof onDisk === 'string') return { kind: 'skipped', reason: onDisk };
+  // What is on disk wins: a file also present (its blob arrived after all) is measured there.
+  const entries: WalkDirent[] = [...onDisk];
+  const seen = new Set(absent === undefined ? [] : onDisk.map((e) => e.name));
+  if (absent !== undefined) {
+    for (const name of absent.folders) if (!seen.has(name)) entries.push(absentEntry(name, true));
+    for (const name of absent.files.keys()) if (!seen.has(name)) entries.push(absentEntry(name, false));
+  }
   if (folder.depth > 0 && entries.some((e) => e.name === VIRTUALENV_MARKER && !e.isDirectory())) {
     return { kind: 'skipped', reason: 'excluded_dir' };
   }
@@ -89,8 +110,8 @@ async function listOpenFolder(ctx: WalkContext, folder: Folder, handle: WalkFold
   const skipped: SkippedPath[] = [];
   let ignores = folder.ignores;
   const handled = new Set<string>();
-  if (ctx.syncIgnore) {
-    const present = entries.filter((e) => e.isFile() && IGNORE_FILE_NAMES.includes(e.name)).map((e) => e.name);
+  if (ctx.syncIgnore && handle !== null) {
+    const present = onDisk.filter((e) => e.isFile() && IGNORE_FILE_NAMES.includes(e.name)).map((e) => e.name);
     if (present.length > 0) {
       const loaded = await loadFolderRules(ctx, handle, folder.rel, present);
       ignores = withFolderRules(ignores, loaded.rules, loaded.ownRules);
@@ -119,7 +140,15 @@ async function listOpenFolder(ctx: WalkContext, folder: Folder, handle: WalkFold
     }
   }
 
-  const measured = await Promise.all(candidates.map((c) => ctx.pool.run(() => measureFile(ctx, handle, c))));
+  const measured = await Promise.all(
+    candidates.map((c) => {
+      const size = seen.has(c.name) ? undefined : absent?.files.get(c.name);
+      if (size === undefined) return ctx.pool.run(() => measureFile(ctx, handle as WalkFolder, c));
+      return Promise.resolve<WalkedFile | SkippedPath>(
+        size > ctx.maxFileBytes ? { path: c.rel, reason: 'too_large' } : { path: c.rel, absPath: c.abs, size },
+      );
+    }),
+  );
   const files: WalkedFile[] = [];
   for (const result of measured) {
     if ('reason' in result) skipped.push(result);

@@ -16,6 +16,8 @@ export interface WalkContext {
   /** Entries skipped for what the source says they are (WalkInput.sourceSkips). */
   readonly sourceSkips: ReadonlyMap<string, SkipReason> | undefined;
   readonly syncIgnore: boolean;
+  /** Files of the tree that are not on disk (WalkInput.absent), by folder. */
+  readonly absent: AbsentFolders | null;
   /** The files git tracks, when the tree is a git work tree: git's ignore rules pass them. */
   readonly tracked: TrackedPaths | null;
   /** Files larger than this are skipped `too_large`: min(size_limit, the engine's per-file limit). */
@@ -40,6 +42,33 @@ export interface Folder {
   readonly ignores: IgnoreStack;
   /** Git ignores this folder (or one above) but tracks files in it: only those are listed. */
   readonly gitIgnored: boolean;
+}
+
+/** What a folder holds that is not on disk: files with their sizes, and folders on the way to such files. */
+export interface AbsentEntries {
+  readonly files: Map<string, number>;
+  readonly folders: Set<string>;
+}
+
+/** Root-relative folder path (`''` for the root) → its absent entries. */
+export type AbsentFolders = ReadonlyMap<string, AbsentEntries>;
+
+/** Indexes WalkInput.absent by folder, every folder on the way included. */
+export function indexAbsent(absent: ReadonlyMap<string, number>): AbsentFolders {
+  const folders = new Map<string, AbsentEntries>();
+  const entriesOf = (rel: string): AbsentEntries => {
+    let entries = folders.get(rel);
+    if (entries === undefined) folders.set(rel, (entries = { files: new Map(), folders: new Set() }));
+    return entries;
+  };
+  for (const [path, size] of absent) {
+    const segments = path.split('/');
+    const name = segments.pop() as string;
+    entriesOf(segments.join('/')).files.set(name, size);
+    for (let depth = segments.length; depth > 0; depth--)
+      entriesOf(segments.slice(0, depth - 1).join('/')).folders.add(segments[depth - 1] as string);
+  }
+  return folders;
 }
 
 export function joinRel(parentRel: string, name: string): string {

@@ -11,6 +11,7 @@ import { listFolder, type ListedFolder, type SkippedFolder } from './list-folder
 import { nodeWalkFs } from './node-walk-fs.js';
 import { compilePathPatterns } from './path-patterns.js';
 import { openScanRoot, ScanRootError } from './scan-root.js';
+import { indexAbsent } from './walk-context.js';
 import type { Folder, WalkContext } from './walk-context.js';
 import type { WalkDeps } from './walk-deps.js';
 
@@ -38,6 +39,12 @@ export interface WalkInput {
   sourceSkips?: ReadonlyMap<string, SkipReason>;
   /** When the tree is a git work tree (or a clone): its tracked files and `.git/info/exclude`. */
   git?: GitWorkTree;
+  /**
+   * Files of the tree that are not on disk, by root-relative POSIX path, with their sizes: a clone
+   * left their blobs on the server because the scan takes them from elsewhere (FileReuse). The
+   * walk lists them, and the folders on the way, as if they were there; it never reads them.
+   */
+  absent?: ReadonlyMap<string, number>;
 }
 
 /** File-system calls in flight at once (libuv runs them on its thread pool). */
@@ -140,6 +147,7 @@ export async function walkTreeInto(
     patterns: compilePathPatterns(options.includePatterns, options.excludePatterns),
     acceptFile: input.acceptFile ?? (input.docsOnly ? isDocsPath : undefined),
     sourceSkips: input.sourceSkips,
+    absent: input.absent === undefined || input.absent.size === 0 ? null : indexAbsent(input.absent),
     syncIgnore: options.syncIgnore,
     tracked: input.git === undefined ? null : indexTracked(input.git.tracked),
     maxFileBytes: Math.min(options.sizeLimit ?? Infinity, limits.maxFileBytes),

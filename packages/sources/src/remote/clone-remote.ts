@@ -1,5 +1,4 @@
-import { closeSync, ftruncateSync, mkdirSync, openSync } from 'node:fs';
-import { mkdir, readdir, realpath, rm, writeFile } from 'node:fs/promises';
+import { mkdir, open, readdir, realpath, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ScanError } from '@reposcan/contracts';
 import { withDeadline } from './deadline.js';
@@ -36,7 +35,7 @@ export interface CloneRemoteOptions {
   /**
    * Files an earlier scan processed. A whole-repository clone then first fetches the commit's trees
    * only and asks with every regular file's blob id (by path); the paths it answers, with a size,
-   * are left on the server, each a sparse placeholder of that size, and only the other blobs are
+   * are left on the server and off the disk (ClonedRemote.absent), and only the other blobs are
    * fetched, in one request.
    */
   reuse?: (blobs: ReadonlyMap<string, string>) => Promise<ReadonlyMap<string, number>>;
@@ -60,6 +59,11 @@ export interface ClonedRemote {
   tracked: string[];
   /** The blob id of each regular file whose path git prints as it is (plain ASCII), by path. */
   blobs: ReadonlyMap<string, string>;
+  /**
+   * The files `reuse` kept on the server, with the sizes it gave: not on disk at all (the walk
+   * lists them from here, WalkInput.absent). Empty without `reuse`.
+   */
+  absent: ReadonlyMap<string, number>;
 }
 
 /**
@@ -133,12 +137,13 @@ export async function cloneRemote(options: CloneRemoteOptions): Promise<ClonedRe
     await mkdir(path.join(destDir, '.git', 'info'), { recursive: true });
     await writeFile(path.join(destDir, '.git', 'info', 'attributes'), NO_CHECKOUT_CONVERSIONS);
     let folder: string | null = null;
+    let absent: ReadonlyMap<string, number> = new Map();
     const largePlaceholder = (options.maxBlobBytes ?? 0) + 1;
     if (reuse) {
-      const kept = await fetchUnkept(reuse, (args) => git(args, destDir), offline);
+      absent = await fetchUnkept(reuse, (args) => git(args, destDir), offline);
       await checkOutPresentBlobs(
         destDir,
-        (path) => kept.get(path) ?? largePlaceholder,
+        (path) => (absent.has(path) ? null : largePlaceholder),
         (args) => git(args, destDir),
         offline,
       );
@@ -171,6 +176,7 @@ export async function cloneRemote(options: CloneRemoteOptions): Promise<ClonedRe
       skips,
       tracked: treePaths(tree),
       blobs: regularBlobs(tree),
+      absent,
     };
   } catch (error) {
     await rm(destDir, { recursive: true, force: true });
@@ -244,7 +250,8 @@ function regularBlobs(lsTree: string): Map<string, string> {
 
 /**
  * After `clone --no-checkout` with a filter: writes every file whose blob arrived and a sparse
- * placeholder of `placeholderSize` bytes for each one left on the server. A plain checkout would
+ * placeholder of `placeholderSize` bytes for each one left on the server (none where it says
+ * null: a file the scan takes from elsewhere). A plain checkout would
  * fetch the missing blobs one by one (or fail outright with fetching disabled), so only present
  * blobs are written, with no transport allowed: named one by one when they are the fewer (a
  * rescan that reuses most files), else all but the missing ones, marked skip-worktree. If a path
@@ -253,7 +260,7 @@ function regularBlobs(lsTree: string): Map<string, string> {
  */
 async function checkOutPresentBlobs(
   destDir: string,
-  placeholderSize: (path: string) => number,
+  placeholderSize: (path: string) => number | null,
   online: Git,
   offline: Git,
 ): Promise<void> {
@@ -282,7 +289,10 @@ async function checkOutPresentBlobs(
     await online(['checkout-index', '-a', '-f']);
     return;
   }
-  await writePlaceholders(destDir, omitted, placeholderSize);
+  for (const relPath of omitted) {
+    const size = placeholderSize(relPath);
+    if (size !== null) await writePlaceholder(destDir, relPath, size);
+  }
 }
 
 /** Paths per git command line: well inside any system's limit. */
@@ -308,40 +318,19 @@ function treePaths(lsTree: string): string[] {
   return paths;
 }
 
-/**
- * Sparse files (no blocks on disk) that stand for blobs left on the server. Blocking calls, a
- * slice at a time between turns of the event loop: a rescan may write thousands, and each
- * promise-based open, truncate and close costs ten times the call itself.
- */
-async function writePlaceholders(
-  destDir: string,
-  relPaths: readonly string[],
-  sizeOf: (path: string) => number,
-): Promise<void> {
-  const folders = new Set<string>();
-  for (let i = 0; i < relPaths.length; i += PLACEHOLDERS_PER_TURN) {
-    if (i > 0) await new Promise((resolve) => setImmediate(resolve));
-    for (const relPath of relPaths.slice(i, i + PLACEHOLDERS_PER_TURN)) {
-      const file = path.join(destDir, relPath);
-      // git's fsck (transfer.fsckObjects) refuses ".." and ".git" in trees; checked here anyway.
-      if (!file.startsWith(destDir + path.sep)) continue;
-      const folder = path.dirname(file);
-      if (!folders.has(folder)) {
-        mkdirSync(folder, { recursive: true });
-        folders.add(folder);
-      }
-      const fd = openSync(file, 'wx');
-      try {
-        ftruncateSync(fd, sizeOf(relPath));
-      } finally {
-        closeSync(fd);
-      }
-    }
+/** A sparse file (no blocks on disk) that stands for a blob left on the server. */
+async function writePlaceholder(destDir: string, relPath: string, size: number): Promise<void> {
+  const file = path.join(destDir, relPath);
+  // git's fsck (transfer.fsckObjects) refuses ".." and ".git" in trees; checked here anyway.
+  if (!file.startsWith(destDir + path.sep)) return;
+  await mkdir(path.dirname(file), { recursive: true });
+  const handle = await open(file, 'wx');
+  try {
+    await handle.truncate(size);
+  } finally {
+    await handle.close();
   }
 }
-
-/** About 10 ms of blocking calls. */
-const PLACEHOLDERS_PER_TURN = 500;
 
 async function prepareDestination(destDir: string): Promise<void> {
   await mkdir(path.dirname(destDir), { recursive: true });

@@ -120,6 +120,7 @@ describe('resolveRef + cloneRemote against a loopback git server', () => {
       tracked: ['.gitattributes', '.gitmodules', 'README.md', 'leak', 'model.bin', 'src/app.ts', 'vendor/lib'],
       // Regular files only.
       blobs: expect.any(Map),
+      absent: new Map(),
     });
     expect([...cloned.blobs.keys()]).toEqual(['.gitattributes', '.gitmodules', 'README.md', 'model.bin', 'src/app.ts']);
     expect(readFileSync(path.join(destDir, 'src/app.ts'), 'utf8')).toBe('export const app = 1;\n');
@@ -176,6 +177,7 @@ describe('resolveRef + cloneRemote against a loopback git server', () => {
         'vendor/lib',
       ],
       blobs: expect.any(Map),
+      absent: new Map(),
     });
     expect(readFileSync(path.join(cloned.root, 'a.md'), 'utf8')).toBe('# guide\n');
     expect(existsSync(path.join(destDir, 'docs/other/b.md'))).toBe(false);
@@ -509,7 +511,7 @@ describe('deadlines, size limit and cancellation kill the whole git process grou
 describe('a clone told which files an earlier scan processed leaves their blobs on the server', () => {
   const widgets = (): string => path.join(fixtures.projectRoot, 'acme', 'widgets.git');
 
-  it('asks with each regular file’s blob id, writes a placeholder of the answered size, and fetches the rest at once', async () => {
+  it('asks with each regular file’s blob id, leaves the answered files off the disk, and fetches the rest at once', async () => {
     const { spec, gitEnv } = await prepare(`${server.origin}/acme/widgets`);
     const destDir = destination();
     const asked: Map<string, string>[] = [];
@@ -539,9 +541,8 @@ describe('a clone told which files an earlier scan processed leaves their blobs 
       'src/app.ts',
     ]);
     expect(cloned.blobs.get('README.md')).toBe(git(widgets(), 'rev-parse', 'trunk:README.md'));
-    const placeholder = lstatSync(path.join(destDir, 'src/app.ts'));
-    expect(placeholder.size).toBe(22);
-    expect(placeholder.blocks).toBe(0);
+    expect(existsSync(path.join(destDir, 'src/app.ts'))).toBe(false);
+    expect(cloned.absent).toEqual(new Map([['src/app.ts', 22]]));
     expect(git(destDir, 'rev-list', '--objects', '--missing=print', 'HEAD')).toContain(`?${appBlob}`);
     expect(readFileSync(path.join(destDir, 'README.md'), 'utf8')).toBe('# widgets\n');
     expect(readFileSync(path.join(destDir, 'leak'), 'utf8')).toBe('/etc/passwd');
