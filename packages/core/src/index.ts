@@ -34,7 +34,7 @@ export type { PartedOutput, WrittenPart } from './artifacts/write-parts.js';
 export { runScan } from './scan/run-scan.js';
 export type { RunScanDeps, ScanInput, ScanReport, ScanTimings } from './scan/run-scan.js';
 export type { ChangeDigestReport } from './scan/change-digest.js';
-export type { FileReuse, FreshText, StoredText } from './scan/file-reuse.js';
+export type { FileReuse, FoundText, FreshText, StoredText } from './scan/file-reuse.js';
 export type { FileCompression, FileSecrets } from './scan/process-files.js';
 export { IGNORE_FILE_NAMES } from './walk/ignore-files.js';
 export { inspectTree, toInspectResult } from './scan/inspect-tree.js';

@@ -84,7 +84,9 @@ export class FileReuseSession {
     return {
       find: (path, size) => {
         const entry = this.chosen.get(path);
-        return entry !== undefined && entry.meta.size === size ? entry.meta.text : undefined;
+        return entry !== undefined && entry.meta.size === size
+          ? { ...entry.meta.text, bytes: entry.length }
+          : undefined;
       },
       load: async (paths) => {
         const texts = await (this.files as RepositoryFiles<Meta>).read(

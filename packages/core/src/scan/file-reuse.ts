@@ -15,6 +15,11 @@ export interface StoredText {
   compression: FileCompression;
 }
 
+/** What FileReuse.find answers: the stored outcome, and the length of its text. */
+export interface FoundText extends StoredText {
+  bytes: number;
+}
+
 /** A textual file a scan processed itself: what a FileReuse may keep for later scans. */
 export interface FreshText extends StoredText {
   path: string;
@@ -33,7 +38,7 @@ export interface FreshText extends StoredText {
  */
 export interface FileReuse {
   /** The stored outcome of the file at `path` of `size` bytes, or undefined to process it. */
-  find(path: string, size: number): StoredText | undefined;
+  find(path: string, size: number): FoundText | undefined;
   /** The stored texts of these paths (each one `find` answered), in order. */
   load(paths: readonly string[]): Promise<Uint8Array[]>;
   /** Hears of every textual file processed afresh, in walk order; a scan awaits it. */

@@ -11,7 +11,7 @@ import type { SecretFinding, SecretScan } from '../secrets/secret-scan.js';
 import type { SecretsMode } from '@reposcan/contracts/vocabulary';
 import { codeLanguageOf } from '../compress/code-transform.js';
 import type { CodeLanguage, CodeTransform, NotCompressedReason, TransformOutcome } from '../compress/code-transform.js';
-import type { FileReuse, StoredText } from './file-reuse.js';
+import type { FileReuse, FoundText } from './file-reuse.js';
 
 export interface FileProcessingDeps {
   /** Reads a batch of files, each into its `into` when it has room; outcomes in request order. */
@@ -84,7 +84,7 @@ type Classified =
       /** Set once its language's transform answered; the count before it is added at the end. */
       outcome: TransformOutcome | null;
     }
-  | { kind: 'stored'; file: WalkedFile; stored: StoredText };
+  | { kind: 'stored'; file: WalkedFile; stored: FoundText };
 
 export interface ProcessOptions {
   maxFileBytes: number;
@@ -104,10 +104,14 @@ export interface ProcessOptions {
 interface PlannedFile {
   file: WalkedFile;
   byName: NameClassification;
-  /** Bytes reserved for its read (the reader wants one of headroom); 0 for what is not read: assets known by name, stored texts. */
+  /**
+   * Bytes reserved for its read (the reader wants one of headroom); 0 for assets known by name,
+   * which are never read here. A stored text reserves its length, unused: what the ring holds
+   * back bounds the stored texts loaded ahead as it bounds reads.
+   */
   room: number;
   /** What an earlier scan made of it (FileReuse). */
-  stored: StoredText | undefined;
+  stored: FoundText | undefined;
 }
 
 interface Batch {
@@ -136,7 +140,10 @@ async function* planBatches(feed: FileFeed, deps: FileProcessingDeps, options: P
     for (const file of arrived) {
       const byName = deps.classifyByName(carriedPath(file.path));
       const stored = byName.kind === 'asset' ? undefined : deps.reuse?.find(file.path, file.size);
-      const room = byName.kind === 'asset' || stored !== undefined ? 0 : Math.min(file.size, options.maxFileBytes) + 1;
+      const room =
+        byName.kind === 'asset'
+          ? 0
+          : (stored === undefined ? Math.min(file.size, options.maxFileBytes) : stored.bytes) + 1;
       if (
         current.files.length > 0 &&
         (current.files.length >= options.batchFiles || current.room + room > options.batchBytes)
@@ -238,8 +245,9 @@ async function processBatch(
   let nextStored = 0;
   return items.map((item): ProcessedFile => {
     if (item.kind === 'stored') {
+      const { bytes: _bytes, ...stored } = item.stored;
       const content = storedTexts[nextStored++] as Uint8Array;
-      return { kind: 'text', file: item.file, ...item.stored, content, reused: true };
+      return { kind: 'text', file: item.file, ...stored, content, reused: true };
     }
     if (item.kind !== 'pending') return item;
     const i = next++;

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTokenCounter } from '../../src/tokens/index.js';
 import { runScan } from '../../src/scan/run-scan.js';
 import type { ScanInput } from '../../src/scan/run-scan.js';
-import type { FileReuse, FreshText, StoredText } from '../../src/scan/file-reuse.js';
+import type { FileReuse, FoundText, FreshText, StoredText } from '../../src/scan/file-reuse.js';
 import { readFilesSync } from '../../src/io/read-file-bytes.js';
 import { IGNORE_FILE_NAMES } from '../../src/walk/ignore-files.js';
 import { DEFAULT_ENGINE_LIMITS, DEFAULT_SCAN_OPTIONS } from '../../src/types.js';
@@ -24,9 +24,9 @@ class MemoryReuse implements FileReuse {
   readonly loaded: string[] = [];
   taking = false;
 
-  find(path: string, size: number): StoredText | undefined {
+  find(path: string, size: number): FoundText | undefined {
     const entry = this.taking ? this.stored.get(path) : undefined;
-    return entry?.size === size ? entry.text : undefined;
+    return entry?.size === size ? { ...entry.text, bytes: entry.content.length } : undefined;
   }
   load(paths: readonly string[]): Promise<Uint8Array[]> {
     this.loaded.push(...paths);
