@@ -2,15 +2,16 @@
 // commits during the test, scanned through the API with its in-process worker.
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { git } from '../../../packages/sources/test/remote/helpers/fixture-repos.js';
 import { startGitHttpServer } from '../../../packages/sources/test/remote/helpers/git-http-server.js';
 import type { GitHttpServer } from '../../../packages/sources/test/remote/helpers/git-http-server.js';
+import { createGrowingRepo } from './support/growing-repo.js';
+import type { GrowingRepo } from './support/growing-repo.js';
 import { postScan } from './support/scenarios.js';
 import { startTestApi } from './support/test-runtime.js';
 import type { TestApi } from './support/test-runtime.js';
@@ -27,38 +28,23 @@ interface Result {
 
 describe('commit cache: results reused by commit (loopback git server)', () => {
   let base: string;
-  let work: string;
+  let repo: GrowingRepo;
   let server: GitHttpServer;
   /** The same repositories, private: x-access-token:<token> only, as GitHub asks. */
   let privateServer: GitHttpServer;
   let api: TestApi;
   let repoUrl: string;
 
-  const commit = (files: Record<string, string>, message: string): string => {
-    for (const [path, text] of Object.entries(files)) {
-      mkdirSync(join(work, path, '..'), { recursive: true });
-      writeFileSync(join(work, path), text);
-    }
-    git(work, 'add', '-A');
-    git(work, 'commit', '-q', '-m', message);
-    git(work, 'push', '-q', 'origin', 'main');
-    return git(work, 'rev-parse', 'HEAD');
-  };
+  const commit = (files: Record<string, string>, message: string): string => repo.commit(files, message);
 
   beforeAll(async () => {
     base = mkdtempSync(join(tmpdir(), 'reposcan-commit-cache-'));
-    const served = join(base, 'served', 'acme');
-    mkdirSync(served, { recursive: true });
-    git(served, 'init', '-q', '--bare', '-b', 'main', 'grow.git');
-    work = join(base, 'work');
-    mkdirSync(work);
-    git(work, 'init', '-q', '-b', 'main');
-    git(work, 'remote', 'add', 'origin', join(served, 'grow.git'));
+    repo = createGrowingRepo(base, 'grow');
     const many: Record<string, string> = { 'README.md': '# grow\n' };
     for (let i = 0; i < 40; i++) many[`src/module-${i}.ts`] = `export const value${i} = ${i};\n`.repeat(20);
     commit(many, 'first');
-    server = await startGitHttpServer(join(base, 'served'));
-    privateServer = await startGitHttpServer(join(base, 'served'), {
+    server = await startGitHttpServer(repo.served);
+    privateServer = await startGitHttpServer(repo.served, {
       auth: { username: 'x-access-token', password: TOKEN },
     });
     repoUrl = `${server.origin}/acme/grow`;
@@ -110,7 +96,7 @@ describe('commit cache: results reused by commit (loopback git server)', () => {
     const ms = performance.now() - started;
     const lsStarted = performance.now();
     // Not the fixture's git(): a synchronous child would block the loopback server in this process.
-    await run('git', ['ls-remote', `${repoUrl}.git`], { cwd: work });
+    await run('git', ['ls-remote', `${repoUrl}.git`], { cwd: base });
     const lsMs = performance.now() - lsStarted;
     console.log(
       `commit cache: repeat scan answered in ${ms.toFixed(1)} ms, of which about ${lsMs.toFixed(1)} ms is one git ls-remote to this server`,

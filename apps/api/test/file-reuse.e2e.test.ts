@@ -2,14 +2,15 @@
 // commits during the test, rescanned through the API with its in-process worker. A rescan of a
 // new commit takes every unchanged file from the earlier scan; its outputs are the bytes a fresh
 // scan (`cache: false`) of the same commit writes.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { readdir, readFile, utimes } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { git } from '../../../packages/sources/test/remote/helpers/fixture-repos.js';
 import { startGitHttpServer } from '../../../packages/sources/test/remote/helpers/git-http-server.js';
 import type { GitHttpServer } from '../../../packages/sources/test/remote/helpers/git-http-server.js';
+import { createGrowingRepo } from './support/growing-repo.js';
+import type { GrowingRepo } from './support/growing-repo.js';
 import { postScan } from './support/scenarios.js';
 import { startTestApi } from './support/test-runtime.js';
 import type { TestApi } from './support/test-runtime.js';
@@ -29,34 +30,16 @@ const LARGE_BYTES = 40_000;
 
 describe('file cache: a rescan of a new commit reuses every unchanged file (loopback git server)', () => {
   let base: string;
-  let work: string;
+  let repo: GrowingRepo;
   let server: GitHttpServer;
   let api: TestApi;
   let repoUrl: string;
 
-  const commit = (files: Record<string, string | Buffer>, message: string): string => {
-    for (const [path, text] of Object.entries(files)) {
-      mkdirSync(join(work, path, '..'), { recursive: true });
-      writeFileSync(join(work, path), text);
-    }
-    git(work, 'add', '-A');
-    git(work, 'commit', '-q', '-m', message);
-    git(work, 'push', '-q', 'origin', 'main');
-    return git(work, 'rev-parse', 'HEAD');
-  };
+  const commit = (files: Record<string, string | Buffer>, message: string): string => repo.commit(files, message);
 
   beforeAll(async () => {
     base = mkdtempSync(join(tmpdir(), 'reposcan-file-reuse-'));
-    const served = join(base, 'served', 'acme');
-    mkdirSync(served, { recursive: true });
-    git(served, 'init', '-q', '--bare', '-b', 'main', 'files.git');
-    // As GitHub does: partial clones, and fetching blobs by id.
-    git(join(served, 'files.git'), 'config', 'uploadpack.allowFilter', 'true');
-    git(join(served, 'files.git'), 'config', 'uploadpack.allowAnySHA1InWant', 'true');
-    work = join(base, 'work');
-    mkdirSync(work);
-    git(work, 'init', '-q', '-b', 'main');
-    git(work, 'remote', 'add', 'origin', join(served, 'files.git'));
+    repo = createGrowingRepo(base, 'files', { partialClones: true });
     const files: Record<string, string | Buffer> = {
       'README.md': '# files\n',
       '.gitignore': 'build/\n',
@@ -66,7 +49,7 @@ describe('file cache: a rescan of a new commit reuses every unchanged file (loop
     };
     for (let i = 0; i < MODULES; i++) files[`src/module-${i}.ts`] = `export const value${i} = ${i};\n`.repeat(20);
     commit(files, 'first');
-    server = await startGitHttpServer(join(base, 'served'));
+    server = await startGitHttpServer(repo.served);
     repoUrl = `${server.origin}/acme/files`;
     api = await startTestApi({
       GIT_ALLOW_HTTP: 'true',
