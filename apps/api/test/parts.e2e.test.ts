@@ -1,6 +1,6 @@
 import { Buffer } from 'node:buffer';
 import { createHash } from 'node:crypto';
-import { writeFile } from 'node:fs/promises';
+import { readdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readZip } from '../../../packages/core/test/scan/read-zip.js';
@@ -114,5 +114,65 @@ describe('a scan with max_tokens_per_part', () => {
     const response = await postScan(api, { repo_path: api.repoDir, max_tokens_per_part: 10 });
     expect(response.status).toBe(400);
     expect(JSON.stringify(await response.json())).toContain('max_tokens_per_part');
+  });
+});
+
+describe('a scan in more than 99 parts', () => {
+  let api: TestApi;
+  let scanId: string;
+  let artifacts: Artifacts;
+  let resultDir: string;
+
+  beforeAll(async () => {
+    api = await startTestApi();
+    const repo = join(api.localRoot, 'many');
+    await writeLargeTree(repo, 120, 2600);
+    const response = await postScan(api, { repo_path: repo, max_tokens_per_part: 1000 });
+    expect(response.status).toBe(201);
+    const data = ((await response.json()) as { data: { scan_id: string; artifacts: Artifacts; artifact_dir: string } })
+      .data;
+    scanId = data.scan_id;
+    artifacts = data.artifacts;
+    resultDir = join(api.dataDir, data.artifact_dir);
+  });
+  afterAll(async () => {
+    await api?.close();
+  });
+
+  const download = async (format: string, part: number): Promise<{ name: string | null; bytes: Buffer }> => {
+    const response = await fetch(`${api.baseUrl}/v1/download/${scanId}?format=${format}&part=${part}`);
+    expect(response.status, `${format} part ${part}`).toBe(200);
+    return { name: response.headers.get('content-disposition'), bytes: Buffer.from(await response.arrayBuffer()) };
+  };
+
+  it('names every part at the width of the count, in part order, and downloads them by number', async () => {
+    const listing = (await readdir(resultDir)).filter((n) => n.startsWith('output.part-')).sort();
+    for (const format of ['txt', 'md', 'json']) {
+      const parts = artifacts[format]?.parts ?? [];
+      expect(parts.length, format).toBeGreaterThan(99);
+      expect(parts.length, format).toBeLessThan(1000);
+      const names = parts.map((p) => `output.part-${String(p.part).padStart(3, '0')}.${format}`);
+      expect(listing.filter((n) => n.endsWith(`.${format}`))).toEqual(names);
+      for (const part of [7, 100]) {
+        const { name, bytes } = await download(format, part);
+        expect(name).toContain(`many.part-${String(part).padStart(3, '0')}.${format}`);
+        expect(sha256(bytes)).toBe(parts[part - 1]?.sha256);
+      }
+    }
+  });
+
+  it('still serves a result whose parts have the names of before, two digits up to 99', async () => {
+    const parts = artifacts.txt?.parts ?? [];
+    for (const part of parts)
+      if (part.part < 100)
+        await rename(
+          join(resultDir, `output.part-${String(part.part).padStart(3, '0')}.txt`),
+          join(resultDir, `output.part-${String(part.part).padStart(2, '0')}.txt`),
+        );
+    for (const part of [7, 100]) {
+      const { name, bytes } = await download('txt', part);
+      expect(name).toContain(`many.part-${String(part).padStart(3, '0')}.txt`);
+      expect(sha256(bytes)).toBe(parts[part - 1]?.sha256);
+    }
   });
 });

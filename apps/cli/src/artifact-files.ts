@@ -1,5 +1,5 @@
 import type { ArtifactFormat } from '@reposcan/client';
-import { ARTIFACT_FORMATS } from '@reposcan/contracts/vocabulary';
+import { ARTIFACT_FORMATS, partNumberText } from '@reposcan/contracts/vocabulary';
 
 /**
  * `<repo>.<format>`, the name the API's Content-Disposition gives too, reduced to characters
@@ -9,9 +9,9 @@ export function artifactFileName(repoName: string, format: ArtifactFormat): stri
   return `${safeStem(repoName)}.${format}`;
 }
 
-/** `<repo>.part-01.<format>`: one part of an output cut by --max-tokens. */
-export function partFileName(repoName: string, format: ArtifactFormat, part: number): string {
-  return `${safeStem(repoName)}.part-${String(part).padStart(2, '0')}.${format}`;
+/** `<repo>.part-01.<format>`: part `part` of `parts` of an output cut by --max-tokens, named as the API names it. */
+export function partFileName(repoName: string, format: ArtifactFormat, part: number, parts: number): string {
+  return `${safeStem(repoName)}.part-${partNumberText(part, parts)}.${format}`;
 }
 
 /**

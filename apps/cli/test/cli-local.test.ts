@@ -3,7 +3,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from './support/cli-process.js';
 
@@ -152,6 +152,34 @@ describe('reposcan scan --local', () => {
       parts: Array<{ format: string; parts: Array<{ tokens: number }> }>;
     };
     for (const output of summary.parts) for (const part of output.parts) expect(part.tokens).toBeLessThanOrEqual(1000);
+  });
+
+  it('--max-tokens past 99 parts writes names as wide as the count, which list in part order', async () => {
+    const many = join(work, 'many');
+    await mkdir(many, { recursive: true });
+    for (let i = 0; i < 110; i++)
+      await writeFile(
+        join(many, `m${String(i).padStart(3, '0')}.ts`),
+        `export const v${i} = [${Array.from({ length: 300 }, (_, k) => k * i).join(', ')}];\n`,
+      );
+    const out = await mkdtemp(join(work, 'many-parts-'));
+    const run = await runCli(
+      ['scan', '--local', many, '-o', out, '--max-tokens', '1000', '--json', '--format', 'txt'],
+      {
+        cwd: work,
+        env,
+      },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    const outcome = JSON.parse(run.stdout) as LocalOutcome;
+    const parts = outcome.files.filter((f) => f.format === 'txt').map((f) => basename(f.path));
+    expect(parts.length).toBeGreaterThan(99);
+    expect(parts.slice(0, 2)).toEqual(['many.part-001.txt', 'many.part-002.txt']);
+    expect(parts).toContain('many.part-100.txt');
+    expect((await readdir(out)).filter((n) => n.startsWith('many.part-')).sort()).toEqual(parts);
+    // Written in part order: each part's header names its number.
+    for (const [i, name] of parts.entries())
+      expect(await readFile(join(out, name), 'utf8')).toMatch(new RegExp(`^Part ${i + 1} of many`));
   });
 
   it('--max-tokens below 1000 is a usage error', async () => {

@@ -33,6 +33,14 @@ export type ArtifactFormatName = (typeof ARTIFACT_FORMATS)[number];
 /** The digests a renderer writes; the zip bundle is assembled from them. */
 export type TextFormat = Exclude<ArtifactFormatName, 'zip'>;
 
+/**
+ * Part `part` of `parts` as file names write it (`01`, `007`): zero-padded to the width of the
+ * last part's number, at least 2, so the names of one output sort in part order in a listing.
+ */
+export function partNumberText(part: number, parts: number): string {
+  return String(part).padStart(Math.max(2, String(parts).length), '0');
+}
+
 /** `a`, `a or b`, `a, b or c`: a closed list in a sentence. */
 export function orList(words: readonly string[]): string {
   return words.length <= 1 ? words.join('') : `${words.slice(0, -1).join(', ')} or ${words.at(-1)}`;

@@ -37,7 +37,8 @@ export const RESULT_FILE_NAMES = ['output.txt', 'output.md', 'output.json', 'out
 /** A part of an output cut by max_tokens_per_part (core's partFileName): a number and a fixed format, nothing else. */
 export type PartFileName = `output.part-${number}.${'txt' | 'md' | 'json'}`;
 export type ResultFileName = (typeof RESULT_FILE_NAMES)[number] | PartFileName;
-const PART_FILE_NAME = /^output\.part-(?:0[1-9]|[1-9]\d{1,6})\.(?:txt|md|json)$/;
+/** Zero-padded to the width of the count (at least 2 digits), never all zeros. */
+const PART_FILE_NAME = /^output\.part-(?!0+\.)\d{2,7}\.(?:txt|md|json)$/;
 
 export function isResultFileName(name: unknown): name is ResultFileName {
   return (

@@ -2,7 +2,7 @@ import { access as fileAccess, readFile } from 'node:fs/promises';
 import { ScanError, SummaryRecord } from '@reposcan/contracts';
 import type { ArtifactFormat, ScanStateRecord } from '@reposcan/contracts';
 import { ARTIFACT_FILE_NAMES, partFileName } from '@reposcan/core';
-import type { ScanStore } from '@reposcan/storage';
+import type { ResultFileName, ScanStore } from '@reposcan/storage';
 import { mayAccess, notFound } from './scan-service.js';
 import type { ScanAccess, ScanService } from './scan-service.js';
 
@@ -71,10 +71,11 @@ export class ArtifactService {
           `This scan's ${format} output has parts 1 to ${parts.length}; there is no part ${part}.`,
         );
       if (format === 'zip') throw new Error('The ZIP bundle is never in parts');
+      const file = partFileName(format, part, parts.length);
       return {
-        path: this.store.resultFile(scanId, partFileName(format, part)),
+        path: await this.partPath(scanId, file, partFileName(format, part, part)),
         contentType: CONTENT_TYPES[format],
-        fileName: `${name}.${partFileName(format, part).slice('output.'.length)}`,
+        fileName: `${name}.${file.slice('output.'.length)}`,
         sha256: found.sha256,
       };
     }
@@ -84,11 +85,7 @@ export class ArtifactService {
         `This scan's ${format} output is not in parts (it was run without max_tokens_per_part); ask again without part.`,
       );
     const path = this.store.resultFile(scanId, ARTIFACT_FILE_NAMES[format]);
-    const exists = await fileAccess(path).then(
-      () => true,
-      () => false,
-    );
-    if (!exists) {
+    if (!(await exists(path))) {
       throw new ScanError(
         'FORMAT_NOT_PRODUCED',
         format === 'zip'
@@ -102,6 +99,18 @@ export class ArtifactService {
       fileName: `${name}.${format}`,
       sha256: info?.sha256 ?? null,
     };
+  }
+
+  /**
+   * Where a part is: `file`, or for a result written before part names were padded to the width
+   * of their count (a scan kept by SCAN_TTL_HOURS, or reused from the commit cache), `legacy`,
+   * the name it had then: two digits at least, its own width past 99.
+   */
+  private async partPath(scanId: string, file: ResultFileName, legacy: ResultFileName): Promise<string> {
+    const path = this.store.resultFile(scanId, file);
+    if (legacy === file) return path;
+    const older = this.store.resultFile(scanId, legacy);
+    return (await exists(path)) || !(await exists(older)) ? path : older;
   }
 
   /**
@@ -138,6 +147,12 @@ export class ArtifactService {
   /** With the scan's owner: a repeat request is checked against it without reading the state. */
   private readonly summaries = new Map<string, { folder: string; json: string; owner?: string }>();
 }
+
+const exists = (path: string): Promise<boolean> =>
+  fileAccess(path).then(
+    () => true,
+    () => false,
+  );
 
 /** Summaries kept in memory: a few kB each, a few MB at most. */
 const SUMMARY_CACHE_ENTRIES = 1000;

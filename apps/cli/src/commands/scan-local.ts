@@ -89,7 +89,10 @@ export async function scanLocal(args: ScanArgs, io: CliIo): Promise<ScanOutcome>
       // An output in parts (--max-tokens) is written as one file per part.
       const parted = report.parts?.find((o) => o.format === format);
       const pieces = parted
-        ? parted.parts.map((p) => ({ ...p, path: join(output.dir, partFileName(folder.name, format, p.part)) }))
+        ? parted.parts.map((p) => ({
+            ...p,
+            path: join(output.dir, partFileName(folder.name, format, p.part, parted.parts.length)),
+          }))
         : report.artifacts
             .filter((a) => a.format === format)
             .map((a) => ({ ...a, path: join(output.dir, artifactFileName(folder.name, format)) }));

@@ -129,7 +129,9 @@ async function downloadArtifacts(
     for (const part of parts ?? [null]) {
       const path = join(
         output,
-        part === null ? artifactFileName(result.repo_name, format) : partFileName(result.repo_name, format, part.part),
+        part === null
+          ? artifactFileName(result.repo_name, format)
+          : partFileName(result.repo_name, format, part.part, parts?.length ?? 1),
       );
       const saved = await downloadToFile(client, result.scan_id, format, path, {
         expected: part ?? result.artifacts[format],

@@ -1,9 +1,10 @@
 import { Buffer } from 'node:buffer';
 import { createHash } from 'node:crypto';
-import { open, rm } from 'node:fs/promises';
+import { open, rename, rm } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ScanError } from '@reposcan/contracts/error-codes';
+import { partNumberText } from '@reposcan/contracts/vocabulary';
 import type { TextFormat } from '@reposcan/contracts/vocabulary';
 import { displayPath } from '../render/display-path.js';
 import { inlineCode } from '../render/markdown-fence.js';
@@ -44,9 +45,9 @@ export interface PartedOutput {
   parts: WrittenPart[];
 }
 
-/** `output.part-01.txt`: parts sort by name up to 99, and stay distinct past it. */
-export function partFileName(format: TextFormat, part: number): `output.part-${number}.${TextFormat}` {
-  return `output.part-${String(part).padStart(2, '0')}.${format}` as `output.part-${number}.${TextFormat}`;
+/** `output.part-01.txt` (of up to 99 parts), `output.part-001.txt` (of 100 to 999): every name of one output sorts in part order. */
+export function partFileName(format: TextFormat, part: number, parts: number): `output.part-${number}.${TextFormat}` {
+  return `output.part-${partNumberText(part, parts)}.${format}` as `output.part-${number}.${TextFormat}`;
 }
 
 /** A textual file whose content waits in the spool, at bytes [at, at + length). */
@@ -497,7 +498,9 @@ class PartWriter {
   private async write(part: OpenPart): Promise<void> {
     const { layout } = this;
     const header = `${layout.top(part.part)}${part.lines.map((l) => layout.line(l)).join('')}${layout.bottom}`;
-    const file = partFileName(layout.format, part.part);
+    // How many parts there will be is known only at the end: named as if this were the last,
+    // renamed by `renameForCount` once the count is over 99.
+    const file = partFileName(layout.format, part.part, part.part);
     const handle = await open(join(this.options.outDir, file), 'wx');
     const hash = createHash('sha256');
     let bytes = 0;
@@ -645,6 +648,19 @@ async function countEscaped(
   return counts;
 }
 
+/**
+ * Gives every part the name of its number at the width of the count. A name only ever changes to
+ * one of the same number, so no rename can take another part's name, whatever the order.
+ */
+async function renameForCount(outDir: string, parts: WrittenPart[]): Promise<void> {
+  for (const part of parts) {
+    const file = partFileName(part.format, part.part, parts.length);
+    if (file === part.file) continue;
+    await rename(join(outDir, part.file), join(outDir, file));
+    part.file = file;
+  }
+}
+
 /** Every text format's parts, format by format (txt, md, json), files in tree order. */
 export async function writeParts(input: WritePartsInput): Promise<PartedOutput[]> {
   const written: PartedOutput[] = [];
@@ -681,6 +697,7 @@ export async function writeParts(input: WritePartsInput): Promise<PartedOutput[]
     }
     await writer.closeLast();
     await Promise.all(writer.syncing);
+    await renameForCount(input.outDir, writer.written);
     written.push({
       format,
       bytes: writer.written.reduce((sum, part) => sum + part.bytes, 0),

@@ -15,6 +15,7 @@ import { createTokenCounter } from '../../src/tokens/index.js';
 import { DEFAULT_ENGINE_LIMITS, DEFAULT_SCAN_OPTIONS } from '../../src/types.js';
 import type { ScanOptions, TokenEncodingName } from '../../src/types.js';
 import { LOCAL_SOURCE, makeSampleTree } from '../scan/fixture-tree.js';
+import { readZip } from '../scan/read-zip.js';
 import { mulberry32 } from '../tokens/seeded-random.js';
 
 const ENCODINGS: TokenEncodingName[] = ['o200k_base', 'cl100k_base'];
@@ -248,6 +249,34 @@ describe('edge cases', () => {
     expect(json.flatMap((p) => p.files)).toHaveLength(3000);
     // The tree of 3 000 files is over the budget alone: it is cut into parts of its own.
     expect(json[0]?.tree_part).toEqual({ part: 1, parts: expect.any(Number) as number });
+  });
+
+  it('names parts past 99 at the width of their count, so a listing sorts them in part order', async () => {
+    const root = join(base, 'many-parts');
+    for (let i = 0; i < 130; i++) {
+      await mkdir(join(root, `d${i % 4}`), { recursive: true });
+      await writeFile(join(root, `d${i % 4}`, `f${i}.txt`), `${'word '.repeat(100)}${i}\n`);
+    }
+    const { report, outDir } = await scan(root, 'o200k_base', {
+      maxTokensPerPart: 200,
+      skipTree: true,
+      createZip: true,
+    });
+    const zip = await readZip(join(outDir, 'output.zip'));
+    await rm(join(outDir, 'output.zip'));
+    await checkParts(report, outDir, 'o200k_base', 200);
+    const listing = (await readdir(outDir)).sort();
+    for (const output of report.parts ?? []) {
+      const names = output.parts.map((p) => p.file);
+      expect(output.parts.length, output.format).toBeGreaterThan(99);
+      expect(output.parts.length, output.format).toBeLessThan(1000);
+      expect(names.slice(0, 2)).toEqual([`output.part-001.${output.format}`, `output.part-002.${output.format}`]);
+      expect(names).toContain(`output.part-100.${output.format}`);
+      // In part order both as the code sorts strings and as a shell glob lists them.
+      expect([...names].sort()).toEqual(names);
+      expect(listing.filter((n) => n.endsWith(`.${output.format}`))).toEqual(names);
+      for (const part of output.parts) expect(zip.get(part.file)?.length, part.file).toBe(part.bytes);
+    }
   });
 
   it('fails clearly when the budget cannot hold a part header and one character', async () => {
