@@ -1,9 +1,9 @@
 // Writes apps/api/public/core-format.js (and its .d.ts, for the page's checkJs) from the
-// engine's own human formats, path display and tree drawing, so the web page shows sizes,
-// token counts, names and trees exactly as the artifacts do, without a second copy of them; or
-// with --check fails when the checked-in files are not what the sources make now (CI runs the
-// check through `npm test`). The page allows same-origin scripts only: one plain ES module,
-// served beside app.js, no bundler at run time.
+// engine's own human formats, path display, tree drawing and change counts, so the web page shows
+// sizes, token counts, names, trees and a change digest's counts exactly as the artifacts do,
+// without a second copy of them; or with --check fails when the checked-in files are not what the
+// sources make now (CI runs the check through `npm test`). The page allows same-origin scripts
+// only: one plain ES module, served beside app.js, no bundler at run time.
 import { readFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,6 +16,7 @@ const ENTRIES = [
   'packages/core/src/render/human-format.ts',
   'packages/core/src/render/display-path.ts',
   'packages/core/src/render/render-tree.ts',
+  'packages/core/src/render/change-counts.ts',
 ];
 const TARGET = 'apps/api/public/core-format';
 

@@ -4,7 +4,7 @@
 // type-checked by `tsc -p apps/api/public` (checkJs) as part of `npm test`. Sizes, token counts,
 // names and trees are formatted by the engine's own code (core-format.js, generated from it), so
 // the page shows them exactly as the artifacts do.
-import { compareNames, displayPath, formatSize, formatTokens, renderTree } from './core-format.js';
+import { changeCountsLine, compareNames, displayPath, formatSize, formatTokens, renderTree } from './core-format.js';
 
 // A huge repository would make a table of every file slow to draw; the totals still count all.
 const MAX_TABLE_ROWS = 1000;
@@ -21,9 +21,11 @@ const TERMINAL_STATES = new Set(['completed', 'failed', 'cancelled']);
  * @typedef {{ scan_id: string, state: string, status_url: string, events_url: string }} Accepted
  * @typedef {{ part: number, url: string, bytes: number, sha256: string, tokens: number }} ArtifactPart
  * @typedef {{ url: string, bytes: number, sha256: string, parts?: ArtifactPart[] }} Artifact
+ * @typedef {{ base_ref: string, base_commit: string, head_commit: string | null,
+ *   counts: { added: number, modified: number, renamed: number, deleted: number, binary: number } }} Changes
  * @typedef {{ scan_id: string, repo_name: string, branch: string | null, num_textual_files: number, num_non_textual_files: number,
  *   summary: { total_files: number, formatted: { total_size: string, estimated_tokens: string } }, artifacts: Record<string, Artifact>,
- *   secrets?: Secrets, compression?: Compression }} ScanResult
+ *   secrets?: Secrets, compression?: Compression, changes?: Changes }} ScanResult
  * @typedef {{ scan_id: string, state: string, progress: { phase: string, files_done: number, files_total: number },
  *   error: { code: string, message: string } | null, result: ScanResult | null, status_url: string, events_url: string }} ScanStatus
  * @typedef {{ total_files: number, total_size: number, estimated_tokens: number, tokens_by_type: Record<string, number>,
@@ -53,6 +55,8 @@ const ui = {
   zipFile: byId('zip-file', HTMLInputElement),
   branchField: byId('branch-field', HTMLDivElement),
   branch: byId('branch', HTMLInputElement),
+  baseRefField: byId('base-ref-field', HTMLDivElement),
+  baseRef: byId('base-ref', HTMLInputElement),
   apiKey: byId('api-key', HTMLInputElement),
   includePatterns: byId('include-patterns', HTMLTextAreaElement),
   excludePatterns: byId('exclude-patterns', HTMLTextAreaElement),
@@ -74,6 +78,7 @@ const ui = {
   scanError: byId('scan-error', HTMLDivElement),
   scanResult: byId('scan-result', HTMLDivElement),
   resultText: byId('result-text', HTMLParagraphElement),
+  resultChanges: byId('result-changes', HTMLParagraphElement),
   downloads: byId('download-list', HTMLUListElement),
   preview: byId('preview', HTMLElement),
   previewStatus: byId('preview-status', HTMLSpanElement),
@@ -250,6 +255,14 @@ function scanOptions() {
 function sourceFields() {
   const branch = ui.branch.value.trim();
   return { repo_path: ui.repoPath.value.trim(), ...(branch ? { branch } : {}) };
+}
+
+/**
+ * `base_ref` for a scan by URL or path, sent as typed: with a server path or beside
+ * max_tokens_per_part the API refuses it, and its sentence says why, as for any other option.
+ */
+function changeDigestOption() {
+  return { base_ref: ui.baseRef.value.trim() || null };
 }
 
 /** Upload options travel as query parameters: booleans as true/false, lists comma-separated. */
@@ -698,8 +711,9 @@ function onModeChange() {
   const zip = mode() === 'zip';
   ui.pathSource.hidden = zip;
   ui.zipSource.hidden = !zip;
-  // Uploads take no branch: the archive is the tree.
+  // Uploads take no branch and no base ref: the archive is the tree, without history.
   ui.branchField.hidden = zip;
+  ui.baseRefField.hidden = zip;
   onEdited();
   schedulePreview(0);
 }
@@ -734,6 +748,9 @@ for (const input of [ui.docsOnly, ui.syncIgnore, ui.skipTree, ui.secrets, ui.com
     schedulePreview(0);
   });
 }
+// Output options are not previewed, but an error under Scan may be about them.
+for (const input of [ui.baseRef, ui.maxTokens]) input.addEventListener('input', onEdited);
+for (const input of [ui.lite, ui.createZip]) input.addEventListener('change', onEdited);
 ui.zipFile.addEventListener('change', () => {
   onEdited();
   const file = ui.zipFile.files?.[0];
@@ -1253,7 +1270,7 @@ async function submitScan() {
   return callApi('/v1/scan?wait=false', {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ ...source, ...scanOptions() }),
+    body: JSON.stringify({ ...source, ...scanOptions(), ...changeDigestOption() }),
   });
 }
 
@@ -1307,7 +1324,35 @@ function showDownloads(result) {
     ),
   );
   ui.downloads.replaceChildren(...items);
+  showChanges(result.changes);
   ui.scanResult.hidden = false;
+}
+
+/**
+ * A change digest's line: `Changes since v1 (61e34bf) → f9b422e: 2 added, …`, commits shortened
+ * as git shows them, each whole in its title.
+ * @param {Changes | undefined} changes
+ */
+function showChanges(changes) {
+  ui.resultChanges.hidden = !changes;
+  if (!changes) {
+    ui.resultChanges.replaceChildren();
+    return;
+  }
+  /** @param {string | null} commit */
+  const short = (commit) => {
+    const code = document.createElement('code');
+    code.textContent = commit ? commit.slice(0, 7) : '?';
+    if (commit) code.title = commit;
+    return code;
+  };
+  ui.resultChanges.replaceChildren(
+    `Changes since ${displayPath(changes.base_ref)} (`,
+    short(changes.base_commit),
+    ') → ',
+    short(changes.head_commit),
+    `: ${changeCountsLine(changes.counts)}.`,
+  );
 }
 
 // With an API key a link cannot download by itself (a navigation sends no header): the file is
@@ -1406,7 +1451,8 @@ async function startScan() {
     if (status.state === 'completed' && status.result) {
       showDownloads(status.result);
       offerDigest(status.result);
-      if (uploading ? mode() === 'zip' : previewKey() === scanKey) {
+      // A change digest's figures are of the changed files only: the preview stays the repository's.
+      if (!status.result.changes && (uploading ? mode() === 'zip' : previewKey() === scanKey)) {
         const summary = await callApi(`/v1/summary/${status.scan_id}`);
         if (uploading ? mode() === 'zip' : previewKey() === scanKey)
           showExactPreview(previewFromSummary(summary), scanKey);

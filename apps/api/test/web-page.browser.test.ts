@@ -6,6 +6,8 @@ import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import type { Browser, Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createChangeFixture } from '../../../packages/sources/test/remote/helpers/change-fixture.js';
+import { startGitHttpServer } from '../../../packages/sources/test/remote/helpers/git-http-server.js';
 import { startTestApi } from './support/test-runtime.js';
 import type { TestApi } from './support/test-runtime.js';
 import { buildZip } from './support/zips.js';
@@ -473,6 +475,7 @@ describe('web page at / (headless Chromium)', { timeout: 120_000 }, () => {
       lite: false,
       create_zip: true,
       max_tokens_per_part: null,
+      base_ref: null,
     });
     expect(eventStreams).toEqual([`${api.baseUrl}/v1/scans/${scanId}/events`]);
     expect(await text(page, '#progress-text')).toMatch(/Completed.*100 %/);
@@ -542,6 +545,138 @@ describe('web page at / (headless Chromium)', { timeout: 120_000 }, () => {
     await expect.poll(async () => (await shownLines(page))[0], WAIT).toBe(part1[0]);
     expect(problems).toEqual([]);
     await page.close();
+  });
+
+  it('sends "Changes since" as base_ref for a URL, says what changed, and downloads only the changed files', async () => {
+    // `acme/changes` on a loopback git server: tag v1, then two commits with a change of each kind.
+    const fixture = createChangeFixture();
+    const server = await startGitHttpServer(fixture.projectRoot);
+    const gitApi = await startTestApi({
+      GIT_ALLOW_HTTP: 'true',
+      GIT_ALLOW_PRIVATE_HOSTS: 'true',
+      GIT_ALLOWED_HOSTS: '127.0.0.1',
+    });
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
+    const problems: string[] = [];
+    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    const submitted: Record<string, unknown>[] = [];
+    page.on('request', (request) => {
+      if (request.url().includes('/v1/scan?')) submitted.push(request.postDataJSON() as Record<string, unknown>);
+    });
+    const repoUrl = `${server.origin}/acme/changes`;
+    const apiGet = async <T>(path: string): Promise<T> =>
+      ((await (await fetch(`${gitApi.baseUrl}${path}`)).json()) as { data: T }).data;
+    try {
+      await page.goto(`${gitApi.baseUrl}/`);
+      await page.getByLabel('Repository URL or server path').fill(repoUrl);
+      await page.getByLabel('Changes since').fill('v1');
+      await page.getByRole('button', { name: 'Scan' }).click();
+      const scanId = await waitScanDone(page);
+      expect(submitted).toEqual([expect.objectContaining({ repo_path: repoUrl, base_ref: 'v1' })]);
+      const { result } = await apiGet<{ result: { changes: unknown } }>(`/v1/scans/${scanId}`);
+      expect(result.changes).toEqual({
+        base_ref: 'v1',
+        base_commit: fixture.base,
+        head_commit: fixture.head,
+        counts: { added: 2, modified: 2, renamed: 1, deleted: 2, binary: 1 },
+      });
+      expect(await text(page, '#result-changes')).toBe(
+        `Changes since v1 (${fixture.base.slice(0, 7)}) → ${fixture.head.slice(0, 7)}: 2 added, 2 modified, 1 renamed, 2 deleted (1 binary).`,
+      );
+      const commits = page.locator('#result-changes code');
+      expect(await commits.count()).toBe(2);
+      expect([await commits.nth(0).getAttribute('title'), await commits.nth(1).getAttribute('title')]).toEqual([
+        fixture.base,
+        fixture.head,
+      ]);
+      await page.screenshot({ path: join(RESULTS_DIR, 'web-page-changes.png'), fullPage: true });
+      await page.setViewportSize({ width: 360, height: 800 });
+      expect(await noHorizontalOverflow(page)).toBeLessThanOrEqual(0);
+      await page.setViewportSize({ width: 1280, height: 900 });
+
+      // The text download holds the changed files (deleted ones with their diff) and nothing else.
+      const [download] = await Promise.all([
+        page.waitForEvent('download'),
+        page.locator('#download-list a[data-format="txt"]').click(),
+      ]);
+      const txt = await readFile(await download.path(), 'utf8');
+      expect([...txt.matchAll(/^FILE: (.*)$/gm)].map((m) => m[1])).toEqual([
+        'config/secrets.env',
+        'docs/gone.md',
+        'docs/new.md',
+        'src/added.ts',
+        'src/app.ts',
+        'src/new-name.ts',
+      ]);
+      expect(txt).not.toContain('untouched.txt');
+      expect(txt).not.toContain('never changes');
+      expect(txt).not.toContain('The first version.');
+      // The digest in the page is the change digest; the preview stays the whole repository's estimate.
+      const md = linesOf(await (await fetch(`${gitApi.baseUrl}/v1/download/${scanId}?format=md`)).text());
+      expect(md[0]).toBe('# changes: changes since `v1`');
+      await expect.poll(async () => (await shownLines(page))[0], WAIT).toBe(md[0]);
+      await expect.poll(() => attr(page, '#preview', 'data-state'), WAIT).toBe('ready');
+      expect(await attr(page, '#total-files', 'data-value')).toBe('7');
+      expect(await text(page, '#tokens-label')).toBe('Tokens (estimate)');
+
+      // A ref the repository does not have: the scan fails, and the page says so in the API's words.
+      await page.getByLabel('Changes since').fill('no-such-ref');
+      const answer = page.waitForResponse((response) => response.url().includes('/v1/scan?'));
+      await page.getByRole('button', { name: 'Scan' }).click();
+      const accepted = ((await (await answer).json()) as { data: { scan_id: string } }).data;
+      await page.locator('#scan-error').waitFor({ state: 'visible', ...WAIT });
+      const failed = await apiGet<{ state: string; error: { code: string; message: string } }>(
+        `/v1/scans/${accepted.scan_id}`,
+      );
+      expect(failed.state).toBe('failed');
+      expect(failed.error.code).toBe('BASE_REF_NOT_FOUND');
+      expect(failed.error.message).toContain("'no-such-ref'");
+      expect(await text(page, '#scan-error .code')).toBe('BASE_REF_NOT_FOUND');
+      expect(await text(page, '#scan-error .detail')).toBe(failed.error.message);
+      expect(await page.locator('#scan-result').isVisible()).toBe(false);
+      // Editing the ref clears the error about it.
+      await page.getByLabel('Changes since').fill('v1');
+      expect(await page.locator('#scan-error').isVisible()).toBe(false);
+
+      // Refused at submit, each in the API's sentence: beside a token budget, and for a server path.
+      const refusal = async (body: Record<string, unknown>): Promise<ErrorEnvelope> =>
+        (await (
+          await fetch(`${gitApi.baseUrl}/v1/scan?wait=false`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify(body),
+          })
+        ).json()) as ErrorEnvelope;
+      await page.getByLabel('Parts of at most (tokens)').fill('5000');
+      await page.getByRole('button', { name: 'Scan' }).click();
+      await page.locator('#scan-error').waitFor({ state: 'visible', ...WAIT });
+      const parted = await refusal({ repo_path: repoUrl, base_ref: 'v1', max_tokens_per_part: 5000 });
+      expect(parted.code).toBe('INVALID_REQUEST');
+      expect(await text(page, '#scan-error .code')).toBe('INVALID_REQUEST');
+      expect(await text(page, '#scan-error .detail')).toBe(parted.detail);
+      expect(parted.detail).toContain('max_tokens_per_part');
+      await page.getByLabel('Parts of at most (tokens)').fill('');
+      expect(await page.locator('#scan-error').isVisible()).toBe(false);
+
+      await page.getByLabel('Repository URL or server path').fill(gitApi.repoDir);
+      await page.getByRole('button', { name: 'Scan' }).click();
+      await page.locator('#scan-error').waitFor({ state: 'visible', ...WAIT });
+      const local = await refusal({ repo_path: gitApi.repoDir, base_ref: 'v1' });
+      expect(local.code).toBe('BASE_REF_NOT_SUPPORTED');
+      expect(await text(page, '#scan-error .code')).toBe('BASE_REF_NOT_SUPPORTED');
+      expect(await text(page, '#scan-error .detail')).toBe(local.detail);
+
+      // An upload has no history: the field is not there for it.
+      await page.getByLabel('Upload a ZIP').check();
+      expect(await page.getByLabel('Changes since').isVisible()).toBe(false);
+      expect(submitted.map((body) => body.base_ref)).toEqual(['v1', 'no-such-ref', 'v1', 'v1']);
+      expect(problems).toEqual([]);
+    } finally {
+      await page.close();
+      await gitApi.close();
+      await server.close();
+      fixture.cleanup();
+    }
   });
 
   it('shows the digest in the page, copies it whole to the clipboard, and jumps from the file table to a file', async () => {

@@ -5,6 +5,7 @@ import type { TextFormat } from '@reposcan/contracts/vocabulary';
 import { carriedPath } from '../path-bytes.js';
 import { endsWithNewline } from '../text/utf8.js';
 import type { AssetRecord, FileChange, ScanSummaryTotals, TextFileRecord, TokenEncodingName } from '../types.js';
+import { changeCountsLine } from './change-counts.js';
 import { displayPath } from './display-path.js';
 import { formatSize } from './human-format.js';
 import { languageHint } from './language-hint.js';
@@ -48,8 +49,7 @@ const RULE = '='.repeat(64);
 const decoder = new TextDecoder();
 
 function countsLine(digest: ChangeDigestBlock): string {
-  const { counts } = digest;
-  return `${counts.added} added, ${counts.modified} modified, ${counts.renamed} renamed, ${counts.deleted} deleted (${counts.binary} binary)`;
+  return changeCountsLine(digest.counts);
 }
 
 function digestLine(digest: ChangeDigestBlock): string {
