@@ -202,7 +202,7 @@ async function missingObjects(offline: Git): Promise<Set<string>> {
 /**
  * After a clone without blobs: asks `reuse` which files to leave on the server, and fetches every
  * other missing blob in one request (as git's own lazy fetch asks, but once, not per file).
- * Resolves with the paths left behind and their placeholder sizes.
+ * Resolves with the paths left behind and the sizes `reuse` gave them.
  */
 async function fetchUnkept(
   reuse: NonNullable<CloneRemoteOptions['reuse']>,
