@@ -224,11 +224,6 @@ export class SegmentWriter<M> {
     return new SegmentWriter<M>(folder, name, await open(join(folder, `.${name}${TEXTS}`), 'wx'));
   }
 
-  /** Entries stored so far. */
-  get size(): number {
-    return this.lines.length;
-  }
-
   /** Stores `meta` under `key`, with a text (copied before this returns) or none. */
   async add(key: string, meta: M, text: Uint8Array = EMPTY): Promise<void> {
     this.lines.push(JSON.stringify([key, this.bytes, text.length, meta]));

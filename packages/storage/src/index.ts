@@ -12,5 +12,5 @@ export { compactTokenCache, VolumeTokenCache } from './volume-token-cache.js';
 export type { CompactionReport, VolumeTokenCacheOptions } from './volume-token-cache.js';
 export { CommitCache, commitCacheKey, repositoryKey } from './commit-cache.js';
 export type { CommitCacheMaterial, CommitIdentity } from './commit-cache.js';
-export { FileStore, RepositoryFiles, SegmentWriter } from './file-store.js';
-export type { StoredEntry } from './file-store.js';
+export { FileStore } from './file-store.js';
+export type { RepositoryFiles, SegmentWriter, StoredEntry } from './file-store.js';

@@ -140,12 +140,14 @@ export async function cloneRemote(options: CloneRemoteOptions): Promise<ClonedRe
     let absent: ReadonlyMap<string, number> = new Map();
     const largePlaceholder = (options.maxBlobBytes ?? 0) + 1;
     if (reuse) {
-      absent = await fetchUnkept(reuse, (args) => git(args, destDir), offline);
+      const fetched = await fetchUnkept(reuse, (args) => git(args, destDir), offline);
+      absent = fetched.kept;
       await checkOutPresentBlobs(
         destDir,
         (path) => (absent.has(path) ? null : largePlaceholder),
         (args) => git(args, destDir),
         offline,
+        fetched.missing,
       );
     } else if (omitLarge)
       await checkOutPresentBlobs(
@@ -202,13 +204,13 @@ async function missingObjects(offline: Git): Promise<Set<string>> {
 /**
  * After a clone without blobs: asks `reuse` which files to leave on the server, and fetches every
  * other missing blob in one request (as git's own lazy fetch asks, but once, not per file).
- * Resolves with the paths left behind and the sizes `reuse` gave them.
+ * Resolves with the paths left behind and the sizes `reuse` gave them, and the blobs still missing.
  */
 async function fetchUnkept(
   reuse: NonNullable<CloneRemoteOptions['reuse']>,
   online: Git,
   offline: Git,
-): Promise<ReadonlyMap<string, number>> {
+): Promise<{ kept: ReadonlyMap<string, number>; missing: Set<string> }> {
   const tree = await offline(['ls-tree', '-r', '--full-tree', 'HEAD']);
   const kept = await reuse(regularBlobs(tree));
   const missing = await missingObjects(offline);
@@ -232,7 +234,8 @@ async function fetchUnkept(
       'origin',
       ...ids.slice(i, i + FETCH_IDS_PER_REQUEST),
     ]);
-  return kept;
+  for (const id of ids) missing.delete(id);
+  return { kept, missing };
 }
 
 /** Object ids per fetch: well inside any command line's limit. */
@@ -263,9 +266,11 @@ async function checkOutPresentBlobs(
   placeholderSize: (path: string) => number | null,
   online: Git,
   offline: Git,
+  /** The blobs missing, when the caller knows them already. */
+  known?: Set<string>,
 ): Promise<void> {
   await offline(['read-tree', 'HEAD']);
-  const missing = await missingObjects(offline);
+  const missing = known ?? (await missingObjects(offline));
   const omitted: string[] = [];
   const present: string[] = [];
   if (missing.size > 0) {
