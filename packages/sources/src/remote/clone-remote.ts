@@ -138,16 +138,19 @@ export async function cloneRemote(options: CloneRemoteOptions): Promise<ClonedRe
     await writeFile(path.join(destDir, '.git', 'info', 'attributes'), NO_CHECKOUT_CONVERSIONS);
     let folder: string | null = null;
     let absent: ReadonlyMap<string, number> = new Map();
+    /** HEAD's `ls-tree -r`, when a step below has listed it already. */
+    let listing: string | null = null;
     const largePlaceholder = (options.maxBlobBytes ?? 0) + 1;
     if (reuse) {
-      const fetched = await fetchUnkept(reuse, (args) => git(args, destDir), offline);
+      listing = await offline(['ls-tree', '-r', '--full-tree', 'HEAD']);
+      const fetched = await fetchUnkept(reuse, listing, (args) => git(args, destDir), offline);
       absent = fetched.kept;
       await checkOutPresentBlobs(
         destDir,
         (path) => (absent.has(path) ? null : largePlaceholder),
         (args) => git(args, destDir),
         offline,
-        fetched.missing,
+        { missing: fetched.missing, listing },
       );
     } else if (omitLarge)
       await checkOutPresentBlobs(
@@ -167,7 +170,7 @@ export async function cloneRemote(options: CloneRemoteOptions): Promise<ClonedRe
     }
     const commit = (await git(['rev-parse', '--verify', 'HEAD'], destDir)).trim();
     // Not `-z`: its raw bytes would not survive runGit's text; quoted paths do (quoted-git-path.ts).
-    const tree = await offline(['ls-tree', '-r', '--full-tree', commit]);
+    const tree = listing ?? (await offline(['ls-tree', '-r', '--full-tree', commit]));
     const skips = linksAndSubmodules(tree);
     if ((await directorySize(destDir)) > maxBytes) throw tooLarge();
     return {
@@ -202,40 +205,67 @@ async function missingObjects(offline: Git): Promise<Set<string>> {
 }
 
 /**
- * After a clone without blobs: asks `reuse` which files to leave on the server, and fetches every
- * other missing blob in one request (as git's own lazy fetch asks, but once, not per file).
- * Resolves with the paths left behind and the sizes `reuse` gave them, and the blobs still missing.
+ * The blobs the clone holds, read from its packs alone (no lazy fetch): none when the server
+ * honoured `--filter=blob:none`, all of them when it ignored the filter.
+ */
+async function presentBlobs(offline: Git): Promise<Set<string>> {
+  const present = new Set<string>();
+  const listing = await offline([
+    'cat-file',
+    '--batch-all-objects',
+    '--unordered',
+    '--batch-check=%(objecttype) %(objectname)',
+  ]);
+  for (const line of listing.split('\n')) if (line.startsWith('blob ')) present.add(line.slice(5));
+  return present;
+}
+
+/**
+ * After a clone without blobs: asks `reuse` which files of `listing` (HEAD's `ls-tree -r`) to
+ * leave on the server, and fetches every other missing blob in one request (as git's own lazy
+ * fetch asks, but once, not per file). Resolves with the paths left behind and the sizes `reuse`
+ * gave them, and the blobs still missing.
  */
 async function fetchUnkept(
   reuse: NonNullable<CloneRemoteOptions['reuse']>,
+  listing: string,
   online: Git,
   offline: Git,
 ): Promise<{ kept: ReadonlyMap<string, number>; missing: Set<string> }> {
-  const tree = await offline(['ls-tree', '-r', '--full-tree', 'HEAD']);
-  const kept = await reuse(regularBlobs(tree));
-  const missing = await missingObjects(offline);
+  const [kept, present] = await Promise.all([reuse(regularBlobs(listing)), presentBlobs(offline)]);
   const wanted = new Set<string>();
-  for (const record of tree.split('\n')) {
+  const left = new Set<string>();
+  for (const record of listing.split('\n')) {
     const match = /^\d+ blob ([0-9a-f]+)\t(.+)$/s.exec(record);
-    if (match && missing.has(match[1] as string) && !kept.has(unquoteGitPath(match[2] as string)))
-      wanted.add(match[1] as string);
+    if (!match || present.has(match[1] as string)) continue;
+    (kept.has(unquoteGitPath(match[2] as string)) ? left : wanted).add(match[1] as string);
   }
   const ids = [...wanted];
-  for (let i = 0; i < ids.length; i += FETCH_IDS_PER_REQUEST)
-    await online([
-      '-c',
-      'fetch.negotiationAlgorithm=noop',
-      'fetch',
-      '--quiet',
-      '--no-tags',
-      '--no-write-fetch-head',
-      '--recurse-submodules=no',
-      '--filter=blob:none',
-      'origin',
-      ...ids.slice(i, i + FETCH_IDS_PER_REQUEST),
-    ]);
-  for (const id of ids) missing.delete(id);
-  return { kept, missing };
+  // The index is read from the trees alone, while the blobs arrive.
+  await Promise.all([
+    offline(['read-tree', 'HEAD']),
+    (async () => {
+      for (let i = 0; i < ids.length; i += FETCH_IDS_PER_REQUEST)
+        await online([
+          '-c',
+          'fetch.negotiationAlgorithm=noop',
+          // No `git maintenance run --auto` after it: the clone is gone within minutes.
+          '-c',
+          'maintenance.auto=false',
+          'fetch',
+          '--quiet',
+          '--no-tags',
+          '--no-write-fetch-head',
+          '--recurse-submodules=no',
+          '--filter=blob:none',
+          'origin',
+          ...ids.slice(i, i + FETCH_IDS_PER_REQUEST),
+        ]);
+    })(),
+  ]);
+  // A blob both kept at one path and fetched for another is in the clone now.
+  for (const id of wanted) left.delete(id);
+  return { kept, missing: left };
 }
 
 /** Object ids per fetch: well inside any command line's limit. */
@@ -266,15 +296,20 @@ async function checkOutPresentBlobs(
   placeholderSize: (path: string) => number | null,
   online: Git,
   offline: Git,
-  /** The blobs missing, when the caller knows them already. */
-  known?: Set<string>,
+  /** What the caller knows already: the blobs missing and HEAD's `ls-tree -r`, the index read from HEAD. */
+  known?: { missing: Set<string>; listing: string },
 ): Promise<void> {
-  await offline(['read-tree', 'HEAD']);
-  const missing = known ?? (await missingObjects(offline));
+  if (!known) await offline(['read-tree', 'HEAD']);
+  const missing = known?.missing ?? (await missingObjects(offline));
   const omitted: string[] = [];
   const present: string[] = [];
   if (missing.size > 0) {
-    for (const record of (await offline(['ls-tree', '-r', '-z', 'HEAD'])).split('\0')) {
+    // Paths as they are, so a quoted one (bytes outside printable ASCII) needs the `-z` listing.
+    const [records, separator] =
+      known && !/\t"/.test(known.listing)
+        ? [known.listing, '\n']
+        : [await offline(['ls-tree', '-r', '-z', 'HEAD']), '\0'];
+    for (const record of records.split(separator)) {
       const match = /^\d+ blob ([0-9a-f]+)\t(.+)$/s.exec(record);
       if (match) (missing.has(match[1] as string) ? omitted : present).push(match[2] as string);
     }

@@ -356,14 +356,16 @@ describe("a clone's files are the commit's blobs, byte for byte", () => {
     ...EXACT_SUBMODULES.map((sub): [string, string] => [sub, 'submodule']),
   ]);
 
-  // The three ways a clone is checked out: all blobs, blobs under a size limit, one folder.
+  // The four ways a clone is checked out: all blobs, blobs under a size limit, one folder, the
+  // blobs an earlier scan did not process (here: none it did).
   it.each([
-    ['a plain clone', '', undefined],
-    ['a clone that leaves large blobs on the server', '', 1024 * 1024],
-    ['a folder clone', '/tree/main/docs', undefined],
+    ['a plain clone', '', undefined, false],
+    ['a clone that leaves large blobs on the server', '', 1024 * 1024, false],
+    ['a folder clone', '/tree/main/docs', undefined, false],
+    ['a rescan clone', '', 1024 * 1024, true],
   ])(
     '%s, whatever .gitattributes asks for, and names the links and submodules',
-    async (_name, folder, maxBlobBytes) => {
+    async (_name, folder, maxBlobBytes, rescan) => {
       const { spec, gitEnv } = await prepare(`${server.origin}/acme/exact${folder}`);
       const ref = await resolveRef(spec, null, gitEnv);
       const destDir = destination();
@@ -376,6 +378,7 @@ describe("a clone's files are the commit's blobs, byte for byte", () => {
         maxBytes: GIB,
         gitEnv,
         ...(maxBlobBytes ? { maxBlobBytes } : {}),
+        ...(rescan ? { reuse: () => Promise.resolve(new Map<string, number>()) } : {}),
       });
       expect(cloned.commit).toBe(fixtures.exact.commit);
       const blobs = commitFiles(fixtures.exact.bare, fixtures.exact.commit);
@@ -550,6 +553,28 @@ describe('a clone told which files an earlier scan processed leaves their blobs 
     // git's own lazy fetch would have asked once per file.
     const posts = server.requests.slice(before).filter((request) => request.endsWith('/git-upload-pack'));
     expect(posts.length).toBeLessThanOrEqual(4);
+  });
+
+  it('writes every file it is not told to keep when the server ignores the filter and sent every blob', async () => {
+    const bare = path.join(fixtures.projectRoot, 'acme', 'widgets-nofilter.git');
+    git(fixtures.projectRoot, 'clone', '-q', '--bare', widgets(), bare);
+    const { spec, gitEnv } = await prepare(`${server.origin}/acme/widgets-nofilter.git`);
+    const destDir = destination();
+    const cloned = await cloneRemote({
+      spec,
+      branch: 'trunk',
+      destDir,
+      deadlineMs: 30_000,
+      maxBytes: GIB,
+      gitEnv,
+      maxBlobBytes: 1024 * 1024,
+      reuse: () => Promise.resolve(new Map([['src/app.ts', 22]])),
+    });
+    expect(readFileSync(path.join(destDir, 'README.md'), 'utf8')).toBe('# widgets\n');
+    expect(readFileSync(path.join(destDir, 'leak'), 'utf8')).toBe('/etc/passwd');
+    // Its blob is in the clone anyway, so it is written, and what is on disk is what the scan reads.
+    expect(readFileSync(path.join(destDir, 'src/app.ts'), 'utf8')).toBe('export const app = 1;\n');
+    expect(cloned.commit).toBe(git(bare, 'rev-parse', 'trunk'));
   });
 
   it('is not asked for a folder clone, which fetches only its folder anyway', async () => {
