@@ -14,7 +14,7 @@ import {
   parseRepoPath,
   resolveRef,
 } from '../../src/remote/index.js';
-import type { GitEnv, RemotePolicy, RemoteSpec, ResolvedRef } from '../../src/remote/index.js';
+import type { CloneRemoteOptions, GitEnv, RemotePolicy, RemoteSpec, ResolvedRef } from '../../src/remote/index.js';
 import {
   commitFiles,
   createFixtures,
@@ -513,12 +513,10 @@ describe('deadlines, size limit and cancellation kill the whole git process grou
 
 describe('a clone told which files an earlier scan processed leaves their blobs on the server', () => {
   const widgets = (): string => path.join(fixtures.projectRoot, 'acme', 'widgets.git');
-
-  it('asks with each regular file’s blob id, leaves the answered files off the disk, and fetches the rest at once', async () => {
-    const { spec, gitEnv } = await prepare(`${server.origin}/acme/widgets`);
+  /** Clones `trunk` of the served repository at `url`, keeping what `reuse` answers. */
+  async function cloneKeeping(url: string, reuse: CloneRemoteOptions['reuse']) {
+    const { spec, gitEnv } = await prepare(url);
     const destDir = destination();
-    const asked: Map<string, string>[] = [];
-    const before = server.requests.length;
     const cloned = await cloneRemote({
       spec,
       branch: 'trunk',
@@ -527,10 +525,17 @@ describe('a clone told which files an earlier scan processed leaves their blobs 
       maxBytes: GIB,
       gitEnv,
       maxBlobBytes: 1024 * 1024,
-      reuse: (blobs) => {
-        asked.push(new Map(blobs));
-        return Promise.resolve(new Map([['src/app.ts', 22]]));
-      },
+      reuse,
+    });
+    return { cloned, destDir };
+  }
+
+  it('asks with each regular file’s blob id, leaves the answered files off the disk, and fetches the rest at once', async () => {
+    const asked: Map<string, string>[] = [];
+    const before = server.requests.length;
+    const { cloned, destDir } = await cloneKeeping(`${server.origin}/acme/widgets`, (blobs) => {
+      asked.push(new Map(blobs));
+      return Promise.resolve(new Map([['src/app.ts', 22]]));
     });
     const appBlob = git(widgets(), 'rev-parse', 'trunk:src/app.ts');
     // Regular files only: no link (`leak`), no submodule (`vendor/lib`).
@@ -558,18 +563,9 @@ describe('a clone told which files an earlier scan processed leaves their blobs 
   it('writes every file it is not told to keep when the server ignores the filter and sent every blob', async () => {
     const bare = path.join(fixtures.projectRoot, 'acme', 'widgets-nofilter.git');
     git(fixtures.projectRoot, 'clone', '-q', '--bare', widgets(), bare);
-    const { spec, gitEnv } = await prepare(`${server.origin}/acme/widgets-nofilter.git`);
-    const destDir = destination();
-    const cloned = await cloneRemote({
-      spec,
-      branch: 'trunk',
-      destDir,
-      deadlineMs: 30_000,
-      maxBytes: GIB,
-      gitEnv,
-      maxBlobBytes: 1024 * 1024,
-      reuse: () => Promise.resolve(new Map([['src/app.ts', 22]])),
-    });
+    const { cloned, destDir } = await cloneKeeping(`${server.origin}/acme/widgets-nofilter.git`, () =>
+      Promise.resolve(new Map([['src/app.ts', 22]])),
+    );
     expect(readFileSync(path.join(destDir, 'README.md'), 'utf8')).toBe('# widgets\n');
     expect(readFileSync(path.join(destDir, 'leak'), 'utf8')).toBe('/etc/passwd');
     // Its blob is in the clone anyway, so it is written, and what is on disk is what the scan reads.
