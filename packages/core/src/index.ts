@@ -39,6 +39,7 @@ export type { FileCompression, FileSecrets } from './scan/process-files.js';
 export { IGNORE_FILE_NAMES } from './walk/ignore-files.js';
 export { inspectTree, toInspectResult } from './scan/inspect-tree.js';
 export { lowerProcessPriority, lowerThreadPriority } from './io/background-priority.js';
+export { writeAll } from './io/write-all.js';
 export { createEngine } from './engine/engine.js';
 export type { Engine, EngineOptions } from './engine/engine.js';
 export type { InspectInput, InspectReport } from './scan/inspect-tree.js';

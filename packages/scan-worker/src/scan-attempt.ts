@@ -290,7 +290,7 @@ export class ScanAttempt {
         sourceSkips: prepared.sourceSkips,
         ...(prepared.git ? { git: prepared.git } : {}),
         ...(prepared.changes ? { changes: prepared.changes } : {}),
-        ...(prepared.absent && prepared.absent.size > 0 ? { absent: prepared.absent } : {}),
+        ...(prepared.absent ? { absent: prepared.absent } : {}),
         options: toEngineOptions(this.request.options),
         limits: this.deps.limits,
         encoding,

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { defaultValue, isScanId, SCAN_OPTION_NAMES } from '@reposcan/contracts';
 import type { ScanOptions, TokenEncoding } from '@reposcan/contracts';
 import { writeFileAtomic } from './atomic-write.js';
-import { hasCode } from './fs-errors.js';
+import { readdirOrEmpty } from './fs-errors.js';
 import { COMMIT_CACHE_DIR, COMMIT_KEY_FILE } from './scan-paths.js';
 import type { ScanStore } from './scan-store.js';
 
@@ -107,10 +107,7 @@ export class CommitCache {
   /** Removes index entries whose scan is gone or no longer holds the key (the janitor); returns how many. */
   async sweep(): Promise<number> {
     let removed = 0;
-    const repos = await readdir(this.root()).catch((error: unknown) => {
-      if (hasCode(error, 'ENOENT')) return [];
-      throw error;
-    });
+    const repos = await readdirOrEmpty(this.root());
     for (const repo of repos) {
       if (!/^[0-9a-f]{64}$/.test(repo)) continue;
       const folder = join(this.root(), repo);

@@ -2,8 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, open, readdir, rename, rm, rmdir, stat, utimes } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
+import { writeAll } from '@reposcan/core';
 import { writeFileAtomic } from './atomic-write.js';
-import { hasCode } from './fs-errors.js';
+import { readdirOrEmpty } from './fs-errors.js';
 
 /**
  * Per-file outcomes of earlier scans on the shared volume, so a rescan of a new commit processes
@@ -19,10 +20,7 @@ export class FileStore {
 
   /** Whether any scan of this repository stored files here (worth asking a clone for blob ids first). */
   async knows(repository: string): Promise<boolean> {
-    const names = await readdir(this.folder(repository)).catch((error: unknown) => {
-      if (hasCode(error, 'ENOENT')) return [];
-      throw error;
-    });
+    const names = await readdirOrEmpty(this.folder(repository));
     return names.some((name) => name.endsWith(INDEX));
   }
 
@@ -30,10 +28,7 @@ export class FileStore {
   async open<M>(repository: string): Promise<RepositoryFiles<M>> {
     const folder = this.folder(repository);
     const files = new RepositoryFiles<M>(folder);
-    const names = await readdir(folder).catch((error: unknown) => {
-      if (hasCode(error, 'ENOENT')) return [];
-      throw error;
-    });
+    const names = await readdirOrEmpty(folder);
     for (const name of names.filter((n) => n.endsWith(INDEX)).sort()) await files.load(name.slice(0, -INDEX.length));
     return files;
   }
@@ -41,10 +36,7 @@ export class FileStore {
   /** Drops segments unused since `before` (ms since the epoch); returns how many. */
   async prune(before: number): Promise<number> {
     let dropped = 0;
-    const repositories = await readdir(this.root).catch((error: unknown) => {
-      if (hasCode(error, 'ENOENT')) return [];
-      throw error;
-    });
+    const repositories = await readdirOrEmpty(this.root);
     for (const repository of repositories) {
       const folder = join(this.root, repository);
       const names = await readdir(folder).catch(() => [] as string[]);
@@ -229,7 +221,7 @@ export class SegmentWriter<M> {
     this.lines.push(JSON.stringify([key, this.bytes, text.length, meta]));
     this.bytes += text.length;
     if (this.used + text.length > this.buffer.length) await this.flush();
-    if (text.length >= this.buffer.length) await this.writeAll(text);
+    if (text.length >= this.buffer.length) await writeAll(this.handle, text);
     else {
       this.buffer.set(text, this.used);
       this.used += text.length;
@@ -263,12 +255,7 @@ export class SegmentWriter<M> {
     if (this.used === 0) return;
     const used = this.used;
     this.used = 0;
-    await this.writeAll(this.buffer.subarray(0, used));
-  }
-
-  private async writeAll(bytes: Uint8Array): Promise<void> {
-    let done = 0;
-    while (done < bytes.length) done += (await this.handle.write(bytes, done, bytes.length - done)).bytesWritten;
+    await writeAll(this.handle, this.buffer.subarray(0, used));
   }
 }
 

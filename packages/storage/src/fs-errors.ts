@@ -1,3 +1,4 @@
+import { readdir } from 'node:fs/promises';
 import { ScanError } from '@reposcan/contracts';
 import { hasCode } from './has-code.js';
 
@@ -20,4 +21,12 @@ export function asStorageError(error: unknown): unknown {
     );
   }
   return error;
+}
+
+/** The names in `dir`; none when it does not exist (yet). */
+export async function readdirOrEmpty(dir: string): Promise<string[]> {
+  return readdir(dir).catch((error: unknown) => {
+    if (hasCode(error, 'ENOENT')) return [];
+    throw error;
+  });
 }

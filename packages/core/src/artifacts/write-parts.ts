@@ -23,6 +23,7 @@ import {
   tallyTotal,
 } from './part-tally.js';
 import type { CountUtf8, RangeMarks, Segment, Tally } from './part-tally.js';
+import { writeAll } from '../io/write-all.js';
 
 /** One written part of a text output. */
 export interface WrittenPart {
@@ -516,10 +517,7 @@ class PartWriter {
         hash.update(data);
         this.whole.update(data);
         bytes += data.length;
-        for (let offset = 0; offset < data.length;) {
-          const { bytesWritten } = await handle.write(data, offset, data.length - offset);
-          offset += bytesWritten;
-        }
+        await writeAll(handle, data);
         i = j;
       }
     } catch (error) {

@@ -5,6 +5,7 @@ import { open, rm } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ARTIFACT_FILE_NAMES } from './artifact-names.js';
+import { writeAll } from '../io/write-all.js';
 import type { WrittenArtifact } from './artifact-names.js';
 import { escapeJsonInto, MAX_ESCAPED_BYTES } from '../render/json-string.js';
 import type { EscapeProgress } from '../render/json-string.js';
@@ -219,13 +220,5 @@ async function write(artifact: Artifact, data: Uint8Array): Promise<void> {
       },
       (error: unknown) => (error instanceof Error ? error : new Error(String(error))),
     );
-  }
-}
-
-/** Writes all of `data` at the handle's current position (a write may take less than asked). */
-async function writeAll(handle: FileHandle, data: Uint8Array): Promise<void> {
-  for (let offset = 0; offset < data.byteLength;) {
-    const { bytesWritten } = await handle.write(data, offset, data.byteLength - offset);
-    offset += bytesWritten;
   }
 }

@@ -26,6 +26,7 @@ import { compilePathPatterns } from '../walk/path-patterns.js';
 import { collectFiles } from './collect-files.js';
 import type { RunScanDeps, ScanInput, ScanReport } from './run-scan.js';
 import { summarize } from './summarize.js';
+import { writeAll } from '../io/write-all.js';
 
 /** The report's `changes` block: the digest's two commits, its counts and every changed path it kept. */
 export interface ChangeDigestReport extends ChangeDigestBlock {
@@ -273,10 +274,7 @@ async function writeArtifact(
       if (data.byteLength === 0) continue;
       hash.update(data);
       bytes += data.byteLength;
-      for (let offset = 0; offset < data.byteLength;) {
-        const { bytesWritten } = await handle.write(data, offset, data.byteLength - offset);
-        offset += bytesWritten;
-      }
+      await writeAll(handle, data);
     }
     await handle.datasync();
   } finally {

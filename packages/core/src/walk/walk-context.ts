@@ -65,8 +65,13 @@ export function indexAbsent(absent: ReadonlyMap<string, number>): AbsentFolders 
     const segments = path.split('/');
     const name = segments.pop() as string;
     entriesOf(segments.join('/')).files.set(name, size);
-    for (let depth = segments.length; depth > 0; depth--)
-      entriesOf(segments.slice(0, depth - 1).join('/')).folders.add(segments[depth - 1] as string);
+    // Upwards until a folder already listed: the ones above it were listed with it.
+    for (let depth = segments.length; depth > 0; depth--) {
+      const parent = entriesOf(segments.slice(0, depth - 1).join('/'));
+      const name = segments[depth - 1] as string;
+      if (parent.folders.has(name)) break;
+      parent.folders.add(name);
+    }
   }
   return folders;
 }

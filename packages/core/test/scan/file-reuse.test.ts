@@ -9,9 +9,8 @@ import type { ScanInput } from '../../src/scan/run-scan.js';
 import type { FileReuse, FoundText, FreshText, StoredText } from '../../src/scan/file-reuse.js';
 import { readFilesSync } from '../../src/io/read-file-bytes.js';
 import { IGNORE_FILE_NAMES } from '../../src/walk/ignore-files.js';
-import { DEFAULT_ENGINE_LIMITS, DEFAULT_SCAN_OPTIONS } from '../../src/types.js';
 import type { ScanOptions } from '../../src/types.js';
-import { LOCAL_SOURCE, makeSampleTree } from './fixture-tree.js';
+import { makeSampleTree, sampleScanInput } from './fixture-tree.js';
 
 const counter = createTokenCounter('o200k_base');
 const countInThread = (contents: Uint8Array[]): Promise<number[]> =>
@@ -46,15 +45,8 @@ describe('a scan with a FileReuse', () => {
   const reuse = new MemoryReuse();
   const reads: string[] = [];
 
-  const input = (outDir: string, options: Partial<ScanOptions> = {}): ScanInput => ({
-    root: tree.root,
-    repoName: 'sample',
-    source: LOCAL_SOURCE,
-    options: { ...DEFAULT_SCAN_OPTIONS, ...options },
-    limits: DEFAULT_ENGINE_LIMITS,
-    encoding: 'o200k_base',
-    outDir,
-  });
+  const input = (outDir: string, options: Partial<ScanOptions> = {}): ScanInput =>
+    sampleScanInput(tree.root, outDir, options);
   const deps = {
     countTokens: countInThread,
     fileReuse: reuse,

@@ -2,7 +2,9 @@ import { cp, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { SourceInfo } from '../../src/types.js';
+import type { ScanInput } from '../../src/scan/run-scan.js';
+import { DEFAULT_ENGINE_LIMITS, DEFAULT_SCAN_OPTIONS } from '../../src/types.js';
+import type { ScanOptions, SourceInfo } from '../../src/types.js';
 
 /** A local folder as a scan's source, as the sources package describes one. */
 export const LOCAL_SOURCE: SourceInfo = {
@@ -14,6 +16,19 @@ export const LOCAL_SOURCE: SourceInfo = {
   commit: null,
   subdir: null,
 };
+
+/** A scan of the sample tree at `root` from a local folder, o200k_base, default options but `options`. */
+export function sampleScanInput(root: string, outDir: string, options: Partial<ScanOptions> = {}): ScanInput {
+  return {
+    root,
+    repoName: 'sample',
+    source: LOCAL_SOURCE,
+    options: { ...DEFAULT_SCAN_OPTIONS, ...options },
+    limits: DEFAULT_ENGINE_LIMITS,
+    encoding: 'o200k_base',
+    outDir,
+  };
+}
 
 export const SAMPLE_REPO = fileURLToPath(new URL('../fixtures/sample-repo', import.meta.url));
 export const GOLDEN_DIR = fileURLToPath(new URL('../fixtures/golden', import.meta.url));

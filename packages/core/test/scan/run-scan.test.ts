@@ -10,10 +10,10 @@ import { runScan, scanTree } from '../../src/scan/run-scan.js';
 import { smallTreeScanDeps } from '../../src/scan/scan-deps.js';
 import type { ScanDeps } from '../../src/scan/scan-deps.js';
 import { IoThreads } from '../../src/io/io-threads.js';
-import type { ScanInput, ScanReport } from '../../src/scan/run-scan.js';
+import type { ScanReport } from '../../src/scan/run-scan.js';
 import { DEFAULT_ENGINE_LIMITS, DEFAULT_SCAN_OPTIONS } from '../../src/types.js';
-import type { ScanOptions, ScanProgress } from '../../src/types.js';
-import { LOCAL_SOURCE, makeSampleTree } from './fixture-tree.js';
+import type { ScanProgress } from '../../src/types.js';
+import { LOCAL_SOURCE, makeSampleTree, sampleScanInput } from './fixture-tree.js';
 import { readZip } from './read-zip.js';
 
 // The threads a wrapped dep delegates to, as an engine would own them.
@@ -23,17 +23,7 @@ const counter = createTokenCounter('o200k_base');
 const inThread = (contents: Uint8Array[]): Promise<number[]> =>
   Promise.resolve(contents.map((c) => counter.count(Buffer.from(c).toString('utf8'))));
 
-function input(root: string, outDir: string, options: Partial<ScanOptions> = {}): ScanInput {
-  return {
-    root,
-    repoName: 'sample',
-    source: LOCAL_SOURCE,
-    options: { ...DEFAULT_SCAN_OPTIONS, ...options },
-    limits: DEFAULT_ENGINE_LIMITS,
-    encoding: 'o200k_base',
-    outDir,
-  };
-}
+const input = sampleScanInput;
 
 interface JsonArtifact {
   summary: { total_files: number; estimated_tokens: number; files_with_replacements: number };

@@ -138,27 +138,20 @@ export async function cloneRemote(options: CloneRemoteOptions): Promise<ClonedRe
     await writeFile(path.join(destDir, '.git', 'info', 'attributes'), NO_CHECKOUT_CONVERSIONS);
     let folder: string | null = null;
     let absent: ReadonlyMap<string, number> = new Map();
-    /** HEAD's `ls-tree -r`, when a step below has listed it already. */
-    let listing: string | null = null;
-    const largePlaceholder = (options.maxBlobBytes ?? 0) + 1;
+    /** HEAD's `ls-tree -r` and its regular files, when a step below has listed them already. */
+    let listed: { tree: string; blobs: Map<string, string> } | null = null;
     if (reuse) {
-      listing = await offline(['ls-tree', '-r', '--full-tree', 'HEAD']);
-      const fetched = await fetchUnkept(reuse, listing, (args) => git(args, destDir), offline);
+      const tree = await offline(['ls-tree', '-r', '--full-tree', 'HEAD']);
+      listed = { tree, blobs: regularBlobs(tree) };
+      const fetched = await fetchUnkept(reuse, listed, (args) => git(args, destDir), offline);
       absent = fetched.kept;
-      await checkOutPresentBlobs(
-        destDir,
-        (path) => (absent.has(path) ? null : largePlaceholder),
-        (args) => git(args, destDir),
-        offline,
-        { missing: fetched.missing, listing },
-      );
+      // Every blob still missing is one `reuse` kept: listed by the walk, no placeholder.
+      await checkOutPresentBlobs(destDir, null, (args) => git(args, destDir), offline, {
+        missing: fetched.missing,
+        listing: tree,
+      });
     } else if (omitLarge)
-      await checkOutPresentBlobs(
-        destDir,
-        () => largePlaceholder,
-        (args) => git(args, destDir),
-        offline,
-      );
+      await checkOutPresentBlobs(destDir, (options.maxBlobBytes ?? 0) + 1, (args) => git(args, destDir), offline);
     else {
       if (subdir) {
         // Read from the tree objects, so no blob is fetched to find out.
@@ -170,7 +163,7 @@ export async function cloneRemote(options: CloneRemoteOptions): Promise<ClonedRe
     }
     const commit = (await git(['rev-parse', '--verify', 'HEAD'], destDir)).trim();
     // Not `-z`: its raw bytes would not survive runGit's text; quoted paths do (quoted-git-path.ts).
-    const tree = listing ?? (await offline(['ls-tree', '-r', '--full-tree', commit]));
+    const tree = listed?.tree ?? (await offline(['ls-tree', '-r', '--full-tree', commit]));
     const skips = linksAndSubmodules(tree);
     if ((await directorySize(destDir)) > maxBytes) throw tooLarge();
     return {
@@ -180,7 +173,7 @@ export async function cloneRemote(options: CloneRemoteOptions): Promise<ClonedRe
       root: await insideClone(destDir, folder),
       skips,
       tracked: treePaths(tree),
-      blobs: regularBlobs(tree),
+      blobs: listed?.blobs ?? regularBlobs(tree),
       absent,
     };
   } catch (error) {
@@ -221,21 +214,21 @@ async function presentBlobs(offline: Git): Promise<Set<string>> {
 }
 
 /**
- * After a clone without blobs: asks `reuse` which files of `listing` (HEAD's `ls-tree -r`) to
- * leave on the server, and fetches every other missing blob in one request (as git's own lazy
- * fetch asks, but once, not per file). Resolves with the paths left behind and the sizes `reuse`
- * gave them, and the blobs still missing.
+ * After a clone without blobs: asks `reuse` which files of `listed` (HEAD's `ls-tree -r`, and its
+ * regular files) to leave on the server, and fetches every other missing blob in one request (as
+ * git's own lazy fetch asks, but once, not per file). Resolves with the paths left behind and the
+ * sizes `reuse` gave them, and the blobs still missing.
  */
 async function fetchUnkept(
   reuse: NonNullable<CloneRemoteOptions['reuse']>,
-  listing: string,
+  listed: { tree: string; blobs: ReadonlyMap<string, string> },
   online: Git,
   offline: Git,
 ): Promise<{ kept: ReadonlyMap<string, number>; missing: Set<string> }> {
-  const [kept, present] = await Promise.all([reuse(regularBlobs(listing)), presentBlobs(offline)]);
+  const [kept, present] = await Promise.all([reuse(listed.blobs), presentBlobs(offline)]);
   const wanted = new Set<string>();
   const left = new Set<string>();
-  for (const record of listing.split('\n')) {
+  for (const record of listed.tree.split('\n')) {
     const match = /^\d+ blob ([0-9a-f]+)\t(.+)$/s.exec(record);
     if (!match || present.has(match[1] as string)) continue;
     (kept.has(unquoteGitPath(match[2] as string)) ? left : wanted).add(match[1] as string);
@@ -283,8 +276,8 @@ function regularBlobs(lsTree: string): Map<string, string> {
 
 /**
  * After `clone --no-checkout` with a filter: writes every file whose blob arrived and a sparse
- * placeholder of `placeholderSize` bytes for each one left on the server (none where it says
- * null: a file the scan takes from elsewhere). A plain checkout would
+ * placeholder of `placeholderSize` bytes for each one left on the server (none when it is null:
+ * the scan takes those files from elsewhere). A plain checkout would
  * fetch the missing blobs one by one (or fail outright with fetching disabled), so only present
  * blobs are written, with no transport allowed: named one by one when they are the fewer (a
  * rescan that reuses most files), else all but the missing ones, marked skip-worktree. If a path
@@ -293,7 +286,7 @@ function regularBlobs(lsTree: string): Map<string, string> {
  */
 async function checkOutPresentBlobs(
   destDir: string,
-  placeholderSize: (path: string) => number | null,
+  placeholderSize: number | null,
   online: Git,
   offline: Git,
   /** What the caller knows already: the blobs missing and HEAD's `ls-tree -r`, the index read from HEAD. */
@@ -329,10 +322,8 @@ async function checkOutPresentBlobs(
     await online(['checkout-index', '-a', '-f']);
     return;
   }
-  for (const relPath of omitted) {
-    const size = placeholderSize(relPath);
-    if (size !== null) await writePlaceholder(destDir, relPath, size);
-  }
+  if (placeholderSize !== null)
+    for (const relPath of omitted) await writePlaceholder(destDir, relPath, placeholderSize);
 }
 
 /** Paths per git command line: well inside any system's limit. */
