@@ -1,6 +1,7 @@
 import { Buffer } from 'node:buffer';
 import { escapeJsonInto, MAX_ESCAPED_BYTES } from '../render/json-string.js';
 import { isPieceBoundary } from '../tokens/bpe-engine.js';
+import type { CountTokens } from '../tokens/token-pool.js';
 
 /** A stretch of a part's text; `tokens` is the exact count of `bytes` alone, when already known. */
 export interface Segment {
@@ -88,6 +89,27 @@ export interface RangeMarks {
   sums: number[];
 }
 
+/** Where the marks of `bytes` go: 0, proven boundaries about MARK_EVERY bytes apart, its length. */
+function markPlaces(bytes: Uint8Array): number[] {
+  const marks = [0];
+  for (let j = MARK_EVERY; j < bytes.length; j++) {
+    if (!isPieceBoundary(bytes, j)) continue;
+    marks.push(j);
+    j += MARK_EVERY - 1;
+  }
+  if ((marks.at(-1) as number) < bytes.length) marks.push(bytes.length);
+  return marks;
+}
+
+const stretchesAt = (bytes: Uint8Array, marks: number[]): Uint8Array[] =>
+  marks.slice(1).map((end, i) => bytes.subarray(marks[i], end));
+
+function withSums(marks: number[], counts: ArrayLike<number>): RangeMarks {
+  const sums = [0];
+  for (let i = 0; i < counts.length; i++) sums.push((sums.at(-1) as number) + (counts[i] as number));
+  return { marks, sums };
+}
+
 /**
  * The marks of `bytes`: the stretches between proven boundaries are counted by `countBatch` (the
  * token threads, several stretches at once) or one by one by `count`.
@@ -97,18 +119,38 @@ export async function rangeMarks(
   count: CountUtf8,
   countBatch?: (contents: Uint8Array[]) => Promise<number[]> | number[],
 ): Promise<RangeMarks> {
-  const marks = [0];
-  for (let j = MARK_EVERY; j < bytes.length; j++) {
-    if (!isPieceBoundary(bytes, j)) continue;
-    marks.push(j);
-    j += MARK_EVERY - 1;
-  }
-  if ((marks.at(-1) as number) < bytes.length) marks.push(bytes.length);
-  const stretches = marks.slice(1).map((end, i) => bytes.subarray(marks[i], end));
-  const counts = countBatch ? await countBatch(stretches) : stretches.map(count);
-  const sums = [0];
-  for (const n of counts) sums.push((sums.at(-1) as number) + n);
-  return { marks, sums };
+  const marks = markPlaces(bytes);
+  const stretches = stretchesAt(bytes, marks);
+  return withSums(marks, countBatch ? await countBatch(stretches) : stretches.map(count));
+}
+
+/**
+ * `count` that counts each content of more than `over` bytes stretch by stretch: its count is the
+ * sum, and the marks a cut of it needs come with it, into `found` (by content). A scan in parts
+ * counts with it, so a file too big for a part is not counted a second time to be cut.
+ */
+export function countingMarks(count: CountTokens, over: number, found: WeakMap<Uint8Array, RangeMarks>): CountTokens {
+  return async (contents, signal) => {
+    const sent: Uint8Array[] = [];
+    const places: Array<number[] | null> = [];
+    for (const content of contents) {
+      const marks = content.length > over ? markPlaces(content) : null;
+      places.push(marks);
+      if (marks === null) sent.push(content);
+      else sent.push(...stretchesAt(content, marks));
+    }
+    const counts = await count(sent, signal);
+    let at = 0;
+    return contents.map((content, i) => {
+      const marks = places[i];
+      if (!marks) return counts[at++] as number;
+      const stretches = marks.length - 1;
+      const result = withSums(marks, counts.slice(at, at + stretches));
+      at += stretches;
+      found.set(content, result);
+      return result.sums.at(-1) as number;
+    });
+  };
 }
 
 /**

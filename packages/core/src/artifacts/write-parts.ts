@@ -56,6 +56,8 @@ export interface SpooledFile {
   record: ScannedFileRecord;
   at: number;
   length: number;
+  /** Its content's range marks, when they came with its count (countingMarks). */
+  marks?: RangeMarks;
 }
 
 /** Reads spooled contents back, in spool order for speed; each reader keeps a window of its own. */
@@ -67,7 +69,7 @@ type UnitKind = 'head' | 'file' | 'tail';
 interface Unit {
   kind: UnitKind;
   text: Uint8Array;
-  /** Exact count of `text`, when known. */
+  /** Exact count of the unit as a part holds it (JSON: escaped), when known: how many pieces a cut makes is guessed from it. */
   tokens?: number;
   /** The part header's line for it (txt, md); null for JSON, whose objects name themselves. */
   label: (piece: FilePiece | undefined) => string | null;
@@ -143,7 +145,7 @@ function* unitsFor(
   ctx: RenderContext,
   files: readonly SpooledFile[],
   read: ReadSpooled,
-  jsonTokens: readonly number[] | null,
+  json: EscapedCounts | null,
   marksOf: MarksOf,
 ): Generator<Unit | (() => Promise<Unit>)> {
   const lite = ctx.lite;
@@ -187,12 +189,13 @@ function* unitsFor(
         `${format === 'md' ? inlineCode(displayPath(record.path)) : displayPath(record.path)}${pieceNote(piece, 'this file: ')}`;
       if (format === 'json') {
         const meta = JSON.stringify(lite ? { path: record.path } : record).slice(0, -1);
-        const whole = jsonTokens?.[index];
+        const whole = json?.tokens[index];
         let escaped: EscapedText | undefined;
         let ranges: RangeCounter | undefined;
         return {
           kind: 'file',
           text: content,
+          tokens: whole,
           label: () => null,
           render: (from, to, piece, state) => {
             escaped ??= new EscapedText(content);
@@ -211,7 +214,7 @@ function* unitsFor(
           },
           prepareCut: async (count) => {
             escaped ??= new EscapedText(content);
-            ranges ??= new RangeCounter(escaped.bytes, count, await marksOf(escaped.bytes));
+            ranges ??= new RangeCounter(escaped.bytes, count, json?.marks.get(index) ?? (await marksOf(escaped.bytes)));
           },
         };
       }
@@ -610,40 +613,64 @@ const SYNCS_IN_FLIGHT = 16;
 const BATCH_BYTES = 1 << 20;
 const BATCHES_IN_FLIGHT = 4;
 
-/** Every file's content as the inside of a JSON string, counted (by file, in order). */
+/** Every file's JSON-escaped content counted (by file, in order), and the range marks of those that may need cutting. */
+interface EscapedCounts {
+  tokens: number[];
+  marks: Map<number, RangeMarks>;
+}
+
+/**
+ * Every file's content as the inside of a JSON string, counted. A content of more bytes than the
+ * budget may not fit a part (a token is at least a byte), so it is counted stretch by stretch: the
+ * marks it needs if cut, and its whole count as their sum, for one count instead of two.
+ */
 async function countEscaped(
   files: readonly SpooledFile[],
   read: ReadSpooled,
   countBatch: CountTokens,
+  budget: number,
+  count: CountUtf8,
   signal?: AbortSignal,
-): Promise<number[]> {
+): Promise<EscapedCounts> {
   const counts = new Array<number>(files.length).fill(0);
+  const marks = new Map<number, RangeMarks>();
   const inFlight = new Set<Promise<void>>();
-  let batch: Uint8Array[] = [];
-  let first = 0;
-  let size = 0;
-  const send = async (): Promise<void> => {
-    const contents = batch;
-    const at = first;
-    batch = [];
-    size = 0;
-    const done = Promise.resolve(countBatch(contents, signal)).then((result) => {
-      result.forEach((n, i) => (counts[at + i] = n));
-    });
+  const track = async (done: Promise<void>): Promise<void> => {
     inFlight.add(done);
     void done.finally(() => inFlight.delete(done)).catch(() => undefined);
     if (inFlight.size >= BATCHES_IN_FLIGHT) await Promise.race(inFlight);
   };
+  let batch: Uint8Array[] = [];
+  let indices: number[] = [];
+  let size = 0;
+  const send = async (): Promise<void> => {
+    const [contents, at] = [batch, indices];
+    [batch, indices, size] = [[], [], 0];
+    await track(
+      Promise.resolve(countBatch(contents, signal)).then((result) => {
+        result.forEach((n, i) => (counts[at[i] as number] = n));
+      }),
+    );
+  };
   for (let i = 0; i < files.length; i++) {
-    if (batch.length === 0) first = i;
     const escaped = new EscapedText(await read(files[i] as SpooledFile)).bytes;
+    if (escaped.length > budget) {
+      await track(
+        rangeMarks(escaped, count, (stretches) => countBatch(stretches, signal)).then((found) => {
+          marks.set(i, found);
+          counts[i] = found.sums.at(-1) as number;
+        }),
+      );
+      continue;
+    }
     batch.push(escaped);
+    indices.push(i);
     size += escaped.length;
     if (size >= BATCH_BYTES) await send();
   }
   if (batch.length > 0) await send();
   await Promise.all(inFlight);
-  return counts;
+  return { tokens: counts, marks };
 }
 
 /**
@@ -666,7 +693,7 @@ export async function writeParts(input: WritePartsInput): Promise<PartedOutput[]
   // The JSON-escaped contents are counted on the token threads while txt and md are written here.
   const jsonCounting =
     formats.includes('json') && input.countBatch
-      ? countEscaped(input.files, input.openReader(), input.countBatch, input.signal)
+      ? countEscaped(input.files, input.openReader(), input.countBatch, input.budget, input.count, input.signal)
       : null;
   // Its failure is awaited below; until then it must not count as unhandled.
   jsonCounting?.catch(() => undefined);
@@ -677,11 +704,13 @@ export async function writeParts(input: WritePartsInput): Promise<PartedOutput[]
   const marksOf: MarksOf = (bytes, file) => {
     if (file === undefined) return rangeMarks(bytes, input.count, countStretches);
     let marks = rawMarks.get(file);
-    if (!marks) rawMarks.set(file, (marks = rangeMarks(bytes, input.count, countStretches)));
+    const known = input.files[file]?.marks;
+    if (!marks)
+      rawMarks.set(file, (marks = known ? Promise.resolve(known) : rangeMarks(bytes, input.count, countStretches)));
     return marks;
   };
   for (const format of formats) {
-    const jsonTokens = format === 'json' && jsonCounting ? await jsonCounting : null;
+    const json = format === 'json' && jsonCounting ? await jsonCounting : null;
     const writer = new PartWriter({
       outDir: input.outDir,
       format,
@@ -689,7 +718,7 @@ export async function writeParts(input: WritePartsInput): Promise<PartedOutput[]
       budget: input.budget,
       count: input.count,
     });
-    for (const item of unitsFor(format, input.ctx, input.files, input.openReader(), jsonTokens, marksOf)) {
+    for (const item of unitsFor(format, input.ctx, input.files, input.openReader(), json, marksOf)) {
       input.signal?.throwIfAborted();
       await writer.add(typeof item === 'function' ? await item() : item);
     }
@@ -730,8 +759,8 @@ export class ContentSpool {
     return this.files;
   }
 
-  /** Keeps a copy of `content` (valid only until this returns) for `record`. */
-  async add(record: ScannedFileRecord, content: Uint8Array): Promise<void> {
+  /** Keeps a copy of `content` (valid only until this returns) for `record`, with its range marks when known. */
+  async add(record: ScannedFileRecord, content: Uint8Array, marks?: RangeMarks): Promise<void> {
     const at = this.position + this.used;
     const length = content.length;
     if (length > this.buffer.length - this.used) await this.flush();
@@ -740,7 +769,7 @@ export class ContentSpool {
       this.buffer.set(content, this.used);
       this.used += length;
     }
-    this.files.push({ record, at, length });
+    this.files.push(marks ? { record, at, length, marks } : { record, at, length });
   }
 
   /**

@@ -8,6 +8,8 @@ import { TextArtifactWriter } from '../artifacts/write-text-artifacts.js';
 import { writeZipBundle } from '../artifacts/write-zip-bundle.js';
 import { ContentSpool, writeParts } from '../artifacts/write-parts.js';
 import type { PartedOutput } from '../artifacts/write-parts.js';
+import { countingMarks } from '../artifacts/part-tally.js';
+import type { RangeMarks } from '../artifacts/part-tally.js';
 import { createTokenCounter } from '../tokens/token-counter.js';
 import { jsonRenderer } from '../render/render-json.js';
 import { markdownRenderer } from '../render/render-markdown.js';
@@ -152,9 +154,9 @@ export async function scanTree(
   onProgress: ProgressCallback,
   started = performance.now(),
 ): Promise<ScanReport> {
-  const countTokens = deps.tokenCache
-    ? withTokenCache(deps.countTokens, deps.tokenCache.cache, deps.tokenCache.stats)
-    : deps.countTokens;
+  const cached = (count: CountTokens): CountTokens =>
+    deps.tokenCache ? withTokenCache(count, deps.tokenCache.cache, deps.tokenCache.stats) : count;
+  const countTokens = cached(deps.countTokens);
   if (input.changes !== undefined) {
     const report = await scanChanges(
       { ...input, changes: input.changes },
@@ -167,8 +169,7 @@ export async function scanTree(
     report.timings.total_ms = round(performance.now() - started);
     return report;
   }
-  if (input.options.maxTokensPerPart !== null)
-    return scanInParts(input, deps, countTokens, deps.countTokens, onProgress, started);
+  if (input.options.maxTokensPerPart !== null) return scanInParts(input, deps, cached, onProgress, started);
   const writer = await TextArtifactWriter.open(
     input.outDir,
     [txtRenderer, markdownRenderer, jsonRenderer],
@@ -240,14 +241,16 @@ export async function scanTree(
  */
 async function scanInParts(
   input: ScanInput,
-  deps: RunScanDeps,
-  countTokens: CountTokens,
-  countUncached: CountTokens,
+  deps: RunScanDeps & { countTokens: CountTokens },
+  cached: (count: CountTokens) => CountTokens,
   onProgress: ProgressCallback,
   started: number,
 ): Promise<ScanReport> {
   const budget = input.options.maxTokensPerPart as number;
   const spool = await ContentSpool.open(input.outDir);
+  // A file that may need cutting is counted in stretches, whose marks the cut reuses.
+  const rawMarks = new WeakMap<Uint8Array, RangeMarks>();
+  const countTokens = cached(countingMarks(deps.countTokens, budget, rawMarks));
   let parted: PartedOutput[] = [];
   try {
     const repository = repositoryBlock(input);
@@ -255,7 +258,7 @@ async function scanInParts(
       { ...input, exactTokens: true },
       deps,
       countTokens,
-      (record, content) => spool.add(record as ScannedFileRecord, content),
+      (record, content) => spool.add(record as ScannedFileRecord, content, rawMarks.get(content)),
       onProgress,
       async () => {},
     );
@@ -287,7 +290,7 @@ async function scanInParts(
       openReader: () => spool.reader(),
       count: (bytes) => counter.countUtf8(bytes),
       // Not through the token cache: escaped contents would only fill it with counts no scan reads.
-      countBatch: countUncached,
+      countBatch: deps.countTokens,
       signal: input.signal,
     });
     const renderMs = performance.now() - renderStart;
