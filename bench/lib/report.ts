@@ -78,6 +78,12 @@ export const ROWS: readonly RowDef[] = [
     warm: false,
   },
   {
+    key: 'engine-warm-parts',
+    label: 'reposcan engine, fresh process, warm, in parts of 100 000 tokens',
+    reposcan: true,
+    warm: true,
+  },
+  {
     key: 'engine-cold-compress',
     label: 'reposcan engine, fresh process, cold, compress=signatures',
     reposcan: false,
@@ -248,6 +254,29 @@ export function buildTargets(
       'api-clone-commit-cold',
       0.2,
     ),
+    ratioTarget(
+      'cold engine, secrets redact (the default) ÷ cold engine, secrets off',
+      ids.real,
+      'engine-cold',
+      'engine-cold-secrets-off',
+      1.3,
+    ),
+    ratioTarget(
+      'cold engine, in parts of 100 000 tokens ÷ cold engine',
+      ids.real,
+      'engine-cold-parts',
+      'engine-cold',
+      1.3,
+    ),
+    informational(
+      ratioTarget(
+        'warm engine, in parts of 100 000 tokens ÷ warm engine — informational',
+        ids.real,
+        'engine-warm-parts',
+        'engine-warm',
+        1.3,
+      ),
+    ),
     ratioTarget('cold engine, compress=signatures ÷ cold engine', ids.real, 'engine-cold-compress', 'engine-cold', 1.3),
     ratioTarget(
       'cold engine, compress=signatures ÷ repomix --compress, cold',
@@ -369,6 +398,7 @@ export function consistencyChecks(rows: Row[]): string[] {
     'engine-warm',
     'engine-cold-secrets-off',
     'engine-cold-parts',
+    'engine-warm-parts',
     'token-floor',
     'scan-floor',
   ];

@@ -125,28 +125,41 @@ export async function rangeMarks(
 }
 
 /**
- * `count` that counts each content of more than `over` bytes stretch by stretch: its count is the
- * sum, and the marks a cut of it needs come with it, into `found` (by content). A scan in parts
- * counts with it, so a file too big for a part is not counted a second time to be cut.
+ * `count` that counts each content of more than `over` bytes stretch by stretch (with
+ * `countStretches`): its count is the sum, and the marks a cut of it needs come with it, into
+ * `found` (by content). A scan in parts counts with it, so a file too big for a part is not
+ * counted a second time to be cut.
  */
-export function countingMarks(count: CountTokens, over: number, found: WeakMap<Uint8Array, RangeMarks>): CountTokens {
+export function countingMarks(
+  count: CountTokens,
+  countStretches: CountTokens,
+  over: number,
+  found: WeakMap<Uint8Array, RangeMarks>,
+): CountTokens {
   return async (contents, signal) => {
-    const sent: Uint8Array[] = [];
-    const places: Array<number[] | null> = [];
-    for (const content of contents) {
-      const marks = content.length > over ? markPlaces(content) : null;
-      places.push(marks);
-      if (marks === null) sent.push(content);
-      else sent.push(...stretchesAt(content, marks));
-    }
-    const counts = await count(sent, signal);
-    let at = 0;
+    const whole: Uint8Array[] = [];
+    const stretches: Uint8Array[] = [];
+    const places = contents.map((content) => {
+      if (content.length <= over) {
+        whole.push(content);
+        return null;
+      }
+      const marks = markPlaces(content);
+      stretches.push(...stretchesAt(content, marks));
+      return marks;
+    });
+    const [wholeCounts, stretchCounts] = await Promise.all([
+      whole.length > 0 ? count(whole, signal) : [],
+      stretches.length > 0 ? countStretches(stretches, signal) : [],
+    ]);
+    let nextWhole = 0;
+    let nextStretch = 0;
     return contents.map((content, i) => {
       const marks = places[i];
-      if (!marks) return counts[at++] as number;
-      const stretches = marks.length - 1;
-      const result = withSums(marks, counts.slice(at, at + stretches));
-      at += stretches;
+      if (!marks) return wholeCounts[nextWhole++] as number;
+      const n = marks.length - 1;
+      const result = withSums(marks, stretchCounts.slice(nextStretch, nextStretch + n));
+      nextStretch += n;
       found.set(content, result);
       return result.sums.at(-1) as number;
     });

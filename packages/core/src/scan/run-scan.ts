@@ -248,9 +248,13 @@ async function scanInParts(
 ): Promise<ScanReport> {
   const budget = input.options.maxTokensPerPart as number;
   const spool = await ContentSpool.open(input.outDir);
+  // Stretches and JSON-escaped contents go through the token cache too, so a repeat scan in parts
+  // counts nothing again; its hits and misses stay those of whole files.
+  const { tokenCache } = deps;
+  const stretches = tokenCache ? withTokenCache(deps.countTokens, tokenCache.cache) : deps.countTokens;
   // A file that may need cutting is counted in stretches, whose marks the cut reuses.
   const rawMarks = new WeakMap<Uint8Array, RangeMarks>();
-  const countTokens = cached(countingMarks(deps.countTokens, budget, rawMarks));
+  const countTokens = cached(countingMarks(deps.countTokens, stretches, budget, rawMarks));
   let parted: PartedOutput[] = [];
   try {
     const repository = repositoryBlock(input);
@@ -289,8 +293,7 @@ async function scanInParts(
       files: spool.spooled,
       openReader: () => spool.reader(),
       count: (bytes) => counter.countUtf8(bytes),
-      // Not through the token cache: escaped contents would only fill it with counts no scan reads.
-      countBatch: deps.countTokens,
+      countBatch: stretches,
       signal: input.signal,
     });
     const renderMs = performance.now() - renderStart;

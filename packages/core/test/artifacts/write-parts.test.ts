@@ -217,6 +217,55 @@ describe('a file over the budget', () => {
     }
   });
 
+  it('is not counted again by a repeat scan with a token cache, which writes the same parts', async () => {
+    const root = join(base, 'repeat');
+    await mkdir(root, { recursive: true });
+    const lines = Array.from({ length: 3000 }, (_, i) => `const v${i} = "${'x'.repeat(i % 23)}"; // ${i}`);
+    await writeFile(join(root, 'big.js'), `${lines.join('\n')}\n`);
+    await writeFile(join(root, 'small.md'), '# small\n');
+    const counter = createTokenCounter('o200k_base');
+    const table = new Map<string, number>();
+    const cache = {
+      get: (key: Uint8Array) => table.get(Buffer.from(key).toString('hex')),
+      set: (key: Uint8Array, tokens: number) => void table.set(Buffer.from(key).toString('hex'), tokens),
+    };
+    const run = async (): Promise<{ counted: number; parts: Map<string, string> }> => {
+      const outDir = await mkdtemp(join(base, 'out-'));
+      let counted = 0;
+      const report = await runScan(
+        {
+          root,
+          repoName: 'tree',
+          source: LOCAL_SOURCE,
+          options: { ...DEFAULT_SCAN_OPTIONS, maxTokensPerPart: 2000 },
+          limits: DEFAULT_ENGINE_LIMITS,
+          encoding: 'o200k_base',
+          outDir,
+        },
+        {
+          countTokens: (contents) => {
+            counted += contents.length;
+            return contents.map((c) => counter.countUtf8(c));
+          },
+          tokenCache: { cache },
+        },
+      );
+      await checkParts(report, outDir, 'o200k_base', 2000);
+      const files = (report.parts ?? []).flatMap((output) => output.parts.map((p) => p.file));
+      const parts = new Map(
+        await Promise.all(files.map(async (f) => [f, await readFile(join(outDir, f), 'utf8')] as const)),
+      );
+      return { counted, parts };
+    };
+    const first = await run();
+    expect(first.parts.size).toBeGreaterThan(10);
+    expect(first.counted).toBeGreaterThan(0);
+    const again = await run();
+    // Whole files, the stretches a cut needs and the JSON-escaped contents all come from the cache.
+    expect(again.counted).toBe(0);
+    expect(again.parts).toEqual(first.parts);
+  });
+
   it('cuts a single line longer than the budget at character boundaries', async () => {
     const root = join(base, 'one-line');
     await mkdir(root, { recursive: true });
