@@ -704,9 +704,11 @@ export async function writeParts(input: WritePartsInput): Promise<PartedOutput[]
   const marksOf: MarksOf = (bytes, file) => {
     if (file === undefined) return rangeMarks(bytes, input.count, countStretches);
     let marks = rawMarks.get(file);
-    const known = input.files[file]?.marks;
-    if (!marks)
-      rawMarks.set(file, (marks = known ? Promise.resolve(known) : rangeMarks(bytes, input.count, countStretches)));
+    if (!marks) {
+      const known = input.files[file]?.marks;
+      marks = known ? Promise.resolve(known) : rangeMarks(bytes, input.count, countStretches);
+      rawMarks.set(file, marks);
+    }
     return marks;
   };
   for (const format of formats) {
