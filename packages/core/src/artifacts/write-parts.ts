@@ -9,7 +9,7 @@ import type { TextFormat } from '@reposcan/contracts/vocabulary';
 import { displayPath } from '../render/display-path.js';
 import { inlineCode } from '../render/markdown-fence.js';
 import { markdownRenderer } from '../render/render-markdown.js';
-import type { FilePiece, FormatRenderer, RenderContext, RenderedChunk } from '../render/render-context.js';
+import type { FilePiece, FormatRenderer, HeadContext, RenderContext, RenderedChunk } from '../render/render-context.js';
 import { txtRenderer } from '../render/render-txt.js';
 import type { CountTokens } from '../tokens/token-pool.js';
 import type { ScannedFileRecord } from '../types.js';
@@ -139,15 +139,80 @@ function chunksToSegments(chunks: Iterable<RenderedChunk>, content: Uint8Array, 
 const pieceNote = (piece: FilePiece | undefined, what: string): string =>
   piece ? ` (${what}part ${piece.part} of ${piece.parts})` : '';
 
-/** The units of one format, in order: the head (repository, tree), each file, the tail (totals). */
-function* unitsFor(
+/** One file's unit in `format`: `content` is the file's, `index` its place in the spool. */
+function fileUnit(
   format: TextFormat,
-  ctx: RenderContext,
-  files: readonly SpooledFile[],
+  record: ScannedFileRecord,
+  content: Uint8Array,
+  index: number,
+  lite: boolean,
+  json: EscapedCounts | null,
+  marksOf: MarksOf,
+): Unit {
+  const label = (piece: FilePiece | undefined): string =>
+    `${format === 'md' ? inlineCode(displayPath(record.path)) : displayPath(record.path)}${pieceNote(piece, 'this file: ')}`;
+  if (format === 'json') {
+    const meta = JSON.stringify(lite ? { path: record.path } : record).slice(0, -1);
+    const whole = json?.tokens[index];
+    let escaped: EscapedText | undefined;
+    let ranges: RangeCounter | undefined;
+    return {
+      kind: 'file',
+      text: content,
+      tokens: whole,
+      label: () => null,
+      render: (from, to, piece, state) => {
+        escaped ??= new EscapedText(content);
+        const start = escaped.offset(from);
+        const end = escaped.offset(to);
+        const part = piece ? `,"file_part":${JSON.stringify(piece)}` : '';
+        const lead = state === 'files' ? ',' : '"files":[\n';
+        return [
+          seg(`${lead}${meta}${part},"content":"`),
+          {
+            bytes: escaped.bytes.subarray(start, end),
+            tokens: from === 0 && to === content.length && whole !== undefined ? whole : ranges?.range(start, end),
+          },
+          seg('"}\n'),
+        ];
+      },
+      prepareCut: async (count) => {
+        escaped ??= new EscapedText(content);
+        ranges ??= new RangeCounter(escaped.bytes, count, json?.marks.get(index) ?? (await marksOf(escaped.bytes)));
+      },
+    };
+  }
+  let ranges: RangeCounter | undefined;
+  const renderer = format === 'txt' ? txtRenderer : markdownRenderer;
+  return {
+    kind: 'file',
+    text: content,
+    tokens: record.tokens,
+    label,
+    render: (from, to, piece) => {
+      const text = content.subarray(from, to);
+      const tokens = from === 0 && to === content.length ? record.tokens : ranges?.range(from, to);
+      return chunksToSegments(renderer.file(record, text, index, lite, piece), text, tokens);
+    },
+    prepareCut: async (count) => {
+      ranges ??= new RangeCounter(content, count, await marksOf(content, index));
+    },
+  };
+}
+
+/**
+ * The units of one format, in order: the head (repository, tree), each file as the spool gets it,
+ * the tail (totals) once `whole` gives them.
+ */
+async function* unitsFor(
+  format: TextFormat,
+  ctx: HeadContext,
+  whole: Promise<RenderContext>,
+  spool: ContentSpool,
   read: ReadSpooled,
   json: EscapedCounts | null,
   marksOf: MarksOf,
-): Generator<Unit | (() => Promise<Unit>)> {
+): AsyncGenerator<Unit> {
   const lite = ctx.lite;
   if (format === 'json') {
     const repoLines = lite
@@ -180,65 +245,14 @@ function* unitsFor(
         marksOf,
       );
   }
-  for (let index = 0; index < files.length; index++) {
-    const file = files[index] as SpooledFile;
-    yield async (): Promise<Unit> => {
-      const content = await read(file);
-      const record = file.record;
-      const label = (piece: FilePiece | undefined): string =>
-        `${format === 'md' ? inlineCode(displayPath(record.path)) : displayPath(record.path)}${pieceNote(piece, 'this file: ')}`;
-      if (format === 'json') {
-        const meta = JSON.stringify(lite ? { path: record.path } : record).slice(0, -1);
-        const whole = json?.tokens[index];
-        let escaped: EscapedText | undefined;
-        let ranges: RangeCounter | undefined;
-        return {
-          kind: 'file',
-          text: content,
-          tokens: whole,
-          label: () => null,
-          render: (from, to, piece, state) => {
-            escaped ??= new EscapedText(content);
-            const start = escaped.offset(from);
-            const end = escaped.offset(to);
-            const part = piece ? `,"file_part":${JSON.stringify(piece)}` : '';
-            const lead = state === 'files' ? ',' : '"files":[\n';
-            return [
-              seg(`${lead}${meta}${part},"content":"`),
-              {
-                bytes: escaped.bytes.subarray(start, end),
-                tokens: from === 0 && to === content.length && whole !== undefined ? whole : ranges?.range(start, end),
-              },
-              seg('"}\n'),
-            ];
-          },
-          prepareCut: async (count) => {
-            escaped ??= new EscapedText(content);
-            ranges ??= new RangeCounter(escaped.bytes, count, json?.marks.get(index) ?? (await marksOf(escaped.bytes)));
-          },
-        };
-      }
-      let ranges: RangeCounter | undefined;
-      const renderer = format === 'txt' ? txtRenderer : markdownRenderer;
-      return {
-        kind: 'file',
-        text: content,
-        tokens: record.tokens,
-        label,
-        render: (from, to, piece) => {
-          const text = content.subarray(from, to);
-          const tokens = from === 0 && to === content.length ? record.tokens : ranges?.range(from, to);
-          return chunksToSegments(renderer.file(record, text, index, lite, piece), text, tokens);
-        },
-        prepareCut: async (count) => {
-          ranges ??= new RangeCounter(content, count, await marksOf(content, index));
-        },
-      };
-    };
+  for (let index = 0; await spool.ready(index); index++) {
+    const file = spool.spooled[index] as SpooledFile;
+    yield fileUnit(format, file.record, await read(file), index, lite, json, marksOf);
   }
+  const done = await whole;
   if (format === 'json') {
     if (lite) return;
-    const rows = utf8(ctx.assets.map((asset) => JSON.stringify(asset)).join('\n'));
+    const rows = utf8(done.assets.map((asset) => JSON.stringify(asset)).join('\n'));
     yield {
       kind: 'tail',
       text: rows,
@@ -252,7 +266,7 @@ function* unitsFor(
         const part = piece ? `"assets_part":${JSON.stringify(piece)},\n` : '';
         return [
           seg(
-            `${lead}"summary":${JSON.stringify(ctx.summary)},\n"skipped_count":${ctx.skippedCount},\n${part}"assets":${list},\n`,
+            `${lead}"summary":${JSON.stringify(done.summary)},\n"skipped_count":${done.skippedCount},\n${part}"assets":${list},\n`,
           ),
         ];
       },
@@ -260,7 +274,7 @@ function* unitsFor(
     return;
   }
   const renderer = format === 'txt' ? txtRenderer : markdownRenderer;
-  const tail = renderer.tail(ctx, files.length);
+  const tail = renderer.tail(done, spool.spooled.length);
   if (tail !== '')
     yield asIs(
       'tail',
@@ -593,9 +607,12 @@ export interface WritePartsInput {
   outDir: string;
   repoName: string;
   budget: number;
-  ctx: RenderContext;
-  files: readonly SpooledFile[];
-  openReader: () => ReadSpooled;
+  /** What the heads show, known once the walk is over. */
+  head: HeadContext;
+  /** Everything the tails show too, once every file is counted (rejected if the scan fails). */
+  whole: Promise<RenderContext>;
+  /** The textual files' contents, followed while the scan still adds to it. */
+  spool: ContentSpool;
   count: CountUtf8;
   /** The token threads: JSON-escaped contents are counted there, in batches. */
   countBatch?: CountTokens;
@@ -625,14 +642,14 @@ interface EscapedCounts {
  * marks it needs if cut, and its whole count as their sum, for one count instead of two.
  */
 async function countEscaped(
-  files: readonly SpooledFile[],
+  spool: ContentSpool,
   read: ReadSpooled,
   countBatch: CountTokens,
   budget: number,
   count: CountUtf8,
   signal?: AbortSignal,
 ): Promise<EscapedCounts> {
-  const counts = new Array<number>(files.length).fill(0);
+  const counts: number[] = [];
   const marks = new Map<number, RangeMarks>();
   const inFlight = new Set<Promise<void>>();
   const track = async (done: Promise<void>): Promise<void> => {
@@ -652,8 +669,8 @@ async function countEscaped(
       }),
     );
   };
-  for (let i = 0; i < files.length; i++) {
-    const escaped = new EscapedText(await read(files[i] as SpooledFile)).bytes;
+  for (let i = 0; await spool.ready(i); i++) {
+    const escaped = new EscapedText(await read(spool.spooled[i] as SpooledFile)).bytes;
     if (escaped.length > budget) {
       await track(
         rangeMarks(escaped, count, (stretches) => countBatch(stretches, signal)).then((found) => {
@@ -686,32 +703,34 @@ async function renameForCount(outDir: string, parts: WrittenPart[]): Promise<voi
   }
 }
 
-/** Every text format's parts, format by format (txt, md, json), files in tree order. */
+/**
+ * Every text format's parts (txt, md, json), files in tree order. The formats are written side by
+ * side while the scan still runs: txt and md take each file as the spool gets it, and the JSON
+ * contents are counted as they come; JSON's parts follow once every count is known.
+ */
 export async function writeParts(input: WritePartsInput): Promise<PartedOutput[]> {
-  const written: PartedOutput[] = [];
+  const { spool, countBatch, signal } = input;
   const formats = input.formats ?? (['txt', 'md', 'json'] as const);
-  // The JSON-escaped contents are counted on the token threads while txt and md are written here.
   const jsonCounting =
-    formats.includes('json') && input.countBatch
-      ? countEscaped(input.files, input.openReader(), input.countBatch, input.budget, input.count, input.signal)
+    formats.includes('json') && countBatch
+      ? countEscaped(spool, spool.reader(), countBatch, input.budget, input.count, signal)
       : null;
   // Its failure is awaited below; until then it must not count as unhandled.
   jsonCounting?.catch(() => undefined);
   // A file too big for one part is counted stretch by stretch on the token threads, once for txt and md.
-  const { countBatch, signal } = input;
   const countStretches = countBatch && ((stretches: Uint8Array[]) => countBatch(stretches, signal));
   const rawMarks = new Map<number, Promise<RangeMarks>>();
   const marksOf: MarksOf = (bytes, file) => {
     if (file === undefined) return rangeMarks(bytes, input.count, countStretches);
     let marks = rawMarks.get(file);
     if (!marks) {
-      const known = input.files[file]?.marks;
+      const known = spool.spooled[file]?.marks;
       marks = known ? Promise.resolve(known) : rangeMarks(bytes, input.count, countStretches);
       rawMarks.set(file, marks);
     }
     return marks;
   };
-  for (const format of formats) {
+  const writeFormat = async (format: TextFormat): Promise<PartedOutput> => {
     const json = format === 'json' && jsonCounting ? await jsonCounting : null;
     const writer = new PartWriter({
       outDir: input.outDir,
@@ -720,21 +739,25 @@ export async function writeParts(input: WritePartsInput): Promise<PartedOutput[]
       budget: input.budget,
       count: input.count,
     });
-    for (const item of unitsFor(format, input.ctx, input.files, input.openReader(), json, marksOf)) {
-      input.signal?.throwIfAborted();
-      await writer.add(typeof item === 'function' ? await item() : item);
+    for await (const unit of unitsFor(format, input.head, input.whole, spool, spool.reader(), json, marksOf)) {
+      signal?.throwIfAborted();
+      await writer.add(unit);
     }
     await writer.closeLast();
     await Promise.all(writer.syncing);
     await renameForCount(input.outDir, writer.written);
-    written.push({
+    return {
       format,
       bytes: writer.written.reduce((sum, part) => sum + part.bytes, 0),
       sha256: writer.whole.digest('hex'),
       parts: writer.written,
-    });
-  }
-  return written;
+    };
+  };
+  // Every format settles before this does: a caller cleaning up after a failure must find no writer still at work.
+  const settled = await Promise.allSettled(formats.map(writeFormat));
+  const failed = settled.find((outcome) => outcome.status === 'rejected');
+  if (failed) throw failed.reason;
+  return settled.map((outcome) => (outcome as PromiseFulfilledResult<PartedOutput>).value);
 }
 
 /**
@@ -746,6 +769,9 @@ export class ContentSpool {
   private buffer = Buffer.allocUnsafe(1 << 20);
   private used = 0;
   private position = 0;
+  /** Set once no file is to come: null while the scan runs, true when it ended, the error when it failed. */
+  private over: true | { error: unknown } | null = null;
+  private waiting: Array<() => void> = [];
 
   private constructor(
     readonly path: string,
@@ -761,6 +787,39 @@ export class ContentSpool {
     return this.files;
   }
 
+  /**
+   * Whether file `index` is in the spool, waiting until its bytes are on disk (readable) or no
+   * file is to come; throws the scan's error once it failed.
+   */
+  async ready(index: number): Promise<boolean> {
+    for (;;) {
+      if (this.over !== null && this.over !== true) throw this.over.error;
+      const file = this.files[index];
+      if (file !== undefined && file.at + file.length <= this.position) return true;
+      if (this.over === true) return false;
+      await new Promise<void>((resolve) => this.waiting.push(resolve));
+    }
+  }
+
+  /** No more files: every content is flushed and readable. */
+  async end(): Promise<void> {
+    await this.flush();
+    this.over = true;
+    this.wake();
+  }
+
+  /** The scan failed: whoever waits for a file hears `error`. */
+  abandon(error: unknown): void {
+    this.over ??= { error };
+    this.wake();
+  }
+
+  private wake(): void {
+    const waiting = this.waiting;
+    this.waiting = [];
+    for (const resolve of waiting) resolve();
+  }
+
   /** Keeps a copy of `content` (valid only until this returns) for `record`, with its range marks when known. */
   async add(record: ScannedFileRecord, content: Uint8Array, marks?: RangeMarks): Promise<void> {
     const at = this.position + this.used;
@@ -772,6 +831,8 @@ export class ContentSpool {
       this.used += length;
     }
     this.files.push(marks ? { record, at, length, marks } : { record, at, length });
+    // A content written straight through is readable at once.
+    if (at + length <= this.position) this.wake();
   }
 
   /**
@@ -814,6 +875,7 @@ export class ContentSpool {
       offset += bytesWritten;
       this.position += bytesWritten;
     }
+    this.wake();
   }
 
   async close(): Promise<void> {

@@ -1,4 +1,4 @@
-import { rm } from 'node:fs/promises';
+import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { toWireOptions } from '@reposcan/contracts/vocabulary';
 import type { WireScanOptions } from '@reposcan/contracts/vocabulary';
@@ -255,18 +255,50 @@ async function scanInParts(
   // A file that may need cutting is counted in stretches, whose marks the cut reuses.
   const rawMarks = new WeakMap<Uint8Array, RangeMarks>();
   const countTokens = cached(countingMarks(deps.countTokens, stretches, budget, rawMarks));
-  let parted: PartedOutput[] = [];
+  const repository = repositoryBlock(input);
+  const counter = createTokenCounter(input.encoding);
+  let settle!: { resolve: (ctx: RenderContext) => void; reject: (error: unknown) => void };
+  const whole = new Promise<RenderContext>((resolve, reject) => (settle = { resolve, reject }));
+  whole.catch(() => undefined);
+  // The parts are written while files are still counted, from the walk's end (the heads need the tree).
+  // (A holder: it is set from the walk's callback.)
+  const writing: { now: { head: HeadContext; parts: Promise<PartedOutput[]> } | null } = { now: null };
+  const startWriting = (walkedPaths: string[]): { head: HeadContext; parts: Promise<PartedOutput[]> } => {
+    const head: HeadContext = {
+      repository,
+      encoding: input.encoding,
+      tree: input.options.skipTree ? null : renderTree(input.repoName, walkedPaths, input.options.treeDepth),
+      lite: input.options.lite,
+    };
+    const parts = writeParts({
+      outDir: input.outDir,
+      repoName: input.repoName,
+      budget,
+      head,
+      whole,
+      spool,
+      count: (bytes) => counter.countUtf8(bytes),
+      countBatch: stretches,
+      signal: input.signal,
+    });
+    // Awaited below; a failure meanwhile must not count as unhandled.
+    parts.catch(() => undefined);
+    writing.now = { head, parts };
+    return writing.now;
+  };
   try {
-    const repository = repositoryBlock(input);
     const collected = await collectFiles(
       { ...input, exactTokens: true },
       deps,
       countTokens,
       (record, content) => spool.add(record as ScannedFileRecord, content, rawMarks.get(content)),
       onProgress,
-      async () => {},
+      (walkedPaths) => {
+        startWriting(walkedPaths);
+        return Promise.resolve();
+      },
     );
-    await spool.flush();
+    await spool.end();
     onProgress({
       phase: 'render',
       files_done: collected.files.length + collected.assets.length,
@@ -275,27 +307,15 @@ async function scanInParts(
     const renderStart = performance.now();
     const files = collected.files as ScannedFileRecord[];
     const summary = summarize(files, collected.assets, true);
+    const { head, parts } = writing.now ?? startWriting(collected.walkedPaths);
     const ctx: RenderContext = {
-      repository,
-      encoding: input.encoding,
-      tree: input.options.skipTree ? null : renderTree(input.repoName, collected.walkedPaths, input.options.treeDepth),
-      lite: input.options.lite,
+      ...head,
       summary,
       assets: collected.assets,
       skippedCount: collected.skipped.length,
     };
-    const counter = createTokenCounter(input.encoding);
-    parted = await writeParts({
-      outDir: input.outDir,
-      repoName: input.repoName,
-      budget,
-      ctx,
-      files: spool.spooled,
-      openReader: () => spool.reader(),
-      count: (bytes) => counter.countUtf8(bytes),
-      countBatch: stretches,
-      signal: input.signal,
-    });
+    settle.resolve(ctx);
+    const parted = await parts;
     const renderMs = performance.now() - renderStart;
     await spool.close();
     const report = reportOf(input, repository, collected, {
@@ -318,11 +338,14 @@ async function scanInParts(
     report.timings.total_ms = round(performance.now() - started);
     return report;
   } catch (error) {
+    // The writers stop (the spool and the totals fail them) before what they wrote is removed.
+    spool.abandon(error);
+    settle.reject(error);
+    await writing.now?.parts.catch(() => undefined);
     await spool.close();
+    const written = (await readdir(input.outDir).catch(() => [])).filter((name) => name.startsWith('output.part-'));
     await Promise.allSettled(
-      [ARTIFACT_FILE_NAMES.zip, ...parted.flatMap((o) => o.parts.map((p) => p.file))].map((name) =>
-        rm(join(input.outDir, name), { force: true }),
-      ),
+      [ARTIFACT_FILE_NAMES.zip, ...written].map((name) => rm(join(input.outDir, name), { force: true })),
     );
     throw error;
   }

@@ -337,6 +337,42 @@ describe('edge cases', () => {
     });
   });
 
+  it('leaves nothing behind when the scan fails after parts were written', async () => {
+    const root = join(base, 'failing');
+    await mkdir(root, { recursive: true });
+    for (let i = 0; i < 400; i++)
+      await writeFile(join(root, `f${String(i).padStart(3, '0')}.txt`), `file ${i} ${'words '.repeat(200)}\n`);
+    const outDir = await mkdtemp(join(base, 'out-'));
+    const counter = createTokenCounter('o200k_base');
+    let batches = 0;
+    let writtenBefore: string[] = [];
+    const scanning = runScan(
+      {
+        root,
+        repoName: 'tree',
+        source: LOCAL_SOURCE,
+        options: { ...DEFAULT_SCAN_OPTIONS, maxTokensPerPart: 1000 },
+        limits: DEFAULT_ENGINE_LIMITS,
+        encoding: 'o200k_base',
+        outDir,
+      },
+      {
+        countTokens: async (contents) => {
+          // Late enough that parts of the first files are written, while files are still counted.
+          if (++batches === 40) {
+            await new Promise((resolve) => setTimeout(resolve, 200));
+            writtenBefore = (await readdir(outDir)).filter((name) => name.startsWith('output.part-'));
+            throw new Error('the disk went away');
+          }
+          return contents.map((c) => counter.countUtf8(c));
+        },
+      },
+    );
+    await expect(scanning).rejects.toThrow('the disk went away');
+    expect(writtenBefore.length).toBeGreaterThan(0);
+    expect(await readdir(outDir)).toEqual([]);
+  });
+
   it('writes one part of an output with nothing to hold', async () => {
     const root = join(base, 'empty');
     await mkdir(root, { recursive: true });
