@@ -46,6 +46,9 @@ export interface PartedOutput {
   parts: WrittenPart[];
 }
 
+/** How every part's file name starts. */
+export const PART_FILE_PREFIX = 'output.part-';
+
 /** `output.part-01.txt` (of up to 99 parts), `output.part-001.txt` (of 100 to 999): every name of one output sorts in part order. */
 export function partFileName(format: TextFormat, part: number, parts: number): `output.part-${number}.${TextFormat}` {
   return `output.part-${partNumberText(part, parts)}.${format}` as `output.part-${number}.${TextFormat}`;

@@ -6,7 +6,7 @@ import { ARTIFACT_FILE_NAMES } from '../artifacts/artifact-names.js';
 import type { WrittenArtifact } from '../artifacts/artifact-names.js';
 import { TextArtifactWriter } from '../artifacts/write-text-artifacts.js';
 import { writeZipBundle } from '../artifacts/write-zip-bundle.js';
-import { ContentSpool, writeParts } from '../artifacts/write-parts.js';
+import { ContentSpool, PART_FILE_PREFIX, writeParts } from '../artifacts/write-parts.js';
 import type { PartedOutput } from '../artifacts/write-parts.js';
 import { countingMarks } from '../artifacts/part-tally.js';
 import type { RangeMarks } from '../artifacts/part-tally.js';
@@ -234,10 +234,16 @@ export async function scanTree(
   }
 }
 
+/** The parts of a scan being written, and the heads they started from. */
+interface PartsInProgress {
+  head: HeadContext;
+  parts: Promise<PartedOutput[]>;
+}
+
 /**
- * A scan whose outputs are cut into parts of at most `max_tokens_per_part` tokens: contents wait in
- * a spool while files are counted, then each format's parts are planned and written with exact
- * counts (write-parts.ts). The ZIP bundle holds every part.
+ * A scan whose outputs are cut into parts of at most `max_tokens_per_part` tokens: contents go to a
+ * spool as files are counted, and from the walk's end each format's parts are planned and written
+ * with exact counts from it (write-parts.ts) while the scan goes on. The ZIP bundle holds every part.
  */
 async function scanInParts(
   input: ScanInput,
@@ -260,10 +266,10 @@ async function scanInParts(
   let settle!: { resolve: (ctx: RenderContext) => void; reject: (error: unknown) => void };
   const whole = new Promise<RenderContext>((resolve, reject) => (settle = { resolve, reject }));
   whole.catch(() => undefined);
-  // The parts are written while files are still counted, from the walk's end (the heads need the tree).
-  // (A holder: it is set from the walk's callback.)
-  const writing: { now: { head: HeadContext; parts: Promise<PartedOutput[]> } | null } = { now: null };
-  const startWriting = (walkedPaths: string[]): { head: HeadContext; parts: Promise<PartedOutput[]> } => {
+  // The parts are written while files are still counted, from the walk's end (the heads need the
+  // tree); held in an object, as the walk's callback is what starts them.
+  const writing: { now: PartsInProgress | null } = { now: null };
+  const startWriting = (walkedPaths: string[]): PartsInProgress => {
     const head: HeadContext = {
       repository,
       encoding: input.encoding,
@@ -343,7 +349,7 @@ async function scanInParts(
     settle.reject(error);
     await writing.now?.parts.catch(() => undefined);
     await spool.close();
-    const written = (await readdir(input.outDir).catch(() => [])).filter((name) => name.startsWith('output.part-'));
+    const written = (await readdir(input.outDir).catch(() => [])).filter((name) => name.startsWith(PART_FILE_PREFIX));
     await Promise.allSettled(
       [ARTIFACT_FILE_NAMES.zip, ...written].map((name) => rm(join(input.outDir, name), { force: true })),
     );
