@@ -47,11 +47,15 @@ export interface PartedOutput {
 }
 
 /** How every part's file name starts. */
-export const PART_FILE_PREFIX = 'output.part-';
+export const PART_FILE_PREFIX = 'output.part-' as const;
 
 /** `output.part-01.txt` (of up to 99 parts), `output.part-001.txt` (of 100 to 999): every name of one output sorts in part order. */
-export function partFileName(format: TextFormat, part: number, parts: number): `output.part-${number}.${TextFormat}` {
-  return `output.part-${partNumberText(part, parts)}.${format}` as `output.part-${number}.${TextFormat}`;
+export function partFileName(
+  format: TextFormat,
+  part: number,
+  parts: number,
+): `${typeof PART_FILE_PREFIX}${number}.${TextFormat}` {
+  return `${PART_FILE_PREFIX}${partNumberText(part, parts)}.${format}` as `${typeof PART_FILE_PREFIX}${number}.${TextFormat}`;
 }
 
 /** A textual file whose content waits in the spool, at bytes [at, at + length). */
@@ -828,7 +832,7 @@ export class ContentSpool {
     const at = this.position + this.used;
     const length = content.length;
     if (length > this.buffer.length - this.used) await this.flush();
-    if (length > this.buffer.length) await this.writeAll(content);
+    if (length > this.buffer.length) await this.append(content);
     else {
       this.buffer.set(content, this.used);
       this.used += length;
@@ -869,15 +873,13 @@ export class ContentSpool {
     if (this.used === 0) return;
     const data = this.buffer.subarray(0, this.used);
     this.used = 0;
-    await this.writeAll(data);
+    await this.append(data);
   }
 
-  private async writeAll(data: Uint8Array): Promise<void> {
-    for (let offset = 0; offset < data.length;) {
-      const { bytesWritten } = await this.handle.write(data, offset, data.length - offset, this.position);
-      offset += bytesWritten;
-      this.position += bytesWritten;
-    }
+  /** Appends `data` (reads name their positions, so the handle's own stays at the end); then it is readable. */
+  private async append(data: Uint8Array): Promise<void> {
+    await writeAll(this.handle, data);
+    this.position += data.length;
     this.wake();
   }
 

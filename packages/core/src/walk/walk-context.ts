@@ -68,9 +68,9 @@ export function indexAbsent(absent: ReadonlyMap<string, number>): AbsentFolders 
     // Upwards until a folder already listed: the ones above it were listed with it.
     for (let depth = segments.length; depth > 0; depth--) {
       const parent = entriesOf(segments.slice(0, depth - 1).join('/'));
-      const name = segments[depth - 1] as string;
-      if (parent.folders.has(name)) break;
-      parent.folders.add(name);
+      const folder = segments[depth - 1] as string;
+      if (parent.folders.has(folder)) break;
+      parent.folders.add(folder);
     }
   }
   return folders;

@@ -10,7 +10,8 @@ import cl100kRanks from 'js-tiktoken/ranks/cl100k_base';
 import o200kRanks from 'js-tiktoken/ranks/o200k_base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runScan } from '../../src/scan/run-scan.js';
-import type { ScanReport } from '../../src/scan/run-scan.js';
+import type { RunScanDeps, ScanReport } from '../../src/scan/run-scan.js';
+import { PART_FILE_PREFIX } from '../../src/artifacts/write-parts.js';
 import { createTokenCounter } from '../../src/tokens/index.js';
 import { DEFAULT_ENGINE_LIMITS, DEFAULT_SCAN_OPTIONS } from '../../src/types.js';
 import type { ScanOptions, TokenEncodingName } from '../../src/types.js';
@@ -32,12 +33,15 @@ beforeAll(async () => {
 });
 afterAll(() => rm(base, { recursive: true, force: true }));
 
+/** A scan of `root` into a new folder (or `outDir`); `deps` replaces the in-thread exact counter. */
 async function scan(
   root: string,
   encoding: TokenEncodingName,
   options: Partial<ScanOptions>,
+  deps: Partial<RunScanDeps> = {},
+  outDir?: string,
 ): Promise<{ report: ScanReport; outDir: string }> {
-  const outDir = await mkdtemp(join(base, 'out-'));
+  outDir ??= await mkdtemp(join(base, 'out-'));
   const counter = createTokenCounter(encoding);
   const report = await runScan(
     {
@@ -49,7 +53,7 @@ async function scan(
       encoding,
       outDir,
     },
-    { countTokens: (contents) => contents.map((c) => counter.countUtf8(c)) },
+    { countTokens: (contents) => contents.map((c) => counter.countUtf8(c)), ...deps },
   );
   return { report, outDir };
 }
@@ -230,18 +234,11 @@ describe('a file over the budget', () => {
       set: (key: Uint8Array, tokens: number) => void table.set(Buffer.from(key).toString('hex'), tokens),
     };
     const run = async (): Promise<{ counted: number; parts: Map<string, string> }> => {
-      const outDir = await mkdtemp(join(base, 'out-'));
       let counted = 0;
-      const report = await runScan(
-        {
-          root,
-          repoName: 'tree',
-          source: LOCAL_SOURCE,
-          options: { ...DEFAULT_SCAN_OPTIONS, maxTokensPerPart: 2000 },
-          limits: DEFAULT_ENGINE_LIMITS,
-          encoding: 'o200k_base',
-          outDir,
-        },
+      const { report, outDir } = await scan(
+        root,
+        'o200k_base',
+        { maxTokensPerPart: 2000 },
         {
           countTokens: (contents) => {
             counted += contents.length;
@@ -346,27 +343,22 @@ describe('edge cases', () => {
     const counter = createTokenCounter('o200k_base');
     let batches = 0;
     let writtenBefore: string[] = [];
-    const scanning = runScan(
-      {
-        root,
-        repoName: 'tree',
-        source: LOCAL_SOURCE,
-        options: { ...DEFAULT_SCAN_OPTIONS, maxTokensPerPart: 1000 },
-        limits: DEFAULT_ENGINE_LIMITS,
-        encoding: 'o200k_base',
-        outDir,
-      },
+    const scanning = scan(
+      root,
+      'o200k_base',
+      { maxTokensPerPart: 1000 },
       {
         countTokens: async (contents) => {
           // Late enough that parts of the first files are written, while files are still counted.
           if (++batches === 40) {
             await new Promise((resolve) => setTimeout(resolve, 200));
-            writtenBefore = (await readdir(outDir)).filter((name) => name.startsWith('output.part-'));
+            writtenBefore = (await readdir(outDir)).filter((name) => name.startsWith(PART_FILE_PREFIX));
             throw new Error('the disk went away');
           }
           return contents.map((c) => counter.countUtf8(c));
         },
       },
+      outDir,
     );
     await expect(scanning).rejects.toThrow('the disk went away');
     expect(writtenBefore.length).toBeGreaterThan(0);
