@@ -18,7 +18,12 @@ import {
   startJanitor,
 } from '@reposcan/runtime';
 import type { Logger, RunningJanitor } from '@reposcan/runtime';
-import { checkGitCredentialsFile, sourceSettingsFromConfig, webhookPolicyFromConfig } from '@reposcan/sources';
+import {
+  checkGitCredentialsFile,
+  missingLocalRootsWarning,
+  sourceSettingsFromConfig,
+  webhookPolicyFromConfig,
+} from '@reposcan/sources';
 import { pooledCounting } from '@reposcan/mcp';
 import { closeWithinGrace, startScanWorker } from '@reposcan/scan-worker';
 import type { RunningWorker } from '@reposcan/scan-worker';
@@ -166,6 +171,9 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   // ROLE=all: the worker reports on the API's registry, so one /metrics covers the process.
   const worker =
     config.role === 'all' ? startScanWorker({ config, transport, store, log, registry: metrics.registry }) : null;
+  // The API judges local paths at submit too; an in-process worker says this itself.
+  const missingRoots = worker ? null : await missingLocalRootsWarning(config.allowedLocalRoots);
+  if (missingRoots !== null) log.warn(missingRoots);
   const dashboard =
     config.enableQueueDashboard && config.redis
       ? queueDashboard({ redis: config.redis, prefix: config.queuePrefix, log: queueLog })

@@ -138,6 +138,10 @@ describe('Redis mode, a worker whose ALLOWED_LOCAL_ROOTS is another folder', () 
         String(l.msg).startsWith(`this worker accepts local paths under ${otherRoot} (ALLOWED_LOCAL_ROOTS)`),
       ),
     ).toBe(true);
+    // The folder is made only after the worker started, which it warned of.
+    expect(worker.logs.filter((l) => l.level === 40).map((l) => l.msg)).toContain(
+      `ALLOWED_LOCAL_ROOTS names a path that is not a folder here (${otherRoot}); local paths under it are refused (the list is ":"-separated)`,
+    );
     const status = await scanThatTheApiAccepts(api);
     expect(status.state).toBe('failed');
     const error = status.error as { code: string; message: string };

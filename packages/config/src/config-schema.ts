@@ -124,7 +124,7 @@ export const CONFIG_VARIABLES = {
   ),
   ALLOWED_LOCAL_ROOTS: computed(
     'unset',
-    'Absolute folders, ":"-separated, that a local repo_path may point into; unset refuses local paths.',
+    'Absolute folders, ":"-separated, that a local repo_path may point into; unset refuses local paths. Each process warns at start of one that is not a folder.',
     unsetAs([] as readonly string[], localRoots),
   ),
   GIT_ALLOWED_HOSTS: variable(
