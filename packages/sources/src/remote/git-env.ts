@@ -177,12 +177,15 @@ function shellQuote(value: string): string {
  * simple-git signals only the git process it spawned; helpers such as git-remote-https would
  * outlive it. `setsid` makes git the leader of a new process group (no fork: this shell is not a
  * group leader, so the pid stays), and the pid is written first so the caller can kill the group.
+ * One newline goes to stderr: simple-git waits 50 ms more after a command that printed nothing
+ * (read-tree, checkout-index, fetch --quiet), and callers only ever search stderr.
  */
 function wrapperScript(gitPath: string, setsidPath: string): string {
   return [
     '#!/bin/sh',
     '# Written by reposcan: runs git as the leader of its own process group.',
     'printf \'%s\\n\' "$$" > "$REPOSCAN_GIT_PGID_FILE" || exit 125',
+    "printf '\\n' >&2",
     `exec ${shellQuote(setsidPath)} ${shellQuote(gitPath)} "$@"`,
     '',
   ].join('\n');

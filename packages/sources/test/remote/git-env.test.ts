@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -5,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createGitEnv, parseRepoPath } from '../../src/remote/index.js';
 import type { RemoteSpec } from '../../src/remote/index.js';
 
-// The service-owned git home and environment. Creating them starts no process.
+// The service-owned git home and environment. Creating them starts no process; one test runs the wrapper.
 
 const roots: string[] = [];
 afterAll(() => roots.forEach((root) => rmSync(root, { recursive: true, force: true })));
@@ -50,6 +51,25 @@ describe('createGitEnv', () => {
     expect(statSync(path.dirname(home)).mode & 0o777).toBe(0o700);
     expect(statSync(gitEnv.binary).mode & 0o777).toBe(0o700);
     expect(readFileSync(gitEnv.binary, 'utf8')).toMatch(/exec '.*setsid' '.*git' "\$@"/);
+  });
+
+  it('runs git as a group leader whose wrapper says one newline on stderr, so a quiet command is not held back', async () => {
+    const homeRoot = tempRoot();
+    const gitEnv = await createGitEnv(spec('https://github.com/a/b'), {
+      allowHttp: false,
+      pinnedAddresses: ['140.82.112.3'],
+      homeRoot,
+    });
+    const pgidFile = path.join(homeRoot, 'pgid');
+    // `git init -q` prints nothing; simple-git waits 50 ms more after any command that did.
+    const run = spawnSync(gitEnv.binary, ['init', '-q', path.join(homeRoot, 'repo')], {
+      env: { ...gitEnv.env, REPOSCAN_GIT_PGID_FILE: pgidFile },
+      encoding: 'utf8',
+    });
+    expect(run.status).toBe(0);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toBe('\n');
+    expect(Number.parseInt(readFileSync(pgidFile, 'utf8'), 10)).toBe(run.pid);
   });
 
   it('passes an explicit environment, https only unless http is allowed', async () => {
