@@ -23,14 +23,19 @@ function spec(input: string): RemoteSpec {
   return parsed.url;
 }
 
+/** An https-only environment for a GitHub repository, pinned to one public address. */
+function githubEnv(homeRoot: string): ReturnType<typeof createGitEnv> {
+  return createGitEnv(spec('https://github.com/a/b'), {
+    allowHttp: false,
+    pinnedAddresses: ['140.82.112.3'],
+    homeRoot,
+  });
+}
+
 describe('createGitEnv', () => {
   it('writes the hardened config and the process-group wrapper into a private home', async () => {
     const homeRoot = tempRoot();
-    const gitEnv = await createGitEnv(spec('https://github.com/a/b'), {
-      allowHttp: false,
-      pinnedAddresses: ['140.82.112.3'],
-      homeRoot,
-    });
+    const gitEnv = await githubEnv(homeRoot);
     const home = gitEnv.env.HOME ?? '';
     const config = readFileSync(path.join(home, '.gitconfig'), 'utf8');
     for (const line of [
@@ -55,13 +60,9 @@ describe('createGitEnv', () => {
 
   it('runs git as a group leader whose wrapper says one newline on stderr, so a quiet command is not held back', async () => {
     const homeRoot = tempRoot();
-    const gitEnv = await createGitEnv(spec('https://github.com/a/b'), {
-      allowHttp: false,
-      pinnedAddresses: ['140.82.112.3'],
-      homeRoot,
-    });
+    const gitEnv = await githubEnv(homeRoot);
     const pgidFile = path.join(homeRoot, 'pgid');
-    // `git init -q` prints nothing; simple-git waits 50 ms more after any command that did.
+    // `git init -q` prints nothing: the kind of command simple-git would hold back 50 ms.
     const run = spawnSync(gitEnv.binary, ['init', '-q', path.join(homeRoot, 'repo')], {
       env: { ...gitEnv.env, REPOSCAN_GIT_PGID_FILE: pgidFile },
       encoding: 'utf8',
@@ -74,11 +75,7 @@ describe('createGitEnv', () => {
 
   it('passes an explicit environment, https only unless http is allowed', async () => {
     const homeRoot = tempRoot();
-    const strict = await createGitEnv(spec('https://github.com/a/b'), {
-      allowHttp: false,
-      pinnedAddresses: ['140.82.112.3'],
-      homeRoot,
-    });
+    const strict = await githubEnv(homeRoot);
     expect(strict.env).toMatchObject({
       GIT_CONFIG_NOSYSTEM: '1',
       GIT_TERMINAL_PROMPT: '0',
@@ -125,8 +122,6 @@ describe('createGitEnv', () => {
     const planted = path.join(homeRoot, `reposcan-git-${process.getuid?.() ?? 0}`);
     mkdirSync(planted);
     chmodSync(planted, 0o777);
-    await expect(
-      createGitEnv(spec('https://github.com/a/b'), { allowHttp: false, pinnedAddresses: ['140.82.112.3'], homeRoot }),
-    ).rejects.toThrow(/closed to others/);
+    await expect(githubEnv(homeRoot)).rejects.toThrow(/closed to others/);
   });
 });
