@@ -84,6 +84,9 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   const log = options.log ?? createLogger(config.logLevel, 'reposcan-api');
   // Previews clone in this process: a broken credentials file stops it now, not a preview later.
   await checkGitCredentialsFile(config.gitCredentialsFile);
+  // Local paths are judged here at submit (and read here by an in-process worker).
+  const missingRoots = await missingLocalRootsWarning(config.allowedLocalRoots);
+  if (missingRoots !== null) log.warn(missingRoots);
   let handle: ((req: IncomingMessage, res: ServerResponse) => void) | null = null;
   const early: [IncomingMessage, ServerResponse][] = [];
   const server = createServer(SERVER_TIMEOUTS, (req, res) => (handle ? handle(req, res) : early.push([req, res])));
@@ -171,9 +174,6 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   // ROLE=all: the worker reports on the API's registry, so one /metrics covers the process.
   const worker =
     config.role === 'all' ? startScanWorker({ config, transport, store, log, registry: metrics.registry }) : null;
-  // The API judges local paths at submit too; an in-process worker says this itself.
-  const missingRoots = worker ? null : await missingLocalRootsWarning(config.allowedLocalRoots);
-  if (missingRoots !== null) log.warn(missingRoots);
   const dashboard =
     config.enableQueueDashboard && config.redis
       ? queueDashboard({ redis: config.redis, prefix: config.queuePrefix, log: queueLog })

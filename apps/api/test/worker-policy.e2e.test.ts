@@ -138,7 +138,7 @@ describe('Redis mode, a worker whose ALLOWED_LOCAL_ROOTS is another folder', () 
         String(l.msg).startsWith(`this worker accepts local paths under ${otherRoot} (ALLOWED_LOCAL_ROOTS)`),
       ),
     ).toBe(true);
-    // The folder is made only after the worker started, which it warned of.
+    // The folder is made only after the worker started, which it warned of before it took jobs.
     expect(worker.logs.filter((l) => l.level === 40).map((l) => l.msg)).toContain(
       `ALLOWED_LOCAL_ROOTS names a path that is not a folder here (${otherRoot}); local paths under it are refused (the list is ":"-separated)`,
     );

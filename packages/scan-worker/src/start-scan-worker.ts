@@ -7,12 +7,7 @@ import { CommitCache, FileStore } from '@reposcan/storage';
 import type { ScanStore } from '@reposcan/storage';
 import { commitCacheSettings, engineLimitsFromConfig, FaultInjector } from '@reposcan/runtime';
 import type { Logger } from '@reposcan/runtime';
-import {
-  describeSourcePolicy,
-  missingLocalRootsWarning,
-  sourceSettingsFromConfig,
-  webhookPolicyFromConfig,
-} from '@reposcan/sources';
+import { describeSourcePolicy, sourceSettingsFromConfig, webhookPolicyFromConfig } from '@reposcan/sources';
 import type { SourcePolicy } from '@reposcan/sources';
 import { fullGarbageCollection } from './collect-garbage.js';
 import { classifyFailure } from './classify-failure.js';
@@ -107,7 +102,6 @@ export function startScanWorker(deps: {
   // Each role reads its own environment: say which sources this one takes, so a worker whose
   // policy differs from the API's shows it at start, not on the first scan it refuses.
   log.info(`this worker ${describeSourcePolicy(sources)}`);
-  void missingLocalRootsWarning(sources.allowedLocalRoots).then((warning) => warning !== null && log.warn(warning));
   // Announced while it runs, so an API can refuse at submit a source that no live worker accepts.
   const { allowedLocalRoots, allowedHosts, allowHttp, allowPrivateHosts } = sources;
   const announcement = deps.transport.workers.announce({
