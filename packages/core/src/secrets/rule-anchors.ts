@@ -33,7 +33,8 @@ export const RULE_ANCHORS: Readonly<Record<string, readonly Anchor[]>> = {
   ],
   // A service account's JSON key file (such a text is checked under its own name, with every rule).
   gcp: words('private_key'),
-  npm: [...words('x-oauth-basic'), ...words('_authToken npm_', /_authToken|npm_/y)],
+  // `_authToken=` in a .npmrc, and access tokens: `npm_` and exactly 36 token characters.
+  npm: [...words('x-oauth-basic'), ...words('_authToken npm_', /_authToken=|npm_[A-Za-z0-9_]{36}(?![A-Za-z0-9_])/y)],
   // Tokens, and incoming webhooks (which the rule matches regardless of case).
   slack: [...words('xoxb- xoxp- xoxa- xoxo- xoxr- xapp-', /xox[bpaor]-|xapp-/y), ...words('hooks.slack.')],
   // Both URL rules report only a user and a password: `scheme://user:password@`.
@@ -44,7 +45,7 @@ export const RULE_ANCHORS: Readonly<Record<string, readonly Anchor[]>> = {
   huggingface: words('hf_', /hf_/y),
   linear: words('lin_api_', /lin_api_/y),
   notion: words('ntn_', /ntn_/y),
-  privatekey: words('PRIVATE KEY', /PRIVATE KEY/y),
+  privatekey: [{ literal: 'PRIVATE KEY', confirm: /PRIVATE KEY/y }],
   sendgrid: words('SG.', /SG\./y),
   shopify: words('shppa_ shpca_ shpat_ shpss_', /shp(?:pa|ca|at|ss)_/y),
   stripe: words('sk_live_ sk_test_ rk_live_ rk_test_', /[sr]k_(?:live|test)_/y),

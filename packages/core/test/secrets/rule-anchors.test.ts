@@ -133,6 +133,17 @@ describe('rule anchors', () => {
     expect(anchored(Buffer.from('timeZone: "Asia/Tokyo", region: "ap-northeast-1"'))).not.toContain('aws');
     expect(anchored(Buffer.from(`id = ${SECRETS.awsKeyId.value}`))).toContain('aws');
   });
+
+  it("keep the npm rule to a token's shape and a .npmrc's assignment: npm's own variables name no rule", () => {
+    const code = [
+      'const agent = process.env.npm_config_user_agent;',
+      'const { _authToken } = registry;',
+      'Try_npm_i_save_dev_types_Slash_1_if_it_exists_or_add_a_new_declaration: diag(7035),',
+      '',
+    ].join('\n');
+    expect([...anchored(Buffer.from(code))]).toEqual([]);
+    expect(anchored(Buffer.from('//registry.npmjs.org/:_authToken=abc123\n'))).toContain('npm');
+  });
 });
 
 describe('the high-entropy rule', () => {
