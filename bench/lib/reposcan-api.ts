@@ -1,5 +1,6 @@
 // The built API and worker as separate processes on Redis, as deployed, and the HTTP calls the
 // benchmark makes against them.
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +9,13 @@ import { purgeQueuePrefix } from '@reposcan/queue';
 import { CORPORA_DIR, REPO_ROOT } from './corpora.js';
 import { startService } from './processes.js';
 import type { ServiceProcess } from './processes.js';
+
+/** glibc's arena cap as the image sets it (Dockerfile), so reposcan's processes run here as deployed. */
+export const IMAGE_MALLOC_ENV: Record<string, string> = Object.fromEntries(
+  [...readFileSync(join(REPO_ROOT, 'Dockerfile'), 'utf8').matchAll(/\b(MALLOC_ARENA_MAX)=(\d+)/g)].map(
+    (m): [string, string] => [m[1] as string, m[2] as string],
+  ),
+);
 
 const API_MAIN = join(REPO_ROOT, 'apps/api/dist/main.js');
 const WORKER_MAIN = join(REPO_ROOT, 'apps/worker/dist/main.js');
@@ -43,6 +51,7 @@ export class Deployment {
       GIT_ALLOW_HTTP: 'true',
       GIT_ALLOW_PRIVATE_HOSTS: 'true',
       GIT_ALLOWED_HOSTS: '127.0.0.1',
+      ...IMAGE_MALLOC_ENV,
       ...extraEnv,
     };
   }

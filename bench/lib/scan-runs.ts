@@ -7,7 +7,7 @@ import type { BenchDeps } from './bench-deps.js';
 import { BENCH_DIR, CORPORA_DIR } from './corpora.js';
 import type { Corpus } from './corpora.js';
 import { readVmHwmKb, resetVmHwm, runMeasured } from './processes.js';
-import { Deployment, inspect, scanAndWait } from './reposcan-api.js';
+import { Deployment, IMAGE_MALLOC_ENV, inspect, scanAndWait } from './reposcan-api.js';
 import type { ScanResult } from './reposcan-api.js';
 
 export interface Sample {
@@ -57,7 +57,7 @@ export async function engineRuns(
     const outDir = await mkdtemp(join(tmpdir(), 'reposcan-bench-out-'));
     try {
       const m = await runMeasured(process.execPath, [join(CHILDREN, 'engine-scan.mjs'), corpus.root, outDir], {
-        env: { BENCH_TOKEN_CACHE_DIR: cacheDir, BENCH_OPTIONS: JSON.stringify(options) },
+        env: { ...IMAGE_MALLOC_ENV, BENCH_TOKEN_CACHE_DIR: cacheDir, BENCH_OPTIONS: JSON.stringify(options) },
       });
       const r = lastJsonLine<ChildReport & { secrets?: unknown; compression?: unknown; cpu_ms?: number }>(m.stdout);
       return {

@@ -97,6 +97,10 @@ describe('Dockerfile', async () => {
     expect(runtime).toContain('CMD ["node", "apps/api/dist/main.js"]');
   });
 
+  it("caps glibc's malloc arenas for every process of the image", () => {
+    expect(runtime).toMatch(/\nENV [^\n]*\bMALLOC_ARENA_MAX=2\b/);
+  });
+
   it('keeps dependencies, build output and local data out of the build context', async () => {
     const ignored = (await readFile(`${root}.dockerignore`, 'utf8')).split('\n');
     for (const entry of ['.git', '**/node_modules', '**/dist', 'data']) expect(ignored).toContain(entry);
