@@ -17,7 +17,7 @@ RUN apt-get update \
  && apt-get install -y --no-install-recommends git ca-certificates tini \
  && rm -rf /var/lib/apt/lists/*
 # Two malloc arenas instead of eight per core: a worker's many threads each grew one of their own,
-# and its resident memory climbed by scan after scan (docs/operations.md, Memory).
+# and its resident memory climbed scan after scan (docs/operations.md, Memory).
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=8000 DATA_DIR=/data MALLOC_ARENA_MAX=2
 WORKDIR /app
 COPY --from=build /app /app
