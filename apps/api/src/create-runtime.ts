@@ -18,12 +18,7 @@ import {
   startJanitor,
 } from '@reposcan/runtime';
 import type { Logger, RunningJanitor } from '@reposcan/runtime';
-import {
-  checkGitCredentialsFile,
-  missingLocalRootsWarning,
-  sourceSettingsFromConfig,
-  webhookPolicyFromConfig,
-} from '@reposcan/sources';
+import { checkSourcesAtStart, sourceSettingsFromConfig, webhookPolicyFromConfig } from '@reposcan/sources';
 import { pooledCounting } from '@reposcan/mcp';
 import { closeWithinGrace, startScanWorker } from '@reposcan/scan-worker';
 import type { RunningWorker } from '@reposcan/scan-worker';
@@ -82,11 +77,8 @@ const SERVER_TIMEOUTS = {
  */
 export async function createRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
   const log = options.log ?? createLogger(config.logLevel, 'reposcan-api');
-  // Previews clone in this process: a broken credentials file stops it now, not a preview later.
-  await checkGitCredentialsFile(config.gitCredentialsFile);
-  // Local paths are judged here at submit (and read here by an in-process worker).
-  const missingRoots = await missingLocalRootsWarning(config.allowedLocalRoots);
-  if (missingRoots !== null) log.warn(missingRoots);
+  // Previews clone here and submitted local paths are judged here: settings they cannot use are told now.
+  await checkSourcesAtStart(config, (message) => log.warn(message));
   let handle: ((req: IncomingMessage, res: ServerResponse) => void) | null = null;
   const early: [IncomingMessage, ServerResponse][] = [];
   const server = createServer(SERVER_TIMEOUTS, (req, res) => (handle ? handle(req, res) : early.push([req, res])));

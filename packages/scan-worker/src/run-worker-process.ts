@@ -4,7 +4,7 @@ import { lowerProcessPriority } from '@reposcan/core';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { createBullMqTransport } from '@reposcan/queue';
 import { createLogger, janitorSettings, openScanStore, startJanitor } from '@reposcan/runtime';
-import { checkGitCredentialsFile, missingLocalRootsWarning } from '@reposcan/sources';
+import { checkSourcesAtStart } from '@reposcan/sources';
 import { closeWithinGrace } from './close-within-grace.js';
 import { serveWorkerHttp } from './serve-worker-http.js';
 import { startScanWorker } from './start-scan-worker.js';
@@ -19,9 +19,7 @@ export async function runWorkerProcess(config: Config = loadConfig()): Promise<v
     throw new Error(
       'ROLE=worker needs Redis (REDIS_URL, REDIS_CLUSTER_NODES or REDIS_SENTINELS): a worker process takes its jobs from Redis.',
     );
-  await checkGitCredentialsFile(config.gitCredentialsFile);
-  const missingRoots = await missingLocalRootsWarning(config.allowedLocalRoots);
-  if (missingRoots !== null) log.warn(missingRoots);
+  await checkSourcesAtStart(config, (message) => log.warn(message));
   // Scans are batch work: every thread Node has started, and (inheriting it) every thread of ours.
   if (config.workerNice > 0 && !lowerProcessPriority(config.workerNice))
     log.warn({ nice: config.workerNice }, "could not lower the worker's CPU priority");

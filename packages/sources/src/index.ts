@@ -16,5 +16,6 @@ export type {
 } from './prepare-source.js';
 export { sourceSettingsFromConfig, webhookPolicyFromConfig } from './source-settings-from-config.js';
 export { describeSourcePolicy } from './describe-source-policy.js';
+export { checkSourcesAtStart } from './check-sources-at-start.js';
 export { POLICY_VARIABLE, policyRefusal } from './policy-refusal.js';
 export type { SourcePolicy } from './policy-refusal.js';

@@ -2,7 +2,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { missingLocalRootsWarning } from '../../src/index.js';
+import { loadConfig } from '@reposcan/config';
+import { checkSourcesAtStart, missingLocalRootsWarning } from '../../src/index.js';
 
 describe('missingLocalRootsWarning', () => {
   let dir: string;
@@ -25,5 +26,16 @@ describe('missingLocalRootsWarning', () => {
     expect(await missingLocalRootsWarning([join(dir, 'a-file'), join(dir, 'gone')])).toBe(
       `ALLOWED_LOCAL_ROOTS names paths that are not a folder here (${join(dir, 'a-file')}, ${join(dir, 'gone')}); local paths under them are refused (the list is ":"-separated)`,
     );
+  });
+
+  it('is what every process checks at start: a missing root warned of, an unusable credentials file refused', async () => {
+    const warnings: string[] = [];
+    const gone = join(dir, 'gone');
+    await checkSourcesAtStart(loadConfig({ ALLOWED_LOCAL_ROOTS: `${dir}:${gone}` }), (m) => warnings.push(m));
+    expect(warnings).toEqual([await missingLocalRootsWarning([gone])]);
+    await expect(
+      checkSourcesAtStart(loadConfig({ GIT_CREDENTIALS_FILE: join(dir, 'no-such-file') }), () => {}),
+    ).rejects.toThrow();
+    expect(warnings).toHaveLength(1);
   });
 });
