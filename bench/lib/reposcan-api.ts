@@ -10,12 +10,10 @@ import { CORPORA_DIR, REPO_ROOT } from './corpora.js';
 import { startService } from './processes.js';
 import type { ServiceProcess } from './processes.js';
 
+const IMAGE_ARENAS = /\bMALLOC_ARENA_MAX=(\d+)/.exec(readFileSync(join(REPO_ROOT, 'Dockerfile'), 'utf8'))?.[1];
 /** glibc's arena cap as the image sets it (Dockerfile), so reposcan's processes run here as deployed. */
-export const IMAGE_MALLOC_ENV: Record<string, string> = Object.fromEntries(
-  [...readFileSync(join(REPO_ROOT, 'Dockerfile'), 'utf8').matchAll(/\b(MALLOC_ARENA_MAX)=(\d+)/g)].map(
-    (m): [string, string] => [m[1] as string, m[2] as string],
-  ),
-);
+export const IMAGE_MALLOC_ENV: Record<string, string> =
+  IMAGE_ARENAS === undefined ? {} : { MALLOC_ARENA_MAX: IMAGE_ARENAS };
 
 const API_MAIN = join(REPO_ROOT, 'apps/api/dist/main.js');
 const WORKER_MAIN = join(REPO_ROOT, 'apps/worker/dist/main.js');
