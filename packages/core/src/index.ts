@@ -36,7 +36,7 @@ export type { RunScanDeps, ScanInput, ScanReport, ScanTimings } from './scan/run
 export type { ChangeDigestReport } from './scan/change-digest.js';
 export type { FileReuse, FoundText, FreshText, StoredText } from './scan/file-reuse.js';
 export type { FileCompression, FileSecrets } from './scan/process-files.js';
-export { IGNORE_FILE_NAMES } from './walk/ignore-files.js';
+export { IGNORE_FILE_NAMES } from './walk/ignore-file-names.js';
 export { inspectTree, toInspectResult } from './scan/inspect-tree.js';
 export { lowerProcessPriority, lowerThreadPriority } from './io/background-priority.js';
 export { writeAll } from './io/write-all.js';

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { lstat } from 'node:fs/promises';
-import { join, posix } from 'node:path';
-import { IGNORE_FILE_NAMES } from '@reposcan/core';
+import { join } from 'node:path';
 import type { FileReuse, FreshText, ScanReport, StoredText } from '@reposcan/core';
 import type { ScanOptions } from '@reposcan/contracts';
 import type { Logger } from '@reposcan/runtime';
@@ -81,9 +80,11 @@ export class FileReuseSession {
   engineReuse(prepared: PreparedSource): FileReuse | undefined {
     if (prepared.blobs === undefined || this.repository === null) return undefined;
     this.blobs = prepared.blobs;
+    // Only what the clone left off the disk: it fetches some files whatever was chosen (ignore files).
+    const absent = prepared.absent ?? new Map<string, number>();
     return {
       find: (path, size) => {
-        const entry = this.chosen.get(path);
+        const entry = absent.has(path) ? this.chosen.get(path) : undefined;
         return entry !== undefined && entry.meta.size === size
           ? { ...entry.meta.text, bytes: entry.length }
           : undefined;
@@ -139,8 +140,6 @@ export class FileReuseSession {
     try {
       const files = await this.repositoryFiles();
       for (const [path, blob] of blobs) {
-        // The walk reads these itself, before any file is processed.
-        if (IGNORE_FILE_NAMES.includes(posix.basename(path))) continue;
         if (files.entries.has(largeKey(this.cache.maxBlobBytes, blob))) {
           kept.set(path, this.cache.maxBlobBytes + 1);
           continue;

@@ -85,7 +85,10 @@ export interface PreparedSource {
   changes?: ChangeSet;
   /** A remote clone: the blob id of each regular file with a plain path (ClonedRemote.blobs). */
   blobs?: ReadonlyMap<string, string>;
-  /** Files the clone left off the disk for the file cache to give (ClonedRemote.absent). */
+  /**
+   * Files the clone left off the disk (ClonedRemote.absent): for the file cache to give, or, in a
+   * change digest, files outside the change, which are listed by the walk (size 0) and never read.
+   */
   absent?: ReadonlyMap<string, number>;
 }
 
@@ -103,9 +106,9 @@ export interface PrepareContext {
   baseRef?: string | null;
   /**
    * Files earlier scans of this repository (its web URL) processed, for a whole-repository clone to
-   * leave on the server (CloneRemoteOptions.reuse); undefined when there are none.
+   * leave on the server (CloneRemoteOptions.leaveOnServer); undefined when there are none.
    */
-  reuse?: (repositoryUrl: string) => Promise<CloneRemoteOptions['reuse']>;
+  reuse?: (repositoryUrl: string) => Promise<CloneRemoteOptions['leaveOnServer']>;
 }
 
 const NO_REMOTE = { url: null, hostFamily: null, ref: null, commit: null, subdir: null } as const;
@@ -148,7 +151,28 @@ export async function prepareSource(source: ScanRequestRecord['source'], ctx: Pr
       });
       // The engine walks from a real path (it proves every open against it); our own folder, resolved once.
       const destDir = join(await realpath(ctx.workDir), 'repo');
-      const reuse = await ctx.reuse?.(spec.webUrl);
+      const baseRef = ctx.baseRef ?? null;
+      let changes: ChangeSet | undefined;
+      const diff = (base: string, subdir: string | null): Promise<ChangeSet> =>
+        diffAgainstBase({
+          spec,
+          repoDir: destDir,
+          baseRef: base,
+          subdir,
+          gitEnv,
+          deadlineMs: settings.cloneTimeoutMs,
+          maxBytes: settings.maxCloneBytes,
+          signal: ctx.signal,
+        });
+      // A change digest reads the changed files alone: the diff is taken once the trees are in,
+      // and every other file stays on the server. (A folder's clone fetches only that folder.)
+      const leaveOnServer =
+        baseRef === null
+          ? await ctx.reuse?.(spec.webUrl)
+          : async (blobs: ReadonlyMap<string, string>): Promise<ReadonlyMap<string, number>> => {
+              changes = await diff(baseRef, null);
+              return outsideChange(blobs, changes);
+            };
       const cloned = await cloneRemote({
         spec,
         branch: ref.branch,
@@ -159,22 +183,9 @@ export async function prepareSource(source: ScanRequestRecord['source'], ctx: Pr
         maxBlobBytes: settings.maxBlobBytes,
         gitEnv,
         signal: ctx.signal,
-        ...(reuse ? { reuse } : {}),
+        ...(leaveOnServer ? { leaveOnServer } : {}),
       });
-      const changes =
-        (ctx.baseRef ?? null) === null
-          ? undefined
-          : await diffAgainstBase({
-              spec,
-              repoDir: destDir,
-              headCommit: cloned.commit,
-              baseRef: ctx.baseRef as string,
-              subdir: cloned.subdir,
-              gitEnv,
-              deadlineMs: settings.cloneTimeoutMs,
-              maxBytes: settings.maxCloneBytes,
-              signal: ctx.signal,
-            });
+      if (baseRef !== null) changes ??= await diff(baseRef, cloned.subdir);
       // The engine walks from the repository root so paths and ignore files match the repository.
       return {
         root: destDir,
@@ -257,6 +268,14 @@ export async function resolveRemoteCommit(
     ...(ctx.signal ? { signal: ctx.signal } : {}),
   });
   return commitOf(spec, ref);
+}
+
+/** Every regular file of the commit but the changed ones, with no size: a digest lists them, never reads them. */
+function outsideChange(blobs: ReadonlyMap<string, string>, changes: ChangeSet): Map<string, number> {
+  const changed = new Set(changes.changes.map((change) => change.path));
+  const outside = new Map<string, number>();
+  for (const path of blobs.keys()) if (!changed.has(path)) outside.set(path, 0);
+  return outside;
 }
 
 /**

@@ -5,9 +5,7 @@ import { indexIgnoreRules, rulesOfFile, type IgnoreRule, type IgnoreRules } from
 import type { WalkContext } from './walk-context.js';
 import { joinRel } from './walk-context.js';
 import type { WalkFolder } from './walk-deps.js';
-
-/** In the order they are applied: `.gittxtignore` lines come last, so they win. */
-export const IGNORE_FILE_NAMES: readonly string[] = ['.gitignore', '.gittxtignore'];
+import { IGNORE_FILE_NAMES } from './ignore-file-names.js';
 
 /** reposcan's own ignore file: unlike git's, it filters tracked files too. */
 const OWN_IGNORE_FILE = '.gittxtignore';

@@ -2,7 +2,8 @@
 // following links, carrying the ignore rules of the root and of every folder on the way.
 import { join, resolve } from 'node:path';
 import type { SkippedPath } from '../types.js';
-import { IGNORE_FILE_NAMES, loadFolderRules } from './ignore-files.js';
+import { IGNORE_FILE_NAMES } from './ignore-file-names.js';
+import { loadFolderRules } from './ignore-files.js';
 import { indexIgnoreRules, rulesOfFile } from './ignore-rules.js';
 import { EMPTY_IGNORE_STACK, enterFolder, isIgnored, withBottomRules, withFolderRules } from './ignore-stack.js';
 import type { Folder, WalkContext } from './walk-context.js';

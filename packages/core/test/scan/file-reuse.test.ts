@@ -8,7 +8,7 @@ import { runScan } from '../../src/scan/run-scan.js';
 import type { ScanInput } from '../../src/scan/run-scan.js';
 import type { FileReuse, FoundText, FreshText, StoredText } from '../../src/scan/file-reuse.js';
 import { readFilesSync } from '../../src/io/read-file-bytes.js';
-import { IGNORE_FILE_NAMES } from '../../src/walk/ignore-files.js';
+import { IGNORE_FILE_NAMES } from '../../src/walk/ignore-file-names.js';
 import type { ScanOptions } from '../../src/types.js';
 import { makeSampleTree, sampleScanInput } from './fixture-tree.js';
 

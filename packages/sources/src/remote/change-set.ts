@@ -12,10 +12,8 @@ export type { ChangeSet, FileChange } from '@reposcan/core';
 
 export interface DiffAgainstBaseOptions {
   spec: RemoteSpec;
-  /** The clone from `cloneRemote` (its `origin` is the repository). */
+  /** The clone from `cloneRemote` (its `origin` is the repository; its HEAD, the scanned commit). */
   repoDir: string;
-  /** The commit the clone checked out. */
-  headCommit: string;
   /** A branch, tag or full commit id of the same repository. */
   baseRef: string;
   /** Only changes under this folder (a scan of a folder): git then fetches no blob outside it. */
@@ -87,7 +85,7 @@ export async function diffAgainstBase(options: DiffAgainstBaseOptions): Promise<
     const output = await git([
       ...DIFF_ARGS,
       baseCommit,
-      options.headCommit,
+      'HEAD',
       '--',
       ...(options.subdir === null ? [] : [options.subdir]),
     ]);

@@ -1,6 +1,7 @@
 import { mkdir, open, readdir, realpath, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ScanError } from '@reposcan/contracts';
+import { IGNORE_FILE_NAMES } from '@reposcan/core/ignore-file-names';
 import { withDeadline } from './deadline.js';
 import { directorySize, watchDirectorySize } from './directory-size-watchdog.js';
 import { classifyGitFailure } from './git-errors.js';
@@ -33,12 +34,13 @@ export interface CloneRemoteOptions {
    */
   maxBlobBytes?: number;
   /**
-   * Files an earlier scan processed. A whole-repository clone then first fetches the commit's trees
-   * only and asks with every regular file's blob id (by path); the paths it answers, with a size,
-   * are left on the server and off the disk (ClonedRemote.absent), and only the other blobs are
-   * fetched, in one request.
+   * Which files to leave on the server: those an earlier scan processed (a rescan), or those
+   * outside the change (a change digest). A whole-repository clone then first fetches the commit's
+   * trees only and asks with every regular file's blob id (by path); the paths it answers, with a
+   * size, are left on the server and off the disk (ClonedRemote.absent), and only the other blobs
+   * are fetched, in one request. Ignore files are fetched whatever it answers: the walk reads them.
    */
-  reuse?: (blobs: ReadonlyMap<string, string>) => Promise<ReadonlyMap<string, number>>;
+  leaveOnServer?: (blobs: ReadonlyMap<string, string>) => Promise<ReadonlyMap<string, number>>;
 }
 
 export interface ClonedRemote {
@@ -60,8 +62,8 @@ export interface ClonedRemote {
   /** The blob id of each regular file whose path git prints as it is (plain ASCII), by path. */
   blobs: ReadonlyMap<string, string>;
   /**
-   * The files `reuse` kept on the server, with the sizes it gave: not on disk at all (the walk
-   * lists them from here, WalkInput.absent). Empty without `reuse`.
+   * The files `leaveOnServer` kept on the server, with the sizes it gave: not on disk at all (the
+   * walk lists them from here, WalkInput.absent). Empty without `leaveOnServer`.
    */
   absent: ReadonlyMap<string, number>;
 }
@@ -103,7 +105,7 @@ export async function cloneRemote(options: CloneRemoteOptions): Promise<ClonedRe
   const offlineEnv: GitEnv = { ...gitEnv, env: { ...gitEnv.env, GIT_ALLOW_PROTOCOL: '' } };
   const offline: Git = (args) => runGit(args, { gitEnv: offlineEnv, cwd: destDir, signal: deadline.signal });
   const omitLarge = subdir === null && options.maxBlobBytes !== undefined;
-  const reuse = subdir === null ? options.reuse : undefined;
+  const leaveOnServer = subdir === null ? options.leaveOnServer : undefined;
 
   try {
     await git(
@@ -123,7 +125,7 @@ export async function cloneRemote(options: CloneRemoteOptions): Promise<ClonedRe
         // a whole-repository scan leaves out blobs it would skip as too large anyway.
         ...(subdir
           ? ['--filter=blob:none', '--sparse']
-          : reuse
+          : leaveOnServer
             ? ['--filter=blob:none']
             : omitLarge
               ? [`--filter=blob:limit=${(options.maxBlobBytes ?? 0) + 1}`]
@@ -140,12 +142,12 @@ export async function cloneRemote(options: CloneRemoteOptions): Promise<ClonedRe
     let absent: ReadonlyMap<string, number> = new Map();
     /** HEAD's `ls-tree -r` and its regular files, when a step below has listed them already. */
     let listed: { tree: string; blobs: Map<string, string> } | null = null;
-    if (reuse) {
+    if (leaveOnServer) {
       const tree = await offline(['ls-tree', '-r', '--full-tree', 'HEAD']);
       listed = { tree, blobs: regularBlobs(tree) };
-      const fetched = await fetchUnkept(reuse, listed, (args) => git(args, destDir), offline);
+      const fetched = await fetchUnkept(leaveOnServer, listed, (args) => git(args, destDir), offline);
       absent = fetched.kept;
-      // Every blob still missing is one `reuse` kept: listed by the walk, no placeholder.
+      // Every blob still missing is one left on the server: listed by the walk, no placeholder.
       await checkOutPresentBlobs(destDir, null, (args) => git(args, destDir), offline, {
         missing: fetched.missing,
         listing: tree,
@@ -214,18 +216,21 @@ async function presentBlobs(offline: Git): Promise<Set<string>> {
 }
 
 /**
- * After a clone without blobs: asks `reuse` which files of `listed` (HEAD's `ls-tree -r`, and its
- * regular files) to leave on the server, and fetches every other missing blob in one request (as
- * git's own lazy fetch asks, but once, not per file). Resolves with the paths left behind and the
- * sizes `reuse` gave them, and the blobs still missing.
+ * After a clone without blobs: asks `leaveOnServer` which files of `listed` (HEAD's `ls-tree -r`,
+ * and its regular files) to leave on the server, and fetches every other missing blob in one
+ * request (as git's own lazy fetch asks, but once, not per file). Resolves with the paths left
+ * behind and the sizes it gave them, and the blobs still missing.
  */
 async function fetchUnkept(
-  reuse: NonNullable<CloneRemoteOptions['reuse']>,
+  leaveOnServer: NonNullable<CloneRemoteOptions['leaveOnServer']>,
   listed: { tree: string; blobs: ReadonlyMap<string, string> },
   online: Git,
   offline: Git,
 ): Promise<{ kept: ReadonlyMap<string, number>; missing: Set<string> }> {
-  const [kept, present] = await Promise.all([reuse(listed.blobs), presentBlobs(offline)]);
+  const kept = new Map(await leaveOnServer(listed.blobs));
+  for (const file of kept.keys()) if (IGNORE_FILE_NAMES.includes(path.posix.basename(file))) kept.delete(file);
+  // After the answer: what it fetched on the way (a digest's diff fetches the changed files) is present.
+  const present = await presentBlobs(offline);
   const wanted = new Set<string>();
   const left = new Set<string>();
   for (const record of listed.tree.split('\n')) {

@@ -3,7 +3,7 @@
 // engine. The outputs are compared byte for byte with golden files (commit ids are fixed by the
 // fixture's dates). Regenerate after an intended format change:
 //   UPDATE_GOLDEN=1 npx vitest run packages/sources/test/remote/change-digest.test.ts
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,7 +12,7 @@ import { createTokenCounter, DEFAULT_ENGINE_LIMITS, DEFAULT_SCAN_OPTIONS, runSca
 import type { ScanOptions, ScanReport } from '@reposcan/core';
 import { prepareSource } from '../../src/prepare-source.js';
 import type { PreparedSource, SourceSettings } from '../../src/prepare-source.js';
-import { createChangeFixture, FAKE_GITHUB_TOKEN } from './helpers/change-fixture.js';
+import { addIgnoreFixture, createChangeFixture, FAKE_GITHUB_TOKEN } from './helpers/change-fixture.js';
 import type { ChangeFixture } from './helpers/change-fixture.js';
 import { startGitHttpServer } from './helpers/git-http-server.js';
 import type { GitHttpServer } from './helpers/git-http-server.js';
@@ -84,6 +84,7 @@ async function digest(
       ...(prepared.sourceSkips ? { sourceSkips: prepared.sourceSkips } : {}),
       ...(prepared.git ? { git: prepared.git } : {}),
       ...(prepared.changes ? { changes: prepared.changes } : {}),
+      ...(prepared.absent ? { absent: prepared.absent } : {}),
       options: { ...DEFAULT_SCAN_OPTIONS, ...options },
       limits: DEFAULT_ENGINE_LIMITS,
       encoding: 'o200k_base',
@@ -122,9 +123,12 @@ describe('change digest of a remote repository (loopback git server)', () => {
       ['modified', 'src/app.ts', null, false],
       ['renamed', 'src/new-name.ts', 'src/old-name.ts', false],
     ]);
-    // Only changed files: the untouched one is neither read nor drawn.
+    // Only changed files: the untouched one is neither read nor drawn, nor even fetched.
     expect(report.files.map((f) => f.path)).not.toContain('untouched.txt');
     expect(report.tree).not.toContain('untouched.txt');
+    expect(existsSync(path.join(run.prepared.root, 'untouched.txt'))).toBe(false);
+    expect(existsSync(path.join(run.prepared.root, 'README.md'))).toBe(false);
+    expect(readFileSync(path.join(run.prepared.root, 'src', 'app.ts'), 'utf8')).toContain('export const added = true;');
   });
 
   it.each(['txt', 'md', 'json'] as const)('output.%s is byte-identical to the golden file', (format) => {
@@ -180,6 +184,18 @@ describe('change digest of a remote repository (loopback git server)', () => {
       ['deleted', 'docs/gone.md'],
       ['added', 'docs/new.md'],
     ]);
+  });
+
+  it('applies ignore files of folders the change did not touch', async () => {
+    const { base } = addIgnoreFixture(fixture.projectRoot);
+    const { report, prepared } = await digest(base, {}, `${server.origin}/acme/ignores.git`);
+    expect(report.changes?.files.map((f) => [f.status, f.path])).toEqual([
+      ['added', 'notes/todo.md'],
+      ['modified', 'src/app.ts'],
+    ]);
+    expect(report.skipped.map((s) => s.path)).toEqual(['src/types.gen.ts']);
+    expect(readFileSync(path.join(prepared.root, 'src', '.gittxtignore'), 'utf8')).toBe('*.gen.ts\n');
+    expect(existsSync(path.join(prepared.root, 'README.md'))).toBe(false);
   });
 
   it('diffs only the folder a folder URL names', async () => {

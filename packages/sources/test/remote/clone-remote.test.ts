@@ -1,6 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import type { LookupAddress } from 'node:dns';
-import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,6 +32,7 @@ import {
   git,
   LFS_POINTER,
   RAW_NAMES,
+  serveWithFilters,
 } from './helpers/fixture-repos.js';
 import type { Fixtures } from './helpers/fixture-repos.js';
 import { startBlackHoleServer, startGitHttpServer } from './helpers/git-http-server.js';
@@ -378,7 +388,7 @@ describe("a clone's files are the commit's blobs, byte for byte", () => {
         maxBytes: GIB,
         gitEnv,
         ...(maxBlobBytes ? { maxBlobBytes } : {}),
-        ...(rescan ? { reuse: () => Promise.resolve(new Map<string, number>()) } : {}),
+        ...(rescan ? { leaveOnServer: () => Promise.resolve(new Map<string, number>()) } : {}),
       });
       expect(cloned.commit).toBe(fixtures.exact.commit);
       const blobs = commitFiles(fixtures.exact.bare, fixtures.exact.commit);
@@ -513,8 +523,8 @@ describe('deadlines, size limit and cancellation kill the whole git process grou
 
 describe('a clone told which files an earlier scan processed leaves their blobs on the server', () => {
   const widgets = (): string => path.join(fixtures.projectRoot, 'acme', 'widgets.git');
-  /** Clones `trunk` of the served repository at `url`, keeping what `reuse` answers. */
-  async function cloneKeeping(url: string, reuse: CloneRemoteOptions['reuse']) {
+  /** Clones `trunk` of the served repository at `url`, keeping on the server what `leaveOnServer` answers. */
+  async function cloneKeeping(url: string, leaveOnServer: CloneRemoteOptions['leaveOnServer']) {
     const { spec, gitEnv } = await prepare(url);
     const destDir = destination();
     const cloned = await cloneRemote({
@@ -525,7 +535,7 @@ describe('a clone told which files an earlier scan processed leaves their blobs 
       maxBytes: GIB,
       gitEnv,
       maxBlobBytes: 1024 * 1024,
-      reuse,
+      leaveOnServer,
     });
     return { cloned, destDir };
   }
@@ -573,6 +583,27 @@ describe('a clone told which files an earlier scan processed leaves their blobs 
     expect(cloned.commit).toBe(git(bare, 'rev-parse', 'trunk'));
   });
 
+  it('fetches the ignore files whatever it answers: the walk reads them', async () => {
+    const source = path.join(work, `ignores-${randomUUID()}`);
+    mkdirSync(path.join(source, 'src'), { recursive: true });
+    writeFileSync(path.join(source, '.gitignore'), 'build/\n');
+    writeFileSync(path.join(source, 'src', '.gittxtignore'), '*.gen.ts\n');
+    writeFileSync(path.join(source, 'src', 'app.ts'), 'export const app = 1;\n');
+    git(source, 'init', '-q', '-b', 'trunk');
+    git(source, 'add', '-A');
+    git(source, 'commit', '-q', '-m', 'first');
+    const bare = path.join(fixtures.projectRoot, 'acme', 'ignores.git');
+    git(fixtures.projectRoot, 'clone', '-q', '--bare', source, bare);
+    serveWithFilters(bare);
+    const { cloned, destDir } = await cloneKeeping(`${server.origin}/acme/ignores`, (blobs) =>
+      Promise.resolve(new Map([...blobs.keys()].map((file) => [file, 0]))),
+    );
+    expect(readFileSync(path.join(destDir, '.gitignore'), 'utf8')).toBe('build/\n');
+    expect(readFileSync(path.join(destDir, 'src', '.gittxtignore'), 'utf8')).toBe('*.gen.ts\n');
+    expect(existsSync(path.join(destDir, 'src', 'app.ts'))).toBe(false);
+    expect(cloned.absent).toEqual(new Map([['src/app.ts', 0]]));
+  });
+
   it('is not asked for a folder clone, which fetches only its folder anyway', async () => {
     const { spec, gitEnv } = await prepare(`${server.origin}/acme/widgets/tree/trunk/src`);
     const ref = await resolveRef(spec, null, gitEnv);
@@ -585,7 +616,7 @@ describe('a clone told which files an earlier scan processed leaves their blobs 
       deadlineMs: 30_000,
       maxBytes: GIB,
       gitEnv,
-      reuse: () => {
+      leaveOnServer: () => {
         asked = true;
         return Promise.resolve(new Map());
       },

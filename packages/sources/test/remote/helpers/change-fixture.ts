@@ -76,3 +76,33 @@ export function createChangeFixture(): ChangeFixture {
   git(bare, 'config', 'uploadpack.allowReachableSHA1InWant', 'true');
   return { projectRoot, base, head, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
+
+/**
+ * `acme/ignores.git` beside the change fixture: `src/.gittxtignore` leaves out `*.gen.ts`, and the
+ * commit after `base` changes `src/app.ts` and adds `src/types.gen.ts` and `notes/todo.md`.
+ */
+export function addIgnoreFixture(projectRoot: string): { base: string; head: string } {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'reposcan-ignore-fixture-'));
+  try {
+    write(dir, 'src/.gittxtignore', '*.gen.ts\n');
+    write(dir, 'src/app.ts', 'export const app = 1;\n');
+    write(dir, 'README.md', '# Ignores\n');
+    git(dir, 'init', '-q', '-b', 'main');
+    git(dir, 'add', '-A');
+    git(dir, 'commit', '-q', '-m', 'base');
+    const base = git(dir, 'rev-parse', 'HEAD');
+    write(dir, 'src/app.ts', 'export const app = 2;\n');
+    write(dir, 'src/types.gen.ts', 'export type Generated = string;\n');
+    write(dir, 'notes/todo.md', '# To do\n');
+    git(dir, 'add', '-A');
+    git(dir, 'commit', '-q', '-m', 'head');
+    const head = git(dir, 'rev-parse', 'HEAD');
+    const bare = path.join(projectRoot, 'acme', 'ignores.git');
+    git(projectRoot, 'clone', '-q', '--bare', dir, bare);
+    git(bare, 'config', 'uploadpack.allowFilter', 'true');
+    git(bare, 'config', 'uploadpack.allowReachableSHA1InWant', 'true');
+    return { base, head };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

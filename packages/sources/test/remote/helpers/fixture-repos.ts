@@ -210,7 +210,7 @@ export function commitFiles(bare: string, commit: string): Map<string, Buffer> {
 }
 
 /** As GitHub does: partial clone (`--filter`) and fetching missing blobs by id. */
-function serveWithFilters(bareRepo: string): void {
+export function serveWithFilters(bareRepo: string): void {
   git(bareRepo, 'config', 'uploadpack.allowFilter', 'true');
   git(bareRepo, 'config', 'uploadpack.allowAnySHA1InWant', 'true');
 }
