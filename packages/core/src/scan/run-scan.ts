@@ -63,7 +63,10 @@ export interface ScanInput {
   git?: GitWorkTree;
   /** With `base_ref`: git's changes since the base commit; the outputs are then a change digest (change-digest.ts). */
   changes?: ChangeSet;
-  /** Files of the tree not on disk: a clone left them on the server for `deps.fileReuse` to give (WalkInput.absent). */
+  /**
+   * Files of the tree not on disk (WalkInput.absent): a clone left them on the server for
+   * `deps.fileReuse` to give, or, in a change digest, because they are outside the change.
+   */
   absent?: ReadonlyMap<string, number>;
 }
 

@@ -41,8 +41,9 @@ export interface WalkInput {
   git?: GitWorkTree;
   /**
    * Files of the tree that are not on disk, by root-relative POSIX path, with their sizes: a clone
-   * left their blobs on the server because the scan takes them from elsewhere (FileReuse). The
-   * walk lists them, and the folders on the way, as if they were there; it never reads them.
+   * left their blobs on the server because the scan takes them from elsewhere (FileReuse) or, in a
+   * change digest, does not read them (size 0). The walk lists them, and the folders on the way, as
+   * if they were there; it never reads them.
    */
   absent?: ReadonlyMap<string, number>;
 }
