@@ -187,8 +187,9 @@ describe('change digest of a remote repository (loopback git server)', () => {
   });
 
   it('applies ignore files of folders the change did not touch', async () => {
-    const { base } = addIgnoreFixture(fixture.projectRoot);
+    const { base, head } = addIgnoreFixture(fixture.projectRoot);
     const { report, prepared } = await digest(base, {}, `${server.origin}/acme/ignores.git`);
+    expect(report.changes).toMatchObject({ base_commit: base, head_commit: head });
     expect(report.changes?.files.map((f) => [f.status, f.path])).toEqual([
       ['added', 'notes/todo.md'],
       ['modified', 'src/app.ts'],
