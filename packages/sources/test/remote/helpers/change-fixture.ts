@@ -70,10 +70,7 @@ export function createChangeFixture(): ChangeFixture {
   mkdirSync(path.join(projectRoot, 'acme'), { recursive: true });
   const bare = path.join(projectRoot, 'acme', 'changes.git');
   git(dir, 'clone', '-q', '--bare', work, bare);
-  // As a git host: filters (so a clone is partial and the diff fetches the blobs it needs), and a
-  // commit id fetched when a ref reaches it.
-  git(bare, 'config', 'uploadpack.allowFilter', 'true');
-  git(bare, 'config', 'uploadpack.allowReachableSHA1InWant', 'true');
+  serveAsAHost(bare);
   return { projectRoot, base, head, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
@@ -99,10 +96,18 @@ export function addIgnoreFixture(projectRoot: string): { base: string; head: str
     const head = git(dir, 'rev-parse', 'HEAD');
     const bare = path.join(projectRoot, 'acme', 'ignores.git');
     git(projectRoot, 'clone', '-q', '--bare', dir, bare);
-    git(bare, 'config', 'uploadpack.allowFilter', 'true');
-    git(bare, 'config', 'uploadpack.allowReachableSHA1InWant', 'true');
+    serveAsAHost(bare);
     return { base, head };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * As a git host serves: filters (so a clone is partial and the diff fetches the blobs it needs), and
+ * a commit id fetched when a ref reaches it.
+ */
+function serveAsAHost(bare: string): void {
+  git(bare, 'config', 'uploadpack.allowFilter', 'true');
+  git(bare, 'config', 'uploadpack.allowReachableSHA1InWant', 'true');
 }
