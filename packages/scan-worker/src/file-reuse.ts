@@ -89,9 +89,10 @@ export class FileReuseSession {
           ? { ...entry.meta.text, bytes: entry.length }
           : undefined;
       },
-      load: async (paths) => {
+      load: async (paths, into) => {
         const texts = await (this.files as RepositoryFiles<Meta>).read(
           paths.map((path) => this.chosen.get(path) as StoredEntry<Meta>),
+          into,
         );
         this.reused += paths.length;
         return texts;

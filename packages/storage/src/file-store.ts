@@ -118,9 +118,16 @@ export class RepositoryFiles<M> {
     for (const [key, entry] of entries) this.entries.set(key, entry);
   }
 
-  /** The texts of these entries, in order; neighbours in one segment are read in one go. */
-  async read(entries: readonly StoredEntry<M>[]): Promise<Uint8Array[]> {
+  /**
+   * The texts of these entries, in order, read back to back into `into` (at least their total
+   * length; the caller's memory, so a rescan holds no more than a fresh read would): each text is
+   * a view of it. Neighbours in one segment are read in one go.
+   */
+  async read(entries: readonly StoredEntry<M>[], into: Uint8Array): Promise<Uint8Array[]> {
+    const total = entries.reduce((sum, entry) => sum + entry.length, 0);
+    if (into.length < total) throw new RangeError(`FileStore: ${total} bytes of texts do not fit ${into.length}`);
     const texts: Uint8Array[] = new Array<Uint8Array>(entries.length);
+    let at = 0;
     let i = 0;
     while (i < entries.length) {
       const first = entries[i] as StoredEntry<M>;
@@ -128,22 +135,22 @@ export class RepositoryFiles<M> {
       let j = i + 1;
       for (; j < entries.length; j++) {
         const next = entries[j] as StoredEntry<M>;
-        if (next.segment !== first.segment || next.offset !== end || end - first.offset >= READ_RUN_BYTES) break;
+        if (next.segment !== first.segment || next.offset !== end) break;
         end += next.length;
       }
       const segment = this.segments.get(first.segment);
       if (segment === undefined) throw new Error('FileStore: an entry of a segment that is not open');
       segment.used = true;
-      const run = Buffer.allocUnsafe(end - first.offset);
+      const run = into.subarray(at, at + end - first.offset);
       let done = 0;
       while (done < run.length) {
         const { bytesRead } = await segment.handle.read(run, done, run.length - done, first.offset + done);
         if (bytesRead === 0) throw new Error('FileStore: a segment is shorter than its index says');
         done += bytesRead;
       }
-      for (let k = i, at = 0; k < j; k++) {
+      for (let k = i; k < j; k++) {
         const entry = entries[k] as StoredEntry<M>;
-        texts[k] = run.subarray(at, at + entry.length);
+        texts[k] = into.subarray(at, at + entry.length);
         at += entry.length;
       }
       i = j;
@@ -170,8 +177,6 @@ export class RepositoryFiles<M> {
     }
   }
 }
-
-const READ_RUN_BYTES = 4 << 20;
 
 function parseIndex<M>(text: string, segment: string, size: number): [string, StoredEntry<M>][] | null {
   const entries: [string, StoredEntry<M>][] = [];

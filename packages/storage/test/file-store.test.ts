@@ -7,6 +7,9 @@ import { FileStore } from '../src/file-store.js';
 const REPO = 'a'.repeat(64);
 const text = (s: string): Uint8Array => new TextEncoder().encode(s);
 const decode = (bytes: Uint8Array): string => new TextDecoder().decode(bytes);
+/** Room for these entries' texts, back to back. */
+const room = (entries: { length: number }[]): Uint8Array =>
+  new Uint8Array(entries.reduce((sum, entry) => sum + entry.length, 0));
 
 describe('FileStore', () => {
   let root: string;
@@ -37,7 +40,7 @@ describe('FileStore', () => {
     const again = await store.open<{ n: string }>(REPO);
     const entry = again.entries.get('k1');
     expect(entry?.meta).toEqual({ n: 'one' });
-    expect((await again.read([entry!])).map(decode)).toEqual(['first text']);
+    expect((await again.read([entry!], room([entry!]))).map(decode)).toEqual(['first text']);
     await again.close();
   });
 
@@ -52,8 +55,14 @@ describe('FileStore', () => {
     await writeSegment([['e', 'epsilon']]);
     const files = await store.open<{ n: string }>(REPO);
     const keys = ['e', 'd', 'a', 'b', 'c'];
-    const texts = await files.read(keys.map((k) => files.entries.get(k)!));
+    const entries = keys.map((k) => files.entries.get(k)!);
+    const into = room(entries);
+    const texts = await files.read(entries, into);
     expect(texts.map(decode)).toEqual(['epsilon', 'delta', 'alpha', big, '']);
+    // Each text is a view of the caller's memory, back to back in the order asked.
+    expect(texts.every((t) => t.buffer === into.buffer)).toBe(true);
+    expect(decode(into.subarray(0, 17))).toBe('epsilondeltaalpha');
+    await expect(files.read(entries, new Uint8Array(into.length - 1))).rejects.toThrow(RangeError);
     await files.close();
   });
 
@@ -80,14 +89,16 @@ describe('FileStore', () => {
     for (const name of await readdir(join(root, REPO))) await utimes(join(root, REPO, name), old, old);
     expect(await store.prune(Date.now() - 86_400_000)).toBe(1);
     expect(await store.knows(REPO)).toBe(false);
-    expect((await holder.read([holder.entries.get('k')!])).map(decode)).toEqual(['kept text']);
+    const kept = [holder.entries.get('k')!];
+    expect((await holder.read(kept, room(kept))).map(decode)).toEqual(['kept text']);
     await holder.close();
 
     // A segment read by a scan is used: its times are renewed, so prune keeps it.
     await writeSegment([['u', 'used']]);
     for (const name of await readdir(join(root, REPO))) await utimes(join(root, REPO, name), old, old);
     const reader = await store.open<{ n: string }>(REPO);
-    await reader.read([reader.entries.get('u')!]);
+    const used = [reader.entries.get('u')!];
+    await reader.read(used, room(used));
     await reader.close();
     expect(await store.prune(Date.now() - 86_400_000)).toBe(0);
     expect(await store.knows(REPO)).toBe(true);

@@ -39,8 +39,11 @@ export interface FreshText extends StoredText {
 export interface FileReuse {
   /** The stored outcome of the file at `path` of `size` bytes, or undefined to process it. */
   find(path: string, size: number): FoundText | undefined;
-  /** The stored texts of these paths (each one `find` answered), in order. */
-  load(paths: readonly string[]): Promise<Uint8Array[]>;
+  /**
+   * The stored texts of these paths (each one `find` answered), in order, read back to back into
+   * `into` (their total length, in the memory the scan reads files into): each one a view of it.
+   */
+  load(paths: readonly string[], into: Uint8Array): Promise<Uint8Array[]>;
   /** Hears of every textual file processed afresh, in walk order; a scan awaits it. */
   learn?(file: FreshText): Promise<void> | void;
 }

@@ -106,8 +106,8 @@ interface PlannedFile {
   byName: NameClassification;
   /**
    * Bytes reserved for its read (the reader wants one of headroom); 0 for assets known by name,
-   * which are never read here. A stored text reserves its length, unused: what the ring holds
-   * back bounds the stored texts loaded ahead as it bounds reads.
+   * which are never read here. A stored text is loaded into its room, so the ring bounds the
+   * stored texts loaded ahead as it bounds reads.
    */
   room: number;
   /** What an earlier scan made of it (FileReuse). */
@@ -169,14 +169,21 @@ async function processBatch(
   let offset = region?.start ?? 0;
   const requests: ReadRequest[] = [];
   const storedPaths: string[] = [];
+  let storedBytes = 0;
   for (const { file, byName, room, stored } of batch.files) {
-    if (stored !== undefined) storedPaths.push(file.path);
+    if (stored !== undefined) {
+      storedPaths.push(file.path);
+      storedBytes += stored.bytes;
+    }
     if (byName.kind === 'asset' || stored !== undefined) continue;
     requests.push({ absPath: file.absPath, into: new Uint8Array(ring.memory, offset, room) });
     offset += room;
   }
-  // Stored texts load while the others are read and counted.
-  const loading = storedPaths.length > 0 && deps.reuse ? deps.reuse.load(storedPaths) : Promise.resolve([]);
+  // Stored texts load, into the room the batch holds for them, while the others are read and counted.
+  const loading =
+    storedPaths.length > 0 && deps.reuse
+      ? deps.reuse.load(storedPaths, new Uint8Array(ring.memory, offset, storedBytes))
+      : Promise.resolve([]);
   loading.catch(() => {});
   const reads = requests.length > 0 ? await deps.readFiles(requests, maxFileBytes) : [];
   let nextRead = 0;

@@ -27,9 +27,17 @@ class MemoryReuse implements FileReuse {
     const entry = this.taking ? this.stored.get(path) : undefined;
     return entry?.size === size ? { ...entry.text, bytes: entry.content.length } : undefined;
   }
-  load(paths: readonly string[]): Promise<Uint8Array[]> {
+  load(paths: readonly string[], into: Uint8Array): Promise<Uint8Array[]> {
     this.loaded.push(...paths);
-    return Promise.resolve(paths.map((path) => this.stored.get(path)?.content as Buffer));
+    let at = 0;
+    return Promise.resolve(
+      paths.map((path) => {
+        const content = this.stored.get(path)?.content as Buffer;
+        into.set(content, at);
+        at += content.length;
+        return into.subarray(at - content.length, at);
+      }),
+    );
   }
   learn(file: FreshText): void {
     const { path, size, content, ...text } = file;
