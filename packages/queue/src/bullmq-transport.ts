@@ -32,6 +32,7 @@ import type {
   ScanWorkerOptions,
   TransportOptions,
 } from './queue-transport.js';
+import { FinalFailureReports } from './final-failure-reports.js';
 import { closeConnection, createProducerConnection, createWorkerConnection } from './redis-connections.js';
 import { createRedisStateSignals } from './state-signals.js';
 import { redisWindowCounters } from './window-counters.js';
@@ -344,7 +345,7 @@ function startBullMqWorker(
   const maxStalledCount = options.maxStalledCount ?? 1;
   const connection = createWorkerConnection(o.redis, report);
   const running = new Map<string, RunningJob>();
-  const pendingCallbacks = new Set<Promise<void>>();
+  const finalFailures = new FinalFailureReports(options.onFinalFailure, log);
   let closeStarted = false;
 
   // Back to the queue without using up an attempt or counting a stall. If Redis is gone, the
@@ -402,20 +403,8 @@ function startBullMqWorker(
   });
   worker.on('failed', (job, error) => {
     // finishedOn is set only when the job moved to failed for good; otherwise a retry is scheduled.
-    if (job?.id === undefined || job.finishedOn === undefined || !options.onFinalFailure) return;
-    const reason = finalFailureOf(job, error, maxStalledCount);
-    const scanId = job.id;
-    const callback = options
-      .onFinalFailure(scanId, reason)
-      .catch((e: unknown) =>
-        log('error', 'onFinalFailure failed', {
-          scanId,
-          code: reason.code,
-          err: e instanceof Error ? e.message : String(e),
-        }),
-      )
-      .finally(() => pendingCallbacks.delete(callback));
-    pendingCallbacks.add(callback);
+    if (job?.id === undefined || job.finishedOn === undefined) return;
+    finalFailures.report(job.id, finalFailureOf(job, error, maxStalledCount));
   });
 
   let closing: Promise<void> | undefined;
@@ -438,7 +427,7 @@ function startBullMqWorker(
         const finished = allFinished();
         await Promise.race([finished, forced.then(() => withinForceCloseGrace(finished))]);
         await worker.close(true).catch((error: unknown) => report('worker', error));
-        await Promise.allSettled([...pendingCallbacks]);
+        await finalFailures.settled();
         await closeConnection(connection);
       })();
       if (force) {

@@ -4,6 +4,7 @@ import type { DeliveryWorker } from './delivery-queue.js';
 import { FAIR_SHARE_WINDOW_MS, fairPriority } from './fair-share.js';
 import { DEFAULT_BACKOFF_MS, KEEP_COMPLETED, KEEP_FAILED, ScanJobPayload } from './job-contract.js';
 import { invalidScanId, queueFull, queueUnavailable } from './queue-errors.js';
+import { FinalFailureReports } from './final-failure-reports.js';
 import { consoleLog } from './queue-log.js';
 import { createMemoryCredentialVault } from './credential-vault.js';
 import { createLocalStateSignals } from './state-signals.js';
@@ -11,7 +12,6 @@ import { LocalWindowCounters } from './window-counters.js';
 import { createMemoryWorkerRegistry } from './worker-registry.js';
 import { checkTransportOptions, checkWorkerOptions } from './queue-transport.js';
 import type {
-  FinalFailure,
   QueueTransport,
   ScanJobState,
   ScanQueue,
@@ -144,23 +144,8 @@ export function createMemoryTransport(o: TransportOptions): QueueTransport {
   const startWorker = (options: ScanWorkerOptions): ScanWorker => {
     checkWorkerOptions(options);
     const running = new Map<string, RunningAttempt>();
-    const pendingCallbacks = new Set<Promise<void>>();
+    const finalFailures = new FinalFailureReports(options.onFinalFailure, log);
     let accepting = true;
-
-    const reportFinalFailure = (scanId: string, reason: FinalFailure): void => {
-      if (!options.onFinalFailure) return;
-      const callback = options
-        .onFinalFailure(scanId, reason)
-        .catch((e: unknown) =>
-          log('error', 'onFinalFailure failed', {
-            scanId,
-            code: reason.code,
-            err: e instanceof Error ? e.message : String(e),
-          }),
-        )
-        .finally(() => pendingCallbacks.delete(callback));
-      pendingCallbacks.add(callback);
-    };
 
     const runAttempt = async (job: MemoryJob, entry: RunningAttempt): Promise<void> => {
       try {
@@ -182,7 +167,7 @@ export function createMemoryTransport(o: TransportOptions): QueueTransport {
           return;
         }
         finish(job, 'failed');
-        reportFinalFailure(job.id, {
+        finalFailures.report(job.id, {
           code: 'FAILED',
           message: error instanceof Error ? error.message : String(error),
           attempts: job.failedAttempts,
@@ -220,7 +205,7 @@ export function createMemoryTransport(o: TransportOptions): QueueTransport {
           workers.delete(worker);
           const finished = Promise.allSettled([...running.values()].map((entry) => entry.settled));
           await Promise.race([finished, forced.then(() => withinForceCloseGrace(finished))]);
-          await Promise.allSettled([...pendingCallbacks]);
+          await finalFailures.settled();
         })();
         if (force) {
           for (const entry of running.values()) {

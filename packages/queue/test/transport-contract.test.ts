@@ -228,6 +228,39 @@ describe.each(['memory', 'bullmq'] as const)('%s transport', (kind) => {
     expect(reports).toEqual([{ code: 'FAILED', message: 'flaky 2', attempts: 2, error: expect.any(Error) }]);
   });
 
+  it('logs a final-failure report that fails, and a closing worker waits for one still running', async () => {
+    const logged: [string, string, Record<string, unknown> | undefined][] = [];
+    const t = open({ log: (level, message, fields) => logged.push([level, message, fields]) });
+    const [first, second] = [id(), id()];
+    const slow = gate();
+    let slowDone = false;
+    const worker = t.startWorker({
+      concurrency: 1,
+      onFinalFailure: async (scanId) => {
+        if (scanId === first) throw new Error('the state store is down');
+        await slow.promise;
+        slowDone = true;
+      },
+      processor: () => Promise.reject(new ScanError('BRANCH_NOT_FOUND', 'No branch "nope" in this repository.')),
+    });
+    await t.queue.enqueue(first);
+    await waitFor('the failed report logged', () => logged.some(([, message]) => message === 'onFinalFailure failed'));
+    expect(logged.find(([, message]) => message === 'onFinalFailure failed')).toEqual([
+      'error',
+      'onFinalFailure failed',
+      { scanId: first, code: 'FAILED', err: 'the state store is down' },
+    ]);
+    await t.queue.enqueue(second);
+    await reaches(t, second, 'failed');
+    let closed = false;
+    const closing = worker.close().then(() => (closed = true));
+    await sleep(100);
+    expect(closed).toBe(false);
+    slow.open();
+    await closing;
+    expect(slowDone).toBe(true);
+  });
+
   it('refuses with QUEUE_FULL once maxWaiting scans wait', async () => {
     const t = open({ maxWaiting: 2 });
     const [a, b, c] = [id(), id(), id()];
