@@ -87,8 +87,18 @@ describe('a scan with max_tokens_per_part', () => {
     const whole = await fetch(`${api.baseUrl}/v1/download/${scanId}?format=md`);
     expect(whole.status).toBe(409);
     expect(((await whole.json()) as { code: string }).code).toBe('PART_REQUIRED');
-    const zero = await fetch(`${api.baseUrl}/v1/download/${scanId}?format=md&part=0`);
-    expect(zero.status).toBe(400);
+    for (const query of ['part=0', 'part=two', 'part=1&part=2', 'part=1.5']) {
+      const bad = await fetch(`${api.baseUrl}/v1/download/${scanId}?format=md&${query}`);
+      expect(bad.status, query).toBe(400);
+      expect(((await bad.json()) as { detail: string }).detail, query).toContain('a whole number from 1');
+    }
+    // The bundle is one file whatever the budget: it says so, not that the scan had no budget.
+    const zipPart = await fetch(`${api.baseUrl}/v1/download/${scanId}?format=zip&part=1`);
+    expect(zipPart.status).toBe(404);
+    const zipBody = (await zipPart.json()) as { code: string; detail: string };
+    expect(zipBody.code).toBe('PART_NOT_FOUND');
+    expect(zipBody.detail).toContain('never in parts');
+    expect(zipBody.detail).not.toContain('without max_tokens_per_part');
   });
 
   it('inspect estimates how many parts the budget would give', async () => {

@@ -9,9 +9,11 @@ import type { ArtifactService } from '../services/artifact-service.js';
 import type { ScanService } from '../services/scan-service.js';
 import { methodNotAllowed } from './method-not-allowed.js';
 
+const PART_NUMBER = 'give one part number, a whole number from 1 (part=1, part=2, …)';
+
 const DownloadQuery = z.strictObject({
   format: ArtifactFormat,
-  part: z.coerce.number().int().min(1).optional(),
+  part: z.coerce.number({ error: PART_NUMBER }).int({ error: PART_NUMBER }).min(1, { error: PART_NUMBER }).optional(),
 });
 
 export function artifactRoutes(deps: { artifacts: ArtifactService; scans: ScanService }): Router {

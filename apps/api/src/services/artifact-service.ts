@@ -82,7 +82,9 @@ export class ArtifactService {
     if (part !== undefined)
       throw new ScanError(
         'PART_NOT_FOUND',
-        `This scan's ${format} output is not in parts (it was run without max_tokens_per_part); ask again without part.`,
+        format === 'zip'
+          ? 'The ZIP bundle is never in parts: it is one file that holds every part of every format. Ask for it without part.'
+          : `This scan's ${format} output is not in parts (it was run without max_tokens_per_part); ask again without part.`,
       );
     const path = this.store.resultFile(scanId, ARTIFACT_FILE_NAMES[format]);
     if (!(await exists(path))) {
