@@ -106,8 +106,8 @@ interface PlannedFile {
   byName: NameClassification;
   /**
    * Bytes reserved for its read (the reader wants one of headroom); 0 for assets known by name,
-   * which are never read here. A stored text is loaded into its room, so the ring bounds the
-   * stored texts loaded ahead as it bounds reads.
+   * which are never read here. A stored text is loaded into its room (as long as a read of it
+   * would take), so the ring bounds the stored texts loaded ahead as it bounds reads.
    */
   room: number;
   /** What an earlier scan made of it (FileReuse). */
@@ -143,7 +143,7 @@ async function* planBatches(feed: FileFeed, deps: FileProcessingDeps, options: P
       const room =
         byName.kind === 'asset'
           ? 0
-          : (stored === undefined ? Math.min(file.size, options.maxFileBytes) : stored.bytes) + 1;
+          : Math.min(stored === undefined ? file.size : stored.bytes, options.maxFileBytes) + 1;
       if (
         current.files.length > 0 &&
         (current.files.length >= options.batchFiles || current.room + room > options.batchBytes)
@@ -170,19 +170,26 @@ async function processBatch(
   const requests: ReadRequest[] = [];
   const storedPaths: string[] = [];
   let storedBytes = 0;
+  let storedRoom = 0;
   for (const { file, byName, room, stored } of batch.files) {
     if (stored !== undefined) {
       storedPaths.push(file.path);
       storedBytes += stored.bytes;
+      storedRoom += room;
     }
     if (byName.kind === 'asset' || stored !== undefined) continue;
     requests.push({ absPath: file.absPath, into: new Uint8Array(ring.memory, offset, room) });
     offset += room;
   }
-  // Stored texts load, into the room the batch holds for them, while the others are read and counted.
+  // Stored texts load, into the room the batch holds for them after its reads, while the others
+  // are read and counted. A text can be longer than its file (decoded to UTF-8, redacted) and than
+  // the ring: a batch with one loads its stored texts into memory of their own.
   const loading =
     storedPaths.length > 0 && deps.reuse
-      ? deps.reuse.load(storedPaths, new Uint8Array(ring.memory, offset, storedBytes))
+      ? deps.reuse.load(
+          storedPaths,
+          storedBytes <= storedRoom ? new Uint8Array(ring.memory, offset, storedBytes) : new Uint8Array(storedBytes),
+        )
       : Promise.resolve([]);
   loading.catch(() => {});
   const reads = requests.length > 0 ? await deps.readFiles(requests, maxFileBytes) : [];

@@ -5,6 +5,7 @@ import { FileFeed } from '../../src/scan/file-feed.js';
 import { processFiles } from '../../src/scan/process-files.js';
 import type { FileProcessingDeps, ProcessOptions, ProcessedFile } from '../../src/scan/process-files.js';
 import type { ReadOutcome } from '../../src/io/read-file-bytes.js';
+import type { FileReuse } from '../../src/scan/file-reuse.js';
 import type { WalkedFile } from '../../src/types.js';
 
 /** The engine's batch reader over a single-file one: reads of a batch run concurrently here. */
@@ -80,6 +81,58 @@ describe('processFiles', () => {
     });
     expect(seen).toEqual(files.map((f) => f.path));
     expect(reads.peak).toBeLessThanOrEqual(TIGHT.readBufferBytes);
+  });
+
+  it('loads stored texts into the read ring, intact until emit returns, and one longer than the ring apart', async () => {
+    const { files, deps } = fixture(200);
+    const storedText = (path: string, size: number): string =>
+      // Longer than its file: a text decoded to UTF-8 or redacted can be. One is longer than the ring.
+      path === 'dir/file-7.txt' ? `${path}:`.padEnd(30_000, 'é') : `stored ${text(path, size)}`;
+    const loadedInto: ArrayBufferLike[] = [];
+    const reuse: FileReuse = {
+      find: (path, size) =>
+        Number(/\d+/.exec(path)?.[0]) % 3 === 0
+          ? undefined
+          : {
+              subcategory: 'docs',
+              encoding: null,
+              replacements: 0,
+              tokens: size,
+              secrets: null,
+              compression: null,
+              bytes: Buffer.byteLength(storedText(path, size)),
+            },
+      load: async (paths, into) => {
+        loadedInto.push(into.buffer);
+        await pause(2);
+        let at = 0;
+        return paths.map((path) => {
+          const bytes = Buffer.from(storedText(path, (files.find((f) => f.path === path) as WalkedFile).size));
+          into.set(bytes, at);
+          at += bytes.length;
+          return into.subarray(at - bytes.length, at);
+        });
+      },
+    };
+    const seen: string[] = [];
+    await processFiles(FileFeed.of(files), { ...deps, reuse }, TIGHT, async (items: ProcessedFile[]) => {
+      const texts = items.map((item) => (item.kind === 'text' ? Buffer.from(item.content).toString() : ''));
+      await pause(3);
+      items.forEach((item, i) => {
+        if (item.kind !== 'text') throw new Error(`${item.file.path} is not a text`);
+        expect(Buffer.from(item.content).toString(), item.file.path).toBe(texts[i]);
+        const stored = reuse.find(item.file.path, item.file.size) !== undefined;
+        expect(texts[i]).toBe(
+          stored ? storedText(item.file.path, item.file.size) : text(item.file.path, item.file.size),
+        );
+        expect(item.reused === true).toBe(stored);
+        seen.push(item.file.path);
+      });
+    });
+    expect(seen).toEqual(files.map((f) => f.path));
+    // Every batch but the one with the long text loaded into the ring's memory: one buffer for all.
+    const ring = loadedInto[0];
+    expect(loadedInto.filter((memory) => memory !== ring)).toHaveLength(1);
   });
 
   it('fails with the first error and lets the batches already reading finish', async () => {
