@@ -139,8 +139,15 @@ const queryList = z
   .union([z.string(), z.array(z.string())])
   .transform((v) => (Array.isArray(v) ? v : v.split(',')).map((s) => s.trim()).filter((s) => s.length > 0))
   .pipe(patternList);
-const queryInt = (min: number, max: number) =>
-  z.string().regex(/^\d+$/, 'must be a whole number').transform(Number).pipe(z.int().min(min).max(max));
+/** A whole number from `min` to `max` in a query string; one message for any other text, or the parameter given twice. */
+export const queryInt = (min: number, max = Number.MAX_SAFE_INTEGER) => {
+  const error = `must be a whole number from ${min}${max < Number.MAX_SAFE_INTEGER ? ` to ${max}` : ''}`;
+  return z
+    .string({ error })
+    .regex(/^\d+$/, { error })
+    .transform(Number)
+    .pipe(z.int({ error }).min(min, { error }).max(max, { error }));
+};
 
 /** An option's schema as an upload query parameter. */
 function queryField(row: ScanOptionSpec): z.ZodType {
@@ -152,10 +159,7 @@ function queryField(row: ScanOptionSpec): z.ZodType {
     case 'choice':
       return z.enum(row.values).default(row.default).meta({ description: row.description });
     case 'count':
-      return queryInt(row.min, row.max ?? Number.MAX_SAFE_INTEGER)
-        .nullable()
-        .default(null)
-        .meta({ description: row.description });
+      return queryInt(row.min, row.max).nullable().default(null).meta({ description: row.description });
     case 'ref':
       return refName.nullable().default(null).meta({ description: row.description });
   }

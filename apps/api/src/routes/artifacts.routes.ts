@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import { z } from 'zod';
-import { ArtifactFormat, ScanError } from '@reposcan/contracts';
+import { ArtifactFormat, queryInt, ScanError } from '@reposcan/contracts';
 import { callerOf } from '../http/api-keys.js';
 import { sendSuccess, sendSuccessJson } from '../http/envelope.js';
 import { scanIdParam } from '../http/scan-id-param.js';
@@ -9,11 +9,9 @@ import type { ArtifactService } from '../services/artifact-service.js';
 import type { ScanService } from '../services/scan-service.js';
 import { methodNotAllowed } from './method-not-allowed.js';
 
-const PART_NUMBER = 'give one part number, a whole number from 1 (part=1, part=2, …)';
-
 const DownloadQuery = z.strictObject({
   format: ArtifactFormat,
-  part: z.coerce.number({ error: PART_NUMBER }).int({ error: PART_NUMBER }).min(1, { error: PART_NUMBER }).optional(),
+  part: queryInt(1).optional(),
 });
 
 export function artifactRoutes(deps: { artifacts: ArtifactService; scans: ScanService }): Router {
