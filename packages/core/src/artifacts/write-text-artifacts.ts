@@ -1,10 +1,9 @@
 import { Buffer } from 'node:buffer';
-import { createHash } from 'node:crypto';
-import type { Hash } from 'node:crypto';
 import { open, rm } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ARTIFACT_FILE_NAMES } from './artifact-names.js';
+import type { AppendedFileHash, HashAppendedFile } from '../io/appended-file-hash.js';
 import { writeAll } from '../io/write-all.js';
 import type { WrittenArtifact } from './artifact-names.js';
 import { escapeJsonInto, MAX_ESCAPED_BYTES } from '../render/json-string.js';
@@ -28,7 +27,9 @@ interface Artifact {
   renderer: FormatRenderer;
   file: string;
   handle: FileHandle;
-  hash: Hash;
+  /** Made by `startHash` with the first write to the artifact itself: after the walk, when a scan knows its threads. */
+  hash: AppendedFileHash | null;
+  startHash: () => AppendedFileHash;
   bytes: number;
   /** Blocks are encoded into this one buffer and written when it fills. */
   buffer: Buffer;
@@ -55,16 +56,24 @@ export class TextArtifactWriter {
     private readonly lite: boolean,
   ) {}
 
-  static async open(outDir: string, renderers: FormatRenderer[], lite: boolean): Promise<TextArtifactWriter> {
+  /** `hashFile` hashes each artifact as it is written (hashOnThisThread, or a file thread's). */
+  static async open(
+    outDir: string,
+    renderers: FormatRenderer[],
+    lite: boolean,
+    hashFile: HashAppendedFile,
+  ): Promise<TextArtifactWriter> {
     const artifacts: Artifact[] = [];
     try {
       for (const renderer of renderers) {
         const file = ARTIFACT_FILE_NAMES[renderer.format];
+        const path = join(outDir, file);
         artifacts.push({
           renderer,
           file,
-          handle: await open(join(outDir, file), 'wx'),
-          hash: createHash('sha256'),
+          handle: await open(path, 'wx'),
+          hash: null,
+          startHash: () => hashFile(path),
           bytes: 0,
           buffer: Buffer.allocUnsafe(WRITE_BUFFER_BYTES),
           used: 0,
@@ -137,7 +146,7 @@ export class TextArtifactWriter {
           format: artifact.renderer.format,
           file: artifact.file,
           bytes: artifact.bytes,
-          sha256: artifact.hash.digest('hex'),
+          sha256: await (artifact.hash ??= artifact.startHash()).digest(),
         };
       }),
     );
@@ -149,6 +158,7 @@ export class TextArtifactWriter {
 
   /** Closes everything after a failure; the caller removes the artifacts. */
   async abort(): Promise<void> {
+    for (const artifact of this.artifacts) artifact.hash?.drop();
     await Promise.allSettled(this.artifacts.flatMap((a) => (a.syncing ? [a.syncing] : [])));
     await Promise.allSettled(
       this.artifacts.flatMap((a) => [a.handle.close(), ...(a.early?.handle ? [a.early.handle.close()] : [])]),
@@ -207,9 +217,11 @@ async function write(artifact: Artifact, data: Uint8Array): Promise<void> {
     early.handle ??= await open(early.path, 'wx+');
     return writeAll(early.handle, data);
   }
-  artifact.hash.update(data);
-  artifact.bytes += data.byteLength;
+  artifact.hash ??= artifact.startHash();
   await writeAll(artifact.handle, data);
+  artifact.bytes += data.byteLength;
+  // Written first: a file thread's hash reads these bytes back.
+  artifact.hash.appended(data, artifact.bytes);
   artifact.unsynced += data.byteLength;
   if (artifact.unsynced >= SYNC_EVERY_BYTES && artifact.syncing === null) {
     artifact.unsynced = 0;

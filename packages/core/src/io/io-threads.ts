@@ -15,6 +15,8 @@ import { threadEntry, WorkerThread } from '../threads/worker-thread.js';
 import type { SkippedPath, WalkedFile } from '../types.js';
 import { WalkTimeoutError } from '../walk/walk-tree.js';
 import type { WalkInput, WalkSink } from '../walk/walk-tree.js';
+import { hashOnThisThread } from './appended-file-hash.js';
+import type { AppendedFileHash } from './appended-file-hash.js';
 import type { IoRequest } from './io-protocol.js';
 import type { ReadOutcome, ReadRequest } from './read-file-bytes.js';
 import type { SecretScan } from '../secrets/secret-scan.js';
@@ -42,6 +44,7 @@ export class IoThreads {
   /** The next walk's thread, started ahead by prepareWalk or left by a small walk. */
   #spareWalk: WorkerThread | null = null;
   #closed = false;
+  #hashes = 0;
 
   constructor(readonly fileThreads: number = FILE_THREADS) {}
 
@@ -144,6 +147,41 @@ export class IoThreads {
   /** A batch of reads on a file thread, into the shared memory of each request's `into`. */
   readFiles = (requests: readonly ReadRequest[], maxBytes: number): Promise<ReadOutcome[]> =>
     this.#ask<ReadOutcome[]>({ kind: 'read', requests: [...requests], maxBytes });
+
+  /**
+   * The SHA-256 of the file at `path` as it is written, on a file thread that reads back each
+   * append (appended-file-hash.ts). Files hashed at once take the file threads in turn; all of one
+   * file's requests go to one thread, which answers them in order.
+   */
+  hashFile = (path: string): AppendedFileHash => {
+    this.prepareFiles();
+    const threads = [...this.#files];
+    const thread = threads[this.#hashes % threads.length];
+    const id = ++this.#hashes;
+    let started = false;
+    let failure: Error | null = null;
+    const ask = <T>(request: IoRequest): Promise<T> =>
+      thread === undefined || this.#closed
+        ? Promise.reject(new Error('the engine is closed'))
+        : thread.request<T>(request);
+    return {
+      appended: (_data, length) => {
+        started = true;
+        ask({ kind: 'hash', id, path, length }).catch((error: unknown) => {
+          failure ??= error instanceof Error ? error : new Error(String(error));
+        });
+      },
+      digest: async () => {
+        if (!started) return hashOnThisThread().digest();
+        const hex = await ask<string | null>({ kind: 'hash-end', id });
+        if (failure !== null || hex === null) throw failure ?? new Error(`the SHA-256 of ${path} was lost`);
+        return hex;
+      },
+      drop: () => {
+        ask({ kind: 'hash-end', id }).catch(() => undefined);
+      },
+    };
+  };
 
   /** Ends every thread; requests in flight reject, later ones are refused. */
   async close(): Promise<void> {

@@ -177,6 +177,7 @@ export async function scanTree(
     input.outDir,
     [txtRenderer, markdownRenderer, jsonRenderer],
     input.options.lite,
+    deps.hashFile,
   );
   try {
     const repository = repositoryBlock(input);

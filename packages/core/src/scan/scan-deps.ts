@@ -1,4 +1,6 @@
 import { classifyByName, classifyContent } from '../classify/index.js';
+import { hashOnThisThread } from '../io/appended-file-hash.js';
+import type { HashAppendedFile } from '../io/appended-file-hash.js';
 import type { IoThreads } from '../io/io-threads.js';
 import { readFilesSync } from '../io/read-file-bytes.js';
 import type { ReadOutcome, ReadRequest } from '../io/read-file-bytes.js';
@@ -24,6 +26,8 @@ export interface ScanDeps {
     languages: CodeLanguage[],
     transform: CodeTransform,
   ) => Promise<TransformOutcome[]>;
+  /** The SHA-256 of each artifact as it is written, off the caller's thread. */
+  hashFile: HashAppendedFile;
   classifyByName: typeof classifyByName;
   classifyContent: typeof classifyContent;
   now: () => Date;
@@ -39,6 +43,7 @@ export function threadScanDeps(io: IoThreads): ScanDeps {
     estimateTokens: io.estimate,
     detectSecrets: io.detectSecrets,
     transformCode: io.transformCode,
+    hashFile: io.hashFile,
     classifyByName,
     classifyContent,
     now: () => new Date(),
@@ -87,5 +92,6 @@ export function smallTreeScanDeps(io: IoThreads, upTo = IN_THREAD_TREE_FILES): S
       inThread
         ? import('../secrets/detect-secrets.js').then((module) => module.detectSecrets(contents, names))
         : threads.detectSecrets(contents, names),
+    hashFile: (path) => (inThread ? hashOnThisThread() : threads.hashFile(path)),
   };
 }

@@ -3,7 +3,10 @@ import { createHash } from 'node:crypto';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { hashOnThisThread } from '../../src/io/appended-file-hash.js';
+import type { HashAppendedFile } from '../../src/io/appended-file-hash.js';
+import { IoThreads } from '../../src/io/io-threads.js';
 import { TextArtifactWriter } from '../../src/artifacts/write-text-artifacts.js';
 import { jsonRenderer } from '../../src/render/render-json.js';
 import { txtRenderer } from '../../src/render/render-txt.js';
@@ -54,45 +57,57 @@ describe('TextArtifactWriter', () => {
   });
   afterEach(() => rm(dir, { recursive: true, force: true }));
 
-  it('puts blocks that came before the head after it, in order, and reports each artifact as written', async () => {
-    // 3 MB before the head: more than the write buffer, so they wait in a file of their own.
-    const before = files(30, 100_000);
-    const after = [...files(3, 400_000), ...files(20, 5_000)];
-    const writer = await TextArtifactWriter.open(dir, [txtRenderer, jsonRenderer], false);
-    for (const f of before) await writer.addFile(f.record, f.content);
-    expect((await readdir(dir)).sort()).toEqual(['.early.json', '.early.txt', 'output.json', 'output.txt']);
-    await writer.begin(HEAD);
-    for (const f of after) await writer.addFile(f.record, f.content);
-    const all = [...before, ...after];
-    const written = await writer.finish(totals(all));
+  const io = new IoThreads();
+  afterAll(() => io.close());
+  const hashers: Array<[string, HashAppendedFile]> = [
+    ['on this thread', hashOnThisThread],
+    ['on file threads', io.hashFile],
+  ];
 
-    expect((await readdir(dir)).sort()).toEqual(['output.json', 'output.txt']);
-    const json = JSON.parse(await readFile(join(dir, 'output.json'), 'utf8')) as {
-      tree: string;
-      files: Array<{ path: string; content: string }>;
-      summary: { total_files: number };
-    };
-    expect(json.tree).toBe(HEAD.tree);
-    expect(json.files.map((f) => f.path)).toEqual(all.map((f) => f.record.path));
-    expect(json.files.map((f) => f.content)).toEqual(all.map((f) => Buffer.from(f.content).toString('utf8')));
-    expect(json.summary.total_files).toBe(all.length);
-    const txt = await readFile(join(dir, 'output.txt'), 'utf8');
-    expect(txt.startsWith('Repository: demo\nSource: local\n\nDirectory structure:\ndemo/\n└── a.txt\n\n')).toBe(true);
-    // The totals close the artifact.
-    expect(txt.slice(txt.lastIndexOf('SUMMARY'))).toMatch(/^SUMMARY\n=+\nFiles: 53 \(53 textual, 0 non-textual\)\n/);
-    for (const artifact of written) {
-      const data = await readFile(join(dir, artifact.file));
-      expect(artifact).toEqual({
-        format: artifact.format,
-        file: artifact.file,
-        bytes: data.length,
-        sha256: createHash('sha256').update(data).digest('hex'),
-      });
-    }
-  });
+  it.each(hashers)(
+    'puts blocks that came before the head after it, in order, and reports each artifact as written (hashed %s)',
+    async (_, hashFile) => {
+      // 3 MB before the head: more than the write buffer, so they wait in a file of their own.
+      const before = files(30, 100_000);
+      const after = [...files(3, 400_000), ...files(20, 5_000)];
+      const writer = await TextArtifactWriter.open(dir, [txtRenderer, jsonRenderer], false, hashFile);
+      for (const f of before) await writer.addFile(f.record, f.content);
+      expect((await readdir(dir)).sort()).toEqual(['.early.json', '.early.txt', 'output.json', 'output.txt']);
+      await writer.begin(HEAD);
+      for (const f of after) await writer.addFile(f.record, f.content);
+      const all = [...before, ...after];
+      const written = await writer.finish(totals(all));
+
+      expect((await readdir(dir)).sort()).toEqual(['output.json', 'output.txt']);
+      const json = JSON.parse(await readFile(join(dir, 'output.json'), 'utf8')) as {
+        tree: string;
+        files: Array<{ path: string; content: string }>;
+        summary: { total_files: number };
+      };
+      expect(json.tree).toBe(HEAD.tree);
+      expect(json.files.map((f) => f.path)).toEqual(all.map((f) => f.record.path));
+      expect(json.files.map((f) => f.content)).toEqual(all.map((f) => Buffer.from(f.content).toString('utf8')));
+      expect(json.summary.total_files).toBe(all.length);
+      const txt = await readFile(join(dir, 'output.txt'), 'utf8');
+      expect(txt.startsWith('Repository: demo\nSource: local\n\nDirectory structure:\ndemo/\n└── a.txt\n\n')).toBe(
+        true,
+      );
+      // The totals close the artifact.
+      expect(txt.slice(txt.lastIndexOf('SUMMARY'))).toMatch(/^SUMMARY\n=+\nFiles: 53 \(53 textual, 0 non-textual\)\n/);
+      for (const artifact of written) {
+        const data = await readFile(join(dir, artifact.file));
+        expect(artifact).toEqual({
+          format: artifact.format,
+          file: artifact.file,
+          bytes: data.length,
+          sha256: createHash('sha256').update(data).digest('hex'),
+        });
+      }
+    },
+  );
 
   it('writes straight into the artifacts when the head comes first, leaving no other file', async () => {
-    const writer = await TextArtifactWriter.open(dir, [txtRenderer], false);
+    const writer = await TextArtifactWriter.open(dir, [txtRenderer], false, hashOnThisThread);
     await writer.begin(HEAD);
     for (const f of files(5, 10)) await writer.addFile(f.record, f.content);
     await writer.finish(totals(files(5, 10)));
@@ -100,7 +115,7 @@ describe('TextArtifactWriter', () => {
   });
 
   it('refuses to finish an artifact without its head, and abort removes the waiting blocks', async () => {
-    const writer = await TextArtifactWriter.open(dir, [txtRenderer], false);
+    const writer = await TextArtifactWriter.open(dir, [txtRenderer], false, hashOnThisThread);
     for (const f of files(20, 100_000)) await writer.addFile(f.record, f.content);
     await expect(writer.finish(totals([]))).rejects.toThrow(/begin\(\)/);
     await writer.abort();

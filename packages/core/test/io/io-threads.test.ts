@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { appendFileSync, readdirSync, readFileSync, rmSync, truncateSync } from 'node:fs';
 import { getPriority } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -98,6 +99,40 @@ describe('io threads', () => {
     // The first two landed where the caller asked: in its shared memory, not in copies.
     expect(Buffer.from(memory.subarray(0, 5)).toString()).toBe('alpha');
     expect(Buffer.from(memory.subarray(6, 12)).toString()).toBe('bravo!');
+  });
+
+  it('hash files as they are appended to, each on one thread, reading back what was written', async () => {
+    const root = await tree({ 'a.out': '', 'b.out': '', 'c.out': '' });
+    const names = ['a.out', 'b.out', 'c.out'];
+    const hashes = names.map((name) => io.hashFile(join(root, name)));
+    const written = names.map(() => [] as Buffer[]);
+    // Appends of every size, the three files interleaved, each hash told only after its write.
+    for (const size of [1, 0, 70_000, (1 << 20) + 3, 5, 3 << 20, 17]) {
+      names.forEach((name, i) => {
+        const data = randomBytes(size);
+        appendFileSync(join(root, name), data);
+        written[i]?.push(data);
+        hashes[i]?.appended(data, written[i]?.reduce((sum, b) => sum + b.length, 0) ?? 0);
+      });
+    }
+    const digests = await Promise.all(hashes.map((hash) => hash.digest()));
+    expect(digests).toEqual(written.map((parts) => createHash('sha256').update(Buffer.concat(parts)).digest('hex')));
+    // Nothing appended: the digest of nothing.
+    expect(await io.hashFile(join(root, 'a.out')).digest()).toBe(createHash('sha256').digest('hex'));
+  });
+
+  it('reject the digest of a file that lost bytes its writer wrote, or that was removed', async () => {
+    const root = await tree({ 'short.out': '', 'gone.out': '' });
+    const short = io.hashFile(join(root, 'short.out'));
+    appendFileSync(join(root, 'short.out'), 'abcdef');
+    truncateSync(join(root, 'short.out'), 3);
+    short.appended(Buffer.from('abcdef'), 6);
+    await expect(short.digest()).rejects.toThrow(/ended at 3 bytes, before the 6 its writer wrote/);
+
+    const gone = io.hashFile(join(root, 'gone.out'));
+    rmSync(join(root, 'gone.out'));
+    gone.appended(Buffer.from('x'), 1);
+    await expect(gone.digest()).rejects.toThrow(/ENOENT/);
   });
 
   // Meaningful only where the test itself runs below nice 19 (not under `nice -n 19 npm test`).
