@@ -158,8 +158,9 @@ export class TextArtifactWriter {
 
   /** Closes everything after a failure; the caller removes the artifacts. */
   async abort(): Promise<void> {
-    for (const artifact of this.artifacts) artifact.hash?.drop();
-    await Promise.allSettled(this.artifacts.flatMap((a) => (a.syncing ? [a.syncing] : [])));
+    await Promise.allSettled(
+      this.artifacts.flatMap((a) => [...(a.hash ? [a.hash.drop()] : []), ...(a.syncing ? [a.syncing] : [])]),
+    );
     await Promise.allSettled(
       this.artifacts.flatMap((a) => [a.handle.close(), ...(a.early?.handle ? [a.early.handle.close()] : [])]),
     );

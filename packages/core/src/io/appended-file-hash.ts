@@ -14,8 +14,8 @@ export interface AppendedFileHash {
   appended(data: Uint8Array, length: number): void;
   /** The hex digest of everything appended; call once, after the last append. */
   digest(): Promise<string>;
-  /** Lets go of an unfinished hash (the file is being removed). */
-  drop(): void;
+  /** Lets go of an unfinished hash (the file is being removed); resolves once its file is closed. */
+  drop(): Promise<void>;
 }
 
 /** Makes the hash of the file at `path`, which is empty when the hash is made. */
@@ -29,7 +29,7 @@ export function hashOnThisThread(): AppendedFileHash {
       hash.update(data);
     },
     digest: () => Promise.resolve(hash.digest('hex')),
-    drop: () => {},
+    drop: () => Promise.resolve(),
   };
 }
 

@@ -177,9 +177,11 @@ export class IoThreads {
         if (failure !== null || hex === null) throw failure ?? new Error(`the SHA-256 of ${path} was lost`);
         return hex;
       },
-      drop: () => {
-        ask({ kind: 'hash-end', id }).catch(() => undefined);
-      },
+      drop: () =>
+        ask({ kind: 'hash-end', id }).then(
+          () => undefined,
+          () => undefined,
+        ),
     };
   };
 

@@ -1,6 +1,6 @@
 import { Buffer } from 'node:buffer';
 import { createHash } from 'node:crypto';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, readlink, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -121,4 +121,24 @@ describe('TextArtifactWriter', () => {
     await writer.abort();
     expect(await readdir(dir)).toEqual(['output.txt']); // the caller removes the artifacts it asked for
   });
+
+  it.runIf(process.platform === 'linux')(
+    'abort lets go of every file it had open, the file threads hashing the artifacts included',
+    async () => {
+      // Descriptors of this process (its threads' too) open on a file in the writer's folder.
+      const openInDir = async (): Promise<string[]> => {
+        const links = await Promise.all(
+          (await readdir('/proc/self/fd')).map((fd) => readlink(join('/proc/self/fd', fd)).catch(() => '')),
+        );
+        return links.filter((link) => link.startsWith(`${dir}/`));
+      };
+      const writer = await TextArtifactWriter.open(dir, [txtRenderer, jsonRenderer], false, io.hashFile);
+      await writer.begin(HEAD);
+      for (const f of files(20, 100_000)) await writer.addFile(f.record, f.content);
+      // The writer's two handles, and the hashing threads' two reading them back.
+      await expect.poll(openInDir).toHaveLength(4);
+      await writer.abort();
+      expect(await openInDir()).toEqual([]);
+    },
+  );
 });
