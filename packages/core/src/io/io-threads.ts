@@ -156,14 +156,12 @@ export class IoThreads {
   hashFile = (path: string): AppendedFileHash => {
     this.prepareFiles();
     const threads = [...this.#files];
+    // None only once the engine is closed, which #ask refuses.
     const thread = threads[this.#hashes % threads.length];
     const id = ++this.#hashes;
     let started = false;
     let failure: Error | null = null;
-    const ask = <T>(request: IoRequest): Promise<T> =>
-      thread === undefined || this.#closed
-        ? Promise.reject(new Error('the engine is closed'))
-        : thread.request<T>(request);
+    const ask = <T>(request: Exclude<IoRequest, { kind: 'walk' }>): Promise<T> => this.#ask<T>(request, thread);
     return {
       appended: (_data, length) => {
         started = true;
@@ -195,9 +193,10 @@ export class IoThreads {
     await Promise.all(threads.map((thread) => thread.terminate()));
   }
 
-  #ask<T>(request: Exclude<IoRequest, { kind: 'walk' }>): Promise<T> {
+  /** `request` on `thread`, by default the least busy file thread. */
+  #ask<T>(request: Exclude<IoRequest, { kind: 'walk' }>, thread?: WorkerThread): Promise<T> {
     if (this.#closed) return Promise.reject(new Error('the engine is closed'));
-    return this.#pickFileThread().request<T>(request);
+    return (thread ?? this.#pickFileThread()).request<T>(request);
   }
 
   /** The least busy file thread; a new one while all are busy and the set may grow. */
