@@ -226,15 +226,16 @@ function unitsFor(
   return [apiScan(false), engine(false), floor('read-floor'), repomix('plain', false, 1)];
 }
 
-/** Section `rescan`: a cold scan of the git URL, a one-file commit, the rescan and the change digest, on one API and worker. */
+/** Section `rescan`: a cold scan of the git URL, its repeat (commit cache), a one-file commit, the rescan and the change digest, on one API and worker. */
 function cloneRescanUnit(corpora: Corpora, recorder: Recorder): Unit {
   return {
-    label: 'API git URL: cold scan, one-file commit, rescan, change digest',
+    label: 'API git URL: cold scan, repeat, one-file commit, rescan, change digest',
     reps: Infinity,
     run: async () => {
       const r = await cloneRescanRun(corpora);
       const rows = [
         ['api-clone-commit-cold', r.cold],
+        ...r.cached.map((sample) => ['api-clone-commit-cached', sample] as const),
         ['api-clone-one-file-commit', r.rescan],
         ['api-clone-change-digest', r.digest],
       ] as const;

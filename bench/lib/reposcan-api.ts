@@ -133,6 +133,8 @@ export interface ScanResult {
   scan_id: string;
   summary: { total_files: number; total_size: number; estimated_tokens: number };
   artifacts: Record<string, { bytes: number }>;
+  /** Set when the commit cache served the scan: the earlier scan's id. */
+  cached_from?: string;
   /** A change digest's (`base_ref`) commits and counts of changed paths. */
   changes?: {
     base_commit: string;

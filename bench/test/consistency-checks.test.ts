@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildRows, consistencyChecks, Recorder } from '../lib/report.js';
+import { buildRows, commitCacheTarget, consistencyChecks, Recorder } from '../lib/report.js';
 import type { Corpus } from '../lib/corpora.js';
 import type { Sample } from '../lib/scan-runs.js';
 
@@ -86,9 +86,46 @@ describe('consistencyChecks, the one-file commit rows', () => {
     ]);
   });
 
+  it('flags a repeat served by the commit cache that holds another count than the scan it came from', () => {
+    expect(checks({ 'api-clone-commit-cold': [run(10, 500)], 'api-clone-commit-cached': [run(10, 0)] })).toEqual([
+      'c: tokens differ between runs: api-clone-commit-cold 500, api-clone-commit-cached 0',
+    ]);
+  });
+
   it('flags the cold scan of the copy counting other tokens than the other cold scans', () => {
     expect(checks({ 'api-clone-cold': [run(10, 500)], 'api-clone-commit-cold': [run(10, 499)] })).toEqual([
       'c: tokens differ between runs: api-clone-cold 500, api-clone-commit-cold 499',
     ]);
+  });
+});
+
+describe('commitCacheTarget', () => {
+  const cachedRow = (runs: Array<[number, number | undefined]>) => {
+    const recorder = new Recorder();
+    for (const [wallMs, lsRemote] of runs)
+      recorder.add(corpus, 'api-clone-commit-cached', {
+        ...run(10, 500),
+        wallMs,
+        extra: lsRemote === undefined ? {} : { ls_remote_ms: lsRemote },
+      });
+    return buildRows(recorder, [corpus]).find((r) => r.key === 'api-clone-commit-cached');
+  };
+
+  it('judges the median of each repeat less its own ls-remote against 100 ms', () => {
+    expect(
+      commitCacheTarget(
+        cachedRow([
+          [150, 90],
+          [200, 80],
+          [130, 100],
+        ]),
+      ),
+    ).toMatchObject({ value: 60, met: true, measured: '60 ms (150 ms, ls-remote 90 ms)' });
+    expect(commitCacheTarget(cachedRow([[260, 90]]))).toMatchObject({ value: 170, met: false });
+  });
+
+  it('is not measured without the row or without the ls-remote time', () => {
+    expect(commitCacheTarget(undefined)).toMatchObject({ value: null, met: null, measured: 'not measured' });
+    expect(commitCacheTarget(cachedRow([[150, undefined]]))).toMatchObject({ value: null, met: null });
   });
 });
