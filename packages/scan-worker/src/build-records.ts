@@ -50,11 +50,14 @@ export function buildSummaryRecord(
   };
 }
 
+/** What a result is derived from: a summary record, of whose file list only the length is read. */
+export type SummaryForResult = Omit<SummaryRecord, 'files'> & { files: { readonly length: number } };
+
 /**
  * The scan result (the 201 `data`, `result` in the status), derived from the
  * PUBLISHED summary record, so whichever attempt published, state and artifacts agree.
  */
-export function resultFromSummary(summary: SummaryRecord, artifactDir: string): ScanResult {
+export function resultFromSummary(summary: SummaryForResult, artifactDir: string): ScanResult {
   const repo = summary.repository;
   return {
     scan_id: summary.scan_id,

@@ -1,9 +1,11 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ScanStateRecord, SummaryRecord } from '@reposcan/contracts';
+import type { ScanStateRecord } from '@reposcan/contracts';
 import { artifactDirRelative } from '@reposcan/storage';
 import type { ScanStore } from '@reposcan/storage';
-import { resultFromSummary, summaryFromEarlier } from './build-records.js';
+import { resultFromSummary } from './build-records.js';
+import type { SummaryForResult } from './build-records.js';
+import { summaryFromEarlierFile } from './earlier-summary-text.js';
 
 /**
  * Completes scan `scanId` (accepted, still `queued`, not enqueued) from the published result of
@@ -22,18 +24,18 @@ export async function completeFromEarlierScan(
   const state = await store.readState(scanId);
   if (state === null) throw new Error(`completeFromEarlierScan: scan ${scanId} does not exist`);
   const staging = await store.createStaging(scanId, 0);
-  let summary: SummaryRecord;
+  let written: { summary: SummaryForResult; bytes: Buffer };
   try {
     await store.linkPublished(fromId, staging.outDir);
-    // Our own published file, of the same version (part of the key): parsed, not validated again,
-    // which for a summary of many files would cost more than everything else here.
-    const earlier = JSON.parse(await readFile(store.resultFile(fromId, 'summary.json'), 'utf8')) as SummaryRecord;
-    summary = summaryFromEarlier(earlier, fromId, scanId, state.created_at, now().toISOString());
-    await writeFile(join(staging.outDir, 'summary.json'), `${JSON.stringify(summary)}\n`, { flag: 'wx' });
+    // Our own published file, of the same version (part of the key): not validated again.
+    const earlier = await readFile(store.resultFile(fromId, 'summary.json'));
+    written = summaryFromEarlierFile(earlier, fromId, scanId, state.created_at, now().toISOString());
+    await writeFile(join(staging.outDir, 'summary.json'), written.bytes, { flag: 'wx' });
     await store.publish(scanId, staging.outDir);
   } finally {
     await store.removeStaging(staging.dir).catch(() => {});
   }
+  const { summary } = written;
   const result = resultFromSummary(summary, artifactDirRelative(scanId));
   const files = summary.summary.total_files;
   return await store.updateState(scanId, (s) => ({
