@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { lstat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FileReuse, FreshText, ScanReport, StoredText } from '@reposcan/core';
@@ -189,5 +189,5 @@ function largeKey(maxBlobBytes: number, blob: string): string {
 }
 
 function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
+  return hash('sha256', text, 'hex');
 }
