@@ -1,8 +1,8 @@
 // A production rescan of a git URL after a push: one API and worker (one DATA_DIR, so its token
-// and commit caches are there as on the volume) scan the served copy of `real` cold, then twice
-// again at the same commit (served by the commit cache; the second is timed); the copy gains a
-// commit that changes one text file; the same URL is scanned again, then as a change digest
-// against the first commit. Each scan is a waiting POST /v1/scan timed to its 201.
+// and commit caches are there as on the volume) scan the served copy of `real` cold, then again
+// and again at the same commit (served by the commit cache; the later repeats timed); the copy
+// gains a commit that changes one text file; the same URL is scanned again, then as a change
+// digest against the first commit. Each scan is a waiting POST /v1/scan timed to its 201.
 import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
