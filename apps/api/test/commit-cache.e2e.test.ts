@@ -24,6 +24,7 @@ interface Result {
   commit: string | null;
   cached_from?: string;
   artifacts: Record<string, { url: string; sha256: string }>;
+  changes?: { base_commit: string; head_commit: string | null };
 }
 
 describe('commit cache: results reused by commit (loopback git server)', () => {
@@ -202,6 +203,24 @@ describe('commit cache: results reused by commit (loopback git server)', () => {
       expect(response.status).toBe(422);
       expect(envelope.code).toBe('REPO_AUTH_FAILED');
     }
+  });
+
+  it('serves a change digest against a branch only while that branch still names the same commit', async () => {
+    const bare = join(repo.served, 'acme', 'grow.git');
+    const moveBranch = (to: string) => run('git', ['--git-dir', bare, 'update-ref', 'refs/heads/digest-base', to]);
+    const baseCommit = commit({ 'docs/digest-a.md': '# a\n' }, 'digest base');
+    await moveBranch(baseCommit);
+    const head = commit({ 'docs/digest-b.md': '# b\n' }, 'digest head');
+    const first = await scan({ repo_path: repoUrl, base_ref: 'digest-base' });
+    expect(first.status).toBe(201);
+    expect(first.data.changes).toMatchObject({ base_commit: baseCommit, head_commit: head });
+    expect((await scan({ repo_path: repoUrl, base_ref: 'digest-base' })).data.cached_from).toBe(first.data.scan_id);
+    // The base branch moves on to the head; the head stays: the digest is another one now (empty).
+    await moveBranch(head);
+    const moved = await scan({ repo_path: repoUrl, base_ref: 'digest-base' });
+    expect(moved.status).toBe(201);
+    expect(moved.data.cached_from).toBeUndefined();
+    expect(moved.data.changes).toMatchObject({ base_commit: head, head_commit: head });
   });
 
   it('never serves a local path from the cache', async () => {

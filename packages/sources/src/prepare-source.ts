@@ -6,6 +6,7 @@ import { extractZip } from './archive/index.js';
 import type { ZipLimits } from './archive/index.js';
 import { resolveLocalRoot } from './local/index.js';
 import {
+  baseCommitOf,
   buildWebSource,
   checkRemotePolicy,
   cloneRemote,
@@ -194,7 +195,7 @@ export async function prepareSource(source: ScanRequestRecord['source'], ctx: Pr
         sourceSkips: cloned.skips,
         // A clone holds the commit's tree only: every file is tracked, none is ignored by git.
         git: { tracked: cloned.tracked, infoExclude: null },
-        commitIdentity: commitOf(spec, { ...ref, commit: cloned.commit }),
+        commitIdentity: commitOf(spec, { ...ref, commit: cloned.commit }, changes?.baseCommit ?? null),
         blobs: cloned.blobs,
         absent: cloned.absent,
         ...(changes ? { changes } : {}),
@@ -239,9 +240,15 @@ export interface RemoteCommit {
   branch: string;
   commit: string;
   subdir: string | null;
+  /** The commit a change digest's `base_ref` named; null for a scan that is not a digest. */
+  baseCommit: string | null;
 }
 
-function commitOf(spec: RemoteSpec, ref: { branch: string; commit: string; subdir: string | null }): RemoteCommit {
+function commitOf(
+  spec: RemoteSpec,
+  ref: { branch: string; commit: string; subdir: string | null },
+  baseCommit: string | null,
+): RemoteCommit {
   return {
     url: spec.webUrl,
     hostFamily: spec.hostFamily,
@@ -249,25 +256,35 @@ function commitOf(spec: RemoteSpec, ref: { branch: string; commit: string; subdi
     branch: ref.branch,
     commit: ref.commit,
     subdir: ref.subdir,
+    baseCommit,
   };
 }
 
 /**
- * Which commit a remote source names now: policy checked, addresses pinned, `git ls-remote` with
- * the credential a clone would use (the request's token, else GIT_CREDENTIALS_FILE's). Succeeding
- * proves the caller can read the repository as a clone would; nothing is fetched.
+ * Which commit a remote source names now (and, with `baseRef`, which commit that names): policy
+ * checked, addresses pinned, `git ls-remote` with the credential a clone would use (the request's
+ * token, else GIT_CREDENTIALS_FILE's). Succeeding proves the caller can read the repository as a
+ * clone would; nothing is fetched. null when `baseRef` is not one the listing can tell.
  */
 export async function resolveRemoteCommit(
   source: Extract<ScanRequestRecord['source'], { type: 'remote' }>,
-  ctx: { settings: SourceSettings; gitToken: string | null; signal?: AbortSignal; timeoutMs?: number },
-): Promise<RemoteCommit> {
+  ctx: {
+    settings: SourceSettings;
+    gitToken: string | null;
+    signal?: AbortSignal;
+    timeoutMs?: number;
+    baseRef?: string | null;
+  },
+): Promise<RemoteCommit | null> {
   const { settings } = ctx;
   const { spec, gitEnv } = await remoteGit(source.repo_path, settings, ctx.gitToken);
   const ref = await resolveRef(spec, source.branch, gitEnv, {
     timeoutMs: ctx.timeoutMs ?? settings.cloneTimeoutMs,
     ...(ctx.signal ? { signal: ctx.signal } : {}),
   });
-  return commitOf(spec, ref);
+  const baseRef = ctx.baseRef ?? null;
+  const baseCommit = baseRef === null ? null : baseCommitOf(ref.refs, baseRef);
+  return baseRef !== null && baseCommit === null ? null : commitOf(spec, ref, baseCommit);
 }
 
 /** Every regular file of the commit but the changed ones, with no size: a digest lists them, never reads them. */

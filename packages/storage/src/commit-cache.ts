@@ -18,6 +18,11 @@ export interface CommitIdentity {
   commit: string;
   /** The folder the URL names (before a file link is turned into its folder); null for the whole tree. */
   subdir: string | null;
+  /**
+   * The commit a change digest's `base_ref` named (a branch or tag moves: the name alone, in the
+   * options, does not say which diff was taken); null for a scan that is not a digest.
+   */
+  baseCommit: string | null;
 }
 
 /**
@@ -52,7 +57,15 @@ export function commitCacheKey(material: CommitCacheMaterial): string {
   return sha256(
     JSON.stringify([
       KEY_FORMAT,
-      [identity.url, identity.hostFamily, identity.repoName, identity.branch, identity.commit, identity.subdir],
+      [
+        identity.url,
+        identity.hostFamily,
+        identity.repoName,
+        identity.branch,
+        identity.commit,
+        identity.subdir,
+        identity.baseCommit,
+      ],
       optionValues,
       encoding,
       settingValues,

@@ -15,6 +15,7 @@ const material = (overrides: Partial<CommitCacheMaterial> = {}): CommitCacheMate
     branch: 'main',
     commit: 'a'.repeat(40),
     subdir: null,
+    baseCommit: null,
   },
   options: { ...DEFAULT_WIRE_SCAN_OPTIONS },
   encoding: 'o200k_base',
@@ -42,12 +43,14 @@ describe('commit cache key', () => {
     expect(keys.size).toBe(SCAN_OPTION_NAMES.length + 1);
   });
 
-  it('changes with the commit, branch, folder, encoding, version and limits; not with the order of settings', () => {
+  it('changes with the commit, branch, folder, base commit, encoding, version and limits; not with the order of settings', () => {
     const m = material();
     const variants = [
       material({ identity: { ...m.identity, commit: 'b'.repeat(40) } }),
       material({ identity: { ...m.identity, branch: 'dev' } }),
       material({ identity: { ...m.identity, subdir: 'docs' } }),
+      material({ identity: { ...m.identity, baseCommit: 'c'.repeat(40) } }),
+      material({ identity: { ...m.identity, baseCommit: 'd'.repeat(40) } }),
       material({ encoding: 'cl100k_base' }),
       material({ settings: { ...m.settings, version: '0.2.0' } }),
       material({ settings: { ...m.settings, maxFileBytes: 1 } }),

@@ -43,12 +43,15 @@ export class ResultReuse {
       // A repository nobody scanned here has nothing to reuse: no ls-remote is run for it.
       const parsed = parseRepoPath(source.repo_path);
       if (parsed.kind !== 'remote' || !(await cache.knowsRepository(parsed.url.webUrl))) return null;
+      // A change digest's base is part of what it shows: its commit is read from the same listing.
       const identity = await resolveRemoteCommit(source, {
         settings,
         gitToken: gitToken ?? null,
         timeoutMs: Math.min(settings.cloneTimeoutMs, this.deps.timeoutMs ?? LS_REMOTE_TIMEOUT_MS),
+        baseRef: options.base_ref ?? null,
         ...(signal ? { signal } : {}),
       });
+      if (identity === null) return null;
       const material: CommitCacheMaterial = {
         identity,
         options,

@@ -648,7 +648,7 @@ export interface components {
              * @example https://ci.example.com/hooks/reposcan
              */
             callback_url?: string;
-            /** @description Remote repositories (default true): when an earlier scan of the same repository, commit and options is still kept, complete this one at once from it (`cached_from` in the result); otherwise a scan of a whole repository takes each file an earlier scan processed (same path, git blob and text-shaping options, `secrets: redact`) from the file cache instead of fetching and reading it again. `false` forces a fresh scan: every file fetched and processed. Local paths and uploads are never served from either cache. */
+            /** @description Remote repositories (default true): when an earlier scan of the same repository, commit and options (for a change digest, also the same commit behind `base_ref`) is still kept, complete this one at once from it (`cached_from` in the result); otherwise a scan of a whole repository takes each file an earlier scan processed (same path, git blob and text-shaping options, `secrets: redact`) from the file cache instead of fetching and reading it again. `false` forces a fresh scan: every file fetched and processed. Local paths and uploads are never served from either cache. */
             cache?: boolean;
             /**
              * @description Folder names (any depth) or repository-root-relative folder paths to skip, on top of the defaults (VCS, dependency, cache and editor folders).

@@ -34,13 +34,14 @@ const DEFAULT_TIMEOUT_MS = 30_000;
 /**
  * Decides what to clone: the request's `branch` wins; else the longest ref spelled by the URL's
  * `/tree/<ref>/<folder>` segments (refs may contain `/`); else the remote's default branch.
+ * `refs` is everything the remote listed.
  */
 export async function resolveRef(
   spec: RemoteSpec,
   requestedBranch: string | null | undefined,
   gitEnv: GitEnv,
   options: ResolveRefOptions = {},
-): Promise<ResolvedRef> {
+): Promise<ResolvedRef & { refs: AdvertisedRefs }> {
   if (requestedBranch) assertBranchName(requestedBranch);
   const deadline = withDeadline(
     options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
@@ -61,7 +62,21 @@ export async function resolveRef(
   } finally {
     deadline.clear();
   }
-  return pickRef(parseLsRemote(output), spec, requestedBranch || null);
+  const refs = parseLsRemote(output);
+  return { ...pickRef(refs, spec, requestedBranch || null), refs };
+}
+
+/**
+ * The commit a change digest's `base_ref` names now, as fetching it would take it (a full commit
+ * id is itself; git looks a name up among tags before branches), or null when the listing cannot
+ * tell: not a branch or tag, or a tag and a branch of that name naming different commits.
+ */
+export function baseCommitOf(refs: AdvertisedRefs, baseRef: string): string | null {
+  if (/^[0-9a-f]{40}$/.test(baseRef)) return baseRef;
+  const tag = refs.tags.get(baseRef);
+  const branch = refs.heads.get(baseRef);
+  if (tag !== undefined && branch !== undefined && tag !== branch) return null;
+  return tag ?? branch ?? null;
 }
 
 /** Parses `git ls-remote --symref` output; names git would refuse on the command line are dropped. */

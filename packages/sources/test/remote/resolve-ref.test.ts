@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ScanError } from '@reposcan/contracts';
-import { parseLsRemote, pickRef } from '../../src/remote/resolve-ref.js';
+import { baseCommitOf, parseLsRemote, pickRef } from '../../src/remote/resolve-ref.js';
 import { isSafeRefName } from '../../src/remote/ref-name.js';
 
 // The ref-choosing rules, without git: body branch > longest URL ref > remote default.
@@ -95,6 +95,25 @@ describe('pickRef', () => {
     ).toMatchObject({
       code: 'REPO_NOT_FOUND',
     });
+  });
+});
+
+describe('baseCommitOf', () => {
+  it('names the commit a base_ref names: a branch, an annotated tag peeled, a full commit id as it is', () => {
+    expect(baseCommitOf(refs, 'trunk')).toBe(A);
+    expect(baseCommitOf(refs, 'release/2.0/hotfix')).toBe(C);
+    expect(baseCommitOf(refs, 'v1.0')).toBe(B);
+    expect(baseCommitOf(refs, D)).toBe(D);
+  });
+
+  it('cannot tell a name the listing does not hold, an abbreviated id, or a tag and a branch that disagree', () => {
+    expect(baseCommitOf(refs, 'nothing-here')).toBeNull();
+    expect(baseCommitOf(refs, 'd'.repeat(12))).toBeNull();
+    const both = parseLsRemote(
+      `${A}\trefs/heads/same\n${B}\trefs/tags/same\n${C}\trefs/heads/agree\n${C}\trefs/tags/agree\n`,
+    );
+    expect(baseCommitOf(both, 'same')).toBeNull();
+    expect(baseCommitOf(both, 'agree')).toBe(C);
   });
 });
 
