@@ -17,6 +17,7 @@ import {
   parseRepoPath,
   readGitCredentials,
   resolveRef,
+  resolveRefListing,
   withGitCredential,
 } from './remote/index.js';
 import type {
@@ -278,12 +279,12 @@ export async function resolveRemoteCommit(
 ): Promise<RemoteCommit | null> {
   const { settings } = ctx;
   const { spec, gitEnv } = await remoteGit(source.repo_path, settings, ctx.gitToken);
-  const ref = await resolveRef(spec, source.branch, gitEnv, {
+  const { ref, refs } = await resolveRefListing(spec, source.branch, gitEnv, {
     timeoutMs: ctx.timeoutMs ?? settings.cloneTimeoutMs,
     ...(ctx.signal ? { signal: ctx.signal } : {}),
   });
   const baseRef = ctx.baseRef ?? null;
-  const baseCommit = baseRef === null ? null : baseCommitOf(ref.refs, baseRef);
+  const baseCommit = baseRef === null ? null : baseCommitOf(refs, baseRef);
   return baseRef !== null && baseCommit === null ? null : commitOf(spec, ref, baseCommit);
 }
 

@@ -10,7 +10,7 @@ export type { CheckedCallbackUrl } from './callback-url-policy.js';
 export { createGitEnv } from './git-env.js';
 export type { GitEnv, GitEnvOptions } from './git-env.js';
 export { assertBranchName } from './ref-name.js';
-export { baseCommitOf, resolveRef } from './resolve-ref.js';
+export { baseCommitOf, resolveRef, resolveRefListing } from './resolve-ref.js';
 export type { ResolvedRef, ResolveRefOptions } from './resolve-ref.js';
 export { cloneRemote } from './clone-remote.js';
 export type { ClonedRemote, CloneRemoteOptions } from './clone-remote.js';

@@ -34,14 +34,23 @@ const DEFAULT_TIMEOUT_MS = 30_000;
 /**
  * Decides what to clone: the request's `branch` wins; else the longest ref spelled by the URL's
  * `/tree/<ref>/<folder>` segments (refs may contain `/`); else the remote's default branch.
- * `refs` is everything the remote listed.
  */
 export async function resolveRef(
   spec: RemoteSpec,
   requestedBranch: string | null | undefined,
   gitEnv: GitEnv,
   options: ResolveRefOptions = {},
-): Promise<ResolvedRef & { refs: AdvertisedRefs }> {
+): Promise<ResolvedRef> {
+  return (await resolveRefListing(spec, requestedBranch, gitEnv, options)).ref;
+}
+
+/** resolveRef, with everything the remote listed. */
+export async function resolveRefListing(
+  spec: RemoteSpec,
+  requestedBranch: string | null | undefined,
+  gitEnv: GitEnv,
+  options: ResolveRefOptions = {},
+): Promise<{ ref: ResolvedRef; refs: AdvertisedRefs }> {
   if (requestedBranch) assertBranchName(requestedBranch);
   const deadline = withDeadline(
     options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
@@ -63,7 +72,7 @@ export async function resolveRef(
     deadline.clear();
   }
   const refs = parseLsRemote(output);
-  return { ...pickRef(refs, spec, requestedBranch || null), refs };
+  return { ref: pickRef(refs, spec, requestedBranch || null), refs };
 }
 
 /**
