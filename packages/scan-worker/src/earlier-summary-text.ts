@@ -12,7 +12,11 @@ const FILES_OPEN = Buffer.from(',"files":[');
 const FILES_CLOSE = Buffer.from('],"assets":');
 const EMPTY_FILES = ',"files":[]';
 
-/** The summary of scan `scanId` served from `fromId`'s, whose summary.json holds `earlier`: the record (the file list by its length) and the file's bytes. */
+/**
+ * The summary of scan `scanId` served from `fromId`'s, whose summary.json holds `earlier`
+ * (`JSON.stringify` of a SummaryRecord and a newline): the record (the file list by its length)
+ * and the file's bytes, the same bytes as writing that record out in full.
+ */
 export function summaryFromEarlierFile(
   earlier: Buffer,
   fromId: string,
@@ -20,55 +24,41 @@ export function summaryFromEarlierFile(
   createdAt: string,
   completedAt: string,
 ): { summary: SummaryForResult; bytes: Buffer } {
-  const carried = carryFileList(earlier, (skeleton) =>
-    summaryFromEarlier(skeleton, fromId, scanId, createdAt, completedAt),
-  );
-  if (carried !== null) return carried;
-  const summary = summaryFromEarlier(
-    JSON.parse(earlier.toString('utf8')) as SummaryRecord,
-    fromId,
-    scanId,
-    createdAt,
-    completedAt,
-  );
-  return { summary, bytes: Buffer.from(`${JSON.stringify(summary)}\n`) };
-}
-
-/**
- * `change` applied to the summary in `earlier` (`JSON.stringify` of a SummaryRecord and a newline)
- * with its file list left out, and the list put back as it was: the same bytes as writing the
- * changed record out in full. null when the list is not found as buildSummaryRecord lays it out.
- *
- * The markers can only be the keys themselves: an unescaped `"` never occurs inside a JSON
- * string, nothing before the list (repository, options, summary) has a `files` key, and nothing
- * after its start but the record itself has an `assets` key.
- */
-function carryFileList(
-  earlier: Buffer,
-  change: (skeleton: SummaryRecord) => SummaryRecord,
-): { summary: SummaryForResult; bytes: Buffer } | null {
+  const ours = (record: SummaryRecord): SummaryRecord =>
+    summaryFromEarlier(record, fromId, scanId, createdAt, completedAt);
+  // The markers can only be the keys themselves: an unescaped `"` never occurs inside a JSON
+  // string, nothing before the list (repository, options, summary) has a `files` key, and nothing
+  // after its start but the record itself has an `assets` key.
   const open = earlier.indexOf(FILES_OPEN);
   const close = earlier.lastIndexOf(FILES_CLOSE);
-  if (open < 0 || close < open + FILES_OPEN.length) return null;
-  let skeleton: SummaryRecord;
-  try {
-    skeleton = JSON.parse(
-      `${earlier.toString('utf8', 0, open)}${EMPTY_FILES},${earlier.toString('utf8', close + 2)}`,
-    ) as SummaryRecord;
-  } catch {
-    return null;
+  const skeleton =
+    open < 0 || close < open + FILES_OPEN.length
+      ? null
+      : parseOrNull(`${earlier.toString('utf8', 0, open)}${EMPTY_FILES},${earlier.toString('utf8', close + 2)}`);
+  if (skeleton === null) {
+    // Not laid out as buildSummaryRecord writes it: parsed and written out whole.
+    const summary = ours(JSON.parse(earlier.toString('utf8')) as SummaryRecord);
+    return { summary, bytes: Buffer.from(`${JSON.stringify(summary)}\n`) };
   }
-  const summary = change(skeleton);
+  const summary = ours(skeleton);
   const text = `${JSON.stringify(summary)}\n`;
-  const at = text.indexOf(EMPTY_FILES);
-  if (at < 0) return null;
+  // The list goes back inside the brackets of the empty one, the first `files` key as above.
+  const inside = text.indexOf(EMPTY_FILES) + EMPTY_FILES.length - 1;
   return {
     // Every file is in the list or among the assets (the summary's totals).
     summary: { ...summary, files: { length: summary.summary.total_files - summary.assets.length } },
     bytes: Buffer.concat([
-      Buffer.from(text.slice(0, at + EMPTY_FILES.length - 1)),
+      Buffer.from(text.slice(0, inside)),
       earlier.subarray(open + FILES_OPEN.length, close),
-      Buffer.from(text.slice(at + EMPTY_FILES.length - 1)),
+      Buffer.from(text.slice(inside)),
     ]),
   };
+}
+
+function parseOrNull(text: string): SummaryRecord | null {
+  try {
+    return JSON.parse(text) as SummaryRecord;
+  } catch {
+    return null;
+  }
 }
