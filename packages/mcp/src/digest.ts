@@ -176,17 +176,15 @@ export class ScanDigest {
     if (head !== '') list.push({ path: null, text: head });
     this.ordered.forEach((file, index) => {
       let text = '';
-      for (const chunk of renderer.file(file.record, encoder.encode(file.content), index, this.ctx.lite)) {
+      for (const chunk of renderer.file(file.record, encoder.encode(file.content), this.ctx.lite)) {
         if (typeof chunk === 'string') text += chunk;
         else if (chunk instanceof Uint8Array) text += decoder.decode(chunk);
         else text += JSON.stringify(decoder.decode(chunk.jsonString));
       }
-      // JSON's separator ends the previous block, so a file's block is its own line alone.
+      // The separator ends the previous block, so a file's block is its own line alone.
       const previous = list.at(-1);
-      if (format === 'json' && text.startsWith(',\n') && previous) {
-        list[list.length - 1] = { path: previous.path, text: `${previous.text},\n` };
-        text = text.slice(2);
-      }
+      if (index > 0 && previous)
+        list[list.length - 1] = { path: previous.path, text: previous.text + renderer.separator };
       list.push({ path: file.record.path, text });
     });
     const tail = renderer.tail(this.ctx, this.ordered.length);

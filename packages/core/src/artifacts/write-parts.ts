@@ -199,7 +199,7 @@ function fileUnit(
     render: (from, to, piece) => {
       const text = content.subarray(from, to);
       const tokens = from === 0 && to === content.length ? record.tokens : ranges?.range(from, to);
-      return chunksToSegments(renderer.file(record, text, index, lite, piece), text, tokens);
+      return chunksToSegments(renderer.file(record, text, lite, piece), text, tokens);
     },
     prepareCut: async (count) => {
       ranges ??= new RangeCounter(content, count, await marksOf(content, index));

@@ -123,9 +123,10 @@ export class TextArtifactWriter {
 
   /** Append one file's block to every format; `content` is its UTF-8 text. */
   async addFile(record: TextFileRecord, content: Uint8Array): Promise<void> {
-    const index = this.fileCount++;
+    const first = this.fileCount++ === 0;
     for (const artifact of this.artifacts) {
-      for (const chunk of artifact.renderer.file(record, content, index, this.lite)) await put(artifact, chunk);
+      if (!first) await put(artifact, artifact.renderer.separator);
+      for (const chunk of artifact.renderer.file(record, content, this.lite)) await put(artifact, chunk);
     }
   }
 

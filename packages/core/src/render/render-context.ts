@@ -53,18 +53,14 @@ export interface FilePiece {
 export interface FormatRenderer {
   format: TextFormat;
   head(ctx: HeadContext): string;
+  /** What stands between two file blocks (JSON's comma), part of neither. */
+  separator: string;
   /**
    * One file's block. `content` is the file's UTF-8 text; chunks are produced lazily and are
    * `content` itself (as it is or as a JSON string) or small strings, so a large file never
    * becomes a large string.
    */
-  file(
-    record: TextFileRecord,
-    content: Uint8Array,
-    index: number,
-    lite: boolean,
-    piece?: FilePiece,
-  ): Iterable<RenderedChunk>;
+  file(record: TextFileRecord, content: Uint8Array, lite: boolean, piece?: FilePiece): Iterable<RenderedChunk>;
   tail(ctx: RenderContext, fileCount: number): string;
 }
 

@@ -19,10 +19,11 @@ export const jsonRenderer: FormatRenderer = {
     lines.push('  "files": [');
     return `${lines.join('\n')}\n`;
   },
-  *file(record: TextFileRecord, content: Uint8Array, index: number, lite: boolean) {
+  separator: ',\n',
+  *file(record: TextFileRecord, content: Uint8Array, lite: boolean) {
     // The object as JSON.stringify({ ...meta, content }) writes it, with the content streamed.
     const meta = JSON.stringify(lite ? { path: record.path } : record);
-    yield `${index > 0 ? ',\n' : ''}    ${meta.slice(0, -1)},"content":`;
+    yield `    ${meta.slice(0, -1)},"content":`;
     yield { jsonString: content };
     yield '}';
   },

@@ -52,7 +52,8 @@ export const markdownRenderer: FormatRenderer = {
     parts.push('## Files');
     return `${parts.join('\n\n')}\n\n`;
   },
-  *file(record: TextFileRecord, content: Uint8Array, _index: number, lite: boolean, piece?: FilePiece) {
+  separator: '',
+  *file(record: TextFileRecord, content: Uint8Array, lite: boolean, piece?: FilePiece) {
     const fence = fenceForUtf8(content);
     const lines = [`### ${inlineCode(displayPath(record.path))}`, ''];
     if (piece) lines.push(`_Part ${piece.part} of ${piece.parts} of this file._`, '');

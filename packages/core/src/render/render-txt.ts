@@ -52,7 +52,8 @@ export const txtRenderer: FormatRenderer = {
     if (ctx.tree !== null) parts.push(`Directory structure:\n${ctx.tree}`);
     return parts.length > 0 ? `${parts.join('\n\n')}\n\n` : '';
   },
-  *file(record: TextFileRecord, content: Uint8Array, _index: number, lite: boolean, piece?: FilePiece) {
+  separator: '',
+  *file(record: TextFileRecord, content: Uint8Array, lite: boolean, piece?: FilePiece) {
     const header = [RULE, `FILE: ${displayPath(record.path)}`];
     if (piece) header.push(`PART: ${piece.part} of ${piece.parts} of this file`);
     if (!lite) {
