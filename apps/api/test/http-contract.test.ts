@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -181,6 +182,23 @@ describe('HTTP contract (embedded mode)', () => {
       await expectError(await postScan(api, { repo_path: api.repoDir, lite: 'yes' }), 400, 'INVALID_REQUEST');
       await expectError(await postScan(api, { repo_path: 42 }), 400, 'INVALID_REQUEST');
       await expectError(await postScan(api, { repo_path: api.repoDir, tree_depth: -1 }), 400, 'INVALID_REQUEST');
+    });
+    it('a missing field is 400 INVALID_REQUEST saying it is required and what it takes', async () => {
+      const scan = await expectError(await postScan(api, {}), 400, 'INVALID_REQUEST');
+      expect(scan.detail).toBe('Fix the request body: repo_path is required (a string).');
+      const download = await expectError(
+        await fetch(`${api.baseUrl}/v1/download/${randomUUID()}`),
+        400,
+        'INVALID_REQUEST',
+      );
+      expect(download.detail).toBe('Fix the request query: format is required (one of "txt", "md", "json", "zip").');
+      // Present but wrong is said as such.
+      const wrong = await expectError(
+        await fetch(`${api.baseUrl}/v1/download/${randomUUID()}?format=pdf`),
+        400,
+        'INVALID_REQUEST',
+      );
+      expect(wrong.detail).not.toContain('required');
     });
     it('too many patterns are 400', async () => {
       await expectError(

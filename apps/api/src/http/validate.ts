@@ -9,7 +9,25 @@ export function parseOrThrow<T extends z.ZodType>(schema: T, value: unknown, whe
     const path = issue.path.length > 0 ? issue.path.join('.') : where;
     if (issue.code === 'unrecognized_keys')
       return `unknown field(s) ${issue.keys.map((k) => `"${k}"`).join(', ')} in the ${where}`;
+    if (issue.path.length > 0 && valueAt(value, issue.path) === undefined)
+      return `${path} is required (${requirement(issue)})`;
     return `${path}: ${issue.message}`;
   });
   throw new ScanError('INVALID_REQUEST', `Fix the request ${where}: ${problems.join('; ')}.`);
+}
+
+/** What a missing field must be: its options or its type, else zod's own words. */
+function requirement(issue: z.core.$ZodIssue): string {
+  if (issue.code === 'invalid_value') return `one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
+  if (issue.code === 'invalid_type') return `a ${issue.expected}`;
+  return issue.message;
+}
+
+function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
+  let at = value;
+  for (const key of path) {
+    if (typeof at !== 'object' || at === null || !Object.hasOwn(at, key)) return undefined;
+    at = (at as Record<PropertyKey, unknown>)[key];
+  }
+  return at;
 }
