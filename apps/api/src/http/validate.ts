@@ -19,7 +19,7 @@ export function parseOrThrow<T extends z.ZodType>(schema: T, value: unknown, whe
 /** What a missing field must be: its options or its type, else zod's own words. */
 function requirement(issue: z.core.$ZodIssue): string {
   if (issue.code === 'invalid_value') return `one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
-  if (issue.code === 'invalid_type') return `a ${issue.expected}`;
+  if (issue.code === 'invalid_type') return `${/^[aeiou]/.test(issue.expected) ? 'an' : 'a'} ${issue.expected}`;
   return issue.message;
 }
 
