@@ -35,6 +35,7 @@ export { runScan } from './scan/run-scan.js';
 export type { RunScanDeps, ScanInput, ScanReport, ScanTimings } from './scan/run-scan.js';
 export type { ChangeDigestReport } from './scan/change-digest.js';
 export type { FileReuse, FoundText, FreshText, StoredText } from './scan/file-reuse.js';
+export type { AbsentFileReader } from './scan/absent-file-reader.js';
 export type { FileCompression, FileSecrets } from './scan/process-files.js';
 export { IGNORE_FILE_NAMES } from './walk/ignore-file-names.js';
 export { inspectTree, toInspectResult } from './scan/inspect-tree.js';

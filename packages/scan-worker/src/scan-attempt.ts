@@ -233,6 +233,8 @@ export class ScanAttempt {
       gitToken,
       baseRef: this.request.options.base_ref,
       ...(this.fileReuse ? { reuse: this.fileReuse.cloneReuse } : {}),
+      // The ZIP bundle copies assets from disk; without it the files stay in the clone's store.
+      filesInStore: this.request.options.create_zip !== true,
     }).catch((error: unknown) => {
       throw asWorkerRefusal(error, this.deps.sources);
     });
@@ -282,37 +284,42 @@ export class ScanAttempt {
     const cacheStats = { hits: 0, misses: 0 };
     const fileReuse = this.fileReuse?.engineReuse(prepared);
     this.scannedRoot = prepared.root;
-    const report = await this.deps.engine.runScan(
-      {
-        root: prepared.root,
-        repoName: prepared.repoName,
-        source: prepared.source,
-        sourceSkips: prepared.sourceSkips,
-        ...(prepared.git ? { git: prepared.git } : {}),
-        ...(prepared.changes ? { changes: prepared.changes } : {}),
-        ...(prepared.absent ? { absent: prepared.absent } : {}),
-        options: toEngineOptions(this.request.options),
-        limits: this.deps.limits,
-        encoding,
-        outDir: this.stagingDirs().outDir,
-        signal: this.signal,
-        summaryExtras: { scan_id: this.scanId, created_at: this.state.created_at },
-      },
-      {
-        countTokens: (texts, signal) => pool.count(texts, signal),
-        tokenCache: cache ? { cache, stats: cacheStats } : undefined,
-        ...(fileReuse ? { fileReuse } : {}),
-      },
-      (p) => {
-        if (p.phase === 'walk' && p.files_done === 0) this.fault('scan');
-        // Every file is counted: unless this scan's walk left its thread for the next walk (a
-        // small one does), the next walk's thread boots now, while the artifacts are finished
-        // and published (mostly waiting on the disk), not between scans, nor while it would
-        // slow the counting (~0.1 CPU-seconds of start-up).
-        else if (p.phase === 'render') this.prepareNextWalk();
-        this.setProgress({ phase: p.phase, files_done: p.files_done, files_total: p.files_total });
-      },
-    );
+    const { inStore } = prepared;
+    const absent = inStore ? new Map([...(prepared.absent ?? []), ...inStore.sizes()]) : prepared.absent;
+    const report = await this.deps.engine
+      .runScan(
+        {
+          root: prepared.root,
+          repoName: prepared.repoName,
+          source: prepared.source,
+          sourceSkips: prepared.sourceSkips,
+          ...(prepared.git ? { git: prepared.git } : {}),
+          ...(prepared.changes ? { changes: prepared.changes } : {}),
+          ...(absent ? { absent } : {}),
+          options: toEngineOptions(this.request.options),
+          limits: this.deps.limits,
+          encoding,
+          outDir: this.stagingDirs().outDir,
+          signal: this.signal,
+          summaryExtras: { scan_id: this.scanId, created_at: this.state.created_at },
+        },
+        {
+          countTokens: (texts, signal) => pool.count(texts, signal),
+          tokenCache: cache ? { cache, stats: cacheStats } : undefined,
+          ...(fileReuse ? { fileReuse } : {}),
+          ...(inStore ? { readAbsent: inStore } : {}),
+        },
+        (p) => {
+          if (p.phase === 'walk' && p.files_done === 0) this.fault('scan');
+          // Every file is counted: unless this scan's walk left its thread for the next walk (a
+          // small one does), the next walk's thread boots now, while the artifacts are finished
+          // and published (mostly waiting on the disk), not between scans, nor while it would
+          // slow the counting (~0.1 CPU-seconds of start-up).
+          else if (p.phase === 'render') this.prepareNextWalk();
+          this.setProgress({ phase: p.phase, files_done: p.files_done, files_total: p.files_total });
+        },
+      )
+      .finally(() => inStore?.close().catch(() => {}));
     this.deps.metrics.engineFinished(secondsSince(started), {
       files: report.summary.total_files,
       bytes: report.summary.total_size,

@@ -8,6 +8,7 @@ import { resolveLocalRoot } from './local/index.js';
 import {
   baseCommitOf,
   buildWebSource,
+  CloneBlobs,
   checkRemotePolicy,
   cloneRemote,
   createGitEnv,
@@ -92,6 +93,11 @@ export interface PreparedSource {
    * change digest, files outside the change, which are listed by the walk (size 0) and never read.
    */
   absent?: ReadonlyMap<string, number>;
+  /**
+   * A remote clone with `filesInStore`: the files it left in its object store, for the engine to
+   * read from there (its AbsentFileReader; the walk lists them by `sizes()`). Closed by the caller.
+   */
+  inStore?: CloneBlobs;
 }
 
 export interface PrepareContext {
@@ -111,6 +117,8 @@ export interface PrepareContext {
    * leave on the server (CloneRemoteOptions.leaveOnServer); undefined when there are none.
    */
   reuse?: (repositoryUrl: string) => Promise<CloneRemoteOptions['leaveOnServer']>;
+  /** A whole-repository clone leaves the files the scan reads in its object store (CloneRemoteOptions.keepInStore). */
+  filesInStore?: boolean;
 }
 
 const NO_REMOTE = { url: null, hostFamily: null, ref: null, commit: null, subdir: null } as const;
@@ -186,6 +194,7 @@ export async function prepareSource(source: ScanRequestRecord['source'], ctx: Pr
         gitEnv,
         signal: ctx.signal,
         ...(leaveOnServer ? { leaveOnServer } : {}),
+        keepInStore: ctx.filesInStore === true,
       });
       if (baseRef !== null) changes ??= await diff(baseRef, cloned.subdir);
       // The engine walks from the repository root so paths and ignore files match the repository.
@@ -199,6 +208,7 @@ export async function prepareSource(source: ScanRequestRecord['source'], ctx: Pr
         commitIdentity: commitOf(spec, { ...ref, commit: cloned.commit }, changes?.baseCommit ?? null),
         blobs: cloned.blobs,
         absent: cloned.absent,
+        ...(cloned.inStore.size > 0 ? { inStore: new CloneBlobs(cloned.inStore, destDir, gitEnv, ctx.signal) } : {}),
         ...(changes ? { changes } : {}),
       };
     }

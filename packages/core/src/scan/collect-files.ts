@@ -207,6 +207,7 @@ export async function collectFiles(
         detectSecrets: deps.detectSecrets,
         transformCode: deps.transformCode,
         ...(deps.fileReuse ? { reuse: deps.fileReuse } : {}),
+        ...(deps.readAbsent ? { readAbsent: deps.readAbsent } : {}),
       },
       {
         secrets: options.secrets,

@@ -11,6 +11,7 @@ import type { SecretFinding, SecretScan } from '../secrets/secret-scan.js';
 import type { SecretsMode } from '@reposcan/contracts/vocabulary';
 import { codeLanguageOf } from '../compress/code-transform.js';
 import type { CodeLanguage, CodeTransform, NotCompressedReason, TransformOutcome } from '../compress/code-transform.js';
+import type { AbsentFileReader } from './absent-file-reader.js';
 import type { FileReuse, FoundText } from './file-reuse.js';
 
 export interface FileProcessingDeps {
@@ -30,6 +31,8 @@ export interface FileProcessingDeps {
   ) => Promise<TransformOutcome[]>;
   /** Files an earlier scan processed: taken from there, not read. */
   reuse?: FileReuse;
+  /** Files not on disk whose bytes the source holds: read from there. */
+  readAbsent?: AbsentFileReader;
 }
 
 /** What compressed code made of one textual file: null without a transform or outside its languages. */
@@ -168,6 +171,9 @@ async function processBatch(
   const { maxFileBytes, signal } = options;
   let offset = region?.start ?? 0;
   const requests: ReadRequest[] = [];
+  const elsewhere: { path: string; into: Uint8Array }[] = [];
+  /** For each read, in batch order: whether readAbsent gives it. */
+  const readsElsewhere: boolean[] = [];
   const storedPaths: string[] = [];
   let storedBytes = 0;
   let storedRoom = 0;
@@ -178,8 +184,12 @@ async function processBatch(
       storedRoom += room;
     }
     if (byName.kind === 'asset' || stored !== undefined) continue;
-    requests.push({ absPath: file.absPath, into: new Uint8Array(ring.memory, offset, room) });
+    const into = new Uint8Array(ring.memory, offset, room);
     offset += room;
+    const absent = deps.readAbsent?.has(file.path) === true;
+    readsElsewhere.push(absent);
+    if (absent) elsewhere.push({ path: file.path, into });
+    else requests.push({ absPath: file.absPath, into });
   }
   // Stored texts load, into the room the batch holds for them after its reads, while the others
   // are read and counted. A text can be longer than its file (decoded to UTF-8, redacted) and than
@@ -192,7 +202,13 @@ async function processBatch(
         )
       : Promise.resolve([]);
   loading.catch(() => {});
-  const reads = requests.length > 0 ? await deps.readFiles(requests, maxFileBytes) : [];
+  const [fromDisk, fromElsewhere] = await Promise.all([
+    requests.length > 0 ? deps.readFiles(requests, maxFileBytes) : [],
+    elsewhere.length > 0 && deps.readAbsent ? deps.readAbsent.read(elsewhere, maxFileBytes) : [],
+  ]);
+  let nextDisk = 0;
+  let nextElsewhere = 0;
+  const reads = readsElsewhere.map((absent) => (absent ? fromElsewhere[nextElsewhere++] : fromDisk[nextDisk++]));
   let nextRead = 0;
   const items = batch.files.map(({ file, byName, stored }): Classified => {
     if (stored !== undefined) return { kind: 'stored', file, stored };

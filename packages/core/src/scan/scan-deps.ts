@@ -7,6 +7,7 @@ import type { ReadOutcome, ReadRequest } from '../io/read-file-bytes.js';
 import type { SecretScan } from '../secrets/secret-scan.js';
 import type { CodeLanguage, CodeTransform, TransformOutcome } from '../compress/code-transform.js';
 import type { SkippedPath, WalkedFile } from '../types.js';
+import type { AbsentFileReader } from './absent-file-reader.js';
 import type { FileReuse } from './file-reuse.js';
 import { syncWalkFs } from '../walk/node-walk-fs.js';
 import { walkTreeInto } from '../walk/walk-tree.js';
@@ -33,6 +34,8 @@ export interface ScanDeps {
   now: () => Date;
   /** Files an earlier scan processed (a rescan of a remote repository): taken from there, not read. */
   fileReuse?: FileReuse;
+  /** Files not on disk whose bytes the source holds elsewhere (a clone's object store): read from there. */
+  readAbsent?: AbsentFileReader;
 }
 
 /** The deps that walk and read on `io`'s threads, so the caller's event loop never waits on the disk. */

@@ -9,6 +9,7 @@ import type { GitEnv } from './git-env.js';
 import { GitCommandError, runGit } from './git-process.js';
 import { unquoteGitPath } from './quoted-git-path.js';
 import { assertBranchName } from './ref-name.js';
+import type { StoredBlob } from './clone-blobs.js';
 import type { RemoteSpec } from './remote-spec.js';
 
 export interface CloneRemoteOptions {
@@ -41,6 +42,12 @@ export interface CloneRemoteOptions {
    * are fetched, in one request. Ignore files are fetched whatever it answers: the walk reads them.
    */
   leaveOnServer?: (blobs: ReadonlyMap<string, string>) => Promise<ReadonlyMap<string, number>>;
+  /**
+   * A whole-repository clone with a blob limit or `leaveOnServer` writes out only its ignore files,
+   * links and files whose path git quotes; every other regular file stays in the object store
+   * (ClonedRemote.inStore), for the scan to read from there (CloneBlobs). Unset: all are written out.
+   */
+  keepInStore?: boolean;
 }
 
 export interface ClonedRemote {
@@ -66,6 +73,8 @@ export interface ClonedRemote {
    * walk lists them from here, WalkInput.absent). Empty without `leaveOnServer`.
    */
   absent: ReadonlyMap<string, number>;
+  /** With `keepInStore`: the regular files left in the object store, not on disk, by path. */
+  inStore: ReadonlyMap<string, StoredBlob>;
 }
 
 /**
@@ -140,6 +149,8 @@ export async function cloneRemote(options: CloneRemoteOptions): Promise<ClonedRe
     await writeFile(path.join(destDir, '.git', 'info', 'attributes'), NO_CHECKOUT_CONVERSIONS);
     let folder: string | null = null;
     let absent: ReadonlyMap<string, number> = new Map();
+    let inStore: ReadonlyMap<string, StoredBlob> = new Map();
+    const keepInStore = options.keepInStore === true;
     /** HEAD's `ls-tree -r` and its regular files, when a step below has listed them already. */
     let listed: { tree: string; blobs: Map<string, string> } | null = null;
     if (leaveOnServer) {
@@ -148,12 +159,23 @@ export async function cloneRemote(options: CloneRemoteOptions): Promise<ClonedRe
       const fetched = await fetchUnkept(leaveOnServer, listed, (args) => git(args, destDir), offline);
       absent = fetched.kept;
       // Every blob still missing is one left on the server: listed by the walk, no placeholder.
-      await checkOutPresentBlobs(destDir, null, (args) => git(args, destDir), offline, {
-        missing: fetched.missing,
-        listing: tree,
-      });
+      inStore = await checkOutPresentBlobs(
+        destDir,
+        null,
+        (args) => git(args, destDir),
+        offline,
+        { missing: fetched.missing, listing: tree },
+        keepInStore,
+      );
     } else if (omitLarge)
-      await checkOutPresentBlobs(destDir, (options.maxBlobBytes ?? 0) + 1, (args) => git(args, destDir), offline);
+      inStore = await checkOutPresentBlobs(
+        destDir,
+        (options.maxBlobBytes ?? 0) + 1,
+        (args) => git(args, destDir),
+        offline,
+        undefined,
+        keepInStore,
+      );
     else {
       if (subdir) {
         // Read from the tree objects, so no blob is fetched to find out.
@@ -177,6 +199,7 @@ export async function cloneRemote(options: CloneRemoteOptions): Promise<ClonedRe
       tracked: treePaths(tree),
       blobs: listed?.blobs ?? regularBlobs(tree),
       absent,
+      inStore,
     };
   } catch (error) {
     await rm(destDir, { recursive: true, force: true });
@@ -203,15 +226,18 @@ async function missingObjects(offline: Git): Promise<Set<string>> {
  * The blobs the clone holds, read from its packs alone (no lazy fetch): none when the server
  * honoured `--filter=blob:none`, all of them when it ignored the filter.
  */
-async function presentBlobs(offline: Git): Promise<Set<string>> {
-  const present = new Set<string>();
+async function presentBlobs(offline: Git): Promise<Map<string, number>> {
+  const present = new Map<string, number>();
   const listing = await offline([
     'cat-file',
     '--batch-all-objects',
     '--unordered',
-    '--batch-check=%(objecttype) %(objectname)',
+    '--batch-check=%(objecttype) %(objectname) %(objectsize)',
   ]);
-  for (const line of listing.split('\n')) if (line.startsWith('blob ')) present.add(line.slice(5));
+  for (const line of listing.split('\n')) {
+    const [type, blob, size] = line.split(' ');
+    if (type === 'blob' && blob !== undefined) present.set(blob, Number(size));
+  }
   return present;
 }
 
@@ -296,8 +322,14 @@ async function checkOutPresentBlobs(
   offline: Git,
   /** What the caller knows already: the blobs missing and HEAD's `ls-tree -r`, the index read from HEAD. */
   known?: { missing: Set<string>; listing: string },
-): Promise<void> {
+  keepInStore = false,
+): Promise<Map<string, StoredBlob>> {
   if (!known) await offline(['read-tree', 'HEAD']);
+  if (keepInStore) {
+    const listing = known?.listing ?? (await offline(['ls-tree', '-r', '--full-tree', 'HEAD']));
+    // A quoted path cannot be named to checkout-index as it is: such a tree is written out whole.
+    if (!/\t"/.test(listing)) return writeOutOnlyWhatIsWalked(destDir, placeholderSize, offline, listing);
+  }
   const missing = known?.missing ?? (await missingObjects(offline));
   const omitted: string[] = [];
   const present: string[] = [];
@@ -325,10 +357,45 @@ async function checkOutPresentBlobs(
   } catch {
     await offline(['read-tree', 'HEAD']); // clears the marks: checkout-index fetches what is missing
     await online(['checkout-index', '-a', '-f']);
-    return;
+    return new Map();
   }
   if (placeholderSize !== null)
     for (const relPath of omitted) await writePlaceholder(destDir, relPath, placeholderSize);
+  return new Map();
+}
+
+/**
+ * checkOutPresentBlobs with `keepInStore`: writes out the ignore files (the walk reads them),
+ * links and submodules (listed and skipped as such), a placeholder for each blob left on the server when
+ * `placeholderSize` is set, and leaves every other present regular file in the object store.
+ */
+async function writeOutOnlyWhatIsWalked(
+  destDir: string,
+  placeholderSize: number | null,
+  offline: Git,
+  listing: string,
+): Promise<Map<string, StoredBlob>> {
+  const present = await presentBlobs(offline);
+  const inStore = new Map<string, StoredBlob>();
+  const onDisk: string[] = [];
+  const omitted: string[] = [];
+  for (const record of listing.split('\n')) {
+    const match = /^(\d+) (blob|commit) ([0-9a-f]+)\t(.+)$/s.exec(record);
+    if (!match) continue;
+    const [, mode, type, blob, relPath] = match as unknown as [string, string, string, string, string];
+    const size = present.get(blob);
+    // A submodule is written out as the empty folder the walk lists and skips.
+    if (type === 'commit') onDisk.push(relPath);
+    else if (size === undefined) omitted.push(relPath);
+    else if ((mode === '100644' || mode === '100755') && !IGNORE_FILE_NAMES.includes(path.posix.basename(relPath)))
+      inStore.set(relPath, { blob, size });
+    else onDisk.push(relPath);
+  }
+  for (let i = 0; i < onDisk.length; i += PATHS_PER_CALL)
+    await offline(['checkout-index', '-f', '--', ...onDisk.slice(i, i + PATHS_PER_CALL)]);
+  if (placeholderSize !== null)
+    for (const relPath of omitted) await writePlaceholder(destDir, relPath, placeholderSize);
+  return inStore;
 }
 
 /** Paths per git command line: well inside any system's limit. */

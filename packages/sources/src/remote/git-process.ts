@@ -1,12 +1,20 @@
+import { execFile, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { closeSync, constants, openSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
+import { Socket } from 'node:net';
+import type { OnReadOpts, SocketConstructorOpts } from 'node:net';
 import path from 'node:path';
+import type { Writable } from 'node:stream';
+import { promisify } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { simpleGit } from 'simple-git';
 import { scrubSecrets } from './git-credential.js';
 import type { GitEnv } from './git-env.js';
 
 // The one place that runs git. Everything else builds argv and reads results.
+
+const execFileAsync = promisify(execFile);
 
 export interface RunGitOptions {
   gitEnv: GitEnv;
@@ -109,4 +117,115 @@ async function readPgid(file: string): Promise<number | null> {
   } catch {
     return null;
   }
+}
+
+/** A long-running git command fed on stdin (`cat-file --batch`), and how to stop it. */
+export interface GitBatchProcess {
+  stdin: Writable;
+  /** Resolves when git has exited and its output has been read, with an error unless it exited with 0 after `end`. */
+  exited: Promise<void>;
+  /** Closes stdin, so git ends once it has answered. */
+  end(): void;
+  /** Kills git's process group. */
+  kill(): void;
+}
+
+/** How much of git's output one read takes at most; the one buffer every read goes into. */
+const OUTPUT_WINDOW = 256 * 1024;
+
+/**
+ * Starts `git <args>` hardened by `gitEnv`, fed through a pipe, for a command that answers
+ * requests as they come. Its output goes to `onOutput` through one reused buffer (a view valid
+ * during the call only): a pipe read the usual way allocates a buffer per read, tens of MB of
+ * garbage for a repository's worth of blobs, which showed in a worker's peak memory. Only for
+ * commands that read the local repository: nothing it prints is scrubbed of credentials.
+ */
+export async function startGitBatch(
+  args: readonly string[],
+  options: RunGitOptions,
+  onOutput: (chunk: Uint8Array) => void,
+): Promise<GitBatchProcess> {
+  const { gitEnv, cwd, signal } = options;
+  signal.throwIfAborted();
+  const id = randomUUID();
+  const pgidFile = path.join(gitEnv.runDir, `${id}.pgid`);
+  // A named pipe in the private run folder, so both ends are plain descriptors: the reading end
+  // becomes a socket with a buffer of its own (`onread`), the writing end git's stdout.
+  const fifo = path.join(gitEnv.runDir, `${id}.fifo`);
+  await execFileAsync('mkfifo', ['-m', '600', fifo]);
+  let output: number;
+  let gitEnd: number;
+  try {
+    output = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
+    gitEnd = openSync(fifo, constants.O_WRONLY);
+  } finally {
+    await rm(fifo, { force: true });
+  }
+  const child = spawn(gitEnv.binary, [...gitEnv.config.flatMap((entry) => ['-c', entry]), ...args], {
+    cwd,
+    env: { ...gitEnv.env, GIT_CEILING_DIRECTORIES: path.dirname(cwd), REPOSCAN_GIT_PGID_FILE: pgidFile },
+    stdio: ['pipe', gitEnd, 'pipe'],
+  });
+  closeSync(gitEnd);
+  // `onread` is documented for the constructor too, though Node's types name it for connect only.
+  const readerOptions: SocketConstructorOpts & { onread: OnReadOpts } = {
+    fd: output,
+    readable: true,
+    writable: false,
+    onread: {
+      buffer: Buffer.allocUnsafe(OUTPUT_WINDOW),
+      callback: (length, buffer) => {
+        onOutput(buffer.subarray(0, length));
+        return true;
+      },
+    },
+  };
+  const reader = new Socket(readerOptions);
+  const { stdin, stderr: errors } = child;
+  if (stdin === null || errors === null) throw new Error('git was started without its pipes');
+  let stderr = '';
+  errors.setEncoding('utf8').on('data', (text: string) => (stderr = (stderr + text).slice(-4096)));
+  // The wrapper makes git the leader of its own group, with the wrapper's pid.
+  const kill = (): void => {
+    try {
+      if (child.pid !== undefined && child.exitCode === null) process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      // ESRCH: already gone
+    }
+  };
+  signal.addEventListener('abort', kill, { once: true });
+  let ended = false;
+  const outputRead = new Promise<void>((resolve, reject) => {
+    reader.on('end', resolve);
+    reader.on('error', reject);
+  });
+  const gitExited = new Promise<number | null>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', resolve);
+  });
+  const settled = Promise.all([gitExited, outputRead])
+    .then(([code]) => {
+      if (code !== 0 || !ended)
+        throw new GitCommandError(`git exited with ${code ?? 'a signal'}\n${stderr}`, { cause: undefined });
+    })
+    .catch((error: unknown) => {
+      throw signal.aborted ? signal.reason : error;
+    })
+    .finally(() => {
+      signal.removeEventListener('abort', kill);
+      reader.destroy();
+      void rm(pgidFile, { force: true });
+    });
+  settled.catch(() => {});
+  // A git that died is reported by `exited`; writes after it must not throw on their own.
+  stdin.on('error', () => {});
+  return {
+    stdin,
+    exited: settled,
+    end: () => {
+      ended = true;
+      stdin.end();
+    },
+    kill,
+  };
 }

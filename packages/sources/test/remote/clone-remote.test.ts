@@ -18,6 +18,7 @@ import { pathBytesOf } from '@reposcan/core/path-bytes';
 import {
   buildWebSource,
   checkRemotePolicy,
+  CloneBlobs,
   cloneRemote,
   createGitEnv,
   parseRepoPath,
@@ -131,6 +132,7 @@ describe('resolveRef + cloneRemote against a loopback git server', () => {
       // Regular files only.
       blobs: expect.any(Map),
       absent: new Map(),
+      inStore: new Map(),
     });
     expect([...cloned.blobs.keys()]).toEqual(['.gitattributes', '.gitmodules', 'README.md', 'model.bin', 'src/app.ts']);
     expect(readFileSync(path.join(destDir, 'src/app.ts'), 'utf8')).toBe('export const app = 1;\n');
@@ -188,6 +190,7 @@ describe('resolveRef + cloneRemote against a loopback git server', () => {
       ],
       blobs: expect.any(Map),
       absent: new Map(),
+      inStore: new Map(),
     });
     expect(readFileSync(path.join(cloned.root, 'a.md'), 'utf8')).toBe('# guide\n');
     expect(existsSync(path.join(destDir, 'docs/other/b.md'))).toBe(false);
@@ -366,16 +369,19 @@ describe("a clone's files are the commit's blobs, byte for byte", () => {
     ...EXACT_SUBMODULES.map((sub): [string, string] => [sub, 'submodule']),
   ]);
 
-  // The four ways a clone is checked out: all blobs, blobs under a size limit, one folder, the
-  // blobs an earlier scan did not process (here: none it did).
+  // The ways a clone is checked out: all blobs, blobs under a size limit, one folder, the blobs an
+  // earlier scan did not process (here: none it did); the last two also with the files the scan
+  // reads kept in the object store, read from there.
   it.each([
-    ['a plain clone', '', undefined, false],
-    ['a clone that leaves large blobs on the server', '', 1024 * 1024, false],
-    ['a folder clone', '/tree/main/docs', undefined, false],
-    ['a rescan clone', '', 1024 * 1024, true],
+    ['a plain clone', '', undefined, false, false],
+    ['a clone that leaves large blobs on the server', '', 1024 * 1024, false, false],
+    ['a folder clone', '/tree/main/docs', undefined, false, false],
+    ['a rescan clone', '', 1024 * 1024, true, false],
+    ['a clone that keeps files in its store', '', 1024 * 1024, false, true],
+    ['a rescan clone that keeps files in its store', '', 1024 * 1024, true, true],
   ])(
     '%s, whatever .gitattributes asks for, and names the links and submodules',
-    async (_name, folder, maxBlobBytes, rescan) => {
+    async (_name, folder, maxBlobBytes, rescan, keepInStore) => {
       const { spec, gitEnv } = await prepare(`${server.origin}/acme/exact${folder}`);
       const ref = await resolveRef(spec, null, gitEnv);
       const destDir = destination();
@@ -389,6 +395,7 @@ describe("a clone's files are the commit's blobs, byte for byte", () => {
         gitEnv,
         ...(maxBlobBytes ? { maxBlobBytes } : {}),
         ...(rescan ? { leaveOnServer: () => Promise.resolve(new Map<string, number>()) } : {}),
+        keepInStore,
       });
       expect(cloned.commit).toBe(fixtures.exact.commit);
       const blobs = commitFiles(fixtures.exact.bare, fixtures.exact.commit);
@@ -396,9 +403,31 @@ describe("a clone's files are the commit's blobs, byte for byte", () => {
         (file) => cloned.subdir === null || file.startsWith(`${cloned.subdir}/`),
       );
       expect(checkedOut.length).toBeGreaterThan(0);
-      for (const file of checkedOut)
-        expect({ file, bytes: readFileSync(path.join(destDir, file)) }).toEqual({ file, bytes: blobs.get(file) });
+      const store = new CloneBlobs(cloned.inStore, destDir, gitEnv, new AbortController().signal);
+      const inStore = checkedOut.filter((file) => cloned.inStore.has(file));
+      const fromStore = await store.read(
+        inStore.map((file) => ({ path: file })),
+        Number.POSITIVE_INFINITY,
+      );
+      await store.close();
+      const read = new Map(
+        inStore.map((file, i) => {
+          const outcome = fromStore[i];
+          return [file, outcome?.ok ? Buffer.from(outcome.bytes) : outcome];
+        }),
+      );
+      // Kept in the store: every regular file but the ignore files, which the walk reads from disk.
+      expect(inStore.length).toBe(keepInStore ? checkedOut.filter((file) => !file.endsWith('.gitignore')).length : 0);
+      for (const file of checkedOut) {
+        expect(existsSync(path.join(destDir, file))).toBe(!read.has(file));
+        const bytes = read.get(file) ?? readFileSync(path.join(destDir, file));
+        expect({ file, bytes }).toEqual({ file, bytes: blobs.get(file) });
+      }
       expect(cloned.skips).toEqual(expectedSkips);
+      // Links and submodules are written out as a plain clone writes them, for the walk to list.
+      if (cloned.subdir === null)
+        for (const entry of [...Object.keys(EXACT_LINKS), ...EXACT_SUBMODULES])
+          expect({ entry, written: existsSync(path.join(destDir, entry)) }).toEqual({ entry, written: true });
     },
   );
 });
@@ -622,5 +651,73 @@ describe('a clone told which files an earlier scan processed leaves their blobs 
       },
     });
     expect(asked).toBe(false);
+  });
+});
+
+describe('the files a clone keeps in its store (CloneBlobs)', () => {
+  it('reads any number at once through one git, into the room given, and refuses what is over the limit', async () => {
+    const { spec, gitEnv } = await prepare(`${server.origin}/acme/exact`);
+    const destDir = destination();
+    const cloned = await cloneRemote({
+      spec,
+      branch: 'main',
+      destDir,
+      deadlineMs: 30_000,
+      maxBytes: GIB,
+      gitEnv,
+      maxBlobBytes: 1024 * 1024,
+      keepInStore: true,
+    });
+    const blobs = commitFiles(fixtures.exact.bare, fixtures.exact.commit);
+    const store = new CloneBlobs(cloned.inStore, destDir, gitEnv, new AbortController().signal);
+    expect(store.sizes()).toEqual(new Map([...cloned.inStore].map(([file, { size }]) => [file, size])));
+    const files = [...cloned.inStore.keys()];
+    const room = new Uint8Array(new SharedArrayBuffer(64));
+    // Two batches in flight at once, answered in order; one file into the room it is given.
+    const [first, second] = await Promise.all([
+      store.read([{ path: 'README.md', into: room }, { path: 'not/there.txt' }], Number.POSITIVE_INFINITY),
+      store.read(
+        files.map((file) => ({ path: file })),
+        Number.POSITIVE_INFINITY,
+      ),
+    ]);
+    expect(first[0]).toEqual({ ok: true, bytes: expect.any(Uint8Array) });
+    const readme = first[0] as { ok: true; bytes: Uint8Array };
+    expect(readme.bytes.buffer).toBe(room.buffer);
+    expect(Buffer.from(readme.bytes)).toEqual(blobs.get('README.md'));
+    expect(first[1]).toEqual({ ok: false, reason: 'unreadable' });
+    files.forEach((file, i) => {
+      const outcome = second[i] as { ok: true; bytes: Uint8Array };
+      expect({ file, bytes: Buffer.from(outcome.bytes) }).toEqual({ file, bytes: blobs.get(file) });
+    });
+    const largest = Math.max(...[...cloned.inStore.values()].map(({ size }) => size));
+    const big = files.find((file) => cloned.inStore.get(file)?.size === largest) as string;
+    expect(await store.read([{ path: big }], largest - 1)).toEqual([{ ok: false, reason: 'too_large' }]);
+    // Resolves once git has answered everything and exited.
+    await store.close();
+  });
+
+  it('ends with its scan: an abort kills git and fails what is asked after it', async () => {
+    const { spec, gitEnv } = await prepare(`${server.origin}/acme/exact`);
+    const destDir = destination();
+    const cloned = await cloneRemote({
+      spec,
+      branch: 'main',
+      destDir,
+      deadlineMs: 30_000,
+      maxBytes: GIB,
+      gitEnv,
+      maxBlobBytes: 1024 * 1024,
+      keepInStore: true,
+    });
+    const scan = new AbortController();
+    const store = new CloneBlobs(cloned.inStore, destDir, gitEnv, scan.signal);
+    expect(await store.read([{ path: 'README.md' }], Number.POSITIVE_INFINITY)).toEqual([
+      { ok: true, bytes: expect.any(Uint8Array) },
+    ]);
+    scan.abort(new Error('scan cancelled'));
+    await expect(store.read([{ path: 'notes.txt' }], Number.POSITIVE_INFINITY)).rejects.toThrow('scan cancelled');
+    // Nothing is left waiting, so closing has nothing to report.
+    await expect(store.close()).resolves.toBeUndefined();
   });
 });
