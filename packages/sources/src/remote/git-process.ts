@@ -153,14 +153,18 @@ export async function startGitBatch(
   // becomes a socket with a buffer of its own (`onread`), the writing end git's stdout.
   const fifo = path.join(gitEnv.runDir, `${id}.fifo`);
   await execFileAsync('mkfifo', ['-m', '600', fifo]);
-  let output: number;
-  let gitEnd: number;
+  const opened: number[] = [];
   try {
-    output = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
-    gitEnd = openSync(fifo, constants.O_WRONLY);
+    // The reading end first, without waiting for a writer; then the writing end finds it open.
+    opened.push(openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK));
+    opened.push(openSync(fifo, constants.O_WRONLY));
+  } catch (error) {
+    for (const fd of opened) closeSync(fd);
+    throw error;
   } finally {
     await rm(fifo, { force: true });
   }
+  const [output, gitEnd] = opened as [number, number];
   const child = spawn(gitEnv.binary, [...gitEnv.config.flatMap((entry) => ['-c', entry]), ...args], {
     cwd,
     env: { ...gitEnv.env, GIT_CEILING_DIRECTORIES: path.dirname(cwd), REPOSCAN_GIT_PGID_FILE: pgidFile },
