@@ -655,7 +655,8 @@ describe('a clone told which files an earlier scan processed leaves their blobs 
 });
 
 describe('the files a clone keeps in its store (CloneBlobs)', () => {
-  it('reads any number at once through one git, into the room given, and refuses what is over the limit', async () => {
+  /** `acme/exact` cloned with its files left in the object store. */
+  async function cloneKeepingInStore() {
     const { spec, gitEnv } = await prepare(`${server.origin}/acme/exact`);
     const destDir = destination();
     const cloned = await cloneRemote({
@@ -668,6 +669,11 @@ describe('the files a clone keeps in its store (CloneBlobs)', () => {
       maxBlobBytes: 1024 * 1024,
       keepInStore: true,
     });
+    return { gitEnv, destDir, cloned };
+  }
+
+  it('reads any number at once through one git, into the room given, and refuses what is over the limit', async () => {
+    const { gitEnv, destDir, cloned } = await cloneKeepingInStore();
     const blobs = commitFiles(fixtures.exact.bare, fixtures.exact.commit);
     const store = new CloneBlobs(cloned.inStore, destDir, gitEnv, new AbortController().signal);
     expect(store.sizes()).toEqual(new Map([...cloned.inStore].map(([file, { size }]) => [file, size])));
@@ -698,18 +704,7 @@ describe('the files a clone keeps in its store (CloneBlobs)', () => {
   });
 
   it('ends with its scan: an abort kills git and fails what is asked after it', async () => {
-    const { spec, gitEnv } = await prepare(`${server.origin}/acme/exact`);
-    const destDir = destination();
-    const cloned = await cloneRemote({
-      spec,
-      branch: 'main',
-      destDir,
-      deadlineMs: 30_000,
-      maxBytes: GIB,
-      gitEnv,
-      maxBlobBytes: 1024 * 1024,
-      keepInStore: true,
-    });
+    const { gitEnv, destDir, cloned } = await cloneKeepingInStore();
     const scan = new AbortController();
     const store = new CloneBlobs(cloned.inStore, destDir, gitEnv, scan.signal);
     expect(await store.read([{ path: 'README.md' }], Number.POSITIVE_INFINITY)).toEqual([
