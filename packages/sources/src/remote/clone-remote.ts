@@ -44,8 +44,9 @@ export interface CloneRemoteOptions {
   leaveOnServer?: (blobs: ReadonlyMap<string, string>) => Promise<ReadonlyMap<string, number>>;
   /**
    * A whole-repository clone with a blob limit or `leaveOnServer` writes out only its ignore files,
-   * links and files whose path git quotes; every other regular file stays in the object store
-   * (ClonedRemote.inStore), for the scan to read from there (CloneBlobs). Unset: all are written out.
+   * links and submodules; every other regular file stays in the object store (ClonedRemote.inStore),
+   * for the scan to read from there (CloneBlobs). A tree with a path git quotes is written out whole,
+   * as it is when this is unset.
    */
   keepInStore?: boolean;
 }
