@@ -1,3 +1,4 @@
+import { withoutGitCredential } from './git-credential.js';
 import type { GitEnv } from './git-env.js';
 import { startGitBatch } from './git-process.js';
 import type { GitBatchProcess } from './git-process.js';
@@ -43,10 +44,8 @@ export class CloneBlobs {
   ) {
     // It reads the clone's own objects only: no transport is allowed (nothing is fetched lazily),
     // and the request's credential, which the clone needed, is not kept.
-    const env = Object.fromEntries(
-      Object.entries(gitEnv.env).filter(([key]) => !/^GIT_CONFIG_(COUNT|KEY_\d+|VALUE_\d+)$/.test(key)),
-    );
-    this.gitEnv = { ...gitEnv, env: { ...env, GIT_ALLOW_PROTOCOL: '' }, secrets: [] };
+    const local = withoutGitCredential(gitEnv);
+    this.gitEnv = { ...local, env: { ...local.env, GIT_ALLOW_PROTOCOL: '' } };
   }
 
   /** The walk's view of them: path → size. */
@@ -81,6 +80,8 @@ export class CloneBlobs {
 
   private async ask(stored: StoredBlob, into: Uint8Array | undefined): Promise<BlobReadOutcome> {
     if (this.failure !== null) throw this.failure;
+    // git is being killed: nothing is asked of it after its scan ended.
+    this.signal.throwIfAborted();
     const answer = new Promise<BlobReadOutcome>((resolve, reject) =>
       this.awaited.push({ size: stored.size, into, resolve, reject }),
     );

@@ -101,6 +101,14 @@ export function withGitCredential(gitEnv: GitEnv, spec: RemoteSpec, credential: 
   };
 }
 
+/** `gitEnv` without the credential withGitCredential put in it: for git commands that read the clone alone. */
+export function withoutGitCredential(gitEnv: GitEnv): GitEnv {
+  const env = Object.fromEntries(
+    Object.entries(gitEnv.env).filter(([key]) => !/^GIT_CONFIG_(COUNT|KEY_\d+|VALUE_\d+)$/.test(key)),
+  );
+  return { ...gitEnv, env, secrets: [] };
+}
+
 /** `text` with every secret replaced by `***`, longest first so a secret inside another goes too. */
 export function scrubSecrets(text: string, secrets: readonly string[]): string {
   let out = text;

@@ -189,13 +189,10 @@ export async function startGitBatch(
   if (stdin === null || errors === null) throw new Error('git was started without its pipes');
   let stderr = '';
   errors.setEncoding('utf8').on('data', (text: string) => (stderr = (stderr + text).slice(-4096)));
-  // The wrapper makes git the leader of its own group, with the wrapper's pid.
+  let gitDone = false;
+  let killer: Promise<void> | undefined;
   const kill = (): void => {
-    try {
-      if (child.pid !== undefined && child.exitCode === null) process.kill(-child.pid, 'SIGKILL');
-    } catch {
-      // ESRCH: already gone
-    }
+    killer ??= killProcessGroup(pgidFile, () => gitDone);
   };
   signal.addEventListener('abort', kill, { once: true });
   let ended = false;
@@ -205,7 +202,10 @@ export async function startGitBatch(
   });
   const gitExited = new Promise<number | null>((resolve, reject) => {
     child.on('error', reject);
-    child.on('close', resolve);
+    child.on('close', (code) => {
+      gitDone = true;
+      resolve(code);
+    });
   });
   const settled = Promise.all([gitExited, outputRead])
     .then(([code]) => {
@@ -215,10 +215,11 @@ export async function startGitBatch(
     .catch((error: unknown) => {
       throw signal.aborted ? signal.reason : error;
     })
-    .finally(() => {
+    .finally(async () => {
       signal.removeEventListener('abort', kill);
       reader.destroy();
-      void rm(pgidFile, { force: true });
+      await killer;
+      await rm(pgidFile, { force: true });
     });
   settled.catch(() => {});
   // A git that died is reported by `exited`; writes after it must not throw on their own.

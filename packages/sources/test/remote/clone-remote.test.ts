@@ -7,6 +7,7 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
+  readlinkSync,
   rmSync,
   writeFileSync,
 } from 'node:fs';
@@ -712,6 +713,18 @@ describe('the files a clone keeps in its store (CloneBlobs)', () => {
     ]);
     scan.abort(new Error('scan cancelled'));
     await expect(store.read([{ path: 'notes.txt' }], Number.POSITIVE_INFINITY)).rejects.toThrow('scan cancelled');
+    // Killed, not left waiting on its stdin, which is still open.
+    const running = (): string[] =>
+      readdirSync('/proc').filter((pid) => {
+        try {
+          return /^\d+$/.test(pid) && readlinkSync(`/proc/${pid}/cwd`) === destDir;
+        } catch {
+          return false;
+        }
+      });
+    for (let waited = 0; running().length > 0 && waited < 5_000; waited += 50)
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(running()).toEqual([]);
     // Nothing is left waiting, so closing has nothing to report.
     await expect(store.close()).resolves.toBeUndefined();
   });
