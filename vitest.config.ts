@@ -39,6 +39,8 @@ const INTEGRATION = [
   'packages/sources/test/remote/clone-remote.test.ts',
   'packages/sources/test/remote/private-clone.test.ts',
   'packages/sources/test/remote/change-digest.test.ts',
+  // git in a worker thread.
+  'packages/sources/test/remote/git-batch-in-thread.test.ts',
   // Differential runs against another program on random trees, a corpus or a race: git
   // (walk), js-tiktoken (token counts), python3 swapping folders under scans for 12 s.
   'packages/core/test/walk/git-differential.test.ts',

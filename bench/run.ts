@@ -201,7 +201,12 @@ function unitsFor(
         reps: Infinity,
         run: async () => record('api-clone-cold', (await apiScanRuns([ctx.gitUrl]))[0] as Sample),
       },
-      { label: 'API inspect', reps: Infinity, run: async () => record('api-inspect', await inspectRun(corpus)) },
+      { label: 'API inspect', reps: Infinity, run: async () => record('api-inspect', await inspectRun(corpus.root)) },
+      {
+        label: 'API inspect of the git URL',
+        reps: Infinity,
+        run: async () => record('api-inspect-clone', await inspectRun(ctx.gitUrl)),
+      },
       floor('token-floor'),
       floor('scan-floor'),
       floor('read-floor'),

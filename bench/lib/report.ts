@@ -70,6 +70,12 @@ export const ROWS: readonly RowDef[] = [
     warm: false,
   },
   { key: 'api-inspect', label: 'reposcan inspect (API, local path)', reposcan: true, warm: false },
+  {
+    key: 'api-inspect-clone',
+    label: 'reposcan inspect of the git URL (API, loopback clone)',
+    reposcan: true,
+    warm: false,
+  },
   { key: 'engine-cold', label: 'reposcan engine, fresh process, cold', reposcan: true, warm: false },
   { key: 'engine-warm', label: 'reposcan engine, fresh process, warm', reposcan: true, warm: true },
   {

@@ -219,15 +219,15 @@ export async function measuredScan(
   };
 }
 
-/** POST /v1/inspect of a local path, after a warm-up inspect; peak RSS is the API process's. */
-export async function inspectRun(corpus: Corpus): Promise<Sample> {
+/** POST /v1/inspect of a local path or a git URL, after a warm-up inspect; peak RSS is the API process's. */
+export async function inspectRun(repoPath: string): Promise<Sample> {
   const deployment = await Deployment.create();
   try {
     const api = await deployment.startApi();
     await inspect(api.baseUrl, WARMUP_DIR);
     const resetOk = await resetVmHwm(api.process.pid);
     const started = performance.now();
-    const data = await inspect(api.baseUrl, corpus.root);
+    const data = await inspect(api.baseUrl, repoPath);
     const wallMs = performance.now() - started;
     const kb = resetOk ? await readVmHwmKb(api.process.pid) : null;
     return {

@@ -1,8 +1,8 @@
 // Remote repositories through the whole service: API, queue, worker, hardened git, engine. A
 // smart-HTTP git server on loopback stands in for the host, allowed for this test only with
 // GIT_ALLOW_HTTP and GIT_ALLOW_PRIVATE_HOSTS; nothing reaches the internet.
-import { readFile, readdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   commitFiles,
@@ -214,23 +214,36 @@ describe('remote repositories through the API (loopback git server)', () => {
     });
 
     it('inspect previews the same files, sizes and skipped paths', async () => {
-      const response = await fetch(`${api.baseUrl}/v1/inspect`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ repo_path: `${server.origin}/acme/exact` }),
-      });
-      expect(response.status).toBe(200);
-      const data = ((await response.json()) as Envelope).data as {
-        files: { path: string; size_bytes: number }[];
+      type Preview = {
+        files: { path: string; size_bytes: number; subcategory: string; tokens_estimate: number }[];
         skipped_count: number;
         repository: { tree_summary: string };
       };
+      const preview = async (repoPath: string): Promise<Preview> => {
+        const response = await fetch(`${api.baseUrl}/v1/inspect`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ repo_path: repoPath }),
+        });
+        expect(response.status).toBe(200);
+        return ((await response.json()) as Envelope).data as Preview;
+      };
+      const data = await preview(`${server.origin}/acme/exact`);
       const blobs = commitFiles(fixtures.exact.bare, fixtures.exact.commit);
       expect(Object.fromEntries(data.files.map((f) => [f.path, f.size_bytes]))).toEqual(
         Object.fromEntries([...blobs].map(([path, bytes]) => [path, bytes.length])),
       );
       expect(data.skipped_count).toBe(skippedInExact.length);
       for (const target of Object.values(EXACT_LINKS)) expect(data.repository.tree_summary).not.toContain(target);
+      // The files are read from the clone's object store: what each holds is judged as in a
+      // folder holding the same files.
+      const copy = join(api.localRoot, 'exact-files');
+      for (const [path, bytes] of blobs) {
+        await mkdir(dirname(join(copy, path)), { recursive: true });
+        await writeFile(join(copy, path), bytes);
+      }
+      const judged = (p: Preview) => p.files.map((f) => [f.path, f.subcategory, f.tokens_estimate]);
+      expect(judged(data)).toEqual(judged(await preview(copy)));
     });
   });
 

@@ -8,7 +8,7 @@ import type { EngineLimits, ScanReport, TokenCacheStats } from '@reposcan/core';
 import { HandedBack } from '@reposcan/queue';
 import type { CredentialVault, ScanJobContext } from '@reposcan/queue';
 import type { FaultInjector, Logger } from '@reposcan/runtime';
-import { prepareSource } from '@reposcan/sources';
+import { filesOffDisk, prepareSource } from '@reposcan/sources';
 import type { PreparedSource, SourceSettings } from '@reposcan/sources';
 import { artifactDirRelative, volumeRefusal } from '@reposcan/storage';
 import type { CommitCache, CommitCacheMaterial, ScanStore, StagingDirs, VolumeTokenCache } from '@reposcan/storage';
@@ -285,7 +285,7 @@ export class ScanAttempt {
     const fileReuse = this.fileReuse?.engineReuse(prepared);
     this.scannedRoot = prepared.root;
     const { inStore } = prepared;
-    const absent = inStore ? new Map([...(prepared.absent ?? []), ...inStore.sizes()]) : prepared.absent;
+    const absent = filesOffDisk(prepared);
     const report = await this.deps.engine
       .runScan(
         {

@@ -100,6 +100,12 @@ export interface PreparedSource {
   inStore?: CloneBlobs;
 }
 
+/** Every file of a prepared tree that is not on disk (the walk's `absent`): left off by the clone, or in its store. */
+export function filesOffDisk(prepared: PreparedSource): ReadonlyMap<string, number> | undefined {
+  const { absent, inStore } = prepared;
+  return inStore ? new Map([...(absent ?? []), ...inStore.sizes()]) : absent;
+}
+
 export interface PrepareContext {
   /** Empty folder this attempt may fill (clone target or extraction target). */
   workDir: string;

@@ -4,7 +4,7 @@
 import { createEngine, serveThread, toInspectResult } from '@reposcan/core';
 import type { InspectResult } from '@reposcan/contracts';
 import { toEngineOptions } from '@reposcan/contracts/vocabulary';
-import { prepareSource } from '@reposcan/sources';
+import { filesOffDisk, prepareSource } from '@reposcan/sources';
 import type { InspectJob } from './inspect-job.js';
 
 // A preview estimates its tokens: no tokenizer threads.
@@ -21,16 +21,25 @@ async function run(job: InspectJob, signal: AbortSignal): Promise<InspectResult>
     signal,
     onPhase: () => {},
     gitToken: job.gitToken,
+    filesInStore: true,
   });
-  const report = await engine.inspect({
-    root: prepared.root,
-    repoName: prepared.repoName,
-    source: prepared.source,
-    sourceSkips: prepared.sourceSkips,
-    ...(prepared.git ? { git: prepared.git } : {}),
-    options: { ...toEngineOptions({ ...job.options, lite: false, create_zip: false }) },
-    limits: job.limits,
-    signal,
-  });
+  const { inStore } = prepared;
+  const absent = filesOffDisk(prepared);
+  const report = await engine
+    .inspect(
+      {
+        root: prepared.root,
+        repoName: prepared.repoName,
+        source: prepared.source,
+        sourceSkips: prepared.sourceSkips,
+        ...(prepared.git ? { git: prepared.git } : {}),
+        ...(absent ? { absent } : {}),
+        options: { ...toEngineOptions({ ...job.options, lite: false, create_zip: false }) },
+        limits: job.limits,
+        signal,
+      },
+      inStore ? { readAbsent: inStore } : {},
+    )
+    .finally(() => inStore?.close().catch(() => {}));
   return toInspectResult(report, prepared.source.commit, job.options.max_tokens_per_part);
 }

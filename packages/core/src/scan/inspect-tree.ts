@@ -32,6 +32,8 @@ export interface InspectInput {
   sourceSkips?: ReadonlyMap<string, SkipReason>;
   /** When the tree is a git work tree or a clone: its tracked files and `.git/info/exclude` (WalkInput.git). */
   git?: GitWorkTree;
+  /** Files of the tree not on disk, read through ScanDeps.readAbsent (WalkInput.absent). */
+  absent?: ReadonlyMap<string, number>;
 }
 
 export interface InspectReport {

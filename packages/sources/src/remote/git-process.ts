@@ -1,20 +1,18 @@
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { closeSync, constants, openSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
-import { Socket } from 'node:net';
-import type { OnReadOpts, SocketConstructorOpts } from 'node:net';
+import { once } from 'node:events';
+import { connect, createServer } from 'node:net';
+import type { OnReadOpts, Socket } from 'node:net';
 import path from 'node:path';
 import type { Writable } from 'node:stream';
-import { promisify } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { simpleGit } from 'simple-git';
 import { scrubSecrets } from './git-credential.js';
 import type { GitEnv } from './git-env.js';
 
 // The one place that runs git. Everything else builds argv and reads results.
-
-const execFileAsync = promisify(execFile);
 
 export interface RunGitOptions {
   gitEnv: GitEnv;
@@ -130,6 +128,34 @@ export interface GitBatchProcess {
   kill(): void;
 }
 
+/**
+ * Two connected Unix sockets, through one listening at `address` (in the private run folder) for
+ * as long as it takes them to connect: `reader` reads into `onread`'s buffer, `writer` becomes a
+ * child's stdout. Both descriptors are the sockets' own. One opened with fs (a named pipe's end,
+ * say) and handed to a socket would be closed twice in a worker thread: by the socket, then, once
+ * the thread exits, by Node, which closes what fs opened there and fs did not close, by then
+ * perhaps another thread's descriptor.
+ */
+async function socketPair(address: string, onread: OnReadOpts): Promise<{ reader: Socket; writer: Socket }> {
+  const server = createServer({ pauseOnConnect: true });
+  try {
+    server.listen(address);
+    await once(server, 'listening');
+    const accepted = once(server, 'connection') as Promise<[Socket]>;
+    const reader = connect({ path: address, onread });
+    try {
+      const [[writer]] = await Promise.all([accepted, once(reader, 'connect')]);
+      return { reader, writer };
+    } catch (error) {
+      reader.destroy();
+      throw error;
+    }
+  } finally {
+    server.close();
+    await rm(address, { force: true });
+  }
+}
+
 /** How much of git's output one read takes at most; the one buffer every read goes into. */
 const OUTPUT_WINDOW = 256 * 1024;
 
@@ -149,42 +175,26 @@ export async function startGitBatch(
   signal.throwIfAborted();
   const id = randomUUID();
   const pgidFile = path.join(gitEnv.runDir, `${id}.pgid`);
-  // A named pipe in the private run folder, so both ends are plain descriptors: the reading end
-  // becomes a socket with a buffer of its own (`onread`), the writing end git's stdout.
-  const fifo = path.join(gitEnv.runDir, `${id}.fifo`);
-  await execFileAsync('mkfifo', ['-m', '600', fifo]);
-  const opened: number[] = [];
+  const { reader, writer } = await socketPair(path.join(gitEnv.runDir, `${id}.sock`), {
+    buffer: Buffer.allocUnsafe(OUTPUT_WINDOW),
+    callback: (length, buffer) => {
+      onOutput(buffer.subarray(0, length));
+      return true;
+    },
+  });
+  let child: ChildProcess;
   try {
-    // The reading end first, without waiting for a writer; then the writing end finds it open.
-    opened.push(openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK));
-    opened.push(openSync(fifo, constants.O_WRONLY));
+    child = spawn(gitEnv.binary, [...gitEnv.config.flatMap((entry) => ['-c', entry]), ...args], {
+      cwd,
+      env: { ...gitEnv.env, GIT_CEILING_DIRECTORIES: path.dirname(cwd), REPOSCAN_GIT_PGID_FILE: pgidFile },
+      stdio: ['pipe', writer, 'pipe'],
+    });
   } catch (error) {
-    for (const fd of opened) closeSync(fd);
+    reader.destroy();
     throw error;
   } finally {
-    await rm(fifo, { force: true });
+    writer.destroy(); // git has its own copy: its exit ends the reader's stream
   }
-  const [output, gitEnd] = opened as [number, number];
-  const child = spawn(gitEnv.binary, [...gitEnv.config.flatMap((entry) => ['-c', entry]), ...args], {
-    cwd,
-    env: { ...gitEnv.env, GIT_CEILING_DIRECTORIES: path.dirname(cwd), REPOSCAN_GIT_PGID_FILE: pgidFile },
-    stdio: ['pipe', gitEnd, 'pipe'],
-  });
-  closeSync(gitEnd);
-  // `onread` is documented for the constructor too, though Node's types name it for connect only.
-  const readerOptions: SocketConstructorOpts & { onread: OnReadOpts } = {
-    fd: output,
-    readable: true,
-    writable: false,
-    onread: {
-      buffer: Buffer.allocUnsafe(OUTPUT_WINDOW),
-      callback: (length, buffer) => {
-        onOutput(buffer.subarray(0, length));
-        return true;
-      },
-    },
-  };
-  const reader = new Socket(readerOptions);
   const { stdin, stderr: errors } = child;
   if (stdin === null || errors === null) throw new Error('git was started without its pipes');
   let stderr = '';
