@@ -175,7 +175,8 @@ export async function startGitBatch(
   signal.throwIfAborted();
   const id = randomUUID();
   const pgidFile = path.join(gitEnv.runDir, `${id}.pgid`);
-  const { reader, writer } = await socketPair(path.join(gitEnv.runDir, `${id}.sock`), {
+  // Short: a socket's path may not exceed 107 bytes, and the run folder is under TMPDIR.
+  const { reader, writer } = await socketPair(path.join(gitEnv.runDir, `${id.slice(0, 12)}.sock`), {
     buffer: Buffer.allocUnsafe(OUTPUT_WINDOW),
     callback: (length, buffer) => {
       onOutput(buffer.subarray(0, length));
