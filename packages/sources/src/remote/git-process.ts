@@ -151,8 +151,7 @@ async function socketPair(address: string, onread: OnReadOpts): Promise<{ reader
       throw error;
     }
   } finally {
-    server.close();
-    await rm(address, { force: true });
+    server.close(); // which also removes the socket's file
   }
 }
 
