@@ -20,6 +20,7 @@ import type {
 import type { GitWorkTree } from '../walk/git-work-tree.js';
 
 export interface CollectInput {
+  /** Real path of the repository root, no link on the way (the subdir, if any, is in `source.subdir`). */
   root: string;
   source: SourceInfo;
   options: ScanOptions;
@@ -29,7 +30,11 @@ export interface CollectInput {
   sourceSkips?: ReadonlyMap<string, SkipReason>;
   /** When the tree is a git work tree or a clone: its tracked files and `.git/info/exclude` (WalkInput.git). */
   git?: GitWorkTree;
-  /** Files of the tree not on disk, taken from a FileReuse instead (WalkInput.absent). */
+  /**
+   * Files of the tree not on disk (WalkInput.absent), given by ScanDeps.fileReuse or readAbsent: a
+   * clone left them in its object store or on the server, or, in a change digest, they are outside
+   * the change.
+   */
   absent?: ReadonlyMap<string, number>;
   /** countTokens counts exactly (a full scan): each record carries its count as `tokens` too. */
   exactTokens?: boolean;

@@ -3,37 +3,20 @@ import { IoThreads } from '../io/io-threads.js';
 import { compareNames } from '../path-order.js';
 import { renderTree } from '../render/render-tree.js';
 import { collectFiles } from './collect-files.js';
+import type { CollectInput } from './collect-files.js';
 import { threadScanDeps } from './scan-deps.js';
 import type { ScanDeps } from './scan-deps.js';
 import { summarize } from './summarize.js';
-import type {
-  AssetRecord,
-  EngineLimits,
-  ProgressCallback,
-  ScanOptions,
-  SkippedPath,
-  SkipReason,
-  SourceInfo,
-  SummaryTotals,
-  TextFileRecord,
-} from '../types.js';
-import type { GitWorkTree } from '../walk/git-work-tree.js';
+import type { AssetRecord, ProgressCallback, SkippedPath, SummaryTotals, TextFileRecord } from '../types.js';
 import type { SecretsSummary } from '../secrets/secret-scan.js';
 import type { CompressionSummary } from '../compress/code-transform.js';
 
-export interface InspectInput {
-  root: string;
+/** A preview's input: what the walk and classification take, and the name the tree is drawn under. */
+export interface InspectInput extends Pick<
+  CollectInput,
+  'root' | 'source' | 'options' | 'limits' | 'signal' | 'sourceSkips' | 'git' | 'absent'
+> {
   repoName: string;
-  source: SourceInfo;
-  options: ScanOptions;
-  limits: EngineLimits;
-  signal?: AbortSignal;
-  /** Paths the walk skips for what the source says they are: a remote clone's links and submodules. */
-  sourceSkips?: ReadonlyMap<string, SkipReason>;
-  /** When the tree is a git work tree or a clone: its tracked files and `.git/info/exclude` (WalkInput.git). */
-  git?: GitWorkTree;
-  /** Files of the tree not on disk, read through ScanDeps.readAbsent (WalkInput.absent). */
-  absent?: ReadonlyMap<string, number>;
 }
 
 export interface InspectReport {

@@ -23,6 +23,7 @@ import { scanChanges } from './change-digest.js';
 import type { ChangeDigestReport } from './change-digest.js';
 import { collectFiles } from './collect-files.js';
 import type { Collected } from './collect-files.js';
+import type { InspectInput } from './inspect-tree.js';
 import { renderBundleReadme } from './render-bundle-readme.js';
 import { smallTreeScanDeps } from './scan-deps.js';
 import type { ScanDeps } from './scan-deps.js';
@@ -30,44 +31,24 @@ import { summarize } from './summarize.js';
 import type {
   AssetRecord,
   ChangeSet,
-  EngineLimits,
   ProgressCallback,
-  ScanOptions,
   SkippedPath,
-  SkipReason,
   ScanSummaryTotals,
   ScannedFileRecord,
-  SourceInfo,
   TokenEncodingName,
 } from '../types.js';
-import type { GitWorkTree } from '../walk/git-work-tree.js';
 import type { SecretsSummary } from '../secrets/secret-scan.js';
 import type { CompressionSummary } from '../compress/code-transform.js';
 
-export interface ScanInput {
-  /** Real path of the repository root, no link on the way (the subdir, if any, is in `source.subdir`). */
-  root: string;
-  repoName: string;
-  source: SourceInfo;
-  options: ScanOptions;
-  limits: EngineLimits;
+/** A scan's input: a preview's, and where and how its artifacts are written. */
+export interface ScanInput extends InspectInput {
   encoding: TokenEncodingName;
   /** Existing, empty folder the artifacts are written into. */
   outDir: string;
-  signal?: AbortSignal;
   /** Extra top-level fields for the bundle's summary.json (scan_id, created_at …). */
   summaryExtras?: Record<string, unknown>;
-  /** Paths the walk skips for what the source says they are: a remote clone's links and submodules. */
-  sourceSkips?: ReadonlyMap<string, SkipReason>;
-  /** When the tree is a git work tree or a clone: its tracked files and `.git/info/exclude` (WalkInput.git). */
-  git?: GitWorkTree;
   /** With `base_ref`: git's changes since the base commit; the outputs are then a change digest (change-digest.ts). */
   changes?: ChangeSet;
-  /**
-   * Files of the tree not on disk (WalkInput.absent): a clone left them on the server for
-   * `deps.fileReuse` to give, or, in a change digest, because they are outside the change.
-   */
-  absent?: ReadonlyMap<string, number>;
 }
 
 export interface ScanTimings {
