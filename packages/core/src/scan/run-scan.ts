@@ -6,7 +6,8 @@ import { ARTIFACT_FILE_NAMES } from '../artifacts/artifact-names.js';
 import type { WrittenArtifact } from '../artifacts/artifact-names.js';
 import { TextArtifactWriter } from '../artifacts/write-text-artifacts.js';
 import { writeZipBundle } from '../artifacts/write-zip-bundle.js';
-import { ContentSpool, PART_FILE_PREFIX, writeParts } from '../artifacts/write-parts.js';
+import { ContentSpool } from '../artifacts/content-spool.js';
+import { PART_FILE_PREFIX, writeParts } from '../artifacts/write-parts.js';
 import type { PartedOutput } from '../artifacts/write-parts.js';
 import { countingMarks } from '../artifacts/part-tally.js';
 import type { RangeMarks } from '../artifacts/part-tally.js';
@@ -182,15 +183,7 @@ export async function scanTree(
       },
     );
 
-    onProgress({
-      phase: 'render',
-      files_done: collected.files.length + collected.assets.length,
-      files_total: collected.files.length + collected.assets.length,
-    });
-    const renderStart = performance.now();
-    // Asked for exact counts above, every record has `tokens`.
-    const files = collected.files as ScannedFileRecord[];
-    const summary = summarize(files, collected.assets, true);
+    const { files, summary, renderStart } = renderPhase(collected, onProgress);
     // collectFiles has called onWalked by now; finish() would refuse an artifact without its head.
     head ??= headFor(collected.walkedPaths);
     const ctx: RenderContext = { ...head, summary, assets: collected.assets, skippedCount: collected.skipped.length };
@@ -217,6 +210,19 @@ export async function scanTree(
     );
     throw error;
   }
+}
+
+/** Collection is over: the render phase starts, and the exactly counted files are summed up. */
+function renderPhase(
+  collected: Collected,
+  onProgress: ProgressCallback,
+): { files: ScannedFileRecord[]; summary: ScanSummaryTotals; renderStart: number } {
+  const total = collected.files.length + collected.assets.length;
+  onProgress({ phase: 'render', files_done: total, files_total: total });
+  const renderStart = performance.now();
+  // Collected with exact counts, every record has `tokens`.
+  const files = collected.files as ScannedFileRecord[];
+  return { files, summary: summarize(files, collected.assets, true), renderStart };
 }
 
 /** The parts of a scan being written, and the heads they started from. */
@@ -290,14 +296,7 @@ async function scanInParts(
       },
     );
     await spool.end();
-    onProgress({
-      phase: 'render',
-      files_done: collected.files.length + collected.assets.length,
-      files_total: collected.files.length + collected.assets.length,
-    });
-    const renderStart = performance.now();
-    const files = collected.files as ScannedFileRecord[];
-    const summary = summarize(files, collected.assets, true);
+    const { files, summary, renderStart } = renderPhase(collected, onProgress);
     const { head, parts } = writing.now ?? startWriting(collected.walkedPaths);
     const ctx: RenderContext = {
       ...head,
