@@ -34,7 +34,7 @@ async function run(job: InspectJob, signal: AbortSignal): Promise<InspectResult>
         sourceSkips: prepared.sourceSkips,
         ...(prepared.git ? { git: prepared.git } : {}),
         ...(absent ? { absent } : {}),
-        options: { ...toEngineOptions({ ...job.options, lite: false, create_zip: false }) },
+        options: toEngineOptions({ ...job.options, lite: false, create_zip: false }),
         limits: job.limits,
         signal,
       },
