@@ -222,6 +222,80 @@ export class RangeCounter {
   }
 }
 
+/** A text as a part shows it, and where each byte of the text lands in what is shown. */
+export interface ShownForm {
+  readonly bytes: Uint8Array;
+  offset(raw: number): number;
+}
+
+/**
+ * Pieces of a text in the form a part shows it (JSON-escaped, say), each with its exact count
+ * once `prepare` has counted the shown form once (RangeCounter): cutting a long text then costs
+ * two short counts per candidate end instead of a count of the whole candidate.
+ */
+export class ShownText {
+  private form: ShownForm | undefined;
+  private ranges: RangeCounter | undefined;
+
+  /** `tokens`: the count of the whole shown form, when already known. */
+  constructor(
+    private readonly text: Uint8Array,
+    private readonly show: (text: Uint8Array) => ShownForm,
+    private readonly tokens?: number,
+  ) {}
+
+  private get shown(): ShownForm {
+    return (this.form ??= this.show(this.text));
+  }
+
+  /** The shown form of text[from, to), less its last `trim` bytes; its count when known. */
+  piece(from: number, to: number, trim = 0): Segment {
+    const start = this.shown.offset(from);
+    const end = this.shown.offset(to) - trim;
+    const whole = start === 0 && end === this.shown.bytes.length;
+    return {
+      bytes: this.shown.bytes.subarray(start, end),
+      tokens: whole && this.tokens !== undefined ? this.tokens : this.ranges?.range(start, end),
+    };
+  }
+
+  /** Counts the shown form once; `marks` may already be known. */
+  async prepare(count: CountUtf8, marks: (bytes: Uint8Array) => Promise<RangeMarks>): Promise<void> {
+    this.ranges ??= new RangeCounter(this.shown.bytes, count, await marks(this.shown.bytes));
+  }
+}
+
+/** Lines joined as a JSON array's rows: every line break followed by a comma. */
+export class CommaLines implements ShownForm {
+  readonly bytes: Uint8Array;
+  /** Where each line break is in the text. */
+  private readonly breaks: number[] = [];
+
+  constructor(text: Uint8Array) {
+    for (let i = text.indexOf(0x0a); i >= 0; i = text.indexOf(0x0a, i + 1)) this.breaks.push(i);
+    const bytes = new Uint8Array(text.length + this.breaks.length);
+    let from = 0;
+    this.breaks.forEach((at, k) => {
+      bytes.set(text.subarray(from, at + 1), from + k);
+      bytes[at + 1 + k] = 0x2c;
+      from = at + 1;
+    });
+    bytes.set(text.subarray(from), from + this.breaks.length);
+    this.bytes = bytes;
+  }
+
+  offset(raw: number): number {
+    let lo = 0;
+    let hi = this.breaks.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if ((this.breaks[mid] as number) < raw) lo = mid + 1;
+      else hi = mid;
+    }
+    return raw + lo;
+  }
+}
+
 /** Bytes each UTF-8 byte takes in a JSON string literal, as the JSON writer escapes it. */
 const ESCAPED_LENGTH = Uint8Array.from({ length: 256 }, (_, byte) => {
   if (byte === 0x22 || byte === 0x5c) return 2;
@@ -232,7 +306,7 @@ const ESCAPED_LENGTH = Uint8Array.from({ length: 256 }, (_, byte) => {
 const OFFSET_EVERY = 4096;
 
 /** A text as the inside of a JSON string literal (the JSON writer's escaping), and where each of its bytes lands there. */
-export class EscapedText {
+export class EscapedText implements ShownForm {
   readonly bytes: Uint8Array;
   /** Where every OFFSET_EVERY-th byte lands. */
   private readonly samples: number[] = [];

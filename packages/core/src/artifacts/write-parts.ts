@@ -13,12 +13,14 @@ import { txtRenderer } from '../render/render-txt.js';
 import type { CountTokens } from '../tokens/token-pool.js';
 import type { ScannedFileRecord } from '../types.js';
 import {
+  CommaLines,
   EMPTY_TALLY,
   EscapedText,
   extendTally,
   joinsCleanly,
   RangeCounter,
   rangeMarks,
+  ShownText,
   tallyTotal,
 } from './part-tally.js';
 import type { CountUtf8, RangeMarks, Segment, Tally } from './part-tally.js';
@@ -149,31 +151,20 @@ function fileUnit(
   if (format === 'json') {
     const meta = JSON.stringify(lite ? { path: record.path } : record).slice(0, -1);
     const whole = json?.tokens[index];
-    let escaped: EscapedText | undefined;
-    let ranges: RangeCounter | undefined;
+    const shown = new ShownText(content, (text) => new EscapedText(text), whole);
     return {
       kind: 'file',
       text: content,
       tokens: whole,
       label: () => null,
       render: (from, to, piece, state) => {
-        escaped ??= new EscapedText(content);
-        const start = escaped.offset(from);
-        const end = escaped.offset(to);
         const part = piece ? `,"file_part":${JSON.stringify(piece)}` : '';
         const lead = state === 'files' ? ',' : '"files":[\n';
-        return [
-          seg(`${lead}${meta}${part},"content":"`),
-          {
-            bytes: escaped.bytes.subarray(start, end),
-            tokens: from === 0 && to === content.length && whole !== undefined ? whole : ranges?.range(start, end),
-          },
-          seg('"}\n'),
-        ];
+        return [seg(`${lead}${meta}${part},"content":"`), shown.piece(from, to), seg('"}\n')];
       },
-      prepareCut: async (count) => {
-        escaped ??= new EscapedText(content);
-        ranges ??= new RangeCounter(escaped.bytes, count, json?.marks.get(index) ?? (await marksOf(escaped.bytes)));
+      prepareCut: (count) => {
+        const known = json?.marks.get(index);
+        return shown.prepare(count, (bytes) => (known ? Promise.resolve(known) : marksOf(bytes)));
       },
     };
   }
@@ -214,20 +205,19 @@ async function* unitsFor(
       ? ''
       : `"repository":${JSON.stringify(ctx.repository)},\n"encoding":${JSON.stringify(ctx.encoding)},\n`;
     const tree = utf8(ctx.tree ?? '');
+    const shown = new ShownText(tree, (text) => new EscapedText(text));
     if (repoLines !== '' || ctx.tree !== null)
       yield {
         kind: 'head',
         text: tree,
         label: () => null,
         render: (from, to, piece) => {
-          const text = tree.subarray(from, to);
-          const lines = piece === undefined || piece.part === 1 ? [repoLines] : [];
-          if (ctx.tree !== null) {
-            if (piece) lines.push(`"tree_part":${JSON.stringify(piece)},\n`);
-            lines.push(`"tree":${JSON.stringify(Buffer.from(text).toString('utf8'))},\n`);
-          }
-          return [seg(lines.join(''))];
+          const lines = piece === undefined || piece.part === 1 ? repoLines : '';
+          if (ctx.tree === null) return [seg(lines)];
+          const part = piece ? `"tree_part":${JSON.stringify(piece)},\n` : '';
+          return [seg(`${lines}${part}"tree":"`), shown.piece(from, to), seg('",\n')];
         },
+        prepareCut: (count) => shown.prepare(count, marksOf),
       };
   } else {
     const renderer: FormatRenderer = format === 'txt' ? txtRenderer : markdownRenderer;
@@ -248,23 +238,21 @@ async function* unitsFor(
   if (format === 'json') {
     if (lite) return;
     const rows = utf8(done.assets.map((asset) => JSON.stringify(asset)).join('\n'));
+    // The rows as the part's array shows them, each after the first behind a comma.
+    const shown = new ShownText(rows, (text) => new CommaLines(text));
     yield {
       kind: 'tail',
       text: rows,
       label: () => null,
       render: (from, to, piece, state) => {
-        const text = rows.subarray(from, to);
         const lead = state === 'files' ? '],\n' : state === 'start' ? '"files":[],\n' : '';
-        // A piece ends after a line's newline: the rows are what is between them.
-        const assets = Buffer.from(text).toString('utf8').replace(/\n$/, '');
-        const list = assets === '' ? '[]' : `[\n${assets.replaceAll('\n', '\n,')}\n]`;
         const part = piece ? `"assets_part":${JSON.stringify(piece)},\n` : '';
-        return [
-          seg(
-            `${lead}"summary":${JSON.stringify(done.summary)},\n"skipped_count":${done.skippedCount},\n${part}"assets":${list},\n`,
-          ),
-        ];
+        const head = `${lead}"summary":${JSON.stringify(done.summary)},\n"skipped_count":${done.skippedCount},\n${part}"assets":`;
+        // A piece ends after a line's newline (and its comma): the rows are what is before them.
+        const list = shown.piece(from, to, to > from && rows[to - 1] === 0x0a ? 2 : 0);
+        return list.bytes.length === 0 ? [seg(`${head}[],\n`)] : [seg(`${head}[\n`), list, seg('\n],\n')];
       },
+      prepareCut: (count) => shown.prepare(count, marksOf),
     };
     return;
   }

@@ -297,6 +297,32 @@ describe('edge cases', () => {
     expect(json[0]?.tree_part).toEqual({ part: 1, parts: expect.any(Number) as number });
   });
 
+  it('cuts a list of non-textual files too long for one part, each row whole and in order', async () => {
+    const root = join(base, 'many-assets');
+    await mkdir(join(root, 'img'), { recursive: true });
+    await writeFile(join(root, 'README.md'), '# Pictures\n');
+    for (let i = 0; i < 600; i++)
+      await writeFile(join(root, 'img', `picture-${i}.png`), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, i % 256]));
+    const whole = JSON.parse(
+      await readFile(join((await scan(root, 'o200k_base', {})).outDir, 'output.json'), 'utf8'),
+    ) as JsonPart & { assets: unknown[] };
+    expect(whole.assets).toHaveLength(600);
+    const { report, outDir } = await scan(root, 'o200k_base', { maxTokensPerPart: 3000 });
+    const json = (await checkParts(report, outDir, 'o200k_base', 3000)) as Array<
+      JsonPart & { assets?: unknown[]; assets_part?: { part: number; parts: number } }
+    >;
+    const tails = json.filter((p) => p.assets !== undefined);
+    expect(tails.length).toBeGreaterThan(2);
+    expect(tails.map((p) => p.assets_part)).toEqual(tails.map((_, i) => ({ part: i + 1, parts: tails.length })));
+    expect(tails.flatMap((p) => p.assets)).toEqual(whole.assets);
+    // Laid out as the whole output lays its list out: a row a line, each after the first behind a comma.
+    for (const part of (report.parts ?? []).find((o) => o.format === 'json')?.parts ?? []) {
+      const text = await readFile(join(outDir, part.file), 'utf8');
+      const assets = (JSON.parse(text) as { assets?: unknown[] }).assets;
+      if (assets) expect(text).toContain(`"assets":[\n${assets.map((a) => JSON.stringify(a)).join('\n,')}\n],\n`);
+    }
+  });
+
   it('names parts past 99 at the width of their count, so a listing sorts them in part order', async () => {
     const root = join(base, 'many-parts');
     for (let i = 0; i < 130; i++) {
