@@ -185,12 +185,15 @@ export class RangeCounter {
     this.sums = sums;
   }
 
-  /** Tokens of bytes[from, to) alone. */
-  range(from: number, to: number): number {
+  /**
+   * Tokens of bytes[from, to) alone; undefined when no two marks lie in it, as the count would be
+   * of all of it, which whoever needs it does no slower (a tally needs no count of bytes without a
+   * proven boundary).
+   */
+  range(from: number, to: number): number | undefined {
     const a = this.firstMarkAtOrAfter(from);
     const b = this.lastMarkAtOrBefore(to);
-    if (a < 0 || b < 0 || (this.marks[a] as number) >= (this.marks[b] as number))
-      return this.count(this.bytes.subarray(from, to));
+    if (a < 0 || b < 0 || (this.marks[a] as number) >= (this.marks[b] as number)) return undefined;
     return (
       this.count(this.bytes.subarray(from, this.marks[a])) +
       (this.sums[b] as number) -

@@ -10,6 +10,7 @@ import { inlineCode } from '../render/markdown-fence.js';
 import { markdownRenderer } from '../render/render-markdown.js';
 import type { FilePiece, FormatRenderer, HeadContext, RenderContext, RenderedChunk } from '../render/render-context.js';
 import { txtRenderer } from '../render/render-txt.js';
+import { LONGEST_TOKEN_BYTES } from '../tokens/bpe-engine.js';
 import type { CountTokens } from '../tokens/token-pool.js';
 import type { ScannedFileRecord } from '../types.js';
 import {
@@ -548,10 +549,21 @@ class PartWriter {
  * character boundary inside the first line. `from` itself when not even one character fits.
  */
 function largestFit(text: Uint8Array, from: number, fits: (to: number) => boolean, budget: number): number {
-  if (fits(text.length)) return text.length;
   // Line ends (after each `\n`) within reach, from 4 bytes a token up to 16 (rarely more in a piece
   // of `budget` tokens); the reach doubles while the last line end in it still fits.
   const limit = Math.min(text.length, from + budget * 16);
+  const charStart = (at: number): number => {
+    while (at > from && ((text[at] as number) & 0xc0) === 0x80) at--;
+    return at;
+  };
+  // The whole rest, when it is within reach. Past it, only when even the reach's end fits (a longer
+  // piece holds at least as many tokens) and the rest is not over `budget` of the longest tokens:
+  // counting every rest once per piece made cutting a long text without line ends quadratic.
+  const wholeFits =
+    limit === text.length
+      ? fits(text.length)
+      : text.length - from <= budget * LONGEST_TOKEN_BYTES && fits(charStart(limit)) && fits(text.length);
+  if (wholeFits) return text.length;
   let lineEnds: number[] = [];
   let best: number | null;
   for (let reach = Math.min(limit, from + budget * 4); ; reach = Math.min(limit, from + 2 * (reach - from))) {
@@ -565,12 +577,7 @@ function largestFit(text: Uint8Array, from: number, fits: (to: number) => boolea
   // Not even the first line fits: cut it at a character boundary (never inside a UTF-8 sequence),
   // searching byte offsets within reach, each moved back to the start of its character.
   const lineEnd = Math.min(lineEnds[0] ?? limit, limit);
-  const charStartAt = (k: number): number => {
-    let at = from + 1 + k;
-    while (at > from && ((text[at] as number) & 0xc0) === 0x80) at--;
-    return at;
-  };
-  const cut = searchLargest(Math.max(0, lineEnd - from - 1), charStartAt, fits);
+  const cut = searchLargest(Math.max(0, lineEnd - from - 1), (k) => charStart(from + 1 + k), fits);
   return cut !== null && cut > from ? cut : from;
 }
 

@@ -142,9 +142,11 @@ const SHORT_BYTES = 8;
 const SHORT_FILTER_LOG2 = 21;
 const SHORT_FILTER_BITS = 1 << SHORT_FILTER_LOG2;
 const NO_RANK = 0x7fffffff;
+/** The longest token of either encoding, in bytes: a text of n bytes is at least n / 128 tokens. */
+export const LONGEST_TOKEN_BYTES = 128;
 /** Pieces longer than this many bytes are counted in windows of this size (countWindows)... */
 const WINDOW_BYTES = 8192;
-/** ...that overlap by at least this many bytes, far more than any token (o200k's longest is 128). */
+/** ...that overlap by at least this many bytes, far more than any token (LONGEST_TOKEN_BYTES). */
 const OVERLAP_BYTES = 512;
 const FNV_OFFSET = 0x811c9dc5;
 const FNV_PRIME = 0x01000193;

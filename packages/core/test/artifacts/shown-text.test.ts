@@ -36,7 +36,9 @@ describe('ShownText', () => {
         const piece = shown.piece(from, to);
         const expected = JSON.stringify(text(source.subarray(from, to))).slice(1, -1);
         expect(text(piece.bytes)).toBe(expected);
-        expect(piece.tokens).toBe(count(piece.bytes));
+        // Known wherever marks (about 2 kB apart) lie inside; else left to be counted whole.
+        if (to - from > 3 * 2048) expect(piece.tokens).toBeDefined();
+        if (piece.tokens !== undefined) expect(piece.tokens).toBe(count(piece.bytes));
       }
   });
 
@@ -47,6 +49,6 @@ describe('ShownText', () => {
     expect(shown.piece(0, rows.length).tokens).toBe(99);
     const trimmed = shown.piece(0, rows.length, 2);
     expect(text(trimmed.bytes)).toBe('{"x":1}\n,{"y":2}');
-    expect(trimmed.tokens).toBe(count(trimmed.bytes));
+    expect(trimmed.tokens).toBeUndefined();
   });
 });

@@ -9,7 +9,13 @@ import { Buffer } from 'node:buffer';
 import { Tiktoken } from 'js-tiktoken/lite';
 import o200kRanks from 'js-tiktoken/ranks/o200k_base';
 import { describe, expect, it } from 'vitest';
-import { buildBpeTables, createBpeCount, createBpeCounter, loadBpeTables } from '../../src/tokens/bpe-engine.js';
+import {
+  buildBpeTables,
+  createBpeCount,
+  createBpeCounter,
+  loadBpeTables,
+  LONGEST_TOKEN_BYTES,
+} from '../../src/tokens/bpe-engine.js';
 import { wasmCounter } from '../../src/tokens/bpe-wasm.js';
 import { createTokenCounter } from '../../src/tokens/index.js';
 import { mulberry32 } from './seeded-random.js';
@@ -52,6 +58,15 @@ describe.each(['o200k_base', 'cl100k_base'] as const)('long pieces (%s)', (encod
   const compiled = (text: string): number => counter.countUtf8(Buffer.from(text, 'utf8'));
   const scanOnly = createBpeCount(tables, { smallPieceBytes: 1 << 20, windowed: false });
   const treeOnly = createBpeCount(tables, { windowed: false });
+
+  it('has no token longer than LONGEST_TOKEN_BYTES, and one that long', async () => {
+    const { bpe_ranks: ranks } = ((await import(`js-tiktoken/ranks/${encoding}`)) as { default: { bpe_ranks: string } })
+      .default;
+    let longest = 0;
+    for (const line of ranks.split('\n'))
+      for (const token of line.split(' ').slice(2)) longest = Math.max(longest, Buffer.from(token, 'base64').length);
+    expect(longest).toBe(LONGEST_TOKEN_BYTES);
+  });
 
   it.each(adversarial(1))('%s of 100 B, 300 B and 1 kB: like tiktoken', (_kind, piece) => {
     for (const bytes of [100, 300, 1000]) {
