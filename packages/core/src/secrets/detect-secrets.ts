@@ -53,14 +53,47 @@ async function loadLinter(): Promise<Lint> {
   };
   return async (text, name, only) => {
     const ext = extname(name);
-    const result = await lintSource({
-      // The file's name alone, never a path: the GCP rule reads a `.p12` file from disk by its path,
-      // so that extension is never given (the text is already here; a real .p12 is not text).
-      source: { filePath: name, ext: ext === '.p12' ? '' : ext, content: text, contentType: 'text' },
-      options: { config: configOf(only), noPhysicFilePath: true },
-    });
-    return result.messages;
+    const run = async (content: string): Promise<SecretLintCoreResultMessage[]> => {
+      const result = await lintSource({
+        // The file's name alone, never a path: the GCP rule reads a `.p12` file from disk by its path,
+        // so that extension is never given (the text is already here; a real .p12 is not text).
+        source: { filePath: name, ext: ext === '.p12' ? '' : ext, content, contentType: 'text' },
+        options: { config: configOf(only), noPhysicFilePath: true },
+      });
+      return result.messages;
+    };
+    // secretlint compares each finding with every later one: a long text is checked window by
+    // window, so that a file of thousands of secrets takes seconds, not hours. Not a text with
+    // ignore comments, whose ranges would not carry from one window to the next.
+    if (text.length <= LINT_WINDOW || only.has('filter-comments')) return run(text);
+    const messages: SecretLintCoreResultMessage[] = [];
+    for (let start = 0; start < text.length;) {
+      const end = lineStartFrom(text, start + LINT_WINDOW);
+      // A window reads on past its end, so a finding that starts in it is whole; the next one owns the rest.
+      for (const message of await run(text.slice(start, lineStartFrom(text, end + LINT_OVERLAP)))) {
+        const [from, to] = message.range;
+        if (start + from < end) messages.push({ ...message, range: [start + from, start + to] });
+      }
+      start = end;
+    }
+    return messages;
   };
+}
+
+/**
+ * Characters secretlint is given at once (its cost grows with the square of a window's findings),
+ * and how far each window reads past its end: more than the longest match, a private key's (at
+ * most 10 000 characters between its two marker lines).
+ */
+const LINT_WINDOW = 1 << 15;
+const LINT_OVERLAP = 12 << 10;
+
+/** The start of the first line that starts at or after `at` (the text's length if none). */
+function lineStartFrom(text: string, at: number): number {
+  if (at >= text.length) return text.length;
+  if (at === 0 || text[at - 1] === '\n') return at;
+  const next = text.indexOf('\n', at);
+  return next < 0 ? text.length : next + 1;
 }
 
 const PREFIX = '@secretlint/secretlint-rule-';
@@ -131,10 +164,22 @@ export async function detectSecrets(contents: readonly Uint8Array[], names: read
 
 /** The spans, less those of the generic rule that overlap a named service's: one finding per secret, named by the service. */
 function withoutGenericOverlaps(spans: Span[]): Span[] {
-  const named = spans.filter((span) => span.rule !== HIGH_ENTROPY_RULE_ID);
+  const named = spans.filter((span) => span.rule !== HIGH_ENTROPY_RULE_ID).sort((a, b) => a.start - b.start);
   if (named.length === spans.length) return spans;
-  const overlapsNamed = (span: Span): boolean =>
-    named.some((other) => other.start < span.end && span.start < other.end);
+  // The furthest end of the named spans up to each one, so an overlap is one binary search away.
+  const reach: number[] = [];
+  for (const span of named) reach.push(Math.max(reach.at(-1) ?? 0, span.end));
+  const overlapsNamed = (span: Span): boolean => {
+    // How many named spans start before this one ends; the furthest of their ends must pass its start.
+    let lo = 0;
+    let hi = named.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if ((named[mid] as Span).start < span.end) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo > 0 && (reach[lo - 1] as number) > span.start;
+  };
   return spans.filter((span) => span.rule !== HIGH_ENTROPY_RULE_ID || !overlapsNamed(span));
 }
 
@@ -165,12 +210,14 @@ function spanOf(text: string, message: SecretLintCoreResultMessage): Span {
   const values = Object.values((message.data ?? {}) as Record<string, unknown>).filter(
     (value): value is string => typeof value === 'string' && value.length >= 8,
   );
+  // The first place of `value` from `from` that starts before `before`, searched in that stretch
+  // only: a search of the whole rest of the text for every finding made many findings quadratic.
+  const placeOf = (value: string, from: number, before: number): number => {
+    const at = text.slice(from, before + value.length - 1).indexOf(value);
+    return at < 0 ? -1 : from + at;
+  };
   for (const value of values) {
-    for (
-      let at = text.indexOf(value, Math.max(0, start - value.length));
-      at >= 0 && at < end;
-      at = text.indexOf(value, at + 1)
-    ) {
+    for (let at = placeOf(value, Math.max(0, start - value.length), end); at >= 0; at = placeOf(value, at + 1, end)) {
       start = Math.min(start, at);
       end = Math.max(end, at + value.length);
     }

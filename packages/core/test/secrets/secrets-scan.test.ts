@@ -308,6 +308,45 @@ describe('what a joined check must not change', () => {
     }
   });
 
+  it('checks a long text window by window: thousands of secrets each found once, and long keys whole', async () => {
+    // Put together at run time: distinct key IDs (about 32 characters a line) and private keys
+    // with bodies of 8 000 characters (starting as DER does, `MI`), which cover most of the text,
+    // so the ends of the windows secretlint is given fall inside keys.
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+    const keyId = (i: number): string =>
+      ['AK', 'IA', 'Z3MHJ2QX', Array.from({ length: 8 }, (_, k) => alphabet[(i >> (5 * k)) % 32]).join('')].join('');
+    const body = (b: number): string[] =>
+      Array.from(
+        { length: 125 },
+        (_, l) => `MI${alphabet}${alphabet}`.slice(0, 60) + String(b * 1000 + l).padStart(4, '0'),
+      );
+    const lines: string[] = [];
+    const keyLines: number[] = [];
+    for (let block = 0; block < 24; block++) {
+      for (let i = 0; i < 150; i++) lines.push(`key_${block}_${i} = ${keyId(block * 150 + i)}`);
+      keyLines.push(lines.length + 1);
+      lines.push(
+        ['-----BEGIN ', 'RSA PRIVATE KEY-----'].join(''),
+        ...body(block),
+        ['-----END ', 'RSA PRIVATE KEY-----'].join(''),
+      );
+    }
+    const tree = await makeTree({ 'keys.env': `${lines.join('\n')}\n` });
+    try {
+      const report = await engine.runScan(input(tree.root, tree.outDir, { createZip: false }));
+      const findings = report.secrets?.findings ?? [];
+      expect(findings.filter((f) => f.rule === 'privatekey').map((f) => f.line)).toEqual(keyLines);
+      const idLines = lines.flatMap((line, i) => (line.startsWith('key_') ? [i + 1] : []));
+      expect(findings.filter((f) => f.rule === 'aws').map((f) => f.line)).toEqual(idLines);
+      expect(findings).toHaveLength(24 + 24 * 150);
+      const txt = await readFile(join(tree.outDir, 'output.txt'), 'utf8');
+      for (const secret of [keyId(0), keyId(24 * 150 - 1), body(0)[0], body(23)[124]])
+        expect(txt).not.toContain(secret as string);
+    } finally {
+      await tree.cleanup();
+    }
+  });
+
   it("keeps an ignore comment of one file from hiding the next file's secrets, and a key cut at a file's end to that file", async () => {
     const tree = await makeTree({
       'a.ts': `// secretlint-disable\nconst ok = '${SECRETS.github.value}';\n`,
