@@ -64,8 +64,9 @@ async function loadLinter(): Promise<Lint> {
     };
     // secretlint compares each finding with every later one: a long text is checked window by
     // window, so that a file of thousands of secrets takes seconds, not hours. Not a text with
-    // ignore comments, whose ranges would not carry from one window to the next.
-    if (text.length <= LINT_WINDOW || only.has('filter-comments')) return run(text);
+    // ignore comments, whose ranges would not carry from one window to the next, nor one whose
+    // name a rule reads (it parses the whole file).
+    if (text.length <= LINT_WINDOW || only.has('filter-comments') || NAMED.test(name)) return run(text);
     const messages: SecretLintCoreResultMessage[] = [];
     for (let start = 0; start < text.length;) {
       const end = lineStartFrom(text, start + LINT_WINDOW);

@@ -286,6 +286,17 @@ describe('what a joined check must not change', () => {
         private_key_id: 'abc123',
         private_key: key,
       }),
+      // Longer than the windows long texts are checked in: a rule parses it whole.
+      'gcp-big/service-account.json': JSON.stringify(
+        {
+          type: 'service_account',
+          private_key_id: 'abc123',
+          private_key: key,
+          notes: Array.from({ length: 6000 }, (_, i) => `note ${i}`),
+        },
+        null,
+        1,
+      ),
       '.npmrc': `//registry.npmjs.org/:_authToken=${['npm_', 'a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8'].join('')}\n`,
     };
     for (let i = 0; i < 40; i++) files[`many/f${i}.ts`] = `// file ${i}\nexport const t = '${SECRETS.github.value}';\n`;
@@ -294,6 +305,7 @@ describe('what a joined check must not change', () => {
       const report = await engine.runScan(input(tree.root, tree.outDir, { createZip: false, secrets: 'report' }));
       const rules = new Set(report.secrets?.findings.map((f) => `${f.path.split('/')[0]}:${f.rule}`));
       expect(rules).toContain('gcp:gcp');
+      expect(rules).toContain('gcp-big:gcp');
       expect(rules).toContain('.npmrc:npm');
       for (let i = 0; i < 40; i++)
         expect(report.secrets?.findings).toContainEqual({
