@@ -2,6 +2,7 @@ import { Buffer } from 'node:buffer';
 import { escapeJsonInto, MAX_ESCAPED_BYTES } from '../render/json-string.js';
 import { isPieceBoundary } from '../tokens/bpe-engine.js';
 import type { CountTokens } from '../tokens/token-pool.js';
+import { countLeading } from '../sorted-search.js';
 
 /** A stretch of a part's text; `tokens` is the exact count of `bytes` alone, when already known. */
 export interface Segment {
@@ -203,25 +204,12 @@ export class RangeCounter {
   }
 
   private firstMarkAtOrAfter(at: number): number {
-    let lo = 0;
-    let hi = this.marks.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if ((this.marks[mid] as number) < at) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo < this.marks.length ? lo : -1;
+    const first = countLeading(this.marks.length, (k) => (this.marks[k] as number) < at);
+    return first < this.marks.length ? first : -1;
   }
 
   private lastMarkAtOrBefore(at: number): number {
-    let lo = -1;
-    let hi = this.marks.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if ((this.marks[mid] as number) <= at) lo = mid;
-      else hi = mid - 1;
-    }
-    return lo;
+    return countLeading(this.marks.length, (k) => (this.marks[k] as number) <= at) - 1;
   }
 }
 
@@ -288,14 +276,7 @@ export class CommaLines implements ShownForm {
   }
 
   offset(raw: number): number {
-    let lo = 0;
-    let hi = this.breaks.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if ((this.breaks[mid] as number) < raw) lo = mid + 1;
-      else hi = mid;
-    }
-    return raw + lo;
+    return raw + countLeading(this.breaks.length, (k) => (this.breaks[k] as number) < raw);
   }
 }
 

@@ -14,6 +14,7 @@ import { Buffer } from 'node:buffer';
 import { basename, extname } from 'node:path/posix';
 import type { SecretLintCoreConfig, SecretLintCoreResultMessage, SecretLintRuleCreator } from '@secretlint/types';
 import { HIGH_ENTROPY_ANCHORS, HIGH_ENTROPY_RULE_ID, highEntropyRule } from './high-entropy-rule.js';
+import { countLeading } from '../sorted-search.js';
 import { anchoredRules, RULE_ANCHORS } from './rule-anchors.js';
 import { redactionMark } from './secret-scan.js';
 import type { SecretFinding, SecretScan } from './secret-scan.js';
@@ -170,16 +171,10 @@ function withoutGenericOverlaps(spans: Span[]): Span[] {
   // The furthest end of the named spans up to each one, so an overlap is one binary search away.
   const reach: number[] = [];
   for (const span of named) reach.push(Math.max(reach.at(-1) ?? 0, span.end));
+  // Of the named spans that start before this one ends, the furthest end must pass its start.
   const overlapsNamed = (span: Span): boolean => {
-    // How many named spans start before this one ends; the furthest of their ends must pass its start.
-    let lo = 0;
-    let hi = named.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if ((named[mid] as Span).start < span.end) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo > 0 && (reach[lo - 1] as number) > span.start;
+    const before = countLeading(named.length, (k) => (named[k] as Span).start < span.end);
+    return before > 0 && (reach[before - 1] as number) > span.start;
   };
   return spans.filter((span) => span.rule !== HIGH_ENTROPY_RULE_ID || !overlapsNamed(span));
 }
