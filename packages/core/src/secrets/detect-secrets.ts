@@ -70,9 +70,9 @@ async function loadLinter(): Promise<Lint> {
     if (text.length <= LINT_WINDOW || only.has('filter-comments') || NAMED.test(name)) return run(text);
     const messages: SecretLintCoreResultMessage[] = [];
     for (let start = 0; start < text.length;) {
-      const end = lineStartFrom(text, start + LINT_WINDOW);
+      const end = windowEnd(text, start + LINT_WINDOW);
       // A window reads on past its end, so a finding that starts in it is whole; the next one owns the rest.
-      for (const message of await run(text.slice(start, lineStartFrom(text, end + LINT_OVERLAP)))) {
+      for (const message of await run(text.slice(start, windowEnd(text, end + LINT_OVERLAP)))) {
         const [from, to] = message.range;
         if (start + from < end) messages.push({ ...message, range: [start + from, start + to] });
       }
@@ -90,12 +90,19 @@ async function loadLinter(): Promise<Lint> {
 const LINT_WINDOW = 1 << 15;
 const LINT_OVERLAP = 12 << 10;
 
-/** The start of the first line that starts at or after `at` (the text's length if none). */
-function lineStartFrom(text: string, at: number): number {
-  if (at >= text.length) return text.length;
-  if (at === 0 || text[at - 1] === '\n') return at;
-  const next = text.indexOf('\n', at);
-  return next < 0 ? text.length : next + 1;
+/**
+ * Where a window ends, at `at` or after it: the next line's start, or in a line longer than a
+ * window the next word's (no secret holds a space but a named one, whole in the window before).
+ */
+function windowEnd(text: string, at: number): number {
+  if (at >= text.length || text[at - 1] === '\n') return Math.min(at, text.length);
+  const ahead = text.slice(at, at + LINT_WINDOW);
+  const line = ahead.indexOf('\n');
+  if (line >= 0) return at + line + 1;
+  const space = ahead.search(/[ \t]/);
+  if (space >= 0) return at + space + 1;
+  // Never between the two halves of a surrogate pair.
+  return (text.charCodeAt(at - 1) & 0xfc00) === 0xd800 ? at + 1 : at;
 }
 
 const PREFIX = '@secretlint/secretlint-rule-';

@@ -359,6 +359,31 @@ describe('what a joined check must not change', () => {
     }
   });
 
+  it('checks a line longer than a window in windows too, each secret found once at its column', async () => {
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+    const keyId = (i: number): string =>
+      ['AK', 'IA', 'Q7WERTY2', Array.from({ length: 8 }, (_, k) => alphabet[(i >> (5 * k)) % 32]).join('')].join('');
+    const words = Array.from({ length: 4000 }, (_, i) => `id=${keyId(i)}`);
+    const tree = await makeTree({ 'one-line.txt': `${words.join(' ')}\n` });
+    try {
+      const report = await engine.runScan(input(tree.root, tree.outDir, { createZip: false }));
+      let at = 0;
+      const columns = words.map((word) => {
+        const column = at + 1 + 'id='.length;
+        at += word.length + 1;
+        return column;
+      });
+      expect(report.secrets?.findings.map((f) => [f.line, f.column, f.rule])).toEqual(
+        columns.map((c) => [1, c, 'aws']),
+      );
+      const txt = await readFile(join(tree.outDir, 'output.txt'), 'utf8');
+      expect(txt).not.toContain(keyId(0));
+      expect(txt).not.toContain(keyId(3999));
+    } finally {
+      await tree.cleanup();
+    }
+  });
+
   it("keeps an ignore comment of one file from hiding the next file's secrets, and a key cut at a file's end to that file", async () => {
     const tree = await makeTree({
       'a.ts': `// secretlint-disable\nconst ok = '${SECRETS.github.value}';\n`,
