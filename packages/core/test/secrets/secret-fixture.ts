@@ -6,6 +6,15 @@ import { dirname, join } from 'node:path';
 
 const join2 = (...parts: string[]): string => parts.join('');
 
+/** The 32 letters and digits of AWS key IDs. */
+export const KEY_ID_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+
+/** The `i`-th of a run of distinct AWS access key IDs (`middle`: 8 of its characters), put together at run time. */
+export function awsKeyId(i: number, middle = 'Z3MHJ2QX'): string {
+  const tail = Array.from({ length: 8 }, (_, k) => KEY_ID_ALPHABET[(i >> (5 * k)) % 32]).join('');
+  return join2('AK', 'IA', middle, tail);
+}
+
 /** Each secret by name, with the rule expected to find it. */
 export const SECRETS = {
   awsKeyId: { value: join2('AKIA', 'Z3MHJ2QX', 'LVBN7K4P'), rule: 'aws' },

@@ -13,7 +13,7 @@ import type { TokenCache } from '../../src/tokens/token-cache.js';
 import { DEFAULT_ENGINE_LIMITS, DEFAULT_SCAN_OPTIONS } from '../../src/types.js';
 import type { ScanOptions } from '../../src/types.js';
 import { readZip } from '../scan/read-zip.js';
-import { makeTree, MUST_NOT_APPEAR, SECRETS, secretFiles } from './secret-fixture.js';
+import { awsKeyId, KEY_ID_ALPHABET, makeTree, MUST_NOT_APPEAR, SECRETS, secretFiles } from './secret-fixture.js';
 
 const engine = createEngine({ tokenThreads: 1 });
 afterAll(() => engine.close());
@@ -324,18 +324,15 @@ describe('what a joined check must not change', () => {
     // Put together at run time: distinct key IDs (about 32 characters a line) and private keys
     // with bodies of 8 000 characters (starting as DER does, `MI`), which cover most of the text,
     // so the ends of the windows secretlint is given fall inside keys.
-    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
-    const keyId = (i: number): string =>
-      ['AK', 'IA', 'Z3MHJ2QX', Array.from({ length: 8 }, (_, k) => alphabet[(i >> (5 * k)) % 32]).join('')].join('');
     const body = (b: number): string[] =>
       Array.from(
         { length: 125 },
-        (_, l) => `MI${alphabet}${alphabet}`.slice(0, 60) + String(b * 1000 + l).padStart(4, '0'),
+        (_, l) => `MI${KEY_ID_ALPHABET}${KEY_ID_ALPHABET}`.slice(0, 60) + String(b * 1000 + l).padStart(4, '0'),
       );
     const lines: string[] = [];
     const keyLines: number[] = [];
     for (let block = 0; block < 24; block++) {
-      for (let i = 0; i < 150; i++) lines.push(`key_${block}_${i} = ${keyId(block * 150 + i)}`);
+      for (let i = 0; i < 150; i++) lines.push(`key_${block}_${i} = ${awsKeyId(block * 150 + i)}`);
       keyLines.push(lines.length + 1);
       lines.push(
         ['-----BEGIN ', 'RSA PRIVATE KEY-----'].join(''),
@@ -352,7 +349,7 @@ describe('what a joined check must not change', () => {
       expect(findings.filter((f) => f.rule === 'aws').map((f) => f.line)).toEqual(idLines);
       expect(findings).toHaveLength(24 + 24 * 150);
       const txt = await readFile(join(tree.outDir, 'output.txt'), 'utf8');
-      for (const secret of [keyId(0), keyId(24 * 150 - 1), body(0)[0], body(23)[124]])
+      for (const secret of [awsKeyId(0), awsKeyId(24 * 150 - 1), body(0)[0], body(23)[124]])
         expect(txt).not.toContain(secret as string);
     } finally {
       await tree.cleanup();
@@ -360,9 +357,7 @@ describe('what a joined check must not change', () => {
   });
 
   it('checks a line longer than a window in windows too, each secret found once at its column', async () => {
-    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
-    const keyId = (i: number): string =>
-      ['AK', 'IA', 'Q7WERTY2', Array.from({ length: 8 }, (_, k) => alphabet[(i >> (5 * k)) % 32]).join('')].join('');
+    const keyId = (i: number): string => awsKeyId(i, 'Q7WERTY2');
     const words = Array.from({ length: 4000 }, (_, i) => `id=${keyId(i)}`);
     const tree = await makeTree({ 'one-line.txt': `${words.join(' ')}\n` });
     try {
