@@ -558,7 +558,7 @@ function largestFit(text: Uint8Array, from: number, fits: (to: number) => boolea
   };
   // The whole rest, when it is within reach. Past it, only when even the reach's end fits (a longer
   // piece holds at least as many tokens) and the rest is not over `budget` of the longest tokens:
-  // counting every rest once per piece made cutting a long text without line ends quadratic.
+  // counting the whole rest for every piece would make cutting a text without line ends quadratic.
   const wholeFits =
     limit === text.length
       ? fits(text.length)

@@ -64,7 +64,7 @@ async function loadLinter(): Promise<Lint> {
       return result.messages;
     };
     // secretlint compares each finding with every later one: a long text is checked window by
-    // window, so that a file of thousands of secrets takes seconds, not hours. Not a text with
+    // window, so the cost grows with the text, not with the square of its findings. Not a text with
     // ignore comments, whose ranges would not carry from one window to the next, nor one whose
     // name a rule reads (it parses the whole file).
     if (text.length <= LINT_WINDOW || only.has('filter-comments') || NAMED.test(name)) return run(text);
@@ -214,7 +214,7 @@ function spanOf(text: string, message: SecretLintCoreResultMessage): Span {
     (value): value is string => typeof value === 'string' && value.length >= 8,
   );
   // The first place of `value` from `from` that starts before `before`, searched in that stretch
-  // only: a search of the whole rest of the text for every finding made many findings quadratic.
+  // only (searching the whole rest of the text for each finding would be quadratic in findings).
   const placeOf = (value: string, from: number, before: number): number => {
     const at = text.slice(from, before + value.length - 1).indexOf(value);
     return at < 0 ? -1 : from + at;
