@@ -1,4 +1,3 @@
-import { Buffer } from 'node:buffer';
 import { open, rm } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -6,16 +5,10 @@ import { ARTIFACT_FILE_NAMES } from './artifact-names.js';
 import type { AppendedFileHash, HashAppendedFile } from '../io/appended-file-hash.js';
 import { writeAll } from '../io/write-all.js';
 import type { WrittenArtifact } from './artifact-names.js';
-import { escapeJsonInto, MAX_ESCAPED_BYTES } from '../render/json-string.js';
-import type { EscapeProgress } from '../render/json-string.js';
-import type { FormatRenderer, HeadContext, RenderContext, RenderedChunk } from '../render/render-context.js';
+import type { FormatRenderer, HeadContext, RenderContext } from '../render/render-context.js';
+import { ChunkBuffer } from './chunk-buffer.js';
 import type { TextFileRecord } from '../types.js';
 
-const WRITE_BUFFER_BYTES = 1 << 20;
-/** Contents this large are written from where they are, not copied into the write buffer. */
-const WRITE_DIRECTLY_AT = 256 * 1024;
-/** UTF-8 bytes a string of n UTF-16 units takes, at most. */
-const MAX_UTF8_PER_UNIT = 3;
 /**
  * An artifact is flushed to disk in the background every this many bytes, while the scan still
  * counts: the sync before publishing then waits for the last stretch only, not for 200 MB at once
@@ -32,8 +25,7 @@ interface Artifact {
   startHash: () => AppendedFileHash;
   bytes: number;
   /** Blocks are encoded into this one buffer and written when it fills. */
-  buffer: Buffer;
-  used: number;
+  out: ChunkBuffer;
   /** Blocks rendered before the head could be (the walk still running) wait here; null once the head is written. */
   early: { path: string; handle: FileHandle | null } | null;
   unsynced: number;
@@ -68,19 +60,19 @@ export class TextArtifactWriter {
       for (const renderer of renderers) {
         const file = ARTIFACT_FILE_NAMES[renderer.format];
         const path = join(outDir, file);
-        artifacts.push({
+        const artifact: Artifact = {
           renderer,
           file,
           handle: await open(path, 'wx'),
           hash: null,
           startHash: () => hashFile(path),
           bytes: 0,
-          buffer: Buffer.allocUnsafe(WRITE_BUFFER_BYTES),
-          used: 0,
+          out: new ChunkBuffer((data) => write(artifact, data)),
           early: { path: join(outDir, `.early.${renderer.format}`), handle: null },
           unsynced: 0,
           syncing: null,
-        });
+        };
+        artifacts.push(artifact);
       }
     } catch (error) {
       await Promise.allSettled(artifacts.map((a) => a.handle.close()));
@@ -98,21 +90,19 @@ export class TextArtifactWriter {
     for (const artifact of this.artifacts) {
       const early = artifact.early;
       if (early === null) continue;
-      await flush(artifact);
+      await artifact.out.flush();
       artifact.early = null;
-      await put(artifact, artifact.renderer.head(ctx));
+      await artifact.out.put(artifact.renderer.head(ctx));
       const waiting = early.handle;
       if (waiting === null) continue;
       try {
-        await flush(artifact);
-        // The write buffer is empty: it carries the waiting blocks across.
-        for (let position = 0; ;) {
-          const { bytesRead } = await waiting.read(artifact.buffer, 0, artifact.buffer.length, position);
-          if (bytesRead === 0) break;
+        // The write buffer carries the waiting blocks across.
+        let position = 0;
+        await artifact.out.putFrom(async (into) => {
+          const { bytesRead } = await waiting.read(into, 0, into.length, position);
           position += bytesRead;
-          artifact.used = bytesRead;
-          await flush(artifact);
-        }
+          return bytesRead;
+        });
       } finally {
         // Gone whichever way the copy ends: abort() no longer knows of it.
         await waiting.close().catch(() => undefined);
@@ -125,8 +115,8 @@ export class TextArtifactWriter {
   async addFile(record: TextFileRecord, content: Uint8Array): Promise<void> {
     const first = this.fileCount++ === 0;
     for (const artifact of this.artifacts) {
-      if (!first) await put(artifact, artifact.renderer.separator);
-      for (const chunk of artifact.renderer.file(record, content, this.lite)) await put(artifact, chunk);
+      if (!first) await artifact.out.put(artifact.renderer.separator);
+      for (const chunk of artifact.renderer.file(record, content, this.lite)) await artifact.out.put(chunk);
     }
   }
 
@@ -134,8 +124,8 @@ export class TextArtifactWriter {
   async finish(ctx: RenderContext): Promise<WrittenArtifact[]> {
     if (!this.begun) throw new Error('TextArtifactWriter.begin() must come before finish()');
     for (const artifact of this.artifacts) {
-      await put(artifact, artifact.renderer.tail(ctx, this.fileCount));
-      await flush(artifact);
+      await artifact.out.put(artifact.renderer.tail(ctx, this.fileCount));
+      await artifact.out.flush();
     }
     const settled = await Promise.allSettled(
       this.artifacts.map(async (artifact): Promise<WrittenArtifact> => {
@@ -167,49 +157,6 @@ export class TextArtifactWriter {
     );
     await Promise.allSettled(this.artifacts.flatMap((a) => (a.early ? [rm(a.early.path, { force: true })] : [])));
   }
-}
-
-async function put(artifact: Artifact, chunk: RenderedChunk): Promise<void> {
-  const room = (): number => artifact.buffer.length - artifact.used;
-  if (typeof chunk === 'object' && 'jsonString' in chunk) return putJsonString(artifact, chunk.jsonString);
-  if (typeof chunk === 'string') {
-    const most = chunk.length * MAX_UTF8_PER_UNIT;
-    if (most > room()) await flush(artifact);
-    if (most > room()) return write(artifact, Buffer.from(chunk, 'utf8'));
-    artifact.used += artifact.buffer.write(chunk, artifact.used, 'utf8');
-    return;
-  }
-  if (chunk.byteLength >= WRITE_DIRECTLY_AT) {
-    await flush(artifact);
-    return write(artifact, chunk);
-  }
-  if (chunk.byteLength > room()) await flush(artifact);
-  artifact.buffer.set(chunk, artifact.used);
-  artifact.used += chunk.byteLength;
-}
-
-const QUOTE = 0x22;
-const escaped: EscapeProgress = { read: 0, written: 0 };
-
-/** `content` as a JSON string literal, escaped into the write buffer a buffer-full at a time. */
-async function putJsonString(artifact: Artifact, content: Uint8Array): Promise<void> {
-  if (artifact.buffer.length - artifact.used < MAX_ESCAPED_BYTES + 1) await flush(artifact);
-  artifact.buffer[artifact.used++] = QUOTE;
-  for (let read = 0; read < content.length;) {
-    if (artifact.buffer.length - artifact.used < MAX_ESCAPED_BYTES) await flush(artifact);
-    escapeJsonInto(content, read, artifact.buffer, artifact.used, escaped);
-    read = escaped.read;
-    artifact.used = escaped.written;
-  }
-  if (artifact.used === artifact.buffer.length) await flush(artifact);
-  artifact.buffer[artifact.used++] = QUOTE;
-}
-
-async function flush(artifact: Artifact): Promise<void> {
-  if (artifact.used === 0) return;
-  const used = artifact.used;
-  artifact.used = 0;
-  await write(artifact, artifact.buffer.subarray(0, used));
 }
 
 /** Appends `data` to the artifact, or to its waiting blocks before the head is written. */
