@@ -106,14 +106,16 @@ export interface FileChange {
   similarity: number | null;
   /** git found either side binary: no diff. */
   binary: boolean;
-  /** git's unified diff of the file, from its `diff --git` line; empty for a binary file. */
-  diff: string;
+  /** Where in the change set's `diffFile` git's unified diff of the file is, from its `diff --git` line; empty for a binary file. */
+  diff: { at: number; length: number };
 }
 
 /** What a change digest is built from: the base and every path that changed since, in git's order. */
 export interface ChangeSet {
   baseRef: string;
   baseCommit: string;
+  /** git's diff output, which the changes point into; read a patch at a time, as it can be as large as the repository. */
+  diffFile: string;
   changes: FileChange[];
 }
 

@@ -5,7 +5,7 @@ export * from './remote/index.js';
 export * from './local/index.js';
 export * from './archive/index.js';
 export { baseRefNotSupported, filesOffDisk, prepareSource, resolveRemoteCommit } from './prepare-source.js';
-export { diffAgainstBase, parseRawPatch } from './remote/change-set.js';
+export { diffAgainstBase } from './remote/change-set.js';
 export type { ChangeSet, FileChange } from './remote/change-set.js';
 export type {
   PrepareContext,

@@ -1,5 +1,5 @@
 import { realpath } from 'node:fs/promises';
-import { basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { ScanError } from '@reposcan/contracts';
 import type { ScanRequestRecord } from '@reposcan/contracts';
 import { extractZip } from './archive/index.js';
@@ -174,6 +174,7 @@ export async function prepareSource(source: ScanRequestRecord['source'], ctx: Pr
           spec,
           repoDir: destDir,
           baseRef: base,
+          diffFile: join(dirname(destDir), 'change.diff'),
           subdir,
           gitEnv,
           deadlineMs: settings.cloneTimeoutMs,

@@ -113,6 +113,11 @@ export class ContentSpool {
     };
   }
 
+  /** One file's content, read on its own: for a reader that takes the files in another order than the spool's. */
+  read({ at, length }: SpooledFile): Promise<Buffer> {
+    return this.readAt(at, length);
+  }
+
   private async readAt(at: number, length: number): Promise<Buffer> {
     const into = Buffer.allocUnsafe(length);
     for (let done = 0; done < length;) {

@@ -1,6 +1,7 @@
 // A change digest's three text formats: what changed between two commits, each changed file with
-// its diff and its new text. Pure: the scan hands in the entries (texts already redacted and
-// counted) and gets the pieces to write.
+// its diff and its new text. Pure: the scan hands in the entries and a loader of each one's texts
+// (already redacted and counted; a whole repository's change is not held in memory at once) and
+// gets the pieces to write.
 import type { TextFormat } from '@reposcan/contracts/vocabulary';
 import { carriedPath } from '../path-bytes.js';
 import { endsWithNewline } from '../text/utf8.js';
@@ -10,7 +11,7 @@ import { displayPath } from './display-path.js';
 import { formatSize } from './human-format.js';
 import { languageHint } from './language-hint.js';
 import { fenceFor, fenceForUtf8, inlineCode, tableCode } from './markdown-fence.js';
-import type { RepositoryBlock } from './render-context.js';
+import type { RenderedChunk, RepositoryBlock } from './render-context.js';
 
 /** The summary of a change digest: the two commits and how many paths changed which way. */
 export interface ChangeDigestBlock {
@@ -27,11 +28,17 @@ export interface DigestEntry {
   record: TextFileRecord | null;
   /** The binary file's record when it is in the scanned commit. */
   asset: AssetRecord | null;
-  /** The diff as the outputs hold it (redacted where secrets were found); null for a binary file. */
+}
+
+/** A changed file's texts as the outputs hold them. */
+export interface DigestTexts {
+  /** The diff (redacted where secrets were found); null for a binary file. */
   diff: Uint8Array | null;
   /** The new text; null for a deleted or binary file. */
   content: Uint8Array | null;
 }
+
+export type LoadDigestTexts<E extends DigestEntry> = (entry: E) => Promise<DigestTexts>;
 
 export interface DigestContext {
   repository: RepositoryBlock;
@@ -43,10 +50,7 @@ export interface DigestContext {
   skippedCount: number;
 }
 
-export type DigestChunk = string | Uint8Array;
-
 const RULE = '='.repeat(64);
-const decoder = new TextDecoder();
 
 function countsLine(digest: ChangeDigestBlock): string {
   return changeCountsLine(digest.counts);
@@ -56,18 +60,23 @@ function digestLine(digest: ChangeDigestBlock): string {
   return `${displayPath(digest.base_ref)} (${digest.base_commit}) -> ${digest.head_commit ?? '?'}`;
 }
 
-/** A whole artifact of the digest, as pieces written one after the other. */
-export function* renderChangeDigest(
+/** A whole artifact of the digest, as pieces written one after the other; each entry's texts are loaded as it comes. */
+export async function* renderChangeDigest<E extends DigestEntry>(
   format: TextFormat,
   ctx: DigestContext,
-  entries: DigestEntry[],
-): Iterable<DigestChunk> {
-  if (format === 'txt') yield* digestTxt(ctx, entries);
-  else if (format === 'md') yield* digestMarkdown(ctx, entries);
-  else yield* digestJson(ctx, entries);
+  entries: readonly E[],
+  load: LoadDigestTexts<E>,
+): AsyncIterable<RenderedChunk> {
+  if (format === 'txt') yield* digestTxt(ctx, entries, load);
+  else if (format === 'md') yield* digestMarkdown(ctx, entries, load);
+  else yield* digestJson(ctx, entries, load);
 }
 
-function* digestTxt(ctx: DigestContext, entries: DigestEntry[]): Iterable<DigestChunk> {
+async function* digestTxt<E extends DigestEntry>(
+  ctx: DigestContext,
+  entries: readonly E[],
+  load: LoadDigestTexts<E>,
+): AsyncIterable<RenderedChunk> {
   const head: string[] = [];
   if (!ctx.lite) {
     const repo = ctx.repository;
@@ -84,20 +93,23 @@ function* digestTxt(ctx: DigestContext, entries: DigestEntry[]): Iterable<Digest
   for (const entry of entries) {
     const { change, record } = entry;
     if (record === null) continue;
+    const { diff, content } = await load(entry);
     const header = [RULE, `FILE: ${displayPath(change.path)}`, `CHANGE: ${changeWords(change)}`];
-    if (!ctx.lite) header.push(`TYPE: ${record.subcategory} | ${sizeWords(entry)}TOKENS: ${record.tokens_estimate}`);
+    // A deleted file has no size in the new tree.
+    const size = content === null ? '' : `SIZE: ${formatSize(record.size_bytes)} | `;
+    if (!ctx.lite) header.push(`TYPE: ${record.subcategory} | ${size}TOKENS: ${record.tokens_estimate}`);
     header.push(RULE);
     yield `${header.join('\n')}\n`;
-    if (entry.diff !== null && entry.diff.length > 0) {
+    if (diff !== null && diff.length > 0) {
       yield '--- DIFF ---\n';
-      yield entry.diff;
-      if (!endsWithNewline(entry.diff)) yield '\n';
+      yield diff;
+      if (!endsWithNewline(diff)) yield '\n';
     }
-    if (entry.content === null) yield '--- DELETED ---\n\n';
+    if (content === null) yield '--- DELETED ---\n\n';
     else {
       yield '--- NEW CONTENT ---\n';
-      yield entry.content;
-      yield endsWithNewline(entry.content) || entry.content.length === 0 ? '\n' : '\n\n';
+      yield content;
+      yield endsWithNewline(content) || content.length === 0 ? '\n' : '\n\n';
     }
   }
   if (ctx.lite) return;
@@ -142,11 +154,6 @@ function txtSection(title: string, lines: string[]): string {
   return `${RULE}\n${title}\n${RULE}\n${lines.join('\n')}\n`;
 }
 
-/** A deleted file has no size in the new tree. */
-function sizeWords(entry: DigestEntry): string {
-  return entry.content === null || entry.record === null ? '' : `SIZE: ${formatSize(entry.record.size_bytes)} | `;
-}
-
 function changeWords(change: DigestEntry['change']): string {
   if (change.status === 'renamed') return `renamed from ${displayPath(change.oldPath ?? '')}`;
   return change.status;
@@ -156,7 +163,11 @@ function similarity(entry: DigestEntry): string {
   return entry.change.similarity === null ? '' : ` (${entry.change.similarity}% similar)`;
 }
 
-function* digestMarkdown(ctx: DigestContext, entries: DigestEntry[]): Iterable<DigestChunk> {
+async function* digestMarkdown<E extends DigestEntry>(
+  ctx: DigestContext,
+  entries: readonly E[],
+  load: LoadDigestTexts<E>,
+): AsyncIterable<RenderedChunk> {
   const parts: string[] = [];
   if (!ctx.lite) {
     const repo = ctx.repository;
@@ -184,6 +195,7 @@ function* digestMarkdown(ctx: DigestContext, entries: DigestEntry[]): Iterable<D
     const { change, record } = entry;
     if (record === null) continue;
     shown++;
+    const { diff, content } = await load(entry);
     const lines = [`### ${inlineCode(displayPath(change.path))}`, ''];
     const meta = [
       `_${changeWords(change).replace(/^renamed from (.*)$/, (_, from: string) => `renamed from ${inlineCode(from)}`)}_`,
@@ -191,23 +203,23 @@ function* digestMarkdown(ctx: DigestContext, entries: DigestEntry[]): Iterable<D
     if (!ctx.lite)
       meta.push(
         record.subcategory,
-        ...(entry.content === null ? [] : [formatSize(record.size_bytes)]),
+        ...(content === null ? [] : [formatSize(record.size_bytes)]),
         `${record.tokens_estimate} tokens`,
       );
     lines.push(meta.join(' · '), '');
     yield `${lines.join('\n')}\n`;
-    if (entry.diff !== null && entry.diff.length > 0) {
-      const fence = fenceForUtf8(entry.diff);
+    if (diff !== null && diff.length > 0) {
+      const fence = fenceForUtf8(diff);
       yield `#### Diff\n\n${fence}diff\n`;
-      yield entry.diff;
-      yield `${endsWithNewline(entry.diff) ? '' : '\n'}${fence}\n\n`;
+      yield diff;
+      yield `${endsWithNewline(diff) ? '' : '\n'}${fence}\n\n`;
     }
-    if (entry.content === null) yield '_Deleted._\n\n';
+    if (content === null) yield '_Deleted._\n\n';
     else {
-      const fence = fenceForUtf8(entry.content);
+      const fence = fenceForUtf8(content);
       yield `#### New content\n\n${fence}${languageHint(carriedPath(change.path))}\n`;
-      yield entry.content;
-      yield `${endsWithNewline(entry.content) || entry.content.length === 0 ? '' : '\n'}${fence}\n\n`;
+      yield content;
+      yield `${endsWithNewline(content) || content.length === 0 ? '' : '\n'}${fence}\n\n`;
     }
   }
   const tail: string[] = [];
@@ -254,7 +266,11 @@ function table(rows: Array<[string, string]>): string {
  * binary file) and `content` (null for a deleted or binary one). Binary files are in `files` too,
  * with their change and no texts.
  */
-function* digestJson(ctx: DigestContext, entries: DigestEntry[]): Iterable<DigestChunk> {
+async function* digestJson<E extends DigestEntry>(
+  ctx: DigestContext,
+  entries: readonly E[],
+  load: LoadDigestTexts<E>,
+): AsyncIterable<RenderedChunk> {
   const lines = ['{'];
   if (!ctx.lite)
     lines.push(
@@ -267,16 +283,20 @@ function* digestJson(ctx: DigestContext, entries: DigestEntry[]): Iterable<Diges
   yield `${lines.join('\n')}\n`;
   for (const [index, entry] of entries.entries()) {
     const { change } = entry;
+    const { diff, content } = await load(entry);
     const meta = ctx.lite ? { path: change.path } : (entry.record ?? entry.asset ?? { path: change.path });
-    const object = {
+    const object = JSON.stringify({
       ...meta,
       status: change.status,
       old_path: change.oldPath,
       binary: entry.record === null,
-      diff: entry.diff === null ? null : decoder.decode(entry.diff),
-      content: entry.content === null ? null : decoder.decode(entry.content),
-    };
-    yield `${index > 0 ? ',\n' : ''}    ${JSON.stringify(object)}`;
+    });
+    // The texts, last, are escaped from their bytes into the output: no string of a large file is made.
+    yield `${index > 0 ? ',\n' : ''}    ${object.slice(0, -1)},"diff":`;
+    yield diff === null ? 'null' : { jsonString: diff };
+    yield ',"content":';
+    yield content === null ? 'null' : { jsonString: content };
+    yield '}';
   }
   const close = entries.length > 0 ? '\n  ]' : '  ]';
   if (ctx.lite) yield `${close}\n}\n`;

@@ -1,18 +1,25 @@
 // A change digest (`base_ref`): the scan's walk, reads, secret checks and counts over the changed
 // files only, and outputs that show each one's diff and new text. git computed the change list and
-// the diffs (the sources package hands them in as data); this file only filters, checks, counts
-// and renders them.
+// the diffs (the sources package hands them in as a file and ranges of it); this file only
+// filters, checks, counts and renders them. A change can be as large as the repository, so no
+// more than a batch of diffs and texts is in memory at once: the new texts wait in a spool, the
+// diffs in git's file.
+import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { open, rm } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ScanError } from '@reposcan/contracts/error-codes';
 import { toWireOptions } from '@reposcan/contracts/vocabulary';
 import { ARTIFACT_FILE_NAMES } from '../artifacts/artifact-names.js';
 import type { WrittenArtifact } from '../artifacts/artifact-names.js';
+import { ChunkBuffer } from '../artifacts/chunk-buffer.js';
+import { ContentSpool } from '../artifacts/content-spool.js';
+import type { SpooledFile } from '../artifacts/content-spool.js';
 import { classifyByName, isDocsPath } from '../classify/index.js';
 import { buildFileUrl } from '../render/file-url.js';
 import { renderChangeDigest } from '../render/render-changes.js';
-import type { ChangeDigestBlock, DigestContext, DigestEntry } from '../render/render-changes.js';
+import type { ChangeDigestBlock, DigestContext, DigestEntry, DigestTexts } from '../render/render-changes.js';
 import type { RepositoryBlock } from '../render/render-context.js';
 import { renderTree } from '../render/render-tree.js';
 import { carriedPath } from '../path-bytes.js';
@@ -20,7 +27,7 @@ import { SECRETS_MAX_BYTES } from '../secrets/secret-scan.js';
 import type { SecretsSummary } from '../secrets/secret-scan.js';
 import { utf8Encode } from '../text/utf8.js';
 import type { CountTokens } from '../tokens/index.js';
-import type { ChangeSet, ProgressCallback, ScannedFileRecord, TextFileRecord } from '../types.js';
+import type { ChangeSet, FileChange, ProgressCallback, ScannedFileRecord, TextFileRecord } from '../types.js';
 import { compileDirExcludes } from '../walk/dir-excludes.js';
 import { compilePathPatterns } from '../walk/path-patterns.js';
 import { collectFiles } from './collect-files.js';
@@ -57,32 +64,57 @@ export async function scanChanges(
   repository: RepositoryBlock,
   addZip: AddZip,
 ): Promise<ScanReport> {
-  const { options, changes } = input;
-  if (options.maxTokensPerPart !== null)
+  if (input.options.maxTokensPerPart !== null)
     throw new ScanError(
       'INVALID_REQUEST',
       'base_ref (a change digest) cannot be cut into parts; leave max_tokens_per_part out, or narrow the digest with include_patterns.',
     );
+  // The new texts wait in a spool, the diffs in git's file, until the outputs are written.
+  const spool = await ContentSpool.open(input.outDir);
+  try {
+    const diffs = await DiffFile.open(input.changes.diffFile);
+    try {
+      return await digestChanges(input, deps, countTokens, onProgress, repository, addZip, spool, diffs);
+    } finally {
+      await diffs.close();
+    }
+  } finally {
+    await spool.close();
+  }
+}
+
+async function digestChanges(
+  input: ScanInput & { changes: ChangeSet },
+  deps: RunScanDeps,
+  countTokens: CountTokens,
+  onProgress: ProgressCallback,
+  repository: RepositoryBlock,
+  addZip: AddZip,
+  spool: ContentSpool,
+  diffs: DiffFile,
+): Promise<ScanReport> {
+  const { options, changes } = input;
   const inNewTree = new Map(changes.changes.filter((c) => c.status !== 'deleted').map((c) => [c.path, c]));
-  const texts = new Map<string, { record: TextFileRecord; content: Uint8Array }>();
+  const texts = new Map<string, { record: TextFileRecord; content: SpooledFile }>();
   const collected = await collectFiles(
     { ...input, exactTokens: true, only: new Set(inNewTree.keys()) },
     deps,
     countTokens,
-    (record, content) => {
-      // Valid only while this call runs (process-files.ts): kept as a copy.
-      texts.set(record.path, { record, content: content.slice() });
-      return Promise.resolve();
+    async (record, content) => {
+      // Valid only while this call runs (process-files.ts): the spool keeps a copy.
+      await spool.add({ ...record, tokens: record.tokens ?? 0 }, content);
+      texts.set(record.path, { record, content: spool.spooled[spool.spooled.length - 1] as SpooledFile });
     },
     onProgress,
   );
+  await spool.end();
   onProgress({ phase: 'render', files_done: collected.walkedPaths.length, files_total: collected.walkedPaths.length });
   const renderStart = performance.now();
   const assets = new Map(collected.assets.map((asset) => [asset.path, asset]));
   const keepsRemoved = removedPathFilter(input);
   const baseSource = { ...input.source, ref: changes.baseCommit, commit: changes.baseCommit };
 
-  const entries: DigestEntry[] = [];
+  const entries: HeldEntry[] = [];
   for (const change of changes.changes) {
     const text = texts.get(change.path);
     if (change.status === 'deleted') {
@@ -98,31 +130,28 @@ export async function scanChanges(
               tokens_estimate: 0,
               url: buildFileUrl(baseSource, change.path),
             };
-      entries.push({ change, record, asset: null, diff: record ? utf8Encode(change.diff) : null, content: null });
+      entries.push(heldEntry(change, record, null, record ? change.diff : null, null));
     } else if (text) {
-      entries.push({ change, record: text.record, asset: null, diff: utf8Encode(change.diff), content: text.content });
+      entries.push(heldEntry(change, text.record, null, change.diff, text.content));
     } else if (assets.has(change.path)) {
-      entries.push({ change, record: null, asset: assets.get(change.path) ?? null, diff: null, content: null });
+      entries.push(heldEntry(change, null, assets.get(change.path) ?? null, null, null));
     }
     // Otherwise the walk left it out (a pattern, an ignore file, too large …): so does the digest.
   }
 
   const secrets = collected.secrets;
   const withDiff = entries.filter((e) => e.diff !== null && e.diff.length > 0);
-  if (secrets !== null && withDiff.length > 0) await checkDiffs(withDiff, secrets, deps);
-  const diffTokens =
-    withDiff.length > 0
-      ? await countTokens(
-          withDiff.map((e) => e.diff as Uint8Array),
-          input.signal,
-        )
-      : [];
-  const diffTokensOf = new Map(withDiff.map((e, i) => [e, diffTokens[i] ?? 0]));
+  for (const batch of diffBatches(withDiff)) {
+    const batchDiffs = await Promise.all(batch.map((e) => diffs.read(e)));
+    if (secrets !== null) await checkDiffs(batch, batchDiffs, secrets, deps);
+    const counts = await countTokens(batchDiffs, input.signal);
+    batch.forEach((entry, i) => (entry.diffTokens = counts[i] ?? 0));
+  }
   // A file's count is of every text the outputs hold of it: its diff and its new text.
   const files: ScannedFileRecord[] = [];
   for (const entry of entries) {
     if (entry.record === null) continue;
-    const tokens = (entry.record.tokens ?? 0) + (diffTokensOf.get(entry) ?? 0);
+    const tokens = (entry.record.tokens ?? 0) + entry.diffTokens;
     entry.record = { ...entry.record, tokens, tokens_estimate: tokens };
     files.push(entry.record as ScannedFileRecord);
   }
@@ -157,11 +186,15 @@ export async function scanChanges(
     summary,
     skippedCount: skipped.length,
   };
+  const load = async (entry: HeldEntry): Promise<DigestTexts> => ({
+    diff: entry.diff === null ? null : await diffs.read(entry),
+    content: entry.content === null ? null : await spool.read(entry.content),
+  });
   const artifacts: WrittenArtifact[] = [];
   try {
     for (const format of TEXT_FORMATS) {
       input.signal?.throwIfAborted();
-      artifacts.push(await writeArtifact(join(input.outDir, ARTIFACT_FILE_NAMES[format]), format, ctx, entries));
+      artifacts.push(await writeArtifact(join(input.outDir, ARTIFACT_FILE_NAMES[format]), format, ctx, entries, load));
     }
     const report: ScanReport = {
       repository,
@@ -189,7 +222,7 @@ export async function scanChanges(
           old_path: e.change.oldPath,
           similarity: e.change.similarity,
           binary: e.record === null,
-          diff_tokens: diffTokensOf.get(e) ?? 0,
+          diff_tokens: e.diffTokens,
         })),
       },
     };
@@ -210,29 +243,114 @@ export async function scanChanges(
   }
 }
 
+/** A changed path the digest shows, with where its texts wait until they are written. */
+interface HeldEntry extends DigestEntry {
+  /** Its patch in git's diff file; null when no diff is shown (a binary file). */
+  diff: FileChange['diff'] | null;
+  /** Its redacted diff, when secrets were found in it (few are: held in memory). */
+  redactedDiff: Uint8Array | null;
+  /** Its new text in the spool; null for a deleted or binary file. */
+  content: SpooledFile | null;
+  /** Tokens of its diff as the outputs hold it. */
+  diffTokens: number;
+}
+
+function heldEntry(
+  change: FileChange,
+  record: TextFileRecord | null,
+  asset: DigestEntry['asset'],
+  diff: FileChange['diff'] | null,
+  content: SpooledFile | null,
+): HeldEntry {
+  return { change, record, asset, diff, redactedDiff: null, content, diffTokens: 0 };
+}
+
+/** Diff bytes checked and counted at once. */
+const DIFF_BATCH_BYTES = 1 << 20;
+
+/** The entries in order, in batches of about DIFF_BATCH_BYTES of diffs (a larger diff alone). */
+function* diffBatches(entries: HeldEntry[]): Iterable<HeldEntry[]> {
+  let batch: HeldEntry[] = [];
+  let bytes = 0;
+  for (const entry of entries) {
+    const length = entry.diff?.length ?? 0;
+    if (batch.length > 0 && bytes + length > DIFF_BATCH_BYTES) {
+      yield batch;
+      batch = [];
+      bytes = 0;
+    }
+    batch.push(entry);
+    bytes += length;
+  }
+  if (batch.length > 0) yield batch;
+}
+
+/** git's diff output, read a patch at a time. */
+class DiffFile {
+  private constructor(private readonly handle: FileHandle) {}
+
+  static async open(file: string): Promise<DiffFile> {
+    return new DiffFile(await open(file, 'r'));
+  }
+
+  /**
+   * An entry's diff as the outputs hold it: redacted if it was, else git's bytes, whose invalid
+   * UTF-8 (a file in a legacy charset) is replaced as any text of the outputs would be.
+   */
+  async read(entry: HeldEntry): Promise<Uint8Array> {
+    if (entry.redactedDiff !== null) return entry.redactedDiff;
+    const range = entry.diff;
+    if (range === null || range.length === 0) return new Uint8Array(0);
+    const bytes = Buffer.allocUnsafe(range.length);
+    for (let done = 0; done < range.length;) {
+      const { bytesRead } = await this.handle.read(bytes, done, range.length - done, range.at + done);
+      if (bytesRead === 0) throw new Error('The diff file ended early');
+      done += bytesRead;
+    }
+    return isUtf8(bytes) ? bytes : utf8Encode(bytes.toString('utf8'));
+  }
+
+  async close(): Promise<void> {
+    await this.handle.close().catch(() => undefined);
+  }
+}
+
 type AddZip = (
   report: ScanReport,
   collected: { assets: ScanReport['assets']; assetAbsPaths: string[] },
   files: string[],
 ) => Promise<void>;
 
-/** Secret detection of the diffs, under each file's own name; with `redact` a diff with findings is replaced. */
-async function checkDiffs(entries: DigestEntry[], secrets: SecretsSummary, deps: RunScanDeps): Promise<void> {
-  const checked = entries.filter((e) => (e.diff as Uint8Array).length <= SECRETS_MAX_BYTES);
-  for (const entry of entries)
-    if (!checked.includes(entry) && !secrets.not_checked.includes(entry.change.path))
-      secrets.not_checked.push(entry.change.path);
+/**
+ * Secret detection of a batch of diffs (`diffs`, in the entries' order), under each file's own
+ * name; with `redact` a diff with findings is replaced, in `diffs` and on its entry.
+ */
+async function checkDiffs(
+  entries: HeldEntry[],
+  diffs: Uint8Array[],
+  secrets: SecretsSummary,
+  deps: RunScanDeps,
+): Promise<void> {
+  const checked: number[] = [];
+  entries.forEach((entry, i) => {
+    if ((diffs[i] as Uint8Array).length <= SECRETS_MAX_BYTES) checked.push(i);
+    else if (!secrets.not_checked.includes(entry.change.path)) secrets.not_checked.push(entry.change.path);
+  });
   if (checked.length === 0) return;
   const scans = await deps.detectSecrets(
-    checked.map((e) => e.diff as Uint8Array),
-    checked.map((e) => e.change.path),
+    checked.map((i) => diffs[i] as Uint8Array),
+    checked.map((i) => (entries[i] as HeldEntry).change.path),
   );
-  checked.forEach((entry, i) => {
-    const scan = scans[i];
+  checked.forEach((i, at) => {
+    const scan = scans[at];
+    const entry = entries[i] as HeldEntry;
     if (scan === undefined || scan.findings.length === 0) return;
     for (const finding of scan.findings) secrets.findings.push({ path: entry.change.path, ...finding, in: 'diff' });
     secrets.count += scan.findings.length;
-    if (secrets.mode === 'redact' && scan.redacted !== undefined) entry.diff = scan.redacted;
+    if (secrets.mode === 'redact' && scan.redacted !== undefined) {
+      entry.redactedDiff = scan.redacted;
+      diffs[i] = scan.redacted;
+    }
   });
 }
 
@@ -263,19 +381,20 @@ async function writeArtifact(
   file: string,
   format: (typeof TEXT_FORMATS)[number],
   ctx: DigestContext,
-  entries: DigestEntry[],
+  entries: HeldEntry[],
+  load: (entry: HeldEntry) => Promise<DigestTexts>,
 ): Promise<WrittenArtifact> {
   const handle = await open(file, 'wx');
   const hash = createHash('sha256');
   let bytes = 0;
+  const out = new ChunkBuffer(async (data) => {
+    hash.update(data);
+    bytes += data.byteLength;
+    await writeAll(handle, data);
+  });
   try {
-    for (const chunk of renderChangeDigest(format, ctx, entries)) {
-      const data = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
-      if (data.byteLength === 0) continue;
-      hash.update(data);
-      bytes += data.byteLength;
-      await writeAll(handle, data);
-    }
+    for await (const chunk of renderChangeDigest(format, ctx, entries, load)) await out.put(chunk);
+    await out.flush();
     await handle.datasync();
   } finally {
     await handle.close();

@@ -1,3 +1,4 @@
+import { open } from 'node:fs/promises';
 import { ScanError } from '@reposcan/contracts';
 import type { ChangeSet, FileChange } from '@reposcan/core';
 import { withDeadline } from './deadline.js';
@@ -16,6 +17,8 @@ export interface DiffAgainstBaseOptions {
   repoDir: string;
   /** A branch, tag or full commit id of the same repository. */
   baseRef: string;
+  /** Where git writes the diff (outside `repoDir`, which the size limit measures); the change set points into it. */
+  diffFile: string;
   /** Only changes under this folder (a scan of a folder): git then fetches no blob outside it. */
   subdir: string | null;
   gitEnv: GitEnv;
@@ -82,15 +85,17 @@ export async function diffAgainstBase(options: DiffAgainstBaseOptions): Promise<
         throw baseRefNotFound(baseRef, spec);
       })
     ).trim();
-    const output = await git([
+    // Into a file, not through a pipe: a change of a whole repository is as large as the repository.
+    await git([
       ...DIFF_ARGS,
+      `--output=${options.diffFile}`,
       baseCommit,
       'HEAD',
       '--',
       ...(options.subdir === null ? [] : [options.subdir]),
     ]);
     if ((await directorySize(repoDir)) > maxBytes) throw tooLarge();
-    return { baseRef, baseCommit, changes: parseRawPatch(output) };
+    return { baseRef, baseCommit, diffFile: options.diffFile, changes: await readRawPatch(options.diffFile) };
   } catch (error) {
     throw error instanceof GitCommandError
       ? classifyGitFailure(error, spec, baseRef, gitEnv.secrets.length > 0)
@@ -112,39 +117,76 @@ function baseRefNotFound(baseRef: string, spec: RemoteSpec): ScanError {
 }
 
 const RAW_RECORD = /^:\d{6} \d{6} [0-9a-f]+ [0-9a-f]+ ([AMDTR])(\d*)\t([^\t]*)(?:\t(.*))?$/s;
+const BINARY_LINE = /^(Binary files .* differ|GIT binary patch)$/;
+const PATCH_START = Buffer.from('diff --git ');
+const HUNK_START = Buffer.from('@@ ');
+const NEWLINE = 0x0a;
+
+/** One patch of the diff file while it is read: where it starts and what its lines said so far. */
+interface PatchSpan {
+  at: number;
+  length: number;
+  hunks: boolean;
+  binaryLine: boolean;
+}
 
 /**
- * Output of `git diff --raw -p` (not `-z`, whose raw bytes would not survive runGit's text; the
- * paths are quoted as git quotes them): the raw records, one per changed path, then one patch per
- * record in the same order, each from its `diff --git` line.
+ * Reads git's `diff --raw -p` output (not `-z`: the paths are quoted as git quotes them) from
+ * `file` a window at a time: the raw records, one per changed path, then one patch per record in
+ * the same order, each from its `diff --git` line to the next. Only the records and the headers'
+ * verdicts are kept; each change names its patch as a byte range of the file.
  */
-export function parseRawPatch(output: string): FileChange[] {
-  const lines = output.split('\n');
+export async function readRawPatch(file: string): Promise<FileChange[]> {
   const records: RegExpExecArray[] = [];
-  let at = 0;
-  for (; at < lines.length && (lines[at] as string).startsWith(':'); at++) {
-    const match = RAW_RECORD.exec(lines[at] as string);
-    if (!match) throw new Error(`unexpected raw diff record: ${lines[at]}`);
-    records.push(match);
+  const patches: PatchSpan[] = [];
+  let current: PatchSpan | null = null;
+  let inRecords = true;
+  const onLine = (line: Buffer, at: number): void => {
+    if (inRecords && line[0] === 0x3a /* : */) {
+      const text = line.toString('utf8');
+      const match = RAW_RECORD.exec(text);
+      if (!match) throw new Error(`unexpected raw diff record: ${text}`);
+      records.push(match);
+      return;
+    }
+    inRecords = false;
+    if (startsWith(line, PATCH_START)) {
+      if (current) current.length = at - current.at;
+      current = { at, length: 0, hunks: false, binaryLine: false };
+      patches.push(current);
+    } else if (current) {
+      if (startsWith(line, HUNK_START)) current.hunks = true;
+      else if (!current.binaryLine && (line[0] === 0x42 /* B */ || line[0] === 0x47) /* G */)
+        current.binaryLine = BINARY_LINE.test(line.toString('utf8'));
+    }
+  };
+  const handle = await open(file, 'r');
+  let size = 0;
+  try {
+    let carry: Buffer = Buffer.alloc(0);
+    for await (const chunk of handle.createReadStream({ highWaterMark: 4 << 20, autoClose: false })) {
+      const bytes: Buffer = carry.length === 0 ? (chunk as Buffer) : Buffer.concat([carry, chunk as Buffer]);
+      const base = size - carry.length;
+      size += (chunk as Buffer).length;
+      let start = 0;
+      for (let end = bytes.indexOf(NEWLINE, start); end !== -1; end = bytes.indexOf(NEWLINE, start)) {
+        onLine(bytes.subarray(start, end), base + start);
+        start = end + 1;
+      }
+      carry = bytes.subarray(start);
+    }
+    if (carry.length > 0) onLine(carry, size - carry.length);
+  } finally {
+    await handle.close();
   }
-  const patches: string[] = [];
-  let current: string[] | null = null;
-  for (; at < lines.length; at++) {
-    const line = lines[at] as string;
-    if (line.startsWith('diff --git ')) {
-      if (current) patches.push(`${current.join('\n')}\n`);
-      current = [line];
-    } else if (current) current.push(line);
-  }
-  // The last patch ends with the output's final newline, which split() left as an empty line.
-  if (current) patches.push(`${current.join('\n').replace(/\n$/, '')}\n`);
+  if (current !== null) (current as PatchSpan).length = size - (current as PatchSpan).at;
   if (patches.length !== records.length)
     throw new Error(`git diff gave ${records.length} changed paths but ${patches.length} patches`);
   return records.map((match, i): FileChange => {
     const [, letter = '', score = '', first = '', second] = match;
-    const patch = patches[i] as string;
-    const binary = !/^@@ /m.test(patch) && /^(Binary files .* differ|GIT binary patch)$/m.test(patch);
-    const diff = binary ? '' : patch;
+    const patch = patches[i] as PatchSpan;
+    const binary = !patch.hunks && patch.binaryLine;
+    const diff = { at: patch.at, length: binary ? 0 : patch.length };
     const status =
       letter === 'A' ? 'added' : letter === 'D' ? 'deleted' : letter === 'R' ? 'renamed' : ('modified' as const);
     if (status === 'renamed')
@@ -158,4 +200,8 @@ export function parseRawPatch(output: string): FileChange[] {
       };
     return { status, path: unquoteGitPath(first), oldPath: null, similarity: null, binary, diff };
   });
+}
+
+function startsWith(line: Buffer, prefix: Buffer): boolean {
+  return line.length >= prefix.length && line.compare(prefix, 0, prefix.length, 0, prefix.length) === 0;
 }

@@ -3,7 +3,9 @@
 // engine. The outputs are compared byte for byte with golden files (commit ids are fixed by the
 // fixture's dates). Regenerate after an intended format change:
 //   UPDATE_GOLDEN=1 npx vitest run packages/sources/test/remote/change-digest.test.ts
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { isUtf8 } from 'node:buffer';
+import { createHash } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,7 +14,13 @@ import { createTokenCounter, DEFAULT_ENGINE_LIMITS, DEFAULT_SCAN_OPTIONS, runSca
 import type { ScanOptions, ScanReport } from '@reposcan/core';
 import { prepareSource } from '../../src/prepare-source.js';
 import type { PreparedSource, SourceSettings } from '../../src/prepare-source.js';
-import { addIgnoreFixture, createChangeFixture, FAKE_GITHUB_TOKEN } from './helpers/change-fixture.js';
+import {
+  addIgnoreFixture,
+  addLargeChangeFixture,
+  BIG_FILE_LINES,
+  createChangeFixture,
+  FAKE_GITHUB_TOKEN,
+} from './helpers/change-fixture.js';
 import type { ChangeFixture } from './helpers/change-fixture.js';
 import { startGitHttpServer } from './helpers/git-http-server.js';
 import type { GitHttpServer } from './helpers/git-http-server.js';
@@ -93,6 +101,12 @@ async function digest(
     { countTokens: countInThread },
   );
   return { prepared, report, outDir };
+}
+
+/** The abbreviated blob id git's `index` line shows for a text. */
+function gitBlobPrefix(text: string): string {
+  const bytes = Buffer.from(text);
+  return createHash('sha1').update(`blob ${bytes.length}\0`).update(bytes).digest('hex').slice(0, 7);
 }
 
 /** The outputs name the loopback server's port, which changes from run to run. */
@@ -197,6 +211,42 @@ describe('change digest of a remote repository (loopback git server)', () => {
     expect(report.skipped.map((s) => s.path)).toEqual(['src/types.gen.ts']);
     expect(readFileSync(path.join(prepared.root, 'src', '.gittxtignore'), 'utf8')).toBe('*.gen.ts\n');
     expect(existsSync(path.join(prepared.root, 'README.md'))).toBe(false);
+  });
+
+  it("reads a patch larger than a read of git's output whole, and the ones after it in place", async () => {
+    const { base } = addLargeChangeFixture(fixture.projectRoot);
+    const { report, outDir } = await digest(base, {}, `${server.origin}/acme/large-change.git`);
+    const json = JSON.parse(readFileSync(path.join(outDir, 'output.json'), 'utf8')) as {
+      files: Array<{ path: string; tokens: number; diff: string; content: string }>;
+    };
+    const byPath = new Map(json.files.map((f) => [f.path, f]));
+    expect([...byPath.keys()]).toEqual(['big.txt', 'bom.txt', 'legacy.txt', 'zz/after-1.ts', 'zz/after-2.ts']);
+    const big = byPath.get('big.txt');
+    expect(big?.diff).toBe(
+      `diff --git a/big.txt b/big.txt\nnew file mode 100644\nindex 0000000..${gitBlobPrefix(BIG_FILE_LINES.join(''))}\n` +
+        `--- /dev/null\n+++ b/big.txt\n@@ -0,0 +1,${BIG_FILE_LINES.length} @@\n${BIG_FILE_LINES.map((l) => `+${l}`).join('')}`,
+    );
+    expect(big?.content).toBe(BIG_FILE_LINES.join(''));
+    // git's diff holds the file's own bytes; invalid UTF-8 is replaced as in every text of the outputs.
+    const txt = readFileSync(path.join(outDir, 'output.txt'));
+    expect(isUtf8(txt)).toBe(true);
+    expect(txt.includes('\n+caf\uFFFD au lait\n')).toBe(true);
+    expect(byPath.get('legacy.txt')?.diff).toContain('\n+caf\uFFFD au lait\n');
+    expect(byPath.get('legacy.txt')?.content).toBe('café au lait\n');
+    // The text as the scan's outputs hold it: a UTF-8 byte order mark stays.
+    expect(byPath.get('bom.txt')?.content).toBe('\ufeffmarked\n');
+    for (const [name, value] of [
+      ['zz/after-1.ts', 1],
+      ['zz/after-2.ts', 2],
+    ] as const) {
+      expect(byPath.get(name)?.diff).toMatch(
+        new RegExp(`^diff --git a/${name} b/${name}\n[^]*\n\\+export const after = ${value};\n$`),
+      );
+    }
+    for (const file of json.files) expect(file.tokens).toBe(counter.count(file.diff) + counter.count(file.content));
+    expect(report.secrets?.not_checked).toEqual(['big.txt']);
+    // The texts waited in a spool of the output folder while the outputs were written: gone now.
+    expect(readdirSync(outDir).sort()).toEqual(['output.json', 'output.md', 'output.txt']);
   });
 
   it('diffs only the folder a folder URL names', async () => {

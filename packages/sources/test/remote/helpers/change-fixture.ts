@@ -79,28 +79,73 @@ export function createChangeFixture(): ChangeFixture {
  * commit after `base` changes `src/app.ts` and adds `src/types.gen.ts` and `notes/todo.md`.
  */
 export function addIgnoreFixture(projectRoot: string): { base: string; head: string } {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'reposcan-ignore-fixture-'));
+  return addTwoCommitRepo(
+    projectRoot,
+    'ignores',
+    {
+      'src/.gittxtignore': '*.gen.ts\n',
+      'src/app.ts': 'export const app = 1;\n',
+      'README.md': '# Ignores\n',
+    },
+    {
+      'src/app.ts': 'export const app = 2;\n',
+      'src/types.gen.ts': 'export type Generated = string;\n',
+      'notes/todo.md': '# To do\n',
+    },
+  );
+}
+
+/** `acme/<name>.git` in `projectRoot`: a commit `base` of the files `first`, then `head`, writing `then` over it. */
+function addTwoCommitRepo(
+  projectRoot: string,
+  name: string,
+  first: Record<string, string | Buffer>,
+  then: Record<string, string | Buffer>,
+): { base: string; head: string } {
+  const dir = mkdtempSync(path.join(os.tmpdir(), `reposcan-${name}-fixture-`));
   try {
-    write(dir, 'src/.gittxtignore', '*.gen.ts\n');
-    write(dir, 'src/app.ts', 'export const app = 1;\n');
-    write(dir, 'README.md', '# Ignores\n');
     git(dir, 'init', '-q', '-b', 'main');
-    git(dir, 'add', '-A');
-    git(dir, 'commit', '-q', '-m', 'base');
-    const base = git(dir, 'rev-parse', 'HEAD');
-    write(dir, 'src/app.ts', 'export const app = 2;\n');
-    write(dir, 'src/types.gen.ts', 'export type Generated = string;\n');
-    write(dir, 'notes/todo.md', '# To do\n');
-    git(dir, 'add', '-A');
-    git(dir, 'commit', '-q', '-m', 'head');
-    const head = git(dir, 'rev-parse', 'HEAD');
-    const bare = path.join(projectRoot, 'acme', 'ignores.git');
+    const commit = (files: Record<string, string | Buffer>, message: string): string => {
+      for (const [rel, content] of Object.entries(files)) write(dir, rel, content);
+      git(dir, 'add', '-A');
+      git(dir, 'commit', '-q', '-m', message);
+      return git(dir, 'rev-parse', 'HEAD');
+    };
+    const base = commit(first, 'base');
+    const head = commit(then, 'head');
+    const bare = path.join(projectRoot, 'acme', `${name}.git`);
     git(projectRoot, 'clone', '-q', '--bare', dir, bare);
     serveAsAHost(bare);
     return { base, head };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** Lines of `big.txt` in `acme/large-change.git`: its patch alone is larger than a read of git's diff output (4 MiB). */
+export const BIG_FILE_LINES = Array.from(
+  { length: 90_000 },
+  (_, i) => `line ${i} of a file too large to read at once\n`,
+);
+
+/**
+ * `acme/large-change.git` beside the change fixture: the commit after `base` adds `big.txt`
+ * (BIG_FILE_LINES), `legacy.txt` in Latin-1 (`café`, not UTF-8), `bom.txt` (UTF-8 with a byte
+ * order mark) and two small files after them.
+ */
+export function addLargeChangeFixture(projectRoot: string): { base: string; head: string } {
+  return addTwoCommitRepo(
+    projectRoot,
+    'large-change',
+    { 'README.md': '# Large change\n' },
+    {
+      'big.txt': BIG_FILE_LINES.join(''),
+      'legacy.txt': Buffer.from('caf\xe9 au lait\n', 'latin1'),
+      'bom.txt': '\ufeffmarked\n',
+      'zz/after-1.ts': 'export const after = 1;\n',
+      'zz/after-2.ts': 'export const after = 2;\n',
+    },
+  );
 }
 
 /**
