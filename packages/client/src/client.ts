@@ -182,19 +182,22 @@ export class ReposcanClient {
     }
   }
 
-  /** GET /v1/download/{id}?format=…[&part=N]: the artifact (or its part N, for an output in parts) as a byte stream. */
+  /**
+   * GET /v1/download/{id}?format=…[&part=N]: the artifact (or its part N, for an output in parts)
+   * as a byte stream; with `range`, only its bytes [start, end) (a 206 answer).
+   */
   async download(
     scanId: string,
     format: ArtifactFormat,
-    options: RequestOptions & { part?: number } = {},
+    options: RequestOptions & { part?: number; range?: { start: number; end: number } } = {},
   ): Promise<Download> {
     const part = options.part === undefined ? '' : `&part=${options.part}`;
-    const response = await this.#request(
-      'GET',
-      `/v1/download/${encodeURIComponent(scanId)}?format=${format}${part}`,
-      options,
-    );
-    if (response.status !== 200)
+    const { range } = options;
+    const response = await this.#request('GET', `/v1/download/${encodeURIComponent(scanId)}?format=${format}${part}`, {
+      ...options,
+      ...(range ? { headers: { Range: `bytes=${range.start}-${range.end - 1}` } } : {}),
+    });
+    if (response.status !== (range ? 206 : 200))
       throw response.ok ? await unexpected(response, 'the artifact') : await apiError(response);
     if (!response.body) throw await unexpected(response, 'the artifact');
     const length = response.headers.get('content-length');

@@ -52,6 +52,13 @@ describe('ReposcanClient against a real API', () => {
       );
       expect(bytes.equals(direct)).toBe(true);
       expect(saved).toMatchObject({ bytes: artifact.bytes, sha256: createHash('sha256').update(bytes).digest('hex') });
+      // A range of it: those bytes alone.
+      const range = { start: 7, end: Math.min(bytes.length, 300) };
+      const piece = await client.download(result.scan_id, format as 'txt', { range });
+      expect(piece.bytes).toBe(range.end - range.start);
+      expect(
+        Buffer.from(await new Response(piece.body).arrayBuffer()).equals(bytes.subarray(range.start, range.end)),
+      ).toBe(true);
     }
     expect((await client.summary(result.scan_id)).files.length).toBe(result.num_textual_files);
     expect(await client.status(result.scan_id)).toMatchObject({ state: 'completed' });
