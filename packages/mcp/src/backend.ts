@@ -19,6 +19,12 @@ export interface ReposcanBackend {
   status(scanId: string, signal: AbortSignal): Promise<ScanStatus>;
   /** GET /v1/summary/{id}. */
   summary(scanId: string, signal: AbortSignal): Promise<SummaryRecord>;
-  /** GET /v1/download/{id}?format=json[&part=N], as text. */
-  jsonArtifact(scanId: string, part: number | undefined, signal: AbortSignal): Promise<string>;
+  /** Bytes [start, end) of GET /v1/download/{id}?format=json[&part=N] (a range request). */
+  jsonArtifactRange(
+    scanId: string,
+    part: number | undefined,
+    start: number,
+    end: number,
+    signal: AbortSignal,
+  ): Promise<Uint8Array>;
 }

@@ -10,10 +10,31 @@ interface Block {
   readonly text: string;
 }
 
-/** A file of a completed scan as its outputs hold it (after any redaction). */
-export interface ScanFileText {
+/** A page's view of its blocks: their paths and lengths at hand, their texts loaded when asked. */
+interface Blocks {
+  readonly length: number;
+  path(index: number): string | null;
+  /** About how many characters the block has (what the look-ahead of counts goes by). */
+  size(index: number): number;
+  /** The texts of blocks [from, to). */
+  texts(from: number, to: number): Promise<string[]>;
+}
+
+/** Blocks held whole in memory. */
+function heldBlocks(blocks: readonly Block[]): Blocks {
+  return {
+    length: blocks.length,
+    path: (i) => (blocks[i] as Block).path,
+    size: (i) => (blocks[i] as Block).text.length,
+    texts: (from, to) => Promise.resolve(blocks.slice(from, to).map((b) => b.text)),
+  };
+}
+
+/** A textual file of a completed scan, found in its JSON output: its record, and where its content is. */
+export interface IndexedFile {
   readonly record: TextFileRecord;
-  readonly content: string;
+  /** The JSON string literal of its content in each part that holds a piece of it (quotes included). */
+  readonly pieces: ReadonlyArray<{ part: number | undefined; start: number; end: number }>;
 }
 
 export interface Page {
@@ -69,53 +90,83 @@ export function pooledCounting(threads = 1): { counting: TokenCounting; close():
   };
 }
 
+/** Bytes [start, end) of a scan's JSON output (`part`: of that part; undefined: the one output). */
+export type ReadJson = (part: number | undefined, start: number, end: number) => Promise<Uint8Array>;
+
+/** One JSON output of a scan (or one of its parts) and its size in bytes. */
+export interface JsonOutput {
+  part: number | undefined;
+  bytes: number;
+}
+
+/** Bytes of the JSON output read at a time while it is indexed. */
+const INDEX_WINDOW = 4 << 20;
+/** Characters of block texts kept from one page to the next (the counts are kept for good). */
+const RECENT_CHARS = 8 << 20;
+const CONTENT_KEY = Buffer.from(',"content":"');
+
 /**
- * A completed scan's text, read from its JSON output (every part of it, pieces of a cut file
- * joined) and its summary: the files with their contents, and each text format's blocks, rendered
- * by the engine's own renderers, so a digest's pages put together are that format's output.
+ * A completed scan's text, from its JSON output (every part of it, pieces of a cut file joined)
+ * and its summary, rendered block by block with the engine's own renderers, so a digest's pages
+ * put together are that format's output. The output is read once to index it (each file's
+ * record and where its content lies) and then a page's worth at a time: a scan of any size
+ * costs its index in memory, not its text.
  */
 export class ScanDigest {
-  private readonly blocks = new Map<TextFormat, readonly Block[]>();
   private readonly blockTokens = new Map<string, number>();
-  readonly files: ReadonlyMap<string, ScanFileText>;
+  private readonly recent = new Map<string, string>();
+  private recentChars = 0;
+  readonly files: ReadonlyMap<string, IndexedFile>;
+  /** About how many bytes the digest holds for as long as it is kept. */
+  readonly heldBytes: number;
   private readonly count: CountBatch;
 
   private constructor(
     private readonly ctx: RenderContext,
-    private readonly ordered: readonly ScanFileText[],
+    private readonly ordered: readonly IndexedFile[],
+    private readonly read: ReadJson,
+    indexBytes: number,
     counting: TokenCounting,
   ) {
     this.files = new Map(ordered.map((f) => [f.record.path, f]));
     this.count = counting(ctx.encoding);
+    this.heldBytes = indexBytes + 2 * RECENT_CHARS;
   }
 
-  /**
-   * From the summary and the JSON output's text (one string, or one per part in order). Pages
-   * are counted through `counting` (a server's: on threads, off its event loop).
-   */
-  static from(summary: SummaryRecord, jsonParts: readonly string[], counting = inProcessCounting): ScanDigest {
+  /** Indexes the JSON outputs `outputs`, read through `read`. Pages are counted through `counting` (a server's: on threads, off its event loop). */
+  static async open(
+    summary: SummaryRecord,
+    outputs: readonly JsonOutput[],
+    read: ReadJson,
+    counting = inProcessCounting,
+  ): Promise<ScanDigest> {
     let tree: string | null = null;
     let head: Partial<Record<'repository' | 'encoding' | 'summary' | 'assets' | 'skipped_count', unknown>> = {};
-    const files: ScanFileText[] = [];
-    for (const text of jsonParts) {
-      const doc = JSON.parse(text) as Record<string, unknown>;
-      if (typeof doc.tree === 'string') tree = (tree ?? '') + doc.tree;
-      head = { ...head, ...pick(doc, ['repository', 'encoding', 'summary', 'assets', 'skipped_count']) };
-      for (const entry of (doc.files ?? []) as Record<string, unknown>[]) {
-        const {
-          content,
-          file_part: piece,
-          ...record
-        } = entry as {
-          content: string;
+    const files: Array<{ record: TextFileRecord; pieces: IndexedFile['pieces'][number][] }> = [];
+    let indexBytes = 0;
+    for (const output of outputs) {
+      // Every line but the files' is the document around them, parsed once they are left out.
+      const rest: string[] = [];
+      await forEachLine(read, output, (line, at) => {
+        const file = fileLine(line);
+        if (file === null) {
+          rest.push(line.toString('utf8'));
+          return;
+        }
+        const { file_part: piece, ...record } = JSON.parse(`${line.toString('utf8', file.open, file.content)}}`) as {
           file_part?: { part: number };
           path: string;
         };
+        indexBytes += file.content - file.open;
+        const where = { part: output.part, start: at + file.content + CONTENT_KEY.length - 1, end: at + file.close };
         const previous = files.at(-1);
-        if (piece && piece.part > 1 && previous && previous.record.path === record.path)
-          files[files.length - 1] = { record: previous.record, content: previous.content + content };
-        else files.push({ record: record as unknown as TextFileRecord, content });
-      }
+        if (piece && piece.part > 1 && previous && previous.record.path === record.path) previous.pieces.push(where);
+        else files.push({ record: record as unknown as TextFileRecord, pieces: [where] });
+      });
+      const doc = JSON.parse(rest.join('\n')) as Record<string, unknown>;
+      if (typeof doc.tree === 'string') tree = (tree ?? '') + doc.tree;
+      indexBytes += typeof doc.tree === 'string' ? doc.tree.length : 0;
+      head = { ...head, ...pick(doc, ['repository', 'encoding', 'summary', 'assets', 'skipped_count']) };
     }
     const ctx: RenderContext = {
       repository: (head.repository ?? summary.repository) as RenderContext['repository'],
@@ -126,7 +177,19 @@ export class ScanDigest {
       assets: (head.assets ?? summary.assets) as RenderContext['assets'],
       skippedCount: (head.skipped_count ?? summary.skipped.length) as number,
     };
-    return new ScanDigest(ctx, files, counting);
+    return new ScanDigest(ctx, files, read, indexBytes, counting);
+  }
+
+  /** From JSON outputs held as text (one string, or one per part in order). */
+  static from(summary: SummaryRecord, jsonParts: readonly string[], counting = inProcessCounting): Promise<ScanDigest> {
+    const bytes = jsonParts.map((text) => Buffer.from(text, 'utf8'));
+    const part = (index: number): number | undefined => (bytes.length > 1 ? index + 1 : undefined);
+    return ScanDigest.open(
+      summary,
+      bytes.map((b, i) => ({ part: part(i), bytes: b.length })),
+      (p, start, end) => Promise.resolve((bytes[(p ?? 1) - 1] as Buffer).subarray(start, end)),
+      counting,
+    );
   }
 
   get encoding(): TokenEncodingName {
@@ -141,7 +204,8 @@ export class ScanDigest {
       const missing: number[] = [];
       for (let i = from; i < to; i++) if (!this.blockTokens.has(`${format}:${i}`)) missing.push(i);
       if (missing.length > 0) {
-        const counts = await count(missing.map((i) => (blocks[i] as Block).text));
+        const texts = await blocks.texts(missing[0] as number, (missing.at(-1) as number) + 1);
+        const counts = await count(missing.map((i) => texts[i - (missing[0] as number)] as string));
         missing.forEach((i, k) => this.blockTokens.set(`${format}:${i}`, counts[k] as number));
       }
       return Array.from({ length: to - from }, (_, k) => this.blockTokens.get(`${format}:${from + k}`) as number);
@@ -149,49 +213,139 @@ export class ScanDigest {
   }
 
   /** A page of one file's text, cut at line ends when it is over `maxTokens`. */
-  filePage(path: string, cursor: string | null, maxTokens: number, signal?: AbortSignal): Promise<Page> {
+  async filePage(path: string, cursor: string | null, maxTokens: number, signal?: AbortSignal): Promise<Page> {
     const file = this.files.get(path);
     if (!file)
-      return Promise.reject(
-        new ScanError(
-          'INVALID_REQUEST',
-          `This scan has no textual file ${JSON.stringify(path)}; call list_scan_files for the paths it holds (non-textual files have no text).`,
-        ),
+      throw new ScanError(
+        'INVALID_REQUEST',
+        `This scan has no textual file ${JSON.stringify(path)}; call list_scan_files for the paths it holds (non-textual files have no text).`,
       );
     const count = textCounter(this.count, signal);
     const key = `file:${path}`;
-    return pageOf([{ path, text: file.content }], cursor, maxTokens, count, async () => {
+    const [content] = (await this.contents([file])) as [string];
+    return pageOf(heldBlocks([{ path, text: content }]), cursor, maxTokens, count, async () => {
       let n = this.blockTokens.get(key);
-      if (n === undefined) this.blockTokens.set(key, (n = (await count([file.content]))[0] as number));
+      if (n === undefined) this.blockTokens.set(key, (n = (await count([content]))[0] as number));
       return [n];
     });
   }
 
-  private blocksOf(format: TextFormat): readonly Block[] {
-    let blocks = this.blocks.get(format);
-    if (blocks) return blocks;
+  /** The contents of `files`, which follow one another in the output: one read per part. */
+  private async contents(files: readonly IndexedFile[]): Promise<string[]> {
+    const pieces = files.flatMap((f) => f.pieces);
+    const spans = new Map<number | undefined, { start: number; end: number; bytes?: Uint8Array }>();
+    for (const { part, start, end } of pieces) {
+      const span = spans.get(part);
+      if (span) {
+        span.start = Math.min(span.start, start);
+        span.end = Math.max(span.end, end);
+      } else spans.set(part, { start, end });
+    }
+    for (const [part, span] of spans) span.bytes = await this.read(part, span.start, span.end);
+    return files.map((f) =>
+      f.pieces
+        .map(({ part, start, end }) => {
+          const span = spans.get(part) as { start: number; bytes: Uint8Array };
+          return JSON.parse(decoder.decode(span.bytes.subarray(start - span.start, end - span.start))) as string;
+        })
+        .join(''),
+    );
+  }
+
+  private blocksOf(format: TextFormat): Blocks {
     const renderer = RENDERERS[format];
-    const list: Block[] = [];
     const head = renderer.head(this.ctx);
-    if (head !== '') list.push({ path: null, text: head });
-    this.ordered.forEach((file, index) => {
+    const tail = renderer.tail(this.ctx, this.ordered.length);
+    const first = head === '' ? 0 : 1;
+    const length = first + this.ordered.length + (tail === '' ? 0 : 1);
+    const fileAt = (i: number): IndexedFile | null => this.ordered[i - first] ?? null;
+    const render = (file: IndexedFile, index: number, content: string): string => {
       let text = '';
-      for (const chunk of renderer.file(file.record, encoder.encode(file.content), this.ctx.lite)) {
+      for (const chunk of renderer.file(file.record, encoder.encode(content), this.ctx.lite)) {
         if (typeof chunk === 'string') text += chunk;
         else if (chunk instanceof Uint8Array) text += decoder.decode(chunk);
         else text += JSON.stringify(decoder.decode(chunk.jsonString));
       }
-      // The separator ends the previous block, so a file's block is its own line alone.
-      const previous = list.at(-1);
-      if (index > 0 && previous)
-        list[list.length - 1] = { path: previous.path, text: previous.text + renderer.separator };
-      list.push({ path: file.record.path, text });
-    });
-    const tail = renderer.tail(this.ctx, this.ordered.length);
-    if (tail !== '') list.push({ path: null, text: tail });
-    this.blocks.set(format, (blocks = list));
-    return blocks;
+      // The separator ends a file's block, so the next file's block is its own line alone.
+      return index < this.ordered.length - 1 ? text + renderer.separator : text;
+    };
+    return {
+      length,
+      path: (i) => fileAt(i)?.record.path ?? null,
+      size: (i) => {
+        const file = fileAt(i);
+        if (file === null) return i === 0 && first === 1 ? head.length : tail.length;
+        return file.pieces.reduce((n, p) => n + p.end - p.start, 0);
+      },
+      texts: async (from, to) => {
+        const texts: Array<string | undefined> = [];
+        const missing: number[] = [];
+        for (let i = from; i < to; i++) {
+          const kept = this.recent.get(`${format}:${i}`);
+          if (kept === undefined && fileAt(i) !== null) missing.push(i);
+          texts.push(kept ?? (fileAt(i) === null ? (i === 0 && first === 1 ? head : tail) : undefined));
+        }
+        if (missing.length > 0) {
+          const contents = await this.contents(missing.map((i) => fileAt(i) as IndexedFile));
+          missing.forEach((i, k) => {
+            const text = render(fileAt(i) as IndexedFile, i - first, contents[k] as string);
+            texts[i - from] = text;
+            this.keep(`${format}:${i}`, text);
+          });
+        }
+        return texts as string[];
+      },
+    };
   }
+
+  /** Keeps a block's text for the next page (which starts where this one ended), within RECENT_CHARS. */
+  private keep(key: string, text: string): void {
+    this.recent.set(key, text);
+    this.recentChars += text.length;
+    for (const [k, t] of this.recent) {
+      if (this.recentChars <= RECENT_CHARS) break;
+      this.recent.delete(k);
+      this.recentChars -= t.length;
+    }
+  }
+}
+
+/** Where a file's object lies in a line of the JSON output, or null for any other line. */
+function fileLine(line: Buffer): { open: number; content: number; close: number } | null {
+  let open = 0;
+  while (line[open] === 0x20) open++;
+  if (line[open] === 0x2c /* , */) open++;
+  if (line[open] !== 0x7b /* { */ || line[open + 1] !== 0x22 /* " */) return null;
+  // Inside a JSON string a quote is escaped, so the first `,"content":"` is the key.
+  const content = line.indexOf(CONTENT_KEY, open);
+  if (content < 0) return null;
+  let close = line.length;
+  if (line[close - 1] === 0x2c) close--;
+  // The object's closing brace: the literal ends right before it.
+  return line[close - 1] === 0x7d ? { open, content, close: close - 1 } : null;
+}
+
+/** Calls `onLine` with every line of `output` (without its newline) and the offset it starts at. */
+async function forEachLine(
+  read: ReadJson,
+  output: JsonOutput,
+  onLine: (line: Buffer, at: number) => void,
+): Promise<void> {
+  let carry = Buffer.alloc(0);
+  for (let at = 0; at < output.bytes;) {
+    const chunk = Buffer.from(await read(output.part, at, Math.min(output.bytes, at + INDEX_WINDOW)));
+    if (chunk.length === 0) throw new Error('The JSON output ended before its size');
+    const bytes = carry.length === 0 ? chunk : Buffer.concat([carry, chunk]);
+    const base = at - carry.length;
+    at += chunk.length;
+    let start = 0;
+    for (let end = bytes.indexOf(0x0a); end !== -1; end = bytes.indexOf(0x0a, start)) {
+      onLine(bytes.subarray(start, end), base + start);
+      start = end + 1;
+    }
+    carry = bytes.subarray(start);
+  }
+  if (carry.length > 0) onLine(carry, output.bytes - carry.length);
 }
 
 const decoder = new TextDecoder();
@@ -202,17 +356,20 @@ function pick(doc: Record<string, unknown>, keys: readonly string[]): Record<str
 }
 
 /** `<block>.<offset>`: the block a page starts in and where in it (UTF-16 units, at a line end or a character). */
-function parseCursor(cursor: string | null, blocks: readonly Block[]): { block: number; offset: number } {
+function parseCursor(cursor: string | null, blocks: Blocks): { block: number; offset: number } {
   if (cursor === null || cursor === '') return { block: 0, offset: 0 };
   const match = /^(\d+)\.(\d+)$/.exec(cursor);
   const block = Number(match?.[1]);
   const offset = Number(match?.[2]);
-  if (!match || block >= blocks.length || offset >= (blocks[block] as Block).text.length)
-    throw new ScanError(
-      'INVALID_REQUEST',
-      `The cursor ${JSON.stringify(cursor)} is not one this scan gave; pass the next_cursor of the previous page, or leave cursor out to start again.`,
-    );
+  if (!match || block >= blocks.length) throw badCursor(cursor);
   return { block, offset };
+}
+
+function badCursor(cursor: string | null): ScanError {
+  return new ScanError(
+    'INVALID_REQUEST',
+    `The cursor ${JSON.stringify(cursor)} is not one this scan gave; pass the next_cursor of the previous page, or leave cursor out to start again.`,
+  );
 }
 
 /**
@@ -235,7 +392,7 @@ const PROBES = 8;
  * Every count is a batch awaited from `count`, so the caller's thread only renders and joins.
  */
 async function pageOf(
-  blocks: readonly Block[],
+  blocks: Blocks,
   cursor: string | null,
   maxTokens: number,
   count: (texts: string[]) => Promise<number[]>,
@@ -243,29 +400,27 @@ async function pageOf(
 ): Promise<Page> {
   if (blocks.length === 0) return { text: '', tokens: 0, files: [], cut_inside_file: false, next_cursor: null };
   const start = parseCursor(cursor, blocks);
-  const first = blocks[start.block] as Block;
-  const rest = start.offset === 0 ? first.text : first.text.slice(start.offset);
+  const [firstText] = (await blocks.texts(start.block, start.block + 1)) as [string];
+  if (start.offset >= firstText.length) throw badCursor(cursor);
+  const firstPath = blocks.path(start.block);
+  const rest = start.offset === 0 ? firstText : firstText.slice(start.offset);
   const restTokens =
     start.offset === 0
       ? ((await tokensOf(start.block, start.block + 1))[0] as number)
       : ((await count([rest]))[0] as number);
   const paths = (from: number, to: number): string[] =>
-    blocks
-      .slice(from, to)
-      .map((b) => b.path)
-      .filter((p): p is string => p !== null);
+    Array.from({ length: to - from }, (_, k) => blocks.path(from + k)).filter((p): p is string => p !== null);
   if (restTokens > maxTokens) {
-    const cut = await cutWithin(first.text, start.offset, maxTokens, restTokens, count);
-    const done = cut.end >= first.text.length;
+    const cut = await cutWithin(firstText, start.offset, maxTokens, restTokens, count);
+    const done = cut.end >= firstText.length;
     return {
-      text: first.text.slice(start.offset, cut.end),
+      text: firstText.slice(start.offset, cut.end),
       tokens: cut.tokens,
       files: paths(start.block, start.block + 1),
-      cut_inside_file: first.path !== null && !done,
+      cut_inside_file: firstPath !== null && !done,
       next_cursor: done ? nextOf(blocks, start.block + 1) : `${start.block}.${cut.end}`,
     };
   }
-  const pieces = [rest];
   let sum = restTokens;
   let next = start.block + 1;
   // Blocks are counted ahead in batches of about a page's text (counts are kept for later pages).
@@ -276,17 +431,16 @@ async function pageOf(
     if (next >= blocks.length) break;
     if (next - knownFrom >= known.length) {
       let to = next;
-      for (let chars = 0; to < blocks.length && (to === next || chars < ahead); to++)
-        chars += (blocks[to] as Block).text.length;
+      for (let chars = 0; to < blocks.length && (to === next || chars < ahead); to++) chars += blocks.size(to);
       known = await tokensOf(next, to);
       knownFrom = next;
     }
     const n = known[next - knownFrom] as number;
     if (sum + n > maxTokens) break;
     sum += n;
-    pieces.push((blocks[next] as Block).text);
     next++;
   }
+  const pieces = [rest, ...(await blocks.texts(start.block + 1, next))];
   // The page's exact count, then (rarely) a few shorter pages at once until one fits.
   let [tokens] = (await count([pieces.join('')])) as [number];
   while (tokens > maxTokens && pieces.length > 1) {
@@ -309,7 +463,7 @@ async function pageOf(
   };
 }
 
-function nextOf(blocks: readonly Block[], index: number): string | null {
+function nextOf(blocks: Blocks, index: number): string | null {
   return index < blocks.length ? `${index}.0` : null;
 }
 

@@ -14,8 +14,6 @@ export const MAX_WAIT_SECONDS = 120;
 export const DEFAULT_PAGE_TOKENS = 20_000;
 export const MIN_PAGE_TOKENS = 200;
 export const MAX_PAGE_TOKENS = 500_000;
-/** What a digest holds per character of its JSON output: the contents, and up to three formats' blocks. */
-const DIGEST_WEIGHT = 3;
 
 export interface McpToolsOptions {
   /** The server's version, shown to clients at initialization. */
@@ -36,10 +34,10 @@ export interface McpToolsOptions {
 
 /**
  * The digests of the last scans read, by scan and the SHA-256 of its JSON output: paging through
- * a scan reads and parses its output once. Bounded by the outputs' size (a digest holds its
- * contents and, per format read, its rendered blocks: a few times the JSON's length); a scan
- * whose output alone is over the bound is served but not kept. Access is checked on every call
- * all the same (the status is read with the caller's rights before the cache is looked at).
+ * a scan indexes its output once. Bounded by what the digests hold (each its index, the records
+ * and the tree, and the block texts it keeps from one page to the next); a digest alone over the
+ * bound is served but not kept. Access is checked on every call all the same (the status is read
+ * with the caller's rights before the cache is looked at).
  */
 export class DigestCache {
   private readonly entries = new Map<string, { digest: Promise<ScanDigest>; bytes: number }>();
@@ -197,11 +195,16 @@ export function createReposcanMcpServer(backend: ReposcanBackend, options: McpTo
       summary,
       digest: () =>
         digests.get(key, async () => {
-          const parts = json?.parts?.map((p) => p.part) ?? [undefined];
-          const texts: string[] = [];
-          for (const part of parts) texts.push(await backend.jsonArtifact(scanId, part, signal));
-          const bytes = texts.reduce((n, t) => n + t.length, 0);
-          return { digest: ScanDigest.from(summary, texts, options.counting), bytes: DIGEST_WEIGHT * bytes };
+          const outputs = json?.parts?.map((p) => ({ part: p.part, bytes: p.bytes })) ?? [
+            { part: undefined, bytes: json?.bytes ?? 0 },
+          ];
+          const digest = await ScanDigest.open(
+            summary,
+            outputs,
+            (part, start, end) => backend.jsonArtifactRange(scanId, part, start, end, signal),
+            options.counting,
+          );
+          return { digest, bytes: digest.heldBytes };
         }),
     };
   };

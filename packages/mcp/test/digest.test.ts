@@ -2,7 +2,7 @@
 // budget, text outside the BMP, a file cut across the parts of a JSON output, and bad cursors.
 import { Tiktoken } from 'js-tiktoken/lite';
 import o200kRanks from 'js-tiktoken/ranks/o200k_base';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SummaryRecord } from '@reposcan/contracts';
 import { inProcessCounting, pooledCounting, ScanDigest } from '../src/digest.js';
 import { DigestCache } from '../src/tools.js';
@@ -51,7 +51,7 @@ describe.each([
 ])('ScanDigest counting %s', (_, counting) => {
   it('cuts a line longer than the budget between characters, never inside a surrogate pair', async () => {
     const line = '😀 déjà vu, 数据 '.repeat(400);
-    const digest = ScanDigest.from(summary, [liteJson({ 'one-line.txt': line })], counting);
+    const digest = await ScanDigest.from(summary, [liteJson({ 'one-line.txt': line })], counting);
     const pages = await readAll((c) => digest.filePage('one-line.txt', c, 200), 200);
     expect(pages.join('')).toBe(line);
     expect(pages.length).toBeGreaterThan(5);
@@ -65,7 +65,7 @@ describe.each([
     const files = Object.fromEntries(
       Array.from({ length: 30 }, (_, i) => [`f${i}.ts`, `export const f${i} = ${i};\n`]),
     );
-    const digest = ScanDigest.from(summary, [liteJson(files)], counting);
+    const digest = await ScanDigest.from(summary, [liteJson(files)], counting);
     const pages = await readAll((c) => digest.digestPage('txt', c, 200), 200);
     expect(pages.length).toBeGreaterThan(1);
     // Each page after the first opens on a file's header: no file is split.
@@ -78,13 +78,46 @@ describe.each([
   it('joins a file cut across the parts of a JSON output', async () => {
     const part1 = `{\n"tree":"made\\n",\n"files":[\n${JSON.stringify({ path: 'a.ts', file_part: { part: 1, parts: 2 }, content: 'first half\n' })}\n]}\n`;
     const part2 = `{\n"files":[\n${JSON.stringify({ path: 'a.ts', file_part: { part: 2, parts: 2 }, content: 'second half\n' })}\n,${JSON.stringify({ path: 'b.ts', content: 'b\n' })}\n]}\n`;
-    const digest = ScanDigest.from(summary, [part1, part2], counting);
+    const digest = await ScanDigest.from(summary, [part1, part2], counting);
     expect([...digest.files.keys()]).toEqual(['a.ts', 'b.ts']);
     expect((await digest.filePage('a.ts', null, 1000)).text).toBe('first half\nsecond half\n');
   });
 
+  it('indexes the output once, then reads about a page of it', async () => {
+    // Texts and names that hold what the index looks for: only the key itself counts.
+    const files = Object.fromEntries(
+      Array.from({ length: 200 }, (_, i) => [
+        `src/"content":"${i}.ts`,
+        `export const s${i} = '{"path":"x","content":"y"},';\n${'// filler line\n'.repeat(150)}`,
+      ]),
+    );
+    const output = Buffer.from(liteJson(files));
+    let read = 0;
+    const digest = await ScanDigest.open(
+      summary,
+      [{ part: undefined, bytes: output.length }],
+      (_, start, end) => {
+        read += end - start;
+        return Promise.resolve(output.subarray(start, end));
+      },
+      counting,
+    );
+    expect(read).toBe(output.length);
+    expect([...digest.files.keys()]).toEqual(Object.keys(files));
+    read = 0;
+    const first = await digest.digestPage('json', null, 2000);
+    await digest.digestPage('json', first.next_cursor, 2000);
+    expect(read).toBeGreaterThan(0);
+    expect(read).toBeLessThan(output.length / 10);
+    const whole = await digest.digestPage('json', null, 500_000);
+    expect(whole.next_cursor).toBeNull();
+    expect(whole.text).toBe(output.toString('utf8'));
+    const file = await digest.filePage('src/"content":"7.ts', null, 100_000);
+    expect(file.text).toBe(files['src/"content":"7.ts']);
+  });
+
   it('refuses a cursor it did not give, and a file the scan does not hold', async () => {
-    const digest = ScanDigest.from(summary, [liteJson({ 'a.ts': 'a\n' })], counting);
+    const digest = await ScanDigest.from(summary, [liteJson({ 'a.ts': 'a\n' })], counting);
     for (const cursor of ['x', '5.0', '0.999999', '-1.0'])
       await expect(digest.digestPage('md', cursor, 1000)).rejects.toThrow(/not one this scan gave/);
     await expect(digest.filePage('b.ts', null, 1000)).rejects.toThrow(/list_scan_files/);
@@ -92,7 +125,7 @@ describe.each([
 
   it('cuts a long file at the last line end that fits', async () => {
     const text = Array.from({ length: 3000 }, (_, i) => `line ${i}: ${'x'.repeat(i % 97)} ${i * 7}\n`).join('');
-    const digest = ScanDigest.from(summary, [liteJson({ 'long.txt': text })], counting);
+    const digest = await ScanDigest.from(summary, [liteJson({ 'long.txt': text })], counting);
     const pages = await readAll((c) => digest.filePage('long.txt', c, 2000), 2000);
     expect(pages.join('')).toBe(text);
     // Longest: one more line would be over the budget.
@@ -106,7 +139,10 @@ describe.each([
 });
 
 describe('DigestCache', () => {
-  const digest = ScanDigest.from(summary, [liteJson({ 'a.ts': 'a\n' })]);
+  let digest: ScanDigest;
+  beforeAll(async () => {
+    digest = await ScanDigest.from(summary, [liteJson({ 'a.ts': 'a\n' })]);
+  });
 
   it('loads a scan once while it is kept, the least recently read going first past the bound', async () => {
     const cache = new DigestCache(100);

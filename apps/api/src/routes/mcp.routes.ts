@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { Router } from 'express';
 import type { Request, Response } from 'express';
 import { createReposcanMcpServer, DigestCache, serveMcpHttpRequest } from '@reposcan/mcp';
@@ -87,9 +87,16 @@ function backendFor(req: Request, deps: McpRouteDeps): ReposcanBackend {
         ReturnType<ReposcanBackend['summary']>
       >;
     },
-    async jsonArtifact(scanId, part) {
+    async jsonArtifactRange(scanId, part, start, end) {
       const file = await deps.artifacts.artifact(scanId, 'json', access, part);
-      return readFile(file.path, 'utf8');
+      const handle = await open(file.path, 'r');
+      try {
+        const into = Buffer.allocUnsafe(end - start);
+        const { bytesRead } = await handle.read(into, 0, into.length, start);
+        return into.subarray(0, bytesRead);
+      } finally {
+        await handle.close();
+      }
     },
   };
 }

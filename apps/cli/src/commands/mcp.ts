@@ -54,9 +54,13 @@ export function clientBackend(client: ReposcanClient): ReposcanBackend {
     },
     status: (scanId, signal) => client.status(scanId, { signal }),
     summary: (scanId, signal) => client.summary(scanId, { signal }),
-    async jsonArtifact(scanId, part, signal) {
-      const download = await client.download(scanId, 'json', { signal, ...(part === undefined ? {} : { part }) });
-      return new Response(download.body).text();
+    async jsonArtifactRange(scanId, part, start, end, signal) {
+      const download = await client.download(scanId, 'json', {
+        signal,
+        range: { start, end },
+        ...(part === undefined ? {} : { part }),
+      });
+      return new Uint8Array(await new Response(download.body).arrayBuffer());
     },
   };
 }
