@@ -124,7 +124,8 @@ export class ScanDigest {
   private constructor(
     private readonly ctx: RenderContext,
     private readonly ordered: readonly IndexedFile[],
-    private readonly read: ReadJson,
+    /** What a page reads through when its caller names no reader (outputs held in memory). */
+    private readonly ownRead: ReadJson,
     indexBytes: number,
     counting: TokenCounting,
   ) {
@@ -196,9 +197,19 @@ export class ScanDigest {
     return this.ctx.encoding;
   }
 
-  /** A page of the format's output from `cursor` (null: the start), of at most `maxTokens` tokens. */
-  digestPage(format: TextFormat, cursor: string | null, maxTokens: number, signal?: AbortSignal): Promise<Page> {
-    const blocks = this.blocksOf(format);
+  /**
+   * A page of the format's output from `cursor` (null: the start), of at most `maxTokens` tokens.
+   * `read` is the caller's own way to the output (its rights, its signal): a digest outlives the
+   * request that indexed it.
+   */
+  digestPage(
+    format: TextFormat,
+    cursor: string | null,
+    maxTokens: number,
+    signal?: AbortSignal,
+    read: ReadJson = this.ownRead,
+  ): Promise<Page> {
+    const blocks = this.blocksOf(format, read);
     const count = textCounter(this.count, signal);
     return pageOf(blocks, cursor, maxTokens, count, async (from, to) => {
       const missing: number[] = [];
@@ -212,8 +223,14 @@ export class ScanDigest {
     });
   }
 
-  /** A page of one file's text, cut at line ends when it is over `maxTokens`. */
-  async filePage(path: string, cursor: string | null, maxTokens: number, signal?: AbortSignal): Promise<Page> {
+  /** A page of one file's text, cut at line ends when it is over `maxTokens` (`read` as for digestPage). */
+  async filePage(
+    path: string,
+    cursor: string | null,
+    maxTokens: number,
+    signal?: AbortSignal,
+    read: ReadJson = this.ownRead,
+  ): Promise<Page> {
     const file = this.files.get(path);
     if (!file)
       throw new ScanError(
@@ -222,7 +239,7 @@ export class ScanDigest {
       );
     const count = textCounter(this.count, signal);
     const key = `file:${path}`;
-    const [content] = (await this.contents([file])) as [string];
+    const [content] = (await this.contents([file], read)) as [string];
     return pageOf(heldBlocks([{ path, text: content }]), cursor, maxTokens, count, async () => {
       let n = this.blockTokens.get(key);
       if (n === undefined) this.blockTokens.set(key, (n = (await count([content]))[0] as number));
@@ -231,7 +248,7 @@ export class ScanDigest {
   }
 
   /** The contents of `files`, which follow one another in the output: one read per part. */
-  private async contents(files: readonly IndexedFile[]): Promise<string[]> {
+  private async contents(files: readonly IndexedFile[], read: ReadJson): Promise<string[]> {
     const pieces = files.flatMap((f) => f.pieces);
     const spans = new Map<number | undefined, { start: number; end: number; bytes?: Uint8Array }>();
     for (const { part, start, end } of pieces) {
@@ -241,7 +258,7 @@ export class ScanDigest {
         span.end = Math.max(span.end, end);
       } else spans.set(part, { start, end });
     }
-    for (const [part, span] of spans) span.bytes = await this.read(part, span.start, span.end);
+    for (const [part, span] of spans) span.bytes = await read(part, span.start, span.end);
     return files.map((f) =>
       f.pieces
         .map(({ part, start, end }) => {
@@ -252,7 +269,7 @@ export class ScanDigest {
     );
   }
 
-  private blocksOf(format: TextFormat): Blocks {
+  private blocksOf(format: TextFormat, read: ReadJson): Blocks {
     const renderer = RENDERERS[format];
     const head = renderer.head(this.ctx);
     const tail = renderer.tail(this.ctx, this.ordered.length);
@@ -286,7 +303,10 @@ export class ScanDigest {
           texts.push(kept ?? (fileAt(i) === null ? (i === 0 && first === 1 ? head : tail) : undefined));
         }
         if (missing.length > 0) {
-          const contents = await this.contents(missing.map((i) => fileAt(i) as IndexedFile));
+          const contents = await this.contents(
+            missing.map((i) => fileAt(i) as IndexedFile),
+            read,
+          );
           missing.forEach((i, k) => {
             const text = render(fileAt(i) as IndexedFile, i - first, contents[k] as string);
             texts[i - from] = text;

@@ -5,7 +5,7 @@ import { BranchName, PREVIEW_OPTION_NAMES, RepoPath, ScanError, ScanId, ScanOpti
 import type { ScanStatus, SummaryRecord } from '@reposcan/contracts';
 import type { ReposcanBackend } from './backend.js';
 import { ScanDigest } from './digest.js';
-import type { Page, TokenCounting } from './digest.js';
+import type { Page, ReadJson, TokenCounting } from './digest.js';
 
 const TEXT_FORMATS = ['md', 'txt', 'json'] as const;
 
@@ -185,25 +185,23 @@ export function createReposcanMcpServer(backend: ReposcanBackend, options: McpTo
   const load = async (
     scanId: string,
     signal: AbortSignal,
-  ): Promise<{ summary: SummaryRecord; digest: () => Promise<ScanDigest> }> => {
+  ): Promise<{ summary: SummaryRecord; digest: () => Promise<ScanDigest>; read: ReadJson }> => {
     const status = await backend.status(scanId, signal);
     assertCompleted(status);
     const summary = await backend.summary(scanId, signal);
     const json = status.result?.artifacts.json;
     const key = `${scanId}:${json?.sha256 ?? ''}`;
+    // This call's own reads (its rights, its signal), also of a digest another call indexed.
+    const read: ReadJson = (part, start, end) => backend.jsonArtifactRange(scanId, part, start, end, signal);
     return {
       summary,
+      read,
       digest: () =>
         digests.get(key, async () => {
           const outputs = json?.parts?.map((p) => ({ part: p.part, bytes: p.bytes })) ?? [
             { part: undefined, bytes: json?.bytes ?? 0 },
           ];
-          const digest = await ScanDigest.open(
-            summary,
-            outputs,
-            (part, start, end) => backend.jsonArtifactRange(scanId, part, start, end, signal),
-            options.counting,
-          );
+          const digest = await ScanDigest.open(summary, outputs, read, options.counting);
           return { digest, bytes: digest.heldBytes };
         }),
     };
@@ -280,8 +278,8 @@ export function createReposcanMcpServer(backend: ReposcanBackend, options: McpTo
     },
     ({ scan_id, path, max_tokens, cursor }, extra) =>
       run(async () => {
-        const { digest } = await load(scan_id, extra.signal);
-        return pageResult(await (await digest()).filePage(path, cursor ?? null, max_tokens, extra.signal), {
+        const { digest, read } = await load(scan_id, extra.signal);
+        return pageResult(await (await digest()).filePage(path, cursor ?? null, max_tokens, extra.signal, read), {
           scan_id,
           path,
         });
@@ -307,8 +305,8 @@ export function createReposcanMcpServer(backend: ReposcanBackend, options: McpTo
     },
     ({ scan_id, format, max_tokens, cursor }, extra) =>
       run(async () => {
-        const { digest } = await load(scan_id, extra.signal);
-        return pageResult(await (await digest()).digestPage(format, cursor ?? null, max_tokens, extra.signal), {
+        const { digest, read } = await load(scan_id, extra.signal);
+        return pageResult(await (await digest()).digestPage(format, cursor ?? null, max_tokens, extra.signal, read), {
           scan_id,
           format,
         });

@@ -92,23 +92,27 @@ describe.each([
       ]),
     );
     const output = Buffer.from(liteJson(files));
-    let read = 0;
-    const digest = await ScanDigest.open(
-      summary,
-      [{ part: undefined, bytes: output.length }],
-      (_, start, end) => {
-        read += end - start;
-        return Promise.resolve(output.subarray(start, end));
-      },
-      counting,
-    );
-    expect(read).toBe(output.length);
+    const reader = () => {
+      const it = {
+        bytes: 0,
+        read: (_: number | undefined, start: number, end: number) => {
+          it.bytes += end - start;
+          return Promise.resolve(output.subarray(start, end));
+        },
+      };
+      return it;
+    };
+    const indexing = reader();
+    const digest = await ScanDigest.open(summary, [{ part: undefined, bytes: output.length }], indexing.read, counting);
+    expect(indexing.bytes).toBe(output.length);
     expect([...digest.files.keys()]).toEqual(Object.keys(files));
-    read = 0;
-    const first = await digest.digestPage('json', null, 2000);
-    await digest.digestPage('json', first.next_cursor, 2000);
-    expect(read).toBeGreaterThan(0);
-    expect(read).toBeLessThan(output.length / 10);
+    // Pages read through their own caller's reader (its rights, its signal), not the indexing one's.
+    const paging = reader();
+    const first = await digest.digestPage('json', null, 2000, undefined, paging.read);
+    await digest.digestPage('json', first.next_cursor, 2000, undefined, paging.read);
+    expect(indexing.bytes).toBe(output.length);
+    expect(paging.bytes).toBeGreaterThan(0);
+    expect(paging.bytes).toBeLessThan(output.length / 10);
     const whole = await digest.digestPage('json', null, 500_000);
     expect(whole.next_cursor).toBeNull();
     expect(whole.text).toBe(output.toString('utf8'));
