@@ -5,6 +5,7 @@ import { ARTIFACT_FILE_NAMES, partFileName } from '@reposcan/core';
 import type { ResultFileName, ScanStore } from '@reposcan/storage';
 import { mayAccess, notFound } from './scan-service.js';
 import type { ScanAccess, ScanService } from './scan-service.js';
+import { SummaryCache } from './summary-cache.js';
 
 export const CONTENT_TYPES: Record<ArtifactFormat, string> = {
   txt: 'text/plain; charset=utf-8',
@@ -126,28 +127,24 @@ export class ArtifactService {
     const folder = await this.store.folderIdentity(scanId);
     const cached = this.summaries.get(scanId);
     if (cached !== undefined) {
-      this.summaries.delete(scanId);
       if (cached.folder === folder) {
-        this.summaries.set(scanId, cached); // the young end
         if (!mayAccess(cached, access)) throw notFound(scanId);
         return cached.json;
       }
+      this.summaries.delete(scanId);
     }
     const record = await this.scans.get(scanId, access);
     assertCompleted(record);
     const json = JSON.stringify(
       SummaryRecord.parse(JSON.parse(await readFile(this.store.resultFile(scanId, 'summary.json'), 'utf8'))),
     );
-    if (folder !== null) {
+    if (folder !== null)
       this.summaries.set(scanId, { folder, json, ...(record.owner === undefined ? {} : { owner: record.owner }) });
-      if (this.summaries.size > SUMMARY_CACHE_ENTRIES)
-        this.summaries.delete(this.summaries.keys().next().value as string);
-    }
     return json;
   }
 
   /** With the scan's owner: a repeat request is checked against it without reading the state. */
-  private readonly summaries = new Map<string, { folder: string; json: string; owner?: string }>();
+  private readonly summaries = new SummaryCache();
 }
 
 const exists = (path: string): Promise<boolean> =>
@@ -155,6 +152,3 @@ const exists = (path: string): Promise<boolean> =>
     () => true,
     () => false,
   );
-
-/** Summaries kept in memory: a few kB each, a few MB at most. */
-const SUMMARY_CACHE_ENTRIES = 1000;
