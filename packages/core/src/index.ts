@@ -41,6 +41,7 @@ export { IGNORE_FILE_NAMES } from './walk/ignore-file-names.js';
 export { inspectTree, toInspectResult } from './scan/inspect-tree.js';
 export { lowerProcessPriority, lowerThreadPriority } from './io/background-priority.js';
 export { writeAll } from './io/write-all.js';
+export { forEachLine } from './text/byte-lines.js';
 export { createEngine } from './engine/engine.js';
 export type { Engine, EngineOptions } from './engine/engine.js';
 export type { InspectInput, InspectReport } from './scan/inspect-tree.js';

@@ -1,7 +1,14 @@
 import type { SummaryRecord } from '@reposcan/contracts';
 import type { TextFormat } from '@reposcan/contracts/vocabulary';
 import { ScanError } from '@reposcan/contracts';
-import { createTokenCounter, createTokenPool, jsonRenderer, markdownRenderer, txtRenderer } from '@reposcan/core';
+import {
+  createTokenCounter,
+  createTokenPool,
+  forEachLine,
+  jsonRenderer,
+  markdownRenderer,
+  txtRenderer,
+} from '@reposcan/core';
 import type { RenderContext, TextFileRecord, TokenCounter, TokenEncodingName, TokenPool } from '@reposcan/core';
 
 /** One unit a page is made of: the head (repository, tree), one file, or the tail (totals). */
@@ -114,6 +121,7 @@ const CONTENT_KEY = Buffer.from(',"content":"');
  */
 export class ScanDigest {
   private readonly blockTokens = new Map<string, number>();
+  private readonly ends = new Map<TextFormat, { head: string; tail: string }>();
   private readonly recent = new Map<string, string>();
   private recentChars = 0;
   readonly files: ReadonlyMap<string, IndexedFile>;
@@ -148,7 +156,7 @@ export class ScanDigest {
     for (const output of outputs) {
       // Every line but the files' is the document around them, parsed once they are left out.
       const rest: string[] = [];
-      await forEachLine(read, output, (line, at) => {
+      await forEachLine(windowsOf(read, output), (line, at) => {
         const file = fileLine(line);
         if (file === null) {
           rest.push(line.toString('utf8'));
@@ -269,13 +277,24 @@ export class ScanDigest {
     );
   }
 
+  /** A format's head and tail (the tree, the totals): rendered on the first page of that format. */
+  private endsOf(format: TextFormat): { head: string; tail: string } {
+    let ends = this.ends.get(format);
+    if (!ends) {
+      const renderer = RENDERERS[format];
+      ends = { head: renderer.head(this.ctx), tail: renderer.tail(this.ctx, this.ordered.length) };
+      this.ends.set(format, ends);
+    }
+    return ends;
+  }
+
   private blocksOf(format: TextFormat, read: ReadJson): Blocks {
     const renderer = RENDERERS[format];
-    const head = renderer.head(this.ctx);
-    const tail = renderer.tail(this.ctx, this.ordered.length);
+    const { head, tail } = this.endsOf(format);
     const first = head === '' ? 0 : 1;
     const length = first + this.ordered.length + (tail === '' ? 0 : 1);
     const fileAt = (i: number): IndexedFile | null => this.ordered[i - first] ?? null;
+    const endAt = (i: number): string => (i === 0 && first === 1 ? head : tail);
     const render = (file: IndexedFile, index: number, content: string): string => {
       let text = '';
       for (const chunk of renderer.file(file.record, encoder.encode(content), this.ctx.lite)) {
@@ -291,7 +310,7 @@ export class ScanDigest {
       path: (i) => fileAt(i)?.record.path ?? null,
       size: (i) => {
         const file = fileAt(i);
-        if (file === null) return i === 0 && first === 1 ? head.length : tail.length;
+        if (file === null) return endAt(i).length;
         return file.pieces.reduce((n, p) => n + p.end - p.start, 0);
       },
       texts: async (from, to) => {
@@ -300,7 +319,7 @@ export class ScanDigest {
         for (let i = from; i < to; i++) {
           const kept = this.recent.get(`${format}:${i}`);
           if (kept === undefined && fileAt(i) !== null) missing.push(i);
-          texts.push(kept ?? (fileAt(i) === null ? (i === 0 && first === 1 ? head : tail) : undefined));
+          texts.push(kept ?? (fileAt(i) === null ? endAt(i) : undefined));
         }
         if (missing.length > 0) {
           const contents = await this.contents(
@@ -345,27 +364,14 @@ function fileLine(line: Buffer): { open: number; content: number; close: number 
   return line[close - 1] === 0x7d ? { open, content, close: close - 1 } : null;
 }
 
-/** Calls `onLine` with every line of `output` (without its newline) and the offset it starts at. */
-async function forEachLine(
-  read: ReadJson,
-  output: JsonOutput,
-  onLine: (line: Buffer, at: number) => void,
-): Promise<void> {
-  let carry = Buffer.alloc(0);
+/** The bytes of `output`, INDEX_WINDOW at a time. */
+async function* windowsOf(read: ReadJson, output: JsonOutput): AsyncIterable<Uint8Array> {
   for (let at = 0; at < output.bytes;) {
-    const chunk = Buffer.from(await read(output.part, at, Math.min(output.bytes, at + INDEX_WINDOW)));
+    const chunk = await read(output.part, at, Math.min(output.bytes, at + INDEX_WINDOW));
     if (chunk.length === 0) throw new Error('The JSON output ended before its size');
-    const bytes = carry.length === 0 ? chunk : Buffer.concat([carry, chunk]);
-    const base = at - carry.length;
     at += chunk.length;
-    let start = 0;
-    for (let end = bytes.indexOf(0x0a); end !== -1; end = bytes.indexOf(0x0a, start)) {
-      onLine(bytes.subarray(start, end), base + start);
-      start = end + 1;
-    }
-    carry = bytes.subarray(start);
+    yield chunk;
   }
-  if (carry.length > 0) onLine(carry, output.bytes - carry.length);
 }
 
 const decoder = new TextDecoder();

@@ -3,6 +3,7 @@ import { open, rm } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ScannedFileRecord } from '../types.js';
+import { readExactly } from '../io/read-exactly.js';
 import { writeAll } from '../io/write-all.js';
 import type { RangeMarks } from './part-tally.js';
 
@@ -118,14 +119,8 @@ export class ContentSpool {
     return this.readAt(at, length);
   }
 
-  private async readAt(at: number, length: number): Promise<Buffer> {
-    const into = Buffer.allocUnsafe(length);
-    for (let done = 0; done < length;) {
-      const { bytesRead } = await this.handle.read(into, done, length - done, at + done);
-      if (bytesRead === 0) throw new Error('The content spool ended early');
-      done += bytesRead;
-    }
-    return into;
+  private readAt(at: number, length: number): Promise<Buffer> {
+    return readExactly(this.handle, at, length, 'The content spool');
   }
 
   async flush(): Promise<void> {

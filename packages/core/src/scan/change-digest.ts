@@ -33,6 +33,7 @@ import { compilePathPatterns } from '../walk/path-patterns.js';
 import { collectFiles } from './collect-files.js';
 import type { RunScanDeps, ScanInput, ScanReport } from './run-scan.js';
 import { summarize } from './summarize.js';
+import { readExactly } from '../io/read-exactly.js';
 import { writeAll } from '../io/write-all.js';
 
 /** The report's `changes` block: the digest's two commits, its counts and every changed path it kept. */
@@ -74,7 +75,7 @@ export async function scanChanges(
   try {
     const diffs = await DiffFile.open(input.changes.diffFile);
     try {
-      return await digestChanges(input, deps, countTokens, onProgress, repository, addZip, spool, diffs);
+      return await digestChanges({ spool, diffs }, input, deps, countTokens, onProgress, repository, addZip);
     } finally {
       await diffs.close();
     }
@@ -84,14 +85,8 @@ export async function scanChanges(
 }
 
 async function digestChanges(
-  input: ScanInput & { changes: ChangeSet },
-  deps: RunScanDeps,
-  countTokens: CountTokens,
-  onProgress: ProgressCallback,
-  repository: RepositoryBlock,
-  addZip: AddZip,
-  spool: ContentSpool,
-  diffs: DiffFile,
+  { spool, diffs }: { spool: ContentSpool; diffs: DiffFile },
+  ...[input, deps, countTokens, onProgress, repository, addZip]: Parameters<typeof scanChanges>
 ): Promise<ScanReport> {
   const { options, changes } = input;
   const inNewTree = new Map(changes.changes.filter((c) => c.status !== 'deleted').map((c) => [c.path, c]));
@@ -301,12 +296,7 @@ class DiffFile {
     if (entry.redactedDiff !== null) return entry.redactedDiff;
     const range = entry.diff;
     if (range === null || range.length === 0) return new Uint8Array(0);
-    const bytes = Buffer.allocUnsafe(range.length);
-    for (let done = 0; done < range.length;) {
-      const { bytesRead } = await this.handle.read(bytes, done, range.length - done, range.at + done);
-      if (bytesRead === 0) throw new Error('The diff file ended early');
-      done += bytesRead;
-    }
+    const bytes = await readExactly(this.handle, range.at, range.length, 'The diff file');
     return isUtf8(bytes) ? bytes : utf8Encode(bytes.toString('utf8'));
   }
 

@@ -1,5 +1,6 @@
 import { open } from 'node:fs/promises';
 import { ScanError } from '@reposcan/contracts';
+import { forEachLine } from '@reposcan/core';
 import type { ChangeSet, FileChange } from '@reposcan/core';
 import { withDeadline } from './deadline.js';
 import { directorySize, watchDirectorySize } from './directory-size-watchdog.js';
@@ -120,12 +121,10 @@ const RAW_RECORD = /^:\d{6} \d{6} [0-9a-f]+ [0-9a-f]+ ([AMDTR])(\d*)\t([^\t]*)(?
 const BINARY_LINE = /^(Binary files .* differ|GIT binary patch)$/;
 const PATCH_START = Buffer.from('diff --git ');
 const HUNK_START = Buffer.from('@@ ');
-const NEWLINE = 0x0a;
 
 /** One patch of the diff file while it is read: where it starts and what its lines said so far. */
 interface PatchSpan {
   at: number;
-  length: number;
   hunks: boolean;
   binaryLine: boolean;
 }
@@ -151,8 +150,7 @@ export async function readRawPatch(file: string): Promise<FileChange[]> {
     }
     inRecords = false;
     if (startsWith(line, PATCH_START)) {
-      if (current) current.length = at - current.at;
-      current = { at, length: 0, hunks: false, binaryLine: false };
+      current = { at, hunks: false, binaryLine: false };
       patches.push(current);
     } else if (current) {
       if (startsWith(line, HUNK_START)) current.hunks = true;
@@ -161,32 +159,22 @@ export async function readRawPatch(file: string): Promise<FileChange[]> {
     }
   };
   const handle = await open(file, 'r');
-  let size = 0;
+  let size: number;
   try {
-    let carry: Buffer = Buffer.alloc(0);
-    for await (const chunk of handle.createReadStream({ highWaterMark: 4 << 20, autoClose: false })) {
-      const bytes: Buffer = carry.length === 0 ? (chunk as Buffer) : Buffer.concat([carry, chunk as Buffer]);
-      const base = size - carry.length;
-      size += (chunk as Buffer).length;
-      let start = 0;
-      for (let end = bytes.indexOf(NEWLINE, start); end !== -1; end = bytes.indexOf(NEWLINE, start)) {
-        onLine(bytes.subarray(start, end), base + start);
-        start = end + 1;
-      }
-      carry = bytes.subarray(start);
-    }
-    if (carry.length > 0) onLine(carry, size - carry.length);
+    size = (await handle.stat()).size;
+    await forEachLine(handle.createReadStream({ highWaterMark: 4 << 20, autoClose: false }), onLine);
   } finally {
     await handle.close();
   }
-  if (current !== null) (current as PatchSpan).length = size - (current as PatchSpan).at;
   if (patches.length !== records.length)
     throw new Error(`git diff gave ${records.length} changed paths but ${patches.length} patches`);
   return records.map((match, i): FileChange => {
     const [, letter = '', score = '', first = '', second] = match;
     const patch = patches[i] as PatchSpan;
     const binary = !patch.hunks && patch.binaryLine;
-    const diff = { at: patch.at, length: binary ? 0 : patch.length };
+    // A patch runs to the next one's `diff --git` line, the last one to the end of the output.
+    const end = patches[i + 1]?.at ?? size;
+    const diff = { at: patch.at, length: binary ? 0 : end - patch.at };
     const status =
       letter === 'A' ? 'added' : letter === 'D' ? 'deleted' : letter === 'R' ? 'renamed' : ('modified' as const);
     if (status === 'renamed')
