@@ -3,7 +3,7 @@ import { open, rm } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ScannedFileRecord } from '../types.js';
-import { readExactly } from '../io/read-exactly.js';
+import { readExactly, readExactlyInto } from '../io/read-exactly.js';
 import { writeAll } from '../io/write-all.js';
 import type { RangeMarks } from './part-tally.js';
 
@@ -114,9 +114,12 @@ export class ContentSpool {
     };
   }
 
-  /** One file's content, read on its own: for a reader that takes the files in another order than the spool's. */
-  read({ at, length }: SpooledFile): Promise<Buffer> {
-    return this.readAt(at, length);
+  /**
+   * One file's content, read on its own into `into` (of its length): for a reader that takes the
+   * files in another order than the spool's.
+   */
+  read(file: SpooledFile, into: Uint8Array): Promise<Uint8Array> {
+    return readExactlyInto(this.handle, file.at, into, 'The content spool');
   }
 
   private readAt(at: number, length: number): Promise<Buffer> {

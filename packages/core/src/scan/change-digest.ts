@@ -4,7 +4,7 @@
 // filters, checks, counts and renders them. A change can be as large as the repository, so no
 // more than a batch of diffs and texts is in memory at once: the new texts wait in a spool, the
 // diffs in git's file.
-import { isUtf8 } from 'node:buffer';
+import { Buffer, isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { open, rm } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
@@ -33,7 +33,7 @@ import { compilePathPatterns } from '../walk/path-patterns.js';
 import { collectFiles } from './collect-files.js';
 import type { RunScanDeps, ScanInput, ScanReport } from './run-scan.js';
 import { summarize } from './summarize.js';
-import { readExactly } from '../io/read-exactly.js';
+import { readExactlyInto } from '../io/read-exactly.js';
 import { writeAll } from '../io/write-all.js';
 
 /** The report's `changes` block: the digest's two commits, its counts and every changed path it kept. */
@@ -136,8 +136,10 @@ async function digestChanges(
 
   const secrets = collected.secrets;
   const withDiff = entries.filter((e) => e.diff !== null && e.diff.length > 0);
+  const shared = new SharedTextBuffer();
   for (const batch of diffBatches(withDiff)) {
-    const batchDiffs = await Promise.all(batch.map((e) => diffs.read(e)));
+    const into = shared.views(batch.map((e) => e.diff?.length ?? 0));
+    const batchDiffs = await Promise.all(batch.map((e, i) => diffs.read(e, into[i] as Uint8Array)));
     if (secrets !== null) await checkDiffs(batch, batchDiffs, secrets, deps);
     const counts = await countTokens(batchDiffs, input.signal);
     batch.forEach((entry, i) => (entry.diffTokens = counts[i] ?? 0));
@@ -181,10 +183,17 @@ async function digestChanges(
     summary,
     skippedCount: skipped.length,
   };
-  const load = async (entry: HeldEntry): Promise<DigestTexts> => ({
-    diff: entry.diff === null ? null : await diffs.read(entry),
-    content: entry.content === null ? null : await spool.read(entry.content),
-  });
+  // The renderer is done with an entry's texts before it loads the next: they share one buffer.
+  const load = async (entry: HeldEntry): Promise<DigestTexts> => {
+    const [diffInto, contentInto] = shared.views([entry.diff?.length ?? 0, entry.content?.length ?? 0]) as [
+      Uint8Array,
+      Uint8Array,
+    ];
+    return {
+      diff: entry.diff === null ? null : await diffs.read(entry, diffInto),
+      content: entry.content === null ? null : await spool.read(entry.content, contentInto),
+    };
+  };
   const artifacts: WrittenArtifact[] = [];
   try {
     for (const format of TEXT_FORMATS) {
@@ -280,6 +289,29 @@ function* diffBatches(entries: HeldEntry[]): Iterable<HeldEntry[]> {
   if (batch.length > 0) yield batch;
 }
 
+/**
+ * Texts read back from the diff file and the spool, in one shared buffer reused from batch to batch
+ * (and, once the outputs are written, from file to file): the threads that check and count diffs
+ * get views of it, as they get views of the read ring's slots in a scan. Fresh buffers, each copied
+ * to a thread, piled up in the threads and the main thread until their next collection (about
+ * 100 MB more at the peak of a digest of a whole repository).
+ */
+class SharedTextBuffer {
+  private buffer = new SharedArrayBuffer(DIFF_BATCH_BYTES);
+
+  /** Views of the buffer, one of each length, back to back; valid until the next call. */
+  views(lengths: number[]): Uint8Array[] {
+    const total = lengths.reduce((sum, length) => sum + length, 0);
+    if (total > this.buffer.byteLength) this.buffer = new SharedArrayBuffer(total);
+    let at = 0;
+    return lengths.map((length) => {
+      const view = new Uint8Array(this.buffer, at, length);
+      at += length;
+      return view;
+    });
+  }
+}
+
 /** git's diff output, read a patch at a time. */
 class DiffFile {
   private constructor(private readonly handle: FileHandle) {}
@@ -289,15 +321,18 @@ class DiffFile {
   }
 
   /**
-   * An entry's diff as the outputs hold it: redacted if it was, else git's bytes, whose invalid
-   * UTF-8 (a file in a legacy charset) is replaced as any text of the outputs would be.
+   * An entry's diff as the outputs hold it: redacted if it was, else git's bytes (read into `into`,
+   * of the diff's length), whose invalid UTF-8 (a file in a legacy charset) is replaced as any
+   * text of the outputs would be.
    */
-  async read(entry: HeldEntry): Promise<Uint8Array> {
+  async read(entry: HeldEntry, into: Uint8Array): Promise<Uint8Array> {
     if (entry.redactedDiff !== null) return entry.redactedDiff;
     const range = entry.diff;
     if (range === null || range.length === 0) return new Uint8Array(0);
-    const bytes = await readExactly(this.handle, range.at, range.length, 'The diff file');
-    return isUtf8(bytes) ? bytes : utf8Encode(bytes.toString('utf8'));
+    const bytes = await readExactlyInto(this.handle, range.at, into, 'The diff file');
+    return isUtf8(bytes)
+      ? bytes
+      : utf8Encode(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('utf8'));
   }
 
   async close(): Promise<void> {

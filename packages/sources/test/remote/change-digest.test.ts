@@ -67,6 +67,7 @@ async function digest(
   baseRef: string,
   options: Partial<ScanOptions> = {},
   url = `${server.origin}/acme/changes.git`,
+  countTokens = countInThread,
 ): Promise<{ prepared: PreparedSource; report: ScanReport; outDir: string }> {
   const dir = path.join(work, String(++runs));
   const srcDir = path.join(dir, 'src');
@@ -98,7 +99,7 @@ async function digest(
       encoding: 'o200k_base',
       outDir,
     },
-    { countTokens: countInThread },
+    { countTokens },
   );
   return { prepared, report, outDir };
 }
@@ -215,7 +216,16 @@ describe('change digest of a remote repository (loopback git server)', () => {
 
   it("reads a patch larger than a read of git's output whole, and the ones after it in place", async () => {
     const { base } = addLargeChangeFixture(fixture.projectRoot);
-    const { report, outDir } = await digest(base, {}, `${server.origin}/acme/large-change.git`);
+    const diffMemory = new Map<string, ArrayBufferLike>();
+    const { report, outDir } = await digest(base, {}, `${server.origin}/acme/large-change.git`, (contents) => {
+      for (const content of contents) {
+        const head = /^diff --git a\/(\S+)/.exec(
+          Buffer.from(content.buffer, content.byteOffset, 64).toString('latin1'),
+        );
+        if (head) diffMemory.set(head[1] as string, content.buffer);
+      }
+      return countInThread(contents);
+    });
     const json = JSON.parse(readFileSync(path.join(outDir, 'output.json'), 'utf8')) as {
       files: Array<{ path: string; tokens: number; diff: string; content: string }>;
     };
@@ -247,6 +257,14 @@ describe('change digest of a remote repository (loopback git server)', () => {
     expect(report.secrets?.not_checked).toEqual(['big.txt']);
     // The texts waited in a spool of the output folder while the outputs were written: gone now.
     expect(readdirSync(outDir).sort()).toEqual(['output.json', 'output.md', 'output.txt']);
+    // The counting threads were handed views of one reused shared buffer (sized at once for the
+    // large patch, which comes first), not a fresh copy of each batch: copies piled up in the
+    // threads until they collected.
+    // (A diff of invalid UTF-8 is replaced, in memory of its own.)
+    expect([...diffMemory.keys()].sort()).toEqual([...byPath.keys()]);
+    const shared = [...diffMemory].filter(([name]) => name !== 'legacy.txt').map(([, memory]) => memory);
+    expect(shared.every((memory) => memory instanceof SharedArrayBuffer)).toBe(true);
+    expect(new Set(shared).size).toBe(1);
   });
 
   it('diffs only the folder a folder URL names', async () => {
