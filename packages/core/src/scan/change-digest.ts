@@ -4,7 +4,7 @@
 // filters, checks, counts and renders them. A change can be as large as the repository, so no
 // more than a batch of diffs and texts is in memory at once: the new texts wait in a spool, the
 // diffs in git's file.
-import { Buffer, isUtf8 } from 'node:buffer';
+import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { open, rm } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
@@ -25,7 +25,7 @@ import { renderTree } from '../render/render-tree.js';
 import { carriedPath } from '../path-bytes.js';
 import { SECRETS_MAX_BYTES } from '../secrets/secret-scan.js';
 import type { SecretsSummary } from '../secrets/secret-scan.js';
-import { utf8Encode } from '../text/utf8.js';
+import { asBuffer, utf8Encode } from '../text/utf8.js';
 import type { CountTokens } from '../tokens/index.js';
 import type { ChangeSet, FileChange, ProgressCallback, ScannedFileRecord, TextFileRecord } from '../types.js';
 import { compileDirExcludes } from '../walk/dir-excludes.js';
@@ -330,9 +330,7 @@ class DiffFile {
     const range = entry.diff;
     if (range === null || range.length === 0) return new Uint8Array(0);
     const bytes = await readExactlyInto(this.handle, range.at, into, 'The diff file');
-    return isUtf8(bytes)
-      ? bytes
-      : utf8Encode(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('utf8'));
+    return isUtf8(bytes) ? bytes : utf8Encode(asBuffer(bytes).toString('utf8'));
   }
 
   async close(): Promise<void> {

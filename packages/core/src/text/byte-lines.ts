@@ -1,4 +1,5 @@
 import { Buffer } from 'node:buffer';
+import { asBuffer } from './utf8.js';
 
 const NEWLINE = 0x0a;
 
@@ -14,10 +15,7 @@ export async function forEachLine(
   let carry: Buffer = Buffer.alloc(0);
   let read = 0;
   for await (const chunk of chunks) {
-    const bytes =
-      carry.length === 0
-        ? Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)
-        : Buffer.concat([carry, chunk]);
+    const bytes = carry.length === 0 ? asBuffer(chunk) : Buffer.concat([carry, chunk]);
     const base = read - carry.length;
     read += chunk.length;
     let start = 0;
