@@ -18,10 +18,17 @@ const QUOTE = 0x22;
 export class ChunkBuffer {
   private readonly buffer = Buffer.allocUnsafe(WRITE_BUFFER_BYTES);
   private used = 0;
+  /** Bytes handed to `write` so far. */
+  private written = 0;
   private readonly escaped: EscapeProgress = { read: 0, written: 0 };
 
   /** `write` must be done with `data` when it resolves: the buffer is filled again after. */
   constructor(private readonly write: (data: Uint8Array) => Promise<void>) {}
+
+  /** Bytes put so far, written or still in the buffer. */
+  get position(): number {
+    return this.written + this.used;
+  }
 
   private get room(): number {
     return this.buffer.length - this.used;
@@ -32,13 +39,13 @@ export class ChunkBuffer {
     if (typeof chunk === 'string') {
       const most = chunk.length * MAX_UTF8_PER_UNIT;
       if (most > this.room) await this.flush();
-      if (most > this.room) return this.write(Buffer.from(chunk, 'utf8'));
+      if (most > this.room) return this.writeOut(Buffer.from(chunk, 'utf8'));
       this.used += this.buffer.write(chunk, this.used, 'utf8');
       return;
     }
     if (chunk.byteLength >= WRITE_DIRECTLY_AT) {
       await this.flush();
-      return this.write(chunk);
+      return this.writeOut(chunk);
     }
     if (chunk.byteLength > this.room) await this.flush();
     this.buffer.set(chunk, this.used);
@@ -59,6 +66,21 @@ export class ChunkBuffer {
     this.buffer[this.used++] = QUOTE;
   }
 
+  /** Copies what fits of `source[start, end)` into the buffer; how many bytes it took (none: flush first). */
+  take(source: Buffer, start: number, end: number): number {
+    const n = Math.min(end - start, this.room);
+    source.copy(this.buffer, this.used, start, start + n);
+    this.used += n;
+    return n;
+  }
+
+  /** Encodes `text` into the buffer when it surely fits; false when it must be flushed first (or `put` it). */
+  takeString(text: string): boolean {
+    if (text.length * MAX_UTF8_PER_UNIT > this.room) return false;
+    this.used += this.buffer.write(text, this.used, 'utf8');
+    return true;
+  }
+
   /** Appends what `read` puts at the start of the (emptied) buffer, a buffer-full at a time until it reads nothing. */
   async putFrom(read: (into: Buffer) => Promise<number>): Promise<void> {
     await this.flush();
@@ -74,6 +96,11 @@ export class ChunkBuffer {
     if (this.used === 0) return;
     const used = this.used;
     this.used = 0;
-    await this.write(this.buffer.subarray(0, used));
+    await this.writeOut(this.buffer.subarray(0, used));
+  }
+
+  private writeOut(data: Uint8Array): Promise<void> {
+    this.written += data.byteLength;
+    return this.write(data);
   }
 }

@@ -1,3 +1,4 @@
+import { Buffer } from 'node:buffer';
 import { open, rm } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -5,7 +6,7 @@ import { ARTIFACT_FILE_NAMES } from './artifact-names.js';
 import type { AppendedFileHash, HashAppendedFile } from '../io/appended-file-hash.js';
 import { writeAll } from '../io/write-all.js';
 import type { WrittenArtifact } from './artifact-names.js';
-import type { FormatRenderer, HeadContext, RenderContext } from '../render/render-context.js';
+import type { FormatRenderer, HeadContext, RenderContext, TextFormat } from '../render/render-context.js';
 import { ChunkBuffer } from './chunk-buffer.js';
 import type { TextFileRecord } from '../types.js';
 
@@ -31,6 +32,28 @@ interface Artifact {
   unsynced: number;
   /** The background sync in flight: resolves to its error, if any (the first failure stays). */
   syncing: Promise<Error | null> | null;
+  /** Where the head ends and each file's block lies: what a later scan copies blocks by (OutputLayout). */
+  layout: OutputLayout;
+}
+
+/**
+ * Where an artifact's pieces lie: the head's length, then, in file order, each file's block's
+ * length and where in it the file's link starts (-1 without one); a separator stands between two
+ * blocks and the tail follows the last.
+ */
+export interface OutputLayout {
+  head: number;
+  blocks: number[];
+  links: number[];
+}
+
+/** Where a block comes from: a file rendered afresh, or block `index` of the earlier artifact, its link `from` now `to`. */
+export type BlockSource = { record: TextFileRecord; content: Uint8Array } | { index: number; from: string; to: string };
+
+/** An earlier artifact of the same format, open, and its layout. */
+export interface EarlierArtifact {
+  handle: FileHandle;
+  layout: OutputLayout;
 }
 
 /**
@@ -71,6 +94,7 @@ export class TextArtifactWriter {
           early: { path: join(outDir, `.early.${renderer.format}`), handle: null },
           unsynced: 0,
           syncing: null,
+          layout: { head: 0, blocks: [], links: [] },
         };
         artifacts.push(artifact);
       }
@@ -92,7 +116,9 @@ export class TextArtifactWriter {
       if (early === null) continue;
       await artifact.out.flush();
       artifact.early = null;
+      const start = artifact.out.position;
       await artifact.out.put(artifact.renderer.head(ctx));
+      artifact.layout.head = artifact.out.position - start;
       const waiting = early.handle;
       if (waiting === null) continue;
       try {
@@ -116,8 +142,77 @@ export class TextArtifactWriter {
     const first = this.fileCount++ === 0;
     for (const artifact of this.artifacts) {
       if (!first) await artifact.out.put(artifact.renderer.separator);
-      for (const chunk of artifact.renderer.file(record, content, this.lite)) await artifact.out.put(chunk);
+      const { length, link } = await this.render(artifact, record, content);
+      artifact.layout.blocks.push(length);
+      artifact.layout.links.push(link);
     }
+  }
+
+  /**
+   * Appends a block per entry of `blocks`, every artifact at once: a file rendered, or a block of
+   * the same format's earlier artifact (`earlier`) copied, with its link replaced when it changed.
+   * What lies between two links is copied in one stretch, separators included. Call after `begin`.
+   */
+  async addBlocks(
+    blocks: readonly BlockSource[],
+    earlier: Readonly<Record<TextFormat, EarlierArtifact>>,
+  ): Promise<void> {
+    if (!this.begun) throw new Error('TextArtifactWriter.begin() must come before addBlocks()');
+    const first = this.fileCount;
+    this.fileCount += blocks.length;
+    await Promise.all(
+      this.artifacts.map(async (artifact) => {
+        const { layout } = artifact;
+        const base = layout.blocks.length;
+        const plan = planCopies(
+          blocks,
+          earlier[artifact.renderer.format].layout,
+          artifact.renderer.separator,
+          first > 0,
+        );
+        for (const length of plan.lengths) layout.blocks.push(length);
+        for (const link of plan.links) layout.links.push(link);
+        const source = new CopySource(earlier[artifact.renderer.format].handle);
+        const { out } = artifact;
+        for (const step of plan.steps) {
+          if (typeof step === 'string') {
+            if (!out.takeString(step)) await out.put(step);
+          } else if (typeof step === 'number') {
+            const block = blocks[step] as Extract<BlockSource, { record: TextFileRecord }>;
+            const { length, link } = await this.render(artifact, block.record, block.content);
+            layout.blocks[base + step] = length;
+            layout.links[base + step] = link;
+          } else await source.copyTo(out, step[0], step[1]);
+        }
+      }),
+    );
+  }
+
+  /** One file's block: its length and where in it its link starts. */
+  private async render(
+    artifact: Artifact,
+    record: TextFileRecord,
+    content: Uint8Array,
+  ): Promise<{ length: number; link: number }> {
+    const start = artifact.out.position;
+    let link = -1;
+    for (const chunk of artifact.renderer.file(record, content, this.lite)) {
+      // The link is in the block's first lines, before the text: a path cannot hold it.
+      if (link < 0 && record.url !== '' && typeof chunk === 'string') {
+        const at = chunk.indexOf(record.url);
+        if (at >= 0) link = artifact.out.position - start + Buffer.byteLength(chunk.slice(0, at));
+      }
+      await artifact.out.put(chunk);
+    }
+    return { length: artifact.out.position - start, link };
+  }
+
+  /** Each artifact's layout, once finished. */
+  layouts(): Record<TextFormat, OutputLayout> {
+    return Object.fromEntries(this.artifacts.map((a) => [a.renderer.format, a.layout])) as Record<
+      TextFormat,
+      OutputLayout
+    >;
   }
 
   /** Writes every tail and syncs every artifact to disk; `ctx` is the one given to `begin` plus the totals. */
@@ -156,6 +251,88 @@ export class TextArtifactWriter {
       this.artifacts.flatMap((a) => [a.handle.close(), ...(a.early?.handle ? [a.early.handle.close()] : [])]),
     );
     await Promise.allSettled(this.artifacts.flatMap((a) => (a.early ? [rm(a.early.path, { force: true })] : [])));
+  }
+}
+
+/**
+ * How an artifact's next blocks are made from an earlier one: stretches of it ([start, end)),
+ * texts put as they are, and indexes of blocks to render; with each block's length and link
+ * (a rendered one's are filled in as it is written).
+ */
+function planCopies(
+  blocks: readonly BlockSource[],
+  earlier: OutputLayout,
+  separator: string,
+  afterAnother: boolean,
+): { steps: Array<[number, number] | string | number>; lengths: number[]; links: number[] } {
+  const gap = Buffer.byteLength(separator);
+  const starts: number[] = [];
+  for (let i = 0, position = earlier.head; i < earlier.blocks.length; i++) {
+    starts.push(position);
+    position += (earlier.blocks[i] as number) + gap;
+  }
+  const steps: Array<[number, number] | string | number> = [];
+  const lengths: number[] = [];
+  const links: number[] = [];
+  const copy = (start: number, end: number): void => {
+    const last = steps.at(-1);
+    if (Array.isArray(last) && last[1] === start) last[1] = end;
+    else if (end > start) steps.push([start, end]);
+  };
+  let previous = -2;
+  for (const [i, block] of blocks.entries()) {
+    const index = 'index' in block ? block.index : -1;
+    if (i > 0 || afterAnother) {
+      // The earlier separator joins two blocks that were already neighbours.
+      if (index >= 0 && index === previous + 1) copy((starts[index] as number) - gap, starts[index] as number);
+      else steps.push(separator);
+    }
+    previous = index;
+    if (!('index' in block)) {
+      steps.push(i);
+      lengths.push(0);
+      links.push(-1);
+      continue;
+    }
+    const start = starts[index] as number;
+    const length = earlier.blocks[index] as number;
+    const link = earlier.links[index] as number;
+    links.push(link);
+    if (link < 0 || block.from === block.to) {
+      copy(start, start + length);
+      lengths.push(length);
+      continue;
+    }
+    const fromBytes = Buffer.byteLength(block.from);
+    copy(start, start + link);
+    steps.push(block.to);
+    copy(start + link + fromBytes, start + length);
+    lengths.push(length - fromBytes + Buffer.byteLength(block.to));
+  }
+  return { steps, lengths, links };
+}
+
+/** An earlier artifact read in order a window at a time, its stretches copied into a write buffer. */
+class CopySource {
+  private readonly window = Buffer.allocUnsafe(1 << 20);
+  private windowStart = 0;
+  private windowLength = 0;
+
+  constructor(private readonly from: FileHandle) {}
+
+  async copyTo(out: ChunkBuffer, start: number, end: number): Promise<void> {
+    for (let at = start; at < end;) {
+      if (at < this.windowStart || at >= this.windowStart + this.windowLength) {
+        const { bytesRead } = await this.from.read(this.window, 0, this.window.length, at);
+        if (bytesRead === 0) throw new Error('an earlier artifact is shorter than its layout');
+        this.windowStart = at;
+        this.windowLength = bytesRead;
+      }
+      const offset = at - this.windowStart;
+      const taken = out.take(this.window, offset, offset + Math.min(end - at, this.windowLength - offset));
+      if (taken === 0) await out.flush();
+      at += taken;
+    }
   }
 }
 

@@ -5,6 +5,7 @@ import type { WireScanOptions } from '@reposcan/contracts/vocabulary';
 import { ARTIFACT_FILE_NAMES } from '../artifacts/artifact-names.js';
 import type { WrittenArtifact } from '../artifacts/artifact-names.js';
 import { TextArtifactWriter } from '../artifacts/write-text-artifacts.js';
+import type { OutputLayout } from '../artifacts/write-text-artifacts.js';
 import { writeZipBundle } from '../artifacts/write-zip-bundle.js';
 import { ContentSpool } from '../artifacts/content-spool.js';
 import { PART_FILE_PREFIX, writeParts } from '../artifacts/write-parts.js';
@@ -15,12 +16,20 @@ import { createTokenCounter } from '../tokens/token-counter.js';
 import { jsonRenderer } from '../render/render-json.js';
 import { markdownRenderer } from '../render/render-markdown.js';
 import { txtRenderer } from '../render/render-txt.js';
-import type { HeadContext, RenderContext, RepositoryBlock } from '../render/render-context.js';
+import type {
+  FormatRenderer,
+  HeadContext,
+  RenderContext,
+  RepositoryBlock,
+  TextFormat,
+} from '../render/render-context.js';
 import { renderTree } from '../render/render-tree.js';
 import { IoThreads } from '../io/io-threads.js';
 import { createTokenPool, withTokenCache } from '../tokens/index.js';
 import type { CountTokens, TokenCache, TokenCacheStats } from '../tokens/index.js';
 import { scanChanges } from './change-digest.js';
+import { carryForward } from './carry-forward.js';
+import type { EarlierScan } from './carry-forward.js';
 import type { ChangeDigestReport } from './change-digest.js';
 import { collectFiles } from './collect-files.js';
 import type { Collected } from './collect-files.js';
@@ -50,6 +59,10 @@ export interface ScanInput extends InspectInput {
   summaryExtras?: Record<string, unknown>;
   /** With `base_ref`: git's changes since the base commit; the outputs are then a change digest (change-digest.ts). */
   changes?: ChangeSet;
+  /** An earlier scan of this tree but for some files' contents: its outputs are carried forward when they can be (carry-forward.ts). */
+  earlier?: EarlierScan;
+  /** Report where each output's blocks lie (ScanReport.layout), for a later scan to carry them forward. */
+  keepLayout?: boolean;
 }
 
 export interface ScanTimings {
@@ -80,6 +93,10 @@ export interface ScanReport {
   compression?: CompressionSummary;
   /** A change digest's commits, counts and changed paths; absent in a full scan. */
   changes?: ChangeDigestReport;
+  /** With `keepLayout`, when the outputs are whole (no parts, no change digest): where their blocks lie. */
+  layout?: Record<TextFormat, OutputLayout>;
+  /** The number of files whose blocks were copied from an earlier scan's outputs (ScanInput.earlier). */
+  carried?: number;
 }
 
 export interface RunScanDeps extends ScanDeps {
@@ -91,6 +108,9 @@ export interface RunScanDeps extends ScanDeps {
   /** Counts known by content: only files it does not know are counted; `stats` adds up hits and misses. */
   tokenCache?: { cache: TokenCache; stats?: TokenCacheStats };
 }
+
+/** The whole outputs, in the order they are written. */
+const RENDERERS: FormatRenderer[] = [txtRenderer, markdownRenderer, jsonRenderer];
 
 function repositoryBlock(input: ScanInput): RepositoryBlock {
   const { source } = input;
@@ -155,12 +175,34 @@ export async function scanTree(
     return report;
   }
   if (input.options.maxTokensPerPart !== null) return scanInParts(input, deps, cached, onProgress, started);
-  const writer = await TextArtifactWriter.open(
-    input.outDir,
-    [txtRenderer, markdownRenderer, jsonRenderer],
-    input.options.lite,
-    deps.hashFile,
-  );
+  if (input.earlier !== undefined) {
+    const carried = await carryForward({
+      input: { ...input, earlier: input.earlier },
+      deps,
+      countTokens,
+      renderers: RENDERERS,
+      repository: repositoryBlock(input),
+      onProgress,
+    });
+    if (carried !== null) {
+      const { walkMs, readMs, renderMs, ...rest } = carried.report;
+      const total = performance.now() - started;
+      return {
+        ...rest,
+        options: toWireOptions(input.options),
+        timings: {
+          walk_ms: round(walkMs),
+          read_ms: round(readMs),
+          render_ms: round(renderMs),
+          zip_ms: 0,
+          total_ms: round(total),
+        },
+        ...(input.keepLayout ? { layout: carried.layout } : {}),
+        carried: carried.report.files.length - input.earlier.changed.size,
+      };
+    }
+  }
+  const writer = await TextArtifactWriter.open(input.outDir, RENDERERS, input.options.lite, deps.hashFile);
   try {
     const repository = repositoryBlock(input);
     const headFor = (walkedPaths: string[]): HeadContext => ({
@@ -191,6 +233,7 @@ export async function scanTree(
     const renderMs = performance.now() - renderStart;
 
     const report = reportOf(input, repository, collected, { summary, tree: ctx.tree, files, artifacts, renderMs });
+    if (input.keepLayout) report.layout = writer.layouts();
 
     if (input.options.createZip)
       await addZipBundle(
@@ -388,7 +431,10 @@ async function addZipBundle(
     files: files.map((name) => ({ name, absPath: join(input.outDir, name) })),
     treeFiles: collected.assets.map((a, i) => ({ path: a.path, absPath: collected.assetAbsPaths[i] as string })),
     documents: [
-      { name: 'summary.json', content: `${JSON.stringify({ ...input.summaryExtras, ...report }, null, 2)}\n` },
+      {
+        name: 'summary.json',
+        content: `${JSON.stringify({ ...input.summaryExtras, ...report, layout: undefined }, null, 2)}\n`,
+      },
       { name: 'README.md', content: renderBundleReadme(report) },
     ],
     date: deps.now(),

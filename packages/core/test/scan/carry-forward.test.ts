@@ -1,0 +1,194 @@
+import { Buffer } from 'node:buffer';
+import { appendFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createTokenCounter } from '../../src/tokens/index.js';
+import { runScan } from '../../src/scan/run-scan.js';
+import type { ScanInput, ScanReport } from '../../src/scan/run-scan.js';
+import type { EarlierScan } from '../../src/scan/carry-forward.js';
+import { ARTIFACT_FILE_NAMES } from '../../src/artifacts/artifact-names.js';
+import type { ScanOptions, SourceInfo } from '../../src/types.js';
+import { makeSampleTree, sampleScanInput } from './fixture-tree.js';
+
+const counter = createTokenCounter('o200k_base');
+const deps = {
+  countTokens: (contents: Uint8Array[]): Promise<number[]> =>
+    Promise.resolve(contents.map((c) => counter.count(Buffer.from(c).toString('utf8')))),
+};
+const FORMATS = ['txt', 'md', 'json'] as const;
+
+describe('carrying an earlier scan forward', () => {
+  let tree: Awaited<ReturnType<typeof makeSampleTree>>;
+  let base: string;
+
+  beforeEach(async () => {
+    tree = await makeSampleTree();
+    base = await mkdtemp(join(tmpdir(), 'reposcan-carry-'));
+  });
+  afterEach(async () => {
+    await tree.cleanup();
+    await rm(base, { recursive: true, force: true });
+  });
+
+  const folder = async (name: string): Promise<string> => {
+    const dir = join(base, name);
+    await mkdir(dir);
+    return dir;
+  };
+  const input = (outDir: string, options: Partial<ScanOptions>, source?: SourceInfo): ScanInput => ({
+    ...sampleScanInput(tree.root, outDir, options),
+    ...(source ? { source } : {}),
+  });
+
+  /** A first scan kept with its layout, as a worker keeps it for the next commit. */
+  async function earlierScan(
+    options: Partial<ScanOptions>,
+    source?: SourceInfo,
+  ): Promise<Omit<EarlierScan, 'changed'>> {
+    const outDir = await folder('earlier');
+    const report = await runScan({ ...input(outDir, options, source), keepLayout: true }, deps);
+    expect(report.layout).toBeDefined();
+    return {
+      tree: report.tree,
+      files: report.files,
+      assets: report.assets,
+      skipped: report.skipped,
+      secrets: report.secrets ?? null,
+      layout: report.layout as EarlierScan['layout'],
+      outputs: {
+        txt: join(outDir, ARTIFACT_FILE_NAMES.txt),
+        md: join(outDir, ARTIFACT_FILE_NAMES.md),
+        json: join(outDir, ARTIFACT_FILE_NAMES.json),
+      },
+    };
+  }
+
+  /** The same tree scanned from scratch and carried forward: both reports, and both folders' outputs. */
+  async function bothWays(
+    earlier: Omit<EarlierScan, 'changed'>,
+    changed: string[],
+    options: Partial<ScanOptions>,
+    source?: SourceInfo,
+  ): Promise<{ fresh: ScanReport; carried: ScanReport; freshDir: string; carriedDir: string }> {
+    const freshDir = await folder('fresh');
+    const carriedDir = await folder('carried');
+    const fresh = await runScan({ ...input(freshDir, options, source), keepLayout: true }, deps);
+    const carried = await runScan(
+      { ...input(carriedDir, options, source), keepLayout: true, earlier: { ...earlier, changed: new Set(changed) } },
+      deps,
+    );
+    return { fresh, carried, freshDir, carriedDir };
+  }
+
+  async function expectSameOutputs(a: string, b: string): Promise<void> {
+    for (const format of FORMATS) {
+      const [left, right] = await Promise.all([
+        readFile(join(a, ARTIFACT_FILE_NAMES[format])),
+        readFile(join(b, ARTIFACT_FILE_NAMES[format])),
+      ]);
+      expect(right.equals(left), `${format} differs`).toBe(true);
+    }
+  }
+
+  const withoutTimings = (report: ScanReport) => {
+    const { timings: _t, carried: _c, artifacts, ...rest } = report;
+    return { ...rest, artifacts: artifacts.map(({ file: _f, ...a }) => a) };
+  };
+
+  it.each<[string, Partial<ScanOptions>]>([
+    ['default options', {}],
+    ['secrets redacted', { secrets: 'redact' }],
+    ['compressed code', { compress: 'signatures', removeComments: true }],
+    ['lite outputs without a tree', { lite: true, skipTree: true }],
+  ])('writes what a fresh scan writes when one file changed (%s)', async (_name, options) => {
+    const earlier = await earlierScan(options);
+    const [first, , third] = earlier.files;
+    expect(third).toBeDefined();
+    // One file in the middle gains a line with a secret; the first changes its size.
+    await appendFile(join(tree.root, (third as { path: string }).path), '\nconst key = "AKIAIOSFODNN7EXAMPLQ";\n');
+    await appendFile(join(tree.root, (first as { path: string }).path), '\nmore text\n');
+    const changed = [(first as { path: string }).path, (third as { path: string }).path];
+    const { fresh, carried, freshDir, carriedDir } = await bothWays(earlier, changed, options);
+
+    expect(carried.carried).toBe(earlier.files.length - 2);
+    expect(withoutTimings(carried)).toEqual(withoutTimings(fresh));
+    await expectSameOutputs(freshDir, carriedDir);
+  });
+
+  it('writes what a fresh scan writes when nothing changed, and when the last file did', async () => {
+    const earlier = await earlierScan({});
+    const nothing = await bothWays(earlier, [], {});
+    expect(nothing.carried.carried).toBe(earlier.files.length);
+    await expectSameOutputs(nothing.freshDir, nothing.carriedDir);
+
+    await rm(nothing.freshDir, { recursive: true });
+    await rm(nothing.carriedDir, { recursive: true });
+    const last = earlier.files.at(-1)?.path as string;
+    await writeFile(join(tree.root, last), 'replaced\n');
+    const { fresh, carried, freshDir, carriedDir } = await bothWays(earlier, [last], {});
+    expect(carried.carried).toBe(earlier.files.length - 1);
+    expect(withoutTimings(carried)).toEqual(withoutTimings(fresh));
+    await expectSameOutputs(freshDir, carriedDir);
+  });
+
+  it('scans afresh when a changed file is no longer a text', async () => {
+    const earlier = await earlierScan({});
+    const path = earlier.files[1]?.path as string;
+    await writeFile(join(tree.root, path), Buffer.from([0, 1, 2, 3, 0, 0, 0xff, 0xfe, 0]));
+    const { fresh, carried, freshDir, carriedDir } = await bothWays(earlier, [path], {});
+    expect(carried.carried).toBeUndefined();
+    expect(carried.files.some((f) => f.path === path)).toBe(false);
+    expect(withoutTimings(carried)).toEqual(withoutTimings(fresh));
+    await expectSameOutputs(freshDir, carriedDir);
+  });
+
+  it('scans afresh when a changed file grew past the size limit', async () => {
+    const options = { sizeLimit: 64 * 1024 };
+    const earlier = await earlierScan(options);
+    const path = earlier.files[2]?.path as string;
+    await writeFile(join(tree.root, path), 'x'.repeat(64 * 1024 + 1));
+    const { fresh, carried, freshDir, carriedDir } = await bothWays(earlier, [path], options);
+    expect(carried.carried).toBeUndefined();
+    expect(carried.skipped).toContainEqual({ path, reason: 'too_large' });
+    expect(withoutTimings(carried)).toEqual(withoutTimings(fresh));
+    await expectSameOutputs(freshDir, carriedDir);
+  });
+
+  it('writes each link anew when every file links to the commit, which has changed', async () => {
+    const remote = (commit: string): SourceInfo => ({
+      type: 'remote',
+      url: 'https://github.com/acme/sample',
+      hostFamily: 'github',
+      ref: commit,
+      branch: 'main',
+      commit,
+      subdir: null,
+    });
+    const earlier = await earlierScan({}, remote('a'.repeat(40)));
+    const path = earlier.files[0]?.path as string;
+    await appendFile(join(tree.root, path), 'x\n');
+    const { fresh, carried, freshDir, carriedDir } = await bothWays(earlier, [path], {}, remote('b'.repeat(40)));
+    expect(carried.carried).toBe(earlier.files.length - 1);
+    expect(carried.files[1]?.url).toContain('b'.repeat(40));
+    expect(carried.assets.length).toBeGreaterThan(0);
+    expect(carried.assets.every((a) => a.url.includes('b'.repeat(40)))).toBe(true);
+    const txt = await readFile(join(carriedDir, ARTIFACT_FILE_NAMES.txt), 'utf8');
+    expect(txt).not.toContain('a'.repeat(40));
+    expect(withoutTimings(carried)).toEqual(withoutTimings(fresh));
+    await expectSameOutputs(freshDir, carriedDir);
+  });
+
+  it('fails rather than write a short output when an earlier output lost bytes', async () => {
+    const earlier = await earlierScan({});
+    const path = earlier.files[0]?.path as string;
+    await appendFile(join(tree.root, path), 'x\n');
+    const json = await readFile(earlier.outputs.json);
+    await writeFile(earlier.outputs.json, json.subarray(0, json.length >> 1));
+    const outDir = await folder('carried');
+    await expect(
+      runScan({ ...input(outDir, {}), earlier: { ...earlier, changed: new Set([path]) } }, deps),
+    ).rejects.toThrow(/shorter than its layout/);
+    expect(await readdir(outDir)).toEqual([]);
+  });
+});
