@@ -1,7 +1,8 @@
-// The file cache through the whole service: a repository on a loopback git server that gains
-// commits during the test, rescanned through the API with its in-process worker. A rescan of a
-// new commit takes every unchanged file from the earlier scan; its outputs are the bytes a fresh
-// scan (`cache: false`) of the same commit writes.
+// The file cache and carried outputs through the whole service: a repository on a loopback git
+// server that gains commits during the test, rescanned through the API with its in-process worker.
+// A rescan of a new commit copies every unchanged file's block from the earlier scan's outputs, or,
+// where it cannot (a ZIP bundle, the earlier scan deleted), takes each unchanged text from the file
+// cache; either way its outputs are the bytes a fresh scan (`cache: false`) of the same commit writes.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { readdir, readFile, utimes } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -34,6 +35,8 @@ describe('file cache: a rescan of a new commit reuses every unchanged file (loop
   let server: GitHttpServer;
   let api: TestApi;
   let repoUrl: string;
+  /** The newest completed scan with the default options: what the next one carries forward. */
+  let newestDefault: string;
 
   const commit = (files: Record<string, string | Buffer>, message: string): string => repo.commit(files, message);
 
@@ -94,7 +97,7 @@ describe('file cache: a rescan of a new commit reuses every unchanged file (loop
       expect((await download(a, format)).equals(await download(b, format)), format).toBe(true);
   };
 
-  it('takes every unchanged text from the first scan, and writes what a fresh scan writes', async () => {
+  it('carries every unchanged file forward from the first scan, and writes what a fresh scan writes', async () => {
     const first = await scan({ repo_path: repoUrl });
     expect(await reusedSoFar()).toBe(0);
     // What the first scan kept on the volume holds no secret in clear.
@@ -107,9 +110,13 @@ describe('file cache: a rescan of a new commit reuses every unchanged file (loop
     expect(rescan.commit).toBe(next);
     expect(rescan.cached_from).toBeUndefined();
     expect(rescan.total_files).toBe(first.total_files);
-    // Every text but the changed one and the ignore file (which the walk reads itself): the other
-    // modules, README.md and config/settings.ts. The image and the large file are never texts.
-    expect(await reusedSoFar()).toBe(MODULES - 1 + 2);
+    // Every text but the changed one: the other modules, README.md, .gitignore and
+    // config/settings.ts, copied from the first scan's outputs. The image and the large file are
+    // never texts.
+    expect(await reusedSoFar()).toBe(MODULES - 1 + 3);
+    // What the first scan kept for the next commit (its records and where its blocks lie) holds no secret either.
+    const carried = join(api.dataDir, 'scans', first.scan_id, 'carry.json');
+    expect((await readFile(carried)).includes(SECRET)).toBe(false);
     const txt = (await download(rescan.scan_id, 'txt')).toString();
     expect(txt).toContain('value7 = "changed"');
     expect(txt).toContain('value8 = 8');
@@ -117,13 +124,30 @@ describe('file cache: a rescan of a new commit reuses every unchanged file (loop
     expect(txt).toContain('[REDACTED:');
 
     const fresh = await scan({ repo_path: repoUrl, cache: false });
-    expect(await reusedSoFar()).toBe(MODULES + 1);
+    expect(await reusedSoFar()).toBe(MODULES + 2);
     await sameOutputs(rescan.scan_id, fresh.scan_id);
+    newestDefault = fresh.scan_id;
     // The large file stayed on the server, known as too large from the first scan.
     const summary = (await (await fetch(`${api.baseUrl}/v1/summary/${rescan.scan_id}`)).json()) as {
       data: { skipped: { path: string; reason: string }[] };
     };
     expect(summary.data.skipped).toContainEqual({ path: 'data/large.txt', reason: 'too_large' });
+  });
+
+  it('without carried outputs (a ZIP bundle, or the earlier scan deleted) the file cache gives each unchanged text', async () => {
+    const before = await reusedSoFar();
+    await scan({ repo_path: repoUrl, create_zip: true });
+    // Every text but the ignore file (which the walk reads itself), as the first rescan left them.
+    expect(await reusedSoFar()).toBe(before + MODULES + 2);
+    expect((await fetch(`${api.baseUrl}/v1/cleanup/${newestDefault}`, { method: 'DELETE' })).status).toBe(200);
+    for (const [i, body] of [{ create_zip: true }, {}].entries()) {
+      commit({ 'src/module-9.ts': `export const nine = ${i};\n` }, `change ${i}`);
+      const counted = await reusedSoFar();
+      const rescan = await scan({ repo_path: repoUrl, ...body });
+      // The scan the default options would carry forward is deleted: nothing to carry.
+      expect(await reusedSoFar()).toBe(counted + MODULES - 1 + 2);
+      await sameOutputs(rescan.scan_id, (await scan({ repo_path: repoUrl, ...body, cache: false })).scan_id);
+    }
   });
 
   it('options that shape texts are another key; secrets other than redact neither keep nor take', async () => {
@@ -132,7 +156,7 @@ describe('file cache: a rescan of a new commit reuses every unchanged file (loop
     expect(await reusedSoFar()).toBe(before);
     commit({ 'src/module-3.ts': 'export function three(): number {\n  return 3;\n}\n' }, 'another file');
     const again = await scan({ repo_path: repoUrl, compress: 'signatures' });
-    expect(await reusedSoFar()).toBe(before + MODULES - 1 + 2);
+    expect(await reusedSoFar()).toBe(before + MODULES - 1 + 3);
     await sameOutputs(
       again.scan_id,
       (await scan({ repo_path: repoUrl, compress: 'signatures', cache: false })).scan_id,
@@ -143,11 +167,12 @@ describe('file cache: a rescan of a new commit reuses every unchanged file (loop
     commit({ 'src/module-4.ts': 'export const four = 4;\n' }, 'a third file');
     await scan({ repo_path: repoUrl, secrets: 'report' });
     await scan({ repo_path: repoUrl, secrets: 'off' });
-    expect(await reusedSoFar()).toBe(before + MODULES + 1);
+    expect(await reusedSoFar()).toBe(before + MODULES + 2);
     expect((await cacheFiles()).length).toBe(kept);
   });
 
   it('the janitor drops what no scan used for FILE_CACHE_DAYS; the next scan then processes every file', async () => {
+    // With a ZIP bundle, which carries no outputs forward: only the file cache could serve it.
     const files = await cacheFiles();
     const old = new Date(Date.now() - 8 * 86_400_000);
     for (const file of files) await utimes(file, old, old);
@@ -156,7 +181,7 @@ describe('file cache: a rescan of a new commit reuses every unchanged file (loop
     expect(await cacheFiles()).toEqual([]);
     const before = await reusedSoFar();
     commit({ 'src/module-5.ts': 'export const five = 5;\n' }, 'after the sweep');
-    await scan({ repo_path: repoUrl });
+    await scan({ repo_path: repoUrl, create_zip: true });
     expect(await reusedSoFar()).toBe(before);
     expect((await cacheFiles()).length).toBeGreaterThan(0);
   });

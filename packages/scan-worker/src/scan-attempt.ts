@@ -11,12 +11,20 @@ import type { FaultInjector, Logger } from '@reposcan/runtime';
 import { filesOffDisk, prepareSource } from '@reposcan/sources';
 import type { PreparedSource, SourceSettings } from '@reposcan/sources';
 import { artifactDirRelative, volumeRefusal } from '@reposcan/storage';
-import type { CommitCache, CommitCacheMaterial, ScanStore, StagingDirs, VolumeTokenCache } from '@reposcan/storage';
+import type {
+  CarriedScans,
+  CommitCache,
+  CommitCacheMaterial,
+  ScanStore,
+  StagingDirs,
+  VolumeTokenCache,
+} from '@reposcan/storage';
 import { buildSummaryRecord, resultFromSummary } from './build-records.js';
 import { classifyFailure } from './classify-failure.js';
 import type { Failure } from './classify-failure.js';
 import { toEngineOptions } from '@reposcan/contracts/vocabulary';
 import { FileReuseSession } from './file-reuse.js';
+import { OutputCarry } from './output-carry.js';
 import type { FileReuseSettings } from './file-reuse.js';
 import type { TokenCaches } from './token-caches.js';
 import { asWorkerRefusal } from './worker-policy-refusal.js';
@@ -52,6 +60,8 @@ export interface ScanAttemptDeps {
   commitCache?: { cache: CommitCache; settings: CommitCacheMaterial['settings'] };
   /** The file cache: remote scans take the files earlier scans processed, and keep what they process. */
   fileCache?: FileReuseSettings;
+  /** With the file cache: a remote scan copies the blocks of unchanged files from the newest earlier scan's outputs. */
+  carriedScans?: CarriedScans;
 }
 
 class CancelledByUser extends Error {
@@ -129,6 +139,9 @@ export class ScanAttempt {
   private cache: VolumeTokenCache | null = null;
   /** What a remote source resolved to, for the commit cache. */
   private commitIdentity: PreparedSource['commitIdentity'];
+  /** Remote scans the file cache serves, with whole outputs: what they carry forward and keep (output-carry.ts). */
+  private outputCarry: OutputCarry | null = null;
+  private prepared: PreparedSource | null = null;
   /** A remote scan's use of the file cache; null when it has none. */
   private fileReuse: FileReuseSession | null = null;
   /** Where the engine walked: the file cache looks at what it skipped. */
@@ -224,6 +237,8 @@ export class ScanAttempt {
         this.request.fresh !== true,
         this.deps.log,
       );
+    if (this.fileReuse && this.deps.carriedScans && OutputCarry.applies(this.request.options))
+      this.outputCarry = new OutputCarry(this.deps.carriedScans, this.deps.store, this.deps.log);
     const prepared = await (this.deps.prepareSource ?? prepareSource)(source, {
       workDir: this.stagingDirs().srcDir,
       uploadPath: source.type === 'upload' ? this.deps.store.uploadPath(this.scanId) : null,
@@ -243,6 +258,7 @@ export class ScanAttempt {
     this.signal.throwIfAborted();
     this.deps.metrics.sourcePrepared(source.type, secondsSince(started));
     this.commitIdentity = prepared.commitIdentity;
+    this.prepared = prepared;
     return prepared;
   }
 
@@ -286,6 +302,11 @@ export class ScanAttempt {
     this.scannedRoot = prepared.root;
     const { inStore } = prepared;
     const absent = filesOffDisk(prepared);
+    const material = this.commitCacheMaterial();
+    const earlier =
+      this.outputCarry && material && this.request.fresh !== true
+        ? await this.outputCarry.earlier(material, prepared)
+        : undefined;
     const report = await this.deps.engine
       .runScan(
         {
@@ -296,6 +317,8 @@ export class ScanAttempt {
           ...(prepared.git ? { git: prepared.git } : {}),
           ...(prepared.changes ? { changes: prepared.changes } : {}),
           ...(absent ? { absent } : {}),
+          ...(earlier ? { earlier } : {}),
+          ...(this.outputCarry ? { keepLayout: true } : {}),
           options: toEngineOptions(this.request.options),
           limits: this.deps.limits,
           encoding,
@@ -326,7 +349,7 @@ export class ScanAttempt {
       tokens: report.summary.estimated_tokens,
       encoding,
       cache: cacheStats,
-      reused: this.fileReuse?.reused ?? 0,
+      reused: this.filesReused(report),
     });
     return { report, cacheStats };
   }
@@ -360,7 +383,7 @@ export class ScanAttempt {
     if (this.fileReuse && this.scannedRoot !== null) await this.fileReuse.finish(report, this.scannedRoot);
     // Also before: a repeat request answered the moment this one is completed finds it. Until
     // the state says completed the entry is not believed (CommitCache.find).
-    if (ours) await this.recordInCommitCache();
+    if (ours) await this.recordInCommitCache(report);
     await finalizeCompleted(this.deps.store, this.scanId, ours);
     this.ended('completed');
     metrics.scanFinished('completed');
@@ -371,7 +394,7 @@ export class ScanAttempt {
         files: report.summary.total_files,
         tokens: report.summary.estimated_tokens,
         cacheHits: cacheStats.hits,
-        filesReused: this.fileReuse?.reused ?? 0,
+        filesReused: this.filesReused(report),
         ms: report.timings.total_ms,
       },
       'scan completed',
@@ -381,20 +404,36 @@ export class ScanAttempt {
       setImmediate(this.deps.collectGarbage);
   }
 
-  /** A remote scan's result becomes findable by its commit; a failure only costs later scans the reuse. */
-  private async recordInCommitCache(): Promise<void> {
-    const { commitCache } = this.deps;
-    if (!commitCache || !this.commitIdentity || this.request.source.type !== 'remote') return;
-    await commitCache.cache
-      .record(this.scanId, {
-        identity: this.commitIdentity,
-        options: this.request.options,
-        encoding: this.request.encoding,
-        settings: commitCache.settings,
-      })
+  /**
+   * A remote scan's result becomes findable by its commit, and its outputs by the next commit's
+   * scan; a failure only costs later scans the reuse.
+   */
+  private async recordInCommitCache(report: ScanReport): Promise<void> {
+    const material = this.commitCacheMaterial();
+    if (!material) return;
+    await this.deps.commitCache?.cache
+      .record(this.scanId, material)
       .catch((error: unknown) =>
         this.deps.log.warn({ err: error, scanId: this.scanId }, 'could not record the scan in the commit cache'),
       );
+    if (this.outputCarry && this.prepared) await this.outputCarry.record(this.scanId, material, this.prepared, report);
+  }
+
+  /** What the commit cache keys a remote scan by; null for other sources or without the commit cache. */
+  private commitCacheMaterial(): CommitCacheMaterial | null {
+    const { commitCache } = this.deps;
+    if (!commitCache || !this.commitIdentity || this.request.source.type !== 'remote') return null;
+    return {
+      identity: this.commitIdentity,
+      options: this.request.options,
+      encoding: this.request.encoding,
+      settings: commitCache.settings,
+    };
+  }
+
+  /** Files this scan took from earlier scans: stored texts, and blocks copied from earlier outputs. */
+  private filesReused(report: ScanReport): number {
+    return (this.fileReuse?.reused ?? 0) + (report.carried ?? 0);
   }
 
   /**

@@ -3,7 +3,7 @@ import { Registry } from 'prom-client';
 import { createEngine } from '@reposcan/core';
 import type { Config } from '@reposcan/config';
 import type { QueueTransport } from '@reposcan/queue';
-import { CommitCache, FileStore } from '@reposcan/storage';
+import { CarriedScans, CommitCache, FileStore } from '@reposcan/storage';
 import type { ScanStore } from '@reposcan/storage';
 import { commitCacheSettings, engineLimitsFromConfig, FaultInjector } from '@reposcan/runtime';
 import type { Logger } from '@reposcan/runtime';
@@ -67,6 +67,7 @@ export function startScanWorker(deps: {
             settings: commitCacheSettings(config),
             maxBlobBytes: sources.maxBlobBytes,
           },
+          carriedScans: new CarriedScans(store),
         }
       : {}),
   });

@@ -12,5 +12,6 @@ export { compactTokenCache, VolumeTokenCache } from './volume-token-cache.js';
 export type { CompactionReport, VolumeTokenCacheOptions } from './volume-token-cache.js';
 export { CommitCache, commitCacheKey, repositoryKey } from './commit-cache.js';
 export type { CommitCacheMaterial, CommitIdentity } from './commit-cache.js';
+export { CarriedScans } from './carried-scans.js';
 export { FileStore } from './file-store.js';
 export type { RepositoryFiles, SegmentWriter, StoredEntry } from './file-store.js';

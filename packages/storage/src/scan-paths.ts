@@ -28,6 +28,8 @@ export const COMMIT_CACHE_DIR = 'commit-cache/v1';
 export const FILE_CACHE_DIR = 'file-cache/v1';
 /** In a scan folder: the commit cache key its result was recorded under. */
 export const COMMIT_KEY_FILE = 'commit-key';
+/** In a scan folder: what a scan of a later commit needs to carry its outputs forward (carried-scans.ts). */
+export const CARRY_FILE = 'carry.json';
 
 /** `work.<attempt>.<random hex>`: one staging folder per job attempt. */
 export const STAGING_NAME = /^work\.(\d+)\.[0-9a-f]+$/;

@@ -2,7 +2,7 @@ import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_WIRE_SCAN_OPTIONS, SCAN_OPTION_NAMES, SCAN_OPTIONS } from '@reposcan/contracts';
-import { CommitCache, commitCacheKey } from '../src/index.js';
+import { CarriedScans, CommitCache, commitCacheKey } from '../src/index.js';
 import type { CommitCacheMaterial } from '../src/index.js';
 import { createdScan, errorCode, tempStore } from './temp-store.js';
 import type { TempStore } from './temp-store.js';
@@ -119,5 +119,54 @@ describe('CommitCache', () => {
     await t.store.remove(from);
     expect(await readFile(join(out, 'output.txt'), 'utf8')).toBe('the text');
     expect(await errorCode(() => t.store.linkPublished(from, out))).toBe('SCAN_NOT_FOUND');
+  });
+});
+
+describe('CarriedScans', () => {
+  let t: TempStore;
+  let carried: CarriedScans;
+  beforeEach(async () => {
+    t = await tempStore();
+    carried = new CarriedScans(t.store);
+  });
+  afterEach(() => t.cleanup());
+
+  const completedScan = async (): Promise<string> => {
+    const id = await createdScan(t.store);
+    await t.store.updateState(id, (s) => ({ ...s, state: 'completed', completed_at: new Date().toISOString() }));
+    return id;
+  };
+  const m = material();
+  const atCommit = (commit: string): CommitCacheMaterial => material({ identity: { ...m.identity, commit } });
+
+  it('finds the newest completed scan of a line, whatever its commit, with what it kept', async () => {
+    const older = await completedScan();
+    await carried.record(older, atCommit('b'.repeat(40)), { kept: 'older' });
+    const newer = await completedScan();
+    await carried.record(newer, atCommit('c'.repeat(40)), { kept: 'newer' });
+    expect(await carried.find(m)).toEqual({ scanId: newer, carry: { kept: 'newer' } });
+    // Another branch or other options are another line.
+    expect(await carried.find(material({ identity: { ...m.identity, branch: 'dev' } }))).toBeNull();
+    expect(await carried.find(material({ encoding: 'cl100k_base' }))).toBeNull();
+  });
+
+  it('does not believe a line whose scan is not completed, is gone, or kept another line', async () => {
+    const running = await createdScan(t.store);
+    await carried.record(running, m, { kept: 1 });
+    expect(await carried.find(m)).toBeNull();
+
+    const id = await completedScan();
+    await carried.record(id, m, { kept: 2 });
+    await carried.record(id, material({ encoding: 'cl100k_base' }), { kept: 3 });
+    expect(await carried.find(m)).toBeNull();
+
+    await carried.record(id, m, { kept: 4 });
+    await writeFile(join(t.store.scanDir(id), 'carry.json'), '{"key":');
+    expect(await carried.find(m)).toBeNull();
+
+    await carried.record(id, m, { kept: 5 });
+    expect(await carried.find(m)).toEqual({ scanId: id, carry: { kept: 5 } });
+    await t.store.remove(id);
+    expect(await carried.find(m)).toBeNull();
   });
 });
