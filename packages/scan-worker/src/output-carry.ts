@@ -5,8 +5,12 @@ import type { Logger } from '@reposcan/runtime';
 import type { PreparedSource } from '@reposcan/sources';
 import type { CarriedScans, CommitCacheMaterial, ScanStore } from '@reposcan/storage';
 
+/** Bumped when what is kept changes meaning without a version change. */
+const KEPT_FORMAT = 1;
+
 /** What a scan keeps for the next commit's scan: core's CarriedScan, and its tree as git listed it. */
 interface Kept extends Omit<EarlierScan, 'changed' | 'outputs'> {
+  format: number;
   commit: string;
   /** Each regular file's blob id, by path. */
   blobs: Record<string, string>;
@@ -41,10 +45,11 @@ export class OutputCarry {
       const found = await this.scans.find(material);
       if (found === null) return undefined;
       const kept = found.carry as Kept;
-      if (kept.shape !== listing.shape || kept.commit === material.identity.commit) return undefined;
+      if (kept.format !== KEPT_FORMAT || kept.shape !== listing.shape || kept.commit === material.identity.commit)
+        return undefined;
       const changed = new Set<string>();
       for (const [path, blob] of listing.blobs) if (kept.blobs[path] !== blob) changed.add(path);
-      const { commit: _commit, blobs: _blobs, shape: _shape, ...carried } = kept;
+      const { format: _format, commit: _commit, blobs: _blobs, shape: _shape, ...carried } = kept;
       return {
         ...carried,
         changed,
@@ -70,6 +75,7 @@ export class OutputCarry {
     const listing = listingOf(prepared);
     if (listing === null || report.layout === undefined || material.identity.subdir !== null) return;
     const kept: Kept = {
+      format: KEPT_FORMAT,
       tree: report.tree,
       files: report.files,
       assets: report.assets,

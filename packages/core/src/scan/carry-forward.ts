@@ -1,10 +1,9 @@
-import { isDeepStrictEqual } from 'node:util';
-import { lstat, open, rm } from 'node:fs/promises';
-import { join, posix } from 'node:path';
-import { IGNORE_FILE_NAMES } from '../walk/ignore-file-names.js';
-import { ARTIFACT_FILE_NAMES } from '../artifacts/artifact-names.js';
-import type { FileHandle } from 'node:fs/promises';
 import { Buffer } from 'node:buffer';
+import { lstat, open, rm } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
+import { join, posix } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
+import { ARTIFACT_FILE_NAMES } from '../artifacts/artifact-names.js';
 import { TextArtifactWriter } from '../artifacts/write-text-artifacts.js';
 import type { BlockSource, EarlierArtifact, OutputLayout } from '../artifacts/write-text-artifacts.js';
 import { buildFileUrl } from '../render/file-url.js';
@@ -18,6 +17,7 @@ import type {
 import type { CountTokens } from '../tokens/index.js';
 import type { SecretsSummary } from '../secrets/secret-scan.js';
 import type { CompressionSummary } from '../compress/code-transform.js';
+import { IGNORE_FILE_NAMES } from '../walk/ignore-file-names.js';
 import { collectFiles } from './collect-files.js';
 import type { ScanDeps } from './scan-deps.js';
 import { summarize } from './summarize.js';
@@ -78,8 +78,8 @@ interface Carried {
  * other file's block is copied from the earlier outputs, which hold the same bytes a fresh render
  * would give (same record, same text) but for the file's link, which is spliced in when it
  * names the new commit. Resolves to null, having written nothing, when the outcome could differ
- * from a fresh scan's (a changed file is no longer a text, the walk skips something else) or the
- * change is too large to hold: the caller then scans as usual.
+ * from a fresh scan's (a changed file is no longer a text, or over the size limit) or the change
+ * is too large to hold: the caller then scans as usual.
  */
 export async function carryForward(scan: CarryingScan): Promise<Carried | null> {
   const { earlier, options } = scan.input;
