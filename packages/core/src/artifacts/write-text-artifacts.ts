@@ -312,6 +312,11 @@ function planCopies(
   return { steps, lengths, links };
 }
 
+/** An earlier artifact could not be read as its layout says (shorter, or a read failed): nothing of it is to be trusted. */
+export class EarlierArtifactError extends Error {
+  override readonly name = 'EarlierArtifactError';
+}
+
 /** An earlier artifact read in order a window at a time, its stretches copied into a write buffer. */
 class CopySource {
   private readonly window = Buffer.allocUnsafe(1 << 20);
@@ -323,8 +328,10 @@ class CopySource {
   async copyTo(out: ChunkBuffer, start: number, end: number): Promise<void> {
     for (let at = start; at < end;) {
       if (at < this.windowStart || at >= this.windowStart + this.windowLength) {
-        const { bytesRead } = await this.from.read(this.window, 0, this.window.length, at);
-        if (bytesRead === 0) throw new Error('an earlier artifact is shorter than its layout');
+        const { bytesRead } = await this.from.read(this.window, 0, this.window.length, at).catch((error: unknown) => {
+          throw new EarlierArtifactError('an earlier artifact could not be read', { cause: error });
+        });
+        if (bytesRead === 0) throw new EarlierArtifactError('an earlier artifact is shorter than its layout');
         this.windowStart = at;
         this.windowLength = bytesRead;
       }

@@ -4,7 +4,7 @@ import type { FileHandle } from 'node:fs/promises';
 import { join, posix } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { ARTIFACT_FILE_NAMES } from '../artifacts/artifact-names.js';
-import { TextArtifactWriter } from '../artifacts/write-text-artifacts.js';
+import { EarlierArtifactError, TextArtifactWriter } from '../artifacts/write-text-artifacts.js';
 import type { BlockSource, EarlierArtifact, OutputLayout } from '../artifacts/write-text-artifacts.js';
 import { buildFileUrl } from '../render/file-url.js';
 import type {
@@ -78,8 +78,9 @@ interface Carried {
  * other file's block is copied from the earlier outputs, which hold the same bytes a fresh render
  * would give (same record, same text) but for the file's link, which is spliced in when it
  * names the new commit. Resolves to null, having written nothing, when the outcome could differ
- * from a fresh scan's (a changed file is no longer a text, or over the size limit) or the change
- * is too large to hold: the caller then scans as usual.
+ * from a fresh scan's (a changed file is no longer a text, or over the size limit), the change
+ * is too large to hold, or an earlier output cannot be read as its layout says: the caller then
+ * scans as usual.
  */
 export async function carryForward(scan: CarryingScan): Promise<Carried | null> {
   const { earlier, options } = scan.input;
@@ -196,6 +197,8 @@ async function writeCarried(
     await Promise.allSettled(
       renderers.map(({ format }) => rm(join(input.outDir, ARTIFACT_FILE_NAMES[format]), { force: true })),
     );
+    // A damaged earlier output costs this scan its shortcut, not its outcome.
+    if (error instanceof EarlierArtifactError) return null;
     throw error;
   }
 }
