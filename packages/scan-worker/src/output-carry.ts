@@ -48,7 +48,8 @@ export class OutputCarry {
       if (kept.format !== KEPT_FORMAT || kept.shape !== listing.shape || kept.commit === material.identity.commit)
         return undefined;
       const changed = new Set<string>();
-      for (const [path, blob] of listing.blobs) if (kept.blobs[path] !== blob) changed.add(path);
+      for (const [path, blob] of listing.blobs)
+        if (!Object.hasOwn(kept.blobs, path) || kept.blobs[path] !== blob) changed.add(path);
       const { format: _format, commit: _commit, blobs: _blobs, shape: _shape, ...carried } = kept;
       return {
         ...carried,
