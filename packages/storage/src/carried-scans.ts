@@ -2,9 +2,9 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isScanId } from '@reposcan/contracts';
 import { writeFileAtomic } from './atomic-write.js';
-import { commitCacheKey, repositoryKey } from './commit-cache.js';
+import { commitCacheFolder, commitCacheKey } from './commit-cache.js';
 import type { CommitCacheMaterial } from './commit-cache.js';
-import { CARRY_FILE, COMMIT_CACHE_DIR } from './scan-paths.js';
+import { CARRY_FILE } from './scan-paths.js';
 import type { ScanStore } from './scan-store.js';
 
 /**
@@ -22,7 +22,7 @@ export class CarriedScans {
   async record(scanId: string, material: CommitCacheMaterial, carry: unknown): Promise<void> {
     const key = lineKey(material);
     await writeFileAtomic(join(this.store.scanDir(scanId), CARRY_FILE), JSON.stringify({ key, carry }));
-    const folder = join(this.store.dataDir, COMMIT_CACHE_DIR, repositoryKey(material.identity.url));
+    const folder = commitCacheFolder(this.store.dataDir, material.identity.url);
     await mkdir(folder, { recursive: true });
     await writeFileAtomic(join(folder, `${key}.line`), `${scanId}\n`);
   }
@@ -30,7 +30,7 @@ export class CarriedScans {
   /** The newest completed scan of `material`'s line and what it kept, or null. */
   async find(material: CommitCacheMaterial): Promise<{ scanId: string; carry: unknown } | null> {
     const key = lineKey(material);
-    const entry = join(this.store.dataDir, COMMIT_CACHE_DIR, repositoryKey(material.identity.url), `${key}.line`);
+    const entry = join(commitCacheFolder(this.store.dataDir, material.identity.url), `${key}.line`);
     const scanId = (await readFile(entry, 'utf8').catch(() => '')).trim();
     if (!isScanId(scanId)) return null;
     const state = await this.store.readState(scanId).catch(() => null);

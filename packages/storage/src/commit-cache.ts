@@ -47,6 +47,11 @@ export function repositoryKey(url: string): string {
   return sha256(`${KEY_FORMAT}\0${url}`);
 }
 
+/** `commit-cache/v1/<repository key>`: the folder of one repository's entries in the commit cache's index. */
+export function commitCacheFolder(dataDir: string, url: string): string {
+  return join(dataDir, COMMIT_CACHE_DIR, repositoryKey(url));
+}
+
 /** The key of a result: a SHA-256 over the material in a fixed order (options in the table's order, settings sorted). */
 export function commitCacheKey(material: CommitCacheMaterial): string {
   const { identity, options, encoding, settings } = material;
@@ -89,7 +94,7 @@ export class CommitCache {
 
   /** Whether any result of this repository was ever recorded: without one, no `ls-remote` is worth running. */
   async knowsRepository(url: string): Promise<boolean> {
-    return lstat(join(this.root(), repositoryKey(url))).then(
+    return lstat(commitCacheFolder(this.store.dataDir, url)).then(
       (s) => s.isDirectory(),
       () => false,
     );
@@ -98,7 +103,7 @@ export class CommitCache {
   /** The completed scan recorded under this material, or null (none, or the entry is stale). */
   async find(material: CommitCacheMaterial): Promise<string | null> {
     const key = commitCacheKey(material);
-    const entry = join(this.root(), repositoryKey(material.identity.url), key);
+    const entry = join(commitCacheFolder(this.store.dataDir, material.identity.url), key);
     const scanId = (await readFile(entry, 'utf8').catch(() => '')).trim();
     if (!isScanId(scanId)) return null;
     return (await this.holds(scanId, key)) ? scanId : null;
@@ -112,7 +117,7 @@ export class CommitCache {
   async record(scanId: string, material: CommitCacheMaterial): Promise<void> {
     const key = commitCacheKey(material);
     await writeFileAtomic(join(this.store.scanDir(scanId), COMMIT_KEY_FILE), `${key}\n`);
-    const folder = join(this.root(), repositoryKey(material.identity.url));
+    const folder = commitCacheFolder(this.store.dataDir, material.identity.url);
     await mkdir(folder, { recursive: true });
     await writeFileAtomic(join(folder, key), `${scanId}\n`);
   }

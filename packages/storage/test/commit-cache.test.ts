@@ -23,6 +23,13 @@ const material = (overrides: Partial<CommitCacheMaterial> = {}): CommitCacheMate
   ...overrides,
 });
 
+/** A scan of `t`'s store, completed. */
+async function completedScanIn(t: TempStore): Promise<string> {
+  const id = await createdScan(t.store);
+  await t.store.updateState(id, (s) => ({ ...s, state: 'completed', completed_at: new Date().toISOString() }));
+  return id;
+}
+
 /** Some other valid value of every option of the table, whatever its kind. */
 function otherValue(name: (typeof SCAN_OPTION_NAMES)[number]): unknown {
   const row = SCAN_OPTIONS[name] as { kind: string; default?: unknown; values?: readonly string[]; min?: number };
@@ -71,11 +78,7 @@ describe('CommitCache', () => {
   });
   afterEach(() => t.cleanup());
 
-  const completedScan = async (): Promise<string> => {
-    const id = await createdScan(t.store);
-    await t.store.updateState(id, (s) => ({ ...s, state: 'completed', completed_at: new Date().toISOString() }));
-    return id;
-  };
+  const completedScan = (): Promise<string> => completedScanIn(t);
 
   it('finds a completed scan recorded under the same material, and nothing under another', async () => {
     const id = await completedScan();
@@ -131,11 +134,7 @@ describe('CarriedScans', () => {
   });
   afterEach(() => t.cleanup());
 
-  const completedScan = async (): Promise<string> => {
-    const id = await createdScan(t.store);
-    await t.store.updateState(id, (s) => ({ ...s, state: 'completed', completed_at: new Date().toISOString() }));
-    return id;
-  };
+  const completedScan = (): Promise<string> => completedScanIn(t);
   const m = material();
   const atCommit = (commit: string): CommitCacheMaterial => material({ identity: { ...m.identity, commit } });
 

@@ -37,10 +37,9 @@ export class ChunkBuffer {
   async put(chunk: RenderedChunk): Promise<void> {
     if (typeof chunk === 'object' && 'jsonString' in chunk) return this.putJsonString(chunk.jsonString);
     if (typeof chunk === 'string') {
-      const most = chunk.length * MAX_UTF8_PER_UNIT;
-      if (most > this.room) await this.flush();
-      if (most > this.room) return this.writeOut(Buffer.from(chunk, 'utf8'));
-      this.used += this.buffer.write(chunk, this.used, 'utf8');
+      if (this.takeString(chunk)) return;
+      await this.flush();
+      if (!this.takeString(chunk)) await this.writeOut(Buffer.from(chunk, 'utf8'));
       return;
     }
     if (chunk.byteLength >= WRITE_DIRECTLY_AT) {
@@ -74,7 +73,7 @@ export class ChunkBuffer {
     return n;
   }
 
-  /** Encodes `text` into the buffer when it surely fits; false when it must be flushed first (or `put` it). */
+  /** Encodes `text` into the buffer when it surely fits; false when it must be flushed first (or `put`, which does). */
   takeString(text: string): boolean {
     if (text.length * MAX_UTF8_PER_UNIT > this.room) return false;
     this.used += this.buffer.write(text, this.used, 'utf8');

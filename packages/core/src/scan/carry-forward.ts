@@ -84,7 +84,8 @@ interface Carried {
  */
 export async function carryForward(scan: CarryingScan): Promise<Carried | null> {
   const { earlier, options } = scan.input;
-  if (options.maxTokensPerPart !== null || options.createZip) return null;
+  // A ZIP bundle copies the tree's non-textual files from disk, which a carried scan never lists.
+  if (options.createZip) return null;
   const earlierPaths = new Set(earlier.files.map((f) => f.path));
   for (const path of earlier.changed)
     // A changed ignore file may change what the walk keeps anywhere in the tree.
