@@ -1,8 +1,9 @@
 // The file cache and carried outputs through the whole service: a repository on a loopback git
 // server that gains commits during the test, rescanned through the API with its in-process worker.
 // A rescan of a new commit copies every unchanged file's block from the earlier scan's outputs, or,
-// where it cannot (a ZIP bundle, the earlier scan deleted), takes each unchanged text from the file
-// cache; either way its outputs are the bytes a fresh scan (`cache: false`) of the same commit writes.
+// where it cannot (a ZIP bundle, the earlier scan deleted, a changed file now over the size limit),
+// takes each unchanged text from the file cache; either way its outputs are the bytes a fresh scan
+// (`cache: false`) of the same commit writes.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { readdir, readFile, utimes } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -79,11 +80,13 @@ describe('file cache: a rescan of a new commit reuses every unchanged file (loop
     expect(response.status).toBe(200);
     return Buffer.from(await response.arrayBuffer());
   };
-  const reusedSoFar = async (): Promise<number> => {
+  const metric = async (name: string): Promise<number> => {
     const text = await (await fetch(`${api.baseUrl}/metrics`)).text();
-    const line = text.split('\n').find((l) => l.startsWith('reposcan_files_reused_total '));
+    const line = text.split('\n').find((l) => l.startsWith(`${name} `));
     return line === undefined ? 0 : Number(line.split(' ').pop());
   };
+  const reusedSoFar = (): Promise<number> => metric('reposcan_files_reused_total');
+  const clonesSoFar = (): Promise<number> => metric('reposcan_clone_duration_seconds_count');
   const cacheFiles = async (): Promise<string[]> => {
     const root = join(api.dataDir, 'file-cache', 'v1');
     const repositories = await readdir(root).catch(() => [] as string[]);
@@ -106,7 +109,9 @@ describe('file cache: a rescan of a new commit reuses every unchanged file (loop
     for (const file of kept) expect((await readFile(file)).includes(SECRET)).toBe(false);
 
     const next = commit({ 'src/module-7.ts': 'export const value7 = "changed";\n' }, 'one file');
+    const cloned = await clonesSoFar();
     const rescan = await scan({ repo_path: repoUrl });
+    expect(await clonesSoFar()).toBe(cloned + 1);
     expect(rescan.commit).toBe(next);
     expect(rescan.cached_from).toBeUndefined();
     expect(rescan.total_files).toBe(first.total_files);
@@ -132,6 +137,24 @@ describe('file cache: a rescan of a new commit reuses every unchanged file (loop
       data: { skipped: { path: string; reason: string }[] };
     };
     expect(summary.data.skipped).toContainEqual({ path: 'data/large.txt', reason: 'too_large' });
+  });
+
+  it('a changed file the outputs cannot carry (now over the size limit) has the scan cloned again and made as usual', async () => {
+    const [counted, cloned] = [await reusedSoFar(), await clonesSoFar()];
+    commit({ 'src/module-8.ts': 'y'.repeat(LARGE_BYTES) }, 'a file grows past the limit');
+    const rescan = await scan({ repo_path: repoUrl });
+    // The first clone left every unchanged file on the server for the carry, which the engine
+    // refused: the second takes each unchanged text from the file cache (all but the ignore file).
+    expect(await clonesSoFar()).toBe(cloned + 2);
+    expect(await reusedSoFar()).toBe(counted + MODULES - 1 + 2);
+    const summary = (await (await fetch(`${api.baseUrl}/v1/summary/${rescan.scan_id}`)).json()) as {
+      data: { skipped: { path: string; reason: string }[] };
+    };
+    expect(summary.data.skipped).toContainEqual({ path: 'src/module-8.ts', reason: 'too_large' });
+    const fresh = await scan({ repo_path: repoUrl, cache: false });
+    await sameOutputs(rescan.scan_id, fresh.scan_id);
+    newestDefault = fresh.scan_id;
+    commit({ 'src/module-8.ts': 'export const value8 = 8;\n'.repeat(20) }, 'the file as it was');
   });
 
   it('without carried outputs (a ZIP bundle, or the earlier scan deleted) the file cache gives each unchanged text', async () => {

@@ -34,6 +34,7 @@ export type { PartedOutput, WrittenPart } from './artifacts/write-parts.js';
 export { runScan } from './scan/run-scan.js';
 export type { RunScanDeps, ScanInput, ScanReport, ScanTimings } from './scan/run-scan.js';
 export type { ChangeDigestReport } from './scan/change-digest.js';
+export { CarryRefusedError, mayCarry } from './scan/carry-forward.js';
 export type { CarriedScan, EarlierScan } from './scan/carry-forward.js';
 export type { OutputLayout } from './artifacts/write-text-artifacts.js';
 export type { FileReuse, FoundText, FreshText, StoredText } from './scan/file-reuse.js';

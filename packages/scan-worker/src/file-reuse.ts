@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { FileReuse, FreshText, ScanReport, StoredText } from '@reposcan/core';
 import type { ScanOptions } from '@reposcan/contracts';
 import type { Logger } from '@reposcan/runtime';
-import type { PrepareContext, PreparedSource } from '@reposcan/sources';
+import type { CloneRemoteOptions, PreparedSource } from '@reposcan/sources';
 import { repositoryKey } from '@reposcan/storage';
 import type { FileStore, RepositoryFiles, SegmentWriter, StoredEntry } from '@reposcan/storage';
 
@@ -68,13 +68,13 @@ export class FileReuseSession {
     return options.secrets === 'redact' && (options.base_ref ?? null) === null;
   }
 
-  /** For prepareSource: the clone's question, when this repository has stored files. */
-  readonly cloneReuse: NonNullable<PrepareContext['reuse']> = async (url) => {
+  /** For the clone of the repository at `url`: its question (leaveOnServer), when the repository has stored files. */
+  async cloneReuse(url: string): Promise<CloneRemoteOptions['leaveOnServer']> {
     this.repository = repositoryKey(url);
     if (!this.take) return undefined;
     const known = await this.cache.store.knows(this.repository).catch(() => false);
-    return known ? (blobs) => this.choose(blobs) : undefined;
-  };
+    return known ? ({ blobs }) => this.choose(blobs) : undefined;
+  }
 
   /** The engine's side, once the source is on disk; undefined for a source without blob ids. */
   engineReuse(prepared: PreparedSource): FileReuse | undefined {

@@ -1,31 +1,45 @@
 import { hash } from 'node:crypto';
-import type { EarlierScan, ScanReport } from '@reposcan/core';
+import { mayCarry } from '@reposcan/core';
+import type { CarriedScan, EarlierScan, ScanReport } from '@reposcan/core';
 import type { ScanOptions } from '@reposcan/contracts';
 import type { Logger } from '@reposcan/runtime';
-import type { PreparedSource } from '@reposcan/sources';
+import type { CloneListing, PreparedSource } from '@reposcan/sources';
 import type { CarriedScans, CommitCacheMaterial, ScanStore } from '@reposcan/storage';
 
 /** Bumped when what is kept changes meaning without a version change. */
 const KEPT_FORMAT = 1;
 
 /** What a scan keeps for the next commit's scan: core's CarriedScan, and its tree as git listed it. */
-interface Kept extends Omit<EarlierScan, 'changed' | 'outputs'> {
+interface Kept extends CarriedScan {
   format: number;
   commit: string;
   /** Each regular file's blob id, by path. */
   blobs: Record<string, string>;
-  /** Every other entry of the tree (paths, links, submodules), hashed: equal or not is all a rescan asks. */
+  /** The rest of the tree (shapeOf). */
   shape: string;
 }
 
+/** The newest earlier scan of the line, and what it kept. */
+interface Found {
+  scanId: string;
+  kept: Kept;
+}
+
 /**
- * One remote scan's use of carried outputs (core's carryForward): before the engine runs, the
- * newest earlier scan of the same line (CarriedScans) whose tree differs from this clone's only in
- * the contents of some regular files; after a completed scan, what the next one needs. Whole
- * repositories only, with the options the file cache serves (FileReuseSession.applies), whole
- * outputs and no ZIP bundle. A failure here only costs speed, never the scan.
+ * One remote scan's use of carried outputs (core's carryForward). While the clone runs, it looks
+ * for the newest earlier scan of the same line (CarriedScans); shown the clone's tree, it plans
+ * the carry when that scan's tree differs only in the contents of regular files it showed as
+ * texts: the clone then leaves every unchanged file on the server, so the engine must carry or
+ * refuse (the scan is then made again as usual). After a completed scan, it keeps what the next
+ * one needs. Whole repositories only, with the options the file cache serves
+ * (FileReuseSession.applies), whole outputs and no ZIP bundle. A failure here only costs speed,
+ * never the scan.
  */
 export class OutputCarry {
+  private found: Promise<Found | null> | null = null;
+  private planned: (Found & { changed: Set<string> }) | null = null;
+  private refused = false;
+
   constructor(
     private readonly scans: CarriedScans,
     private readonly store: Pick<ScanStore, 'resultFile'>,
@@ -36,34 +50,64 @@ export class OutputCarry {
     return (options.max_tokens_per_part ?? null) === null && options.create_zip !== true;
   }
 
-  /** The earlier scan this one may carry forward, or undefined. */
-  async earlier(material: CommitCacheMaterial, prepared: PreparedSource): Promise<EarlierScan | undefined> {
-    if (material.identity.subdir !== null) return undefined;
-    const listing = listingOf(prepared);
-    if (listing === null) return undefined;
-    try {
-      const found = await this.scans.find(material);
-      if (found === null) return undefined;
-      const kept = found.carry as Kept;
-      if (kept.format !== KEPT_FORMAT || kept.shape !== listing.shape || kept.commit === material.identity.commit)
-        return undefined;
-      const changed = new Set<string>();
-      for (const [path, blob] of listing.blobs)
-        if (!Object.hasOwn(kept.blobs, path) || kept.blobs[path] !== blob) changed.add(path);
-      const { format: _format, commit: _commit, blobs: _blobs, shape: _shape, ...carried } = kept;
-      return {
-        ...carried,
-        changed,
-        outputs: {
-          txt: this.store.resultFile(found.scanId, 'output.txt'),
-          md: this.store.resultFile(found.scanId, 'output.md'),
-          json: this.store.resultFile(found.scanId, 'output.json'),
-        },
-      };
-    } catch (error) {
-      this.log.warn({ err: error }, 'carried outputs unavailable; this scan writes all of its outputs');
-      return undefined;
-    }
+  /** Starts looking for the earlier scan of `material`'s line (its commit as the remote advertised it). */
+  look(material: CommitCacheMaterial): void {
+    if (material.identity.subdir !== null || this.refused) return;
+    const { commit } = material.identity;
+    this.found = this.scans.find(material).then(
+      (found) => {
+        const kept = found?.carry as Kept | undefined;
+        return found && kept?.format === KEPT_FORMAT && kept.commit !== commit ? { scanId: found.scanId, kept } : null;
+      },
+      (error: unknown) => {
+        this.log.warn({ err: error }, 'carried outputs unavailable; this scan writes all of its outputs');
+        return null;
+      },
+    );
+  }
+
+  /**
+   * For the clone (CloneRemoteOptions.leaveOnServer): when the earlier scan's tree differs from
+   * `listing` only in the contents of files whose outputs can be carried, the unchanged regular
+   * files to leave on the server; else undefined.
+   */
+  async plan(listing: CloneListing): Promise<ReadonlyMap<string, number> | undefined> {
+    const found = await this.found;
+    const shape = shapeOf(listing);
+    if (!found || this.refused || shape === null || shape !== found.kept.shape) return undefined;
+    const { blobs } = found.kept;
+    const changed = new Set<string>();
+    const unchanged = new Map<string, number>();
+    const sizes = new Map([...found.kept.files, ...found.kept.assets].map((f) => [f.path, f.size_bytes]));
+    for (const [path, blob] of listing.blobs)
+      if (Object.hasOwn(blobs, path) && blobs[path] === blob) unchanged.set(path, sizes.get(path) ?? 0);
+      else changed.add(path);
+    if (!mayCarry(found.kept.files, changed)) return undefined;
+    this.planned = { ...found, changed };
+    return unchanged;
+  }
+
+  /** The earlier scan the engine is to carry forward: the one the clone was planned for, or undefined. */
+  earlier(): EarlierScan | undefined {
+    if (this.planned === null) return undefined;
+    const { scanId, kept, changed } = this.planned;
+    const { format: _format, commit: _commit, blobs: _blobs, shape: _shape, ...carried } = kept;
+    return {
+      ...carried,
+      changed,
+      outputs: {
+        txt: this.store.resultFile(scanId, 'output.txt'),
+        md: this.store.resultFile(scanId, 'output.md'),
+        json: this.store.resultFile(scanId, 'output.json'),
+      },
+      fallback: 'refuse',
+    };
+  }
+
+  /** The engine refused the carry: nothing is planned from now on. */
+  refuse(): void {
+    this.refused = true;
+    this.planned = null;
   }
 
   /** After a completed scan whose report has its layout: kept for the next commit's scan. */
@@ -73,8 +117,10 @@ export class OutputCarry {
     prepared: PreparedSource,
     report: ScanReport,
   ): Promise<void> {
-    const listing = listingOf(prepared);
-    if (listing === null || report.layout === undefined || material.identity.subdir !== null) return;
+    const { blobs, git, sourceSkips } = prepared;
+    if (blobs === undefined || git === undefined) return;
+    const shape = shapeOf({ blobs, tracked: git.tracked, skips: sourceSkips ?? new Map() });
+    if (shape === null || report.layout === undefined || material.identity.subdir !== null) return;
     const kept: Kept = {
       format: KEPT_FORMAT,
       tree: report.tree,
@@ -84,8 +130,8 @@ export class OutputCarry {
       secrets: report.secrets ?? null,
       layout: report.layout,
       commit: material.identity.commit,
-      blobs: Object.fromEntries(listing.blobs),
-      shape: listing.shape,
+      blobs: Object.fromEntries(blobs),
+      shape,
     };
     await this.scans
       .record(scanId, material, kept)
@@ -96,13 +142,11 @@ export class OutputCarry {
 }
 
 /**
- * A clone's regular files by blob id, and a hash of the rest of its tree; null when some path is
- * neither (git quoted it): its content could change unseen.
+ * A hash of a clone's tree but for its regular files' contents (its paths, links and submodules):
+ * equal or not is all a rescan asks. Null when some path is neither a regular file with a blob id
+ * nor skipped (git quoted it): its content could change unseen.
  */
-function listingOf(prepared: PreparedSource): { blobs: ReadonlyMap<string, string>; shape: string } | null {
-  const { blobs, git, sourceSkips } = prepared;
-  if (blobs === undefined || git === undefined) return null;
-  const skips = sourceSkips ?? new Map<string, string>();
-  for (const path of git.tracked) if (!blobs.has(path) && !skips.has(path)) return null;
-  return { blobs, shape: hash('sha256', JSON.stringify([git.tracked, [...skips]]), 'hex') };
+function shapeOf({ blobs, tracked, skips }: CloneListing): string | null {
+  for (const path of tracked) if (!blobs.has(path) && !skips.has(path)) return null;
+  return hash('sha256', JSON.stringify([tracked, [...skips]]), 'hex');
 }

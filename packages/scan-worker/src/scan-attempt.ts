@@ -1,15 +1,16 @@
-import { access, readFile, writeFile } from 'node:fs/promises';
+import { access, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FaultPoint } from '@reposcan/config';
 import { ScanError, ScanRequestRecord, SummaryRecord, TERMINAL_STATES } from '@reposcan/contracts';
 import type { ScanProgress, ScanStateRecord } from '@reposcan/contracts';
+import { CarryRefusedError } from '@reposcan/core';
 import type { Engine } from '@reposcan/core';
 import type { EngineLimits, ScanReport, TokenCacheStats } from '@reposcan/core';
 import { HandedBack } from '@reposcan/queue';
 import type { CredentialVault, ScanJobContext } from '@reposcan/queue';
 import type { FaultInjector, Logger } from '@reposcan/runtime';
 import { filesOffDisk, prepareSource } from '@reposcan/sources';
-import type { PreparedSource, SourceSettings } from '@reposcan/sources';
+import type { CloneRemoteOptions, PreparedSource, RemoteCommit, SourceSettings } from '@reposcan/sources';
 import { artifactDirRelative, volumeRefusal } from '@reposcan/storage';
 import type {
   CarriedScans,
@@ -142,6 +143,8 @@ export class ScanAttempt {
   /** Remote scans the file cache serves, with whole outputs: what they carry forward and keep (output-carry.ts). */
   private outputCarry: OutputCarry | null = null;
   private prepared: PreparedSource | null = null;
+  /** The request's git token while a clone may need it (undefined: not read). */
+  private gitToken: string | null | undefined;
   /** A remote scan's use of the file cache; null when it has none. */
   private fileReuse: FileReuseSession | null = null;
   /** Where the engine walked: the file cache looks at what it skipped. */
@@ -227,18 +230,16 @@ export class ScanAttempt {
     const { source } = this.request;
     if (source.type !== 'local') this.fault(source.type === 'upload' ? 'extract' : 'clone');
     const started = performance.now();
-    const gitToken = await this.gitToken();
-    const { fileCache } = this.deps;
-    if (source.type === 'remote' && fileCache && FileReuseSession.applies(this.request.options))
-      this.fileReuse = new FileReuseSession(
-        fileCache,
-        this.request.options,
-        this.request.encoding,
-        this.request.fresh !== true,
-        this.deps.log,
-      );
-    if (this.fileReuse && this.deps.carriedScans && OutputCarry.applies(this.request.options))
-      this.outputCarry = new OutputCarry(this.deps.carriedScans, this.deps.store, this.deps.log);
+    // Held until the engine is done: a refused carry clones again (runEngine).
+    const gitToken = (this.gitToken ??= await this.readGitToken());
+    const { fileCache, carriedScans } = this.deps;
+    const { options, fresh } = this.request;
+    if (source.type === 'remote' && fileCache && FileReuseSession.applies(options)) {
+      await this.fileReuse?.close();
+      this.fileReuse = new FileReuseSession(fileCache, options, this.request.encoding, fresh !== true, this.deps.log);
+    }
+    if (this.fileReuse && carriedScans && OutputCarry.applies(options))
+      this.outputCarry ??= new OutputCarry(carriedScans, this.deps.store, this.deps.log);
     const prepared = await (this.deps.prepareSource ?? prepareSource)(source, {
       workDir: this.stagingDirs().srcDir,
       uploadPath: source.type === 'upload' ? this.deps.store.uploadPath(this.scanId) : null,
@@ -247,7 +248,7 @@ export class ScanAttempt {
       onPhase: (phase) => this.setProgress({ phase, files_done: 0, files_total: 0 }),
       gitToken,
       baseRef: this.request.options.base_ref,
-      ...(this.fileReuse ? { reuse: this.fileReuse.cloneReuse } : {}),
+      ...(this.fileReuse ? { reuse: (resolved: RemoteCommit) => this.cloneReuse(resolved) } : {}),
       // The ZIP bundle copies assets from disk; without it the files stay in the clone's store.
       filesInStore: this.request.options.create_zip !== true,
     }).catch((error: unknown) => {
@@ -262,8 +263,21 @@ export class ScanAttempt {
     return prepared;
   }
 
+  /**
+   * What the clone leaves on the server (PrepareContext.reuse): the files an earlier scan's outputs
+   * can be carried over (OutputCarry, looked up while the clone runs), else those the file cache holds.
+   */
+  private async cloneReuse(resolved: RemoteCommit): Promise<CloneRemoteOptions['leaveOnServer']> {
+    const carry = this.outputCarry;
+    const material = this.commitCacheMaterial(resolved);
+    if (carry && material && this.request.fresh !== true) carry.look(material);
+    const fromCache = await (this.fileReuse as FileReuseSession).cloneReuse(resolved.url);
+    if (!carry || !fromCache) return fromCache;
+    return async (listing) => (await carry.plan(listing)) ?? fromCache(listing);
+  }
+
   /** The request's git token, from the vault; null when the request carried none. */
-  private async gitToken(): Promise<string | null> {
+  private async readGitToken(): Promise<string | null> {
     const { source } = this.request;
     if (source.type !== 'remote' || source.credential !== 'request') return null;
     const token = (await this.deps.credentials?.get(this.scanId)) ?? null;
@@ -289,8 +303,28 @@ export class ScanAttempt {
       );
   }
 
-  /** The engine writes the artifacts into the staging folder, counting tokens on the worker's warm pool. */
+  /**
+   * The engine writes the artifacts into the staging folder, counting tokens on the worker's warm
+   * pool. When it refuses to carry the outputs the clone was planned for, the source is prepared
+   * again as usual and scanned.
+   */
   async runEngine(prepared: PreparedSource): Promise<EngineRun> {
+    try {
+      return await this.scan(prepared);
+    } catch (error) {
+      if (!(error instanceof CarryRefusedError) || !this.outputCarry) throw error;
+      this.deps.log.info({ scanId: this.scanId }, 'the earlier outputs could not be carried; cloning again');
+      this.outputCarry.refuse();
+      const { srcDir } = this.stagingDirs();
+      await rm(srcDir, { recursive: true, force: true });
+      await mkdir(srcDir);
+      return await this.scan(await this.prepareSource());
+    } finally {
+      this.gitToken = undefined;
+    }
+  }
+
+  private async scan(prepared: PreparedSource): Promise<EngineRun> {
     const { encoding } = this.request;
     const started = performance.now();
     const pool = this.deps.engine.tokenPool(encoding);
@@ -302,11 +336,7 @@ export class ScanAttempt {
     this.scannedRoot = prepared.root;
     const { inStore } = prepared;
     const absent = filesOffDisk(prepared);
-    const material = this.commitCacheMaterial();
-    const earlier =
-      this.outputCarry && material && this.request.fresh !== true
-        ? await this.outputCarry.earlier(material, prepared)
-        : undefined;
+    const earlier = this.outputCarry?.earlier();
     const report = await this.deps.engine
       .runScan(
         {
@@ -383,10 +413,12 @@ export class ScanAttempt {
     if (this.fileReuse && this.scannedRoot !== null) await this.fileReuse.finish(report, this.scannedRoot);
     // Also before: a repeat request answered the moment this one is completed finds it. Until
     // the state says completed the entry is not believed (CommitCache.find).
-    if (ours) await this.recordInCommitCache(report);
+    if (ours) await this.recordInCommitCache();
     await finalizeCompleted(this.deps.store, this.scanId, ours);
     this.ended('completed');
     metrics.scanFinished('completed');
+    // After: only the next commit's scan of this line gains from it, and the client need not wait.
+    if (ours) await this.keepForNextCommit(report);
     log.info(
       {
         scanId: this.scanId,
@@ -404,11 +436,8 @@ export class ScanAttempt {
       setImmediate(this.deps.collectGarbage);
   }
 
-  /**
-   * A remote scan's result becomes findable by its commit, and its outputs by the next commit's
-   * scan; a failure only costs later scans the reuse.
-   */
-  private async recordInCommitCache(report: ScanReport): Promise<void> {
+  /** A remote scan's result becomes findable by its commit; a failure only costs later scans the reuse. */
+  private async recordInCommitCache(): Promise<void> {
     const material = this.commitCacheMaterial();
     if (!material) return;
     await this.deps.commitCache?.cache
@@ -416,15 +445,21 @@ export class ScanAttempt {
       .catch((error: unknown) =>
         this.deps.log.warn({ err: error, scanId: this.scanId }, 'could not record the scan in the commit cache'),
       );
-    if (this.outputCarry && this.prepared) await this.outputCarry.record(this.scanId, material, this.prepared, report);
+  }
+
+  /** A remote scan's outputs become findable by the next commit's scan (OutputCarry.record, best effort). */
+  private async keepForNextCommit(report: ScanReport): Promise<void> {
+    const material = this.commitCacheMaterial();
+    if (material && this.outputCarry && this.prepared)
+      await this.outputCarry.record(this.scanId, material, this.prepared, report);
   }
 
   /** What the commit cache keys a remote scan by; null for other sources or without the commit cache. */
-  private commitCacheMaterial(): CommitCacheMaterial | null {
+  private commitCacheMaterial(identity = this.commitIdentity): CommitCacheMaterial | null {
     const { commitCache } = this.deps;
-    if (!commitCache || !this.commitIdentity || this.request.source.type !== 'remote') return null;
+    if (!commitCache || !identity || this.request.source.type !== 'remote') return null;
     return {
-      identity: this.commitIdentity,
+      identity,
       options: this.request.options,
       encoding: this.request.encoding,
       settings: commitCache.settings,
@@ -456,6 +491,7 @@ export class ScanAttempt {
 
   /** Stops the watches, removes the staging folder and gets the next walk's thread ready, whatever happened. */
   async close(): Promise<void> {
+    this.gitToken = undefined;
     this.ended('failed'); // no-op unless a step threw before recording its outcome
     this.stopWatching();
     await this.cleanUp();

@@ -2,8 +2,8 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_WIRE_SCAN_OPTIONS } from '@reposcan/contracts';
-import type { ScanReport } from '@reposcan/core';
-import type { PreparedSource } from '@reposcan/sources';
+import type { ScanReport, ScannedFileRecord } from '@reposcan/core';
+import type { CloneListing, PreparedSource } from '@reposcan/sources';
 import { CarriedScans } from '@reposcan/storage';
 import type { CommitCacheMaterial } from '@reposcan/storage';
 import { createdScan, tempStore } from '../../../packages/storage/test/temp-store.js';
@@ -42,9 +42,19 @@ function prepared(
   } as unknown as PreparedSource;
 }
 
+/** A text file's record as a scan lists it. */
+const text = (path: string, size: number): ScannedFileRecord => ({
+  path,
+  size_bytes: size,
+  subcategory: 'code',
+  tokens: 1,
+  tokens_estimate: 1,
+  url: '',
+});
+
 const report = {
   tree: 'r\n',
-  files: [],
+  files: [text('.gitignore', 7), text('a.ts', 11), text('b.ts', 12)],
   assets: [],
   skipped: [],
   layout: {
@@ -54,43 +64,94 @@ const report = {
   },
 } as unknown as ScanReport;
 
+/** A clone's listing, as prepared. */
+const listing = (p: PreparedSource): CloneListing => ({
+  blobs: p.blobs as ReadonlyMap<string, string>,
+  tracked: p.git?.tracked ?? [],
+  skips: p.sourceSkips ?? new Map(),
+});
+
 describe('OutputCarry', () => {
   let t: TempStore;
-  let carry: OutputCarry;
   let earlierId: string;
+  const blobs = {
+    '.gitignore': '0'.repeat(40),
+    'a.ts': '1'.repeat(40),
+    'b.ts': '2'.repeat(40),
+    'c.png': '5'.repeat(40),
+  };
+  const newCarry = (): OutputCarry => new OutputCarry(new CarriedScans(t.store), t.store, pino({ level: 'silent' }));
+  /** A new attempt's carry, having looked for the earlier scan at `commit` and been shown `next`. */
+  const planned = async (next: PreparedSource, commit = 'b'.repeat(40)) => {
+    const carry = newCarry();
+    carry.look(material(commit));
+    return { carry, unchanged: await carry.plan(listing(next)) };
+  };
   beforeEach(async () => {
     t = await tempStore();
-    carry = new OutputCarry(new CarriedScans(t.store), t.store, pino({ level: 'silent' }));
     earlierId = await createdScan(t.store);
     await t.store.updateState(earlierId, (s) => ({ ...s, state: 'completed' }));
-    const first = prepared({ 'a.ts': '1'.repeat(40), 'b.ts': '2'.repeat(40) }, { link: 'symlink' });
-    await carry.record(earlierId, material('a'.repeat(40)), first, report);
+    await newCarry().record(earlierId, material('a'.repeat(40)), prepared(blobs, { link: 'symlink' }), report);
   });
   afterEach(() => t.cleanup());
 
-  it('names the files whose blob changed, and the earlier outputs', async () => {
-    const next = prepared({ 'a.ts': '1'.repeat(40), 'b.ts': '3'.repeat(40) }, { link: 'symlink' });
-    const earlier = await carry.earlier(material('b'.repeat(40)), next);
+  it('leaves every unchanged regular file on the server, and has the engine carry the changed ones or refuse', async () => {
+    const { carry, unchanged } = await planned(prepared({ ...blobs, 'b.ts': '3'.repeat(40) }, { link: 'symlink' }));
+    // With the sizes the earlier scan saw (0 for a file it showed as no text or asset).
+    expect(unchanged).toEqual(
+      new Map([
+        ['.gitignore', 7],
+        ['a.ts', 11],
+        ['c.png', 0],
+      ]),
+    );
+    const earlier = carry.earlier();
     expect(earlier?.changed).toEqual(new Set(['b.ts']));
+    expect(earlier?.fallback).toBe('refuse');
     expect(earlier?.outputs.json).toBe(join(t.store.scanDir(earlierId), 'result', 'output.json'));
     expect(earlier?.layout).toEqual(report.layout);
+    // Refused by the engine: the scan is made again, and nothing is planned for it.
+    carry.refuse();
+    expect(carry.earlier()).toBeUndefined();
+    expect(
+      await carry.plan(listing(prepared({ ...blobs, 'b.ts': '3'.repeat(40) }, { link: 'symlink' }))),
+    ).toBeUndefined();
   });
 
-  it('carries nothing when a path, link or submodule changed, a path is quoted, or the commit is the same', async () => {
-    const blobs = { 'a.ts': '1'.repeat(40), 'b.ts': '2'.repeat(40) };
-    const later = material('b'.repeat(40));
-    expect(
-      await carry.earlier(later, prepared({ ...blobs, 'c.ts': '4'.repeat(40) }, { link: 'symlink' })),
-    ).toBeUndefined();
-    expect(await carry.earlier(later, prepared(blobs, { link: 'submodule' }))).toBeUndefined();
-    expect(await carry.earlier(later, prepared(blobs))).toBeUndefined();
+  it('plans nothing when a path, link or submodule changed, a path is quoted, or the commit is the same', async () => {
+    const none = async (next: PreparedSource, commit?: string): Promise<void> => {
+      const { carry, unchanged } = await planned(next, commit);
+      expect(unchanged).toBeUndefined();
+      expect(carry.earlier()).toBeUndefined();
+    };
+    await none(prepared({ ...blobs, 'd.ts': '4'.repeat(40) }, { link: 'symlink' }));
+    await none(prepared(blobs, { link: 'submodule' }));
+    await none(prepared(blobs));
+    await none(prepared(blobs, { link: 'symlink' }), 'a'.repeat(40));
     // A path git quotes has no blob id: its content could change unseen, so such a tree is neither kept nor carried.
     const quoted = (): PreparedSource => prepared(blobs, { link: 'symlink' }, ['"\\303\\251.ts"']);
     const quotedScan = await createdScan(t.store);
     await t.store.updateState(quotedScan, (s) => ({ ...s, state: 'completed' }));
-    await carry.record(quotedScan, material('c'.repeat(40)), quoted(), report);
-    expect(await carry.earlier(later, quoted())).toBeUndefined();
-    expect(await carry.earlier(material('a'.repeat(40)), prepared(blobs, { link: 'symlink' }))).toBeUndefined();
-    expect(await carry.earlier(later, prepared(blobs, { link: 'symlink' }))).toBeDefined();
+    await newCarry().record(quotedScan, material('c'.repeat(40)), quoted(), report);
+    await none(quoted());
+    expect((await planned(prepared(blobs, { link: 'symlink' }))).unchanged).toBeDefined();
+  });
+
+  it('plans nothing when a changed file was no text or is an ignore file, which only a walk can take in', async () => {
+    const { unchanged: asset } = await planned(prepared({ ...blobs, 'c.png': '6'.repeat(40) }, { link: 'symlink' }));
+    expect(asset).toBeUndefined();
+    const { unchanged: ignore } = await planned(
+      prepared({ ...blobs, '.gitignore': '6'.repeat(40) }, { link: 'symlink' }),
+    );
+    expect(ignore).toBeUndefined();
+  });
+
+  it('plans nothing without a look for the earlier scan (a folder is never carried)', async () => {
+    const carry = newCarry();
+    carry.look({ ...material('b'.repeat(40)), identity: { ...material('b'.repeat(40)).identity, subdir: 'src' } });
+    expect(
+      await carry.plan(listing(prepared({ ...blobs, 'b.ts': '3'.repeat(40) }, { link: 'symlink' }))),
+    ).toBeUndefined();
+    expect(await newCarry().plan(listing(prepared(blobs, { link: 'symlink' })))).toBeUndefined();
   });
 });

@@ -22,6 +22,7 @@ import {
   withGitCredential,
 } from './remote/index.js';
 import type {
+  CloneListing,
   ClonedRemote,
   CloneRemoteOptions,
   GitCredential,
@@ -119,10 +120,12 @@ export interface PrepareContext {
   /** The request's `base_ref`: a remote clone also diffs against it (a change digest). */
   baseRef?: string | null;
   /**
-   * Files earlier scans of this repository (its web URL) processed, for a whole-repository clone to
-   * leave on the server (CloneRemoteOptions.leaveOnServer); undefined when there are none.
+   * Files earlier scans of this repository processed, for a whole-repository clone to leave on the
+   * server (CloneRemoteOptions.leaveOnServer); undefined when there are none. Asked once the ref is
+   * resolved, before the clone, with what is known of the commit then (`commit` as the remote
+   * advertised it; the clone's may be newer).
    */
-  reuse?: (repositoryUrl: string) => Promise<CloneRemoteOptions['leaveOnServer']>;
+  reuse?: (resolved: RemoteCommit) => Promise<CloneRemoteOptions['leaveOnServer']>;
   /** A whole-repository clone leaves the files the scan reads in its object store (CloneRemoteOptions.keepInStore). */
   filesInStore?: boolean;
 }
@@ -185,8 +188,8 @@ export async function prepareSource(source: ScanRequestRecord['source'], ctx: Pr
       // and every other file stays on the server. (A folder's clone fetches only that folder.)
       const leaveOnServer =
         baseRef === null
-          ? await ctx.reuse?.(spec.webUrl)
-          : async (blobs: ReadonlyMap<string, string>): Promise<ReadonlyMap<string, number>> => {
+          ? await ctx.reuse?.(commitOf(spec, ref, null))
+          : async ({ blobs }: CloneListing): Promise<ReadonlyMap<string, number>> => {
               changes = await diff(baseRef, null);
               return outsideChange(blobs, changes);
             };

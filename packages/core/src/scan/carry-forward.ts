@@ -51,6 +51,17 @@ export interface EarlierScan extends CarriedScan {
   changed: ReadonlySet<string>;
   /** Its outputs, by format: absolute paths. */
   outputs: Record<TextFormat, string>;
+  /**
+   * What runScan does when the outputs cannot be carried: scan as usual (the default), or throw
+   * CarryRefusedError when the tree cannot be scanned as usual (its unchanged files were left
+   * unread where the scan cannot read them).
+   */
+  fallback?: 'scan' | 'refuse';
+}
+
+/** The outputs could not be carried forward, and the scan was not to be made as usual (EarlierScan.fallback). */
+export class CarryRefusedError extends Error {
+  override readonly name = 'CarryRefusedError';
 }
 
 /** A scan given an earlier one, and what it writes with. */
@@ -85,11 +96,7 @@ interface Carried {
 export async function carryForward(scan: CarryingScan): Promise<Carried | null> {
   const { earlier, options } = scan.input;
   // A ZIP bundle copies the tree's non-textual files from disk, which a carried scan never lists.
-  if (options.createZip) return null;
-  const earlierPaths = new Set(earlier.files.map((f) => f.path));
-  for (const path of earlier.changed)
-    // A changed ignore file may change what the walk keeps anywhere in the tree.
-    if (!earlierPaths.has(path) || IGNORE_FILE_NAMES.includes(posix.basename(path))) return null;
+  if (options.createZip || !mayCarry(earlier.files, earlier.changed)) return null;
   // Opened first: an earlier scan deleted meanwhile means a scan as usual, not a failure.
   const handles = new Map<TextFormat, FileHandle>();
   try {
@@ -103,6 +110,23 @@ export async function carryForward(scan: CarryingScan): Promise<Carried | null> 
   } finally {
     await closeAll(handles);
   }
+}
+
+/**
+ * Whether outputs listing `files` can be carried to a tree that differs only in the contents of
+ * `changed`, as far as its paths tell: every changed file was a text, none is an ignore file (it
+ * may change what the walk keeps anywhere), and their earlier sizes fit what a carry holds. The
+ * new contents may still refuse it (carryForward).
+ */
+export function mayCarry(files: readonly ScannedFileRecord[], changed: ReadonlySet<string>): boolean {
+  let bytes = 0;
+  const sizes = new Map(files.map((f) => [f.path, f.size_bytes]));
+  for (const path of changed) {
+    const size = sizes.get(path);
+    if (size === undefined || IGNORE_FILE_NAMES.includes(posix.basename(path))) return false;
+    bytes += size;
+  }
+  return bytes <= MAX_CHANGED_BYTES;
 }
 
 async function writeCarried(

@@ -28,7 +28,7 @@ import { IoThreads } from '../io/io-threads.js';
 import { createTokenPool, withTokenCache } from '../tokens/index.js';
 import type { CountTokens, TokenCache, TokenCacheStats } from '../tokens/index.js';
 import { scanChanges } from './change-digest.js';
-import { carryForward } from './carry-forward.js';
+import { CarryRefusedError, carryForward } from './carry-forward.js';
 import type { EarlierScan } from './carry-forward.js';
 import type { ChangeDigestReport } from './change-digest.js';
 import { collectFiles } from './collect-files.js';
@@ -201,6 +201,7 @@ export async function scanTree(
         carried: carried.report.files.length - input.earlier.changed.size,
       };
     }
+    if (input.earlier.fallback === 'refuse') throw new CarryRefusedError('the earlier outputs could not be carried');
   }
   const writer = await TextArtifactWriter.open(input.outDir, RENDERERS, input.options.lite, deps.hashFile);
   try {

@@ -6,9 +6,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTokenCounter } from '../../src/tokens/index.js';
 import { runScan } from '../../src/scan/run-scan.js';
 import type { ScanInput, ScanReport } from '../../src/scan/run-scan.js';
+import { CarryRefusedError, mayCarry } from '../../src/scan/carry-forward.js';
 import type { EarlierScan } from '../../src/scan/carry-forward.js';
 import { ARTIFACT_FILE_NAMES } from '../../src/artifacts/artifact-names.js';
-import type { ScanOptions, SourceInfo } from '../../src/types.js';
+import type { ScanOptions, ScannedFileRecord, SourceInfo } from '../../src/types.js';
 import { makeSampleTree, sampleScanInput } from './fixture-tree.js';
 
 const counter = createTokenCounter('o200k_base');
@@ -190,5 +191,36 @@ describe('carrying an earlier scan forward', () => {
     expect(withoutTimings(carried)).toEqual(withoutTimings(fresh));
     await expectSameOutputs(freshDir, carriedDir);
     expect((await readdir(carriedDir)).sort()).toEqual(['output.json', 'output.md', 'output.txt']);
+  });
+
+  it('refuses, writing nothing, when it cannot carry and must not scan as usual', async () => {
+    const earlier = await earlierScan({});
+    const [first, second] = earlier.files.map((f) => f.path);
+    await appendFile(join(tree.root, first as string), 'x\n');
+    const lost = await readFile(earlier.outputs.md);
+    await writeFile(earlier.outputs.md, lost.subarray(0, lost.length >> 1));
+    const refusing = (outDir: string, changed: string[]) =>
+      runScan({ ...input(outDir, {}), earlier: { ...earlier, changed: new Set(changed), fallback: 'refuse' } }, deps);
+    const damaged = await folder('damaged');
+    await expect(refusing(damaged, [first as string])).rejects.toBeInstanceOf(CarryRefusedError);
+    expect(await readdir(damaged)).toEqual([]);
+    await writeFile(join(tree.root, second as string), Buffer.from([0, 1, 2, 3, 0, 0, 0xff, 0xfe, 0]));
+    const binary = await folder('binary');
+    await expect(refusing(binary, [second as string])).rejects.toBeInstanceOf(CarryRefusedError);
+    expect(await readdir(binary)).toEqual([]);
+  });
+
+  it('tells from the paths alone whether a change may be carried', async () => {
+    const { files, assets } = await earlierScan({});
+    expect(mayCarry(files, new Set())).toBe(true);
+    expect(mayCarry(files, new Set([files[0]?.path as string]))).toBe(true);
+    // An asset, a path the scan never listed, or an ignore file: only a walk takes those in.
+    expect(mayCarry(files, new Set([assets[0]?.path as string]))).toBe(false);
+    expect(mayCarry(files, new Set(['no/such/file.ts']))).toBe(false);
+    const withIgnore = [...files, { ...(files[0] as ScannedFileRecord), path: 'src/.gitignore' }];
+    expect(mayCarry(withIgnore, new Set(['src/.gitignore']))).toBe(false);
+    // More than a carry holds in memory, by the sizes the earlier scan saw.
+    const huge = [{ ...(files[0] as ScannedFileRecord), size_bytes: 33 << 20 }];
+    expect(mayCarry(huge, new Set([huge[0]?.path as string]))).toBe(false);
   });
 });

@@ -40,8 +40,9 @@ export interface CloneRemoteOptions {
    * trees only and asks with every regular file's blob id (by path); the paths it answers, with a
    * size, are left on the server and off the disk (ClonedRemote.absent), and only the other blobs
    * are fetched, in one request. Ignore files are fetched whatever it answers: the walk reads them.
+   * It is also shown the rest of the tree (CloneListing).
    */
-  leaveOnServer?: (blobs: ReadonlyMap<string, string>) => Promise<ReadonlyMap<string, number>>;
+  leaveOnServer?: (listing: CloneListing) => Promise<ReadonlyMap<string, number>>;
   /**
    * A whole-repository clone with a blob limit or `leaveOnServer` writes out only its ignore files,
    * links and submodules; every other regular file stays in the object store (ClonedRemote.inStore),
@@ -50,6 +51,9 @@ export interface CloneRemoteOptions {
    */
   keepInStore?: boolean;
 }
+
+/** What a clone's tree holds, as ClonedRemote gives it: its paths, its links and submodules, and its regular files' blob ids. */
+export type CloneListing = Readonly<Pick<ClonedRemote, 'skips' | 'blobs'>> & { tracked: readonly string[] };
 
 export interface ClonedRemote {
   branch: string;
@@ -152,11 +156,10 @@ export async function cloneRemote(options: CloneRemoteOptions): Promise<ClonedRe
     let absent: ReadonlyMap<string, number> = new Map();
     let inStore: ReadonlyMap<string, StoredBlob> = new Map();
     const keepInStore = options.keepInStore === true;
-    /** HEAD's `ls-tree -r` and its regular files, when a step below has listed them already. */
-    let listed: { tree: string; blobs: Map<string, string> } | null = null;
+    /** HEAD's `ls-tree -r` and what it lists, when a step below has listed them already. */
+    let listed: ReturnType<typeof listing> | null = null;
     if (leaveOnServer) {
-      const tree = await offline(['ls-tree', '-r', '--full-tree', 'HEAD']);
-      listed = { tree, blobs: regularBlobs(tree) };
+      listed = listing(await offline(['ls-tree', '-r', '--full-tree', 'HEAD']));
       const fetched = await fetchUnkept(leaveOnServer, listed, (args) => git(args, destDir), offline);
       absent = fetched.kept;
       // Every blob still missing is one left on the server: listed by the walk, no placeholder.
@@ -165,7 +168,7 @@ export async function cloneRemote(options: CloneRemoteOptions): Promise<ClonedRe
         null,
         (args) => git(args, destDir),
         offline,
-        { missing: fetched.missing, listing: tree },
+        { missing: fetched.missing, listing: listed.tree },
         keepInStore,
       );
     } else if (omitLarge)
@@ -187,9 +190,7 @@ export async function cloneRemote(options: CloneRemoteOptions): Promise<ClonedRe
       await git(['checkout', '-q', 'HEAD', '--'], destDir);
     }
     const commit = (await git(['rev-parse', '--verify', 'HEAD'], destDir)).trim();
-    // Not `-z`: its raw bytes would not survive runGit's text; quoted paths do (quoted-git-path.ts).
-    const tree = listed?.tree ?? (await offline(['ls-tree', '-r', '--full-tree', commit]));
-    const skips = linksAndSubmodules(tree);
+    const { tracked, skips, blobs } = listed ?? listing(await offline(['ls-tree', '-r', '--full-tree', commit]));
     if ((await directorySize(destDir)) > maxBytes) throw tooLarge();
     return {
       branch,
@@ -197,8 +198,8 @@ export async function cloneRemote(options: CloneRemoteOptions): Promise<ClonedRe
       subdir: folder,
       root: await insideClone(destDir, folder),
       skips,
-      tracked: treePaths(tree),
-      blobs: listed?.blobs ?? regularBlobs(tree),
+      tracked,
+      blobs,
       absent,
       inStore,
     };
@@ -250,11 +251,12 @@ async function presentBlobs(offline: Git): Promise<Map<string, number>> {
  */
 async function fetchUnkept(
   leaveOnServer: NonNullable<CloneRemoteOptions['leaveOnServer']>,
-  listed: { tree: string; blobs: ReadonlyMap<string, string> },
+  listed: CloneListing & { tree: string },
   online: Git,
   offline: Git,
 ): Promise<{ kept: ReadonlyMap<string, number>; missing: Set<string> }> {
-  const kept = new Map(await leaveOnServer(listed.blobs));
+  const { tree: _tree, ...asked } = listed;
+  const kept = new Map(await leaveOnServer(asked));
   for (const file of kept.keys()) if (IGNORE_FILE_NAMES.includes(path.posix.basename(file))) kept.delete(file);
   // After the answer: what it fetched on the way (a digest's diff fetches the changed files) is present.
   const present = await presentBlobs(offline);
@@ -295,6 +297,14 @@ async function fetchUnkept(
 
 /** Object ids per fetch: well inside any command line's limit. */
 const FETCH_IDS_PER_REQUEST = 2000;
+
+/**
+ * What an `ls-tree -r` lists. Not `-z`: its raw bytes would not survive runGit's text; quoted paths
+ * do (quoted-git-path.ts).
+ */
+function listing(tree: string): Pick<ClonedRemote, 'tracked' | 'skips' | 'blobs'> & { tree: string } {
+  return { tree, tracked: treePaths(tree), skips: linksAndSubmodules(tree), blobs: regularBlobs(tree) };
+}
 
 /** Regular files (modes 100644 and 100755) of `ls-tree -r` whose path git did not quote: path → blob id. */
 function regularBlobs(lsTree: string): Map<string, string> {

@@ -13,7 +13,7 @@ export { assertBranchName } from './ref-name.js';
 export { baseCommitOf, resolveRef, resolveRefListing } from './resolve-ref.js';
 export type { ResolvedRef, ResolveRefOptions } from './resolve-ref.js';
 export { cloneRemote } from './clone-remote.js';
-export type { ClonedRemote, CloneRemoteOptions } from './clone-remote.js';
+export type { CloneListing, ClonedRemote, CloneRemoteOptions } from './clone-remote.js';
 export { CloneBlobs } from './clone-blobs.js';
 export type { BlobReadOutcome, StoredBlob } from './clone-blobs.js';
 export { buildWebSource } from './web-source.js';

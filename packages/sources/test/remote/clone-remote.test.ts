@@ -25,7 +25,14 @@ import {
   parseRepoPath,
   resolveRef,
 } from '../../src/remote/index.js';
-import type { CloneRemoteOptions, GitEnv, RemotePolicy, RemoteSpec, ResolvedRef } from '../../src/remote/index.js';
+import type {
+  CloneListing,
+  CloneRemoteOptions,
+  GitEnv,
+  RemotePolicy,
+  RemoteSpec,
+  ResolvedRef,
+} from '../../src/remote/index.js';
 import {
   commitFiles,
   createFixtures,
@@ -572,11 +579,21 @@ describe('a clone told which files an earlier scan processed leaves their blobs 
 
   it('asks with each regular file’s blob id, leaves the answered files off the disk, and fetches the rest at once', async () => {
     const asked: Map<string, string>[] = [];
+    const listings: CloneListing[] = [];
     const before = server.requests.length;
-    const { cloned, destDir } = await cloneKeeping(`${server.origin}/acme/widgets`, (blobs) => {
-      asked.push(new Map(blobs));
+    const { cloned, destDir } = await cloneKeeping(`${server.origin}/acme/widgets`, (listing) => {
+      asked.push(new Map(listing.blobs));
+      listings.push(listing);
       return Promise.resolve(new Map([['src/app.ts', 22]]));
     });
+    // The rest of the tree as the clone gives it: every path, and the link and submodule among them.
+    expect(listings[0]?.tracked).toEqual(cloned.tracked);
+    expect(listings[0]?.skips).toEqual(
+      new Map([
+        ['leak', 'symlink'],
+        ['vendor/lib', 'submodule'],
+      ]),
+    );
     const appBlob = git(widgets(), 'rev-parse', 'trunk:src/app.ts');
     // Regular files only: no link (`leak`), no submodule (`vendor/lib`).
     expect(asked).toHaveLength(1);
@@ -625,7 +642,7 @@ describe('a clone told which files an earlier scan processed leaves their blobs 
     const bare = path.join(fixtures.projectRoot, 'acme', 'ignores.git');
     git(fixtures.projectRoot, 'clone', '-q', '--bare', source, bare);
     serveWithFilters(bare);
-    const { cloned, destDir } = await cloneKeeping(`${server.origin}/acme/ignores`, (blobs) =>
+    const { cloned, destDir } = await cloneKeeping(`${server.origin}/acme/ignores`, ({ blobs }) =>
       Promise.resolve(new Map([...blobs.keys()].map((file) => [file, 0]))),
     );
     expect(readFileSync(path.join(destDir, '.gitignore'), 'utf8')).toBe('build/\n');
