@@ -138,10 +138,9 @@ export class ScanAttempt {
   private staging: StagingDirs | null = null;
   private ended: (outcome: AttemptOutcome) => void = () => {};
   private cache: VolumeTokenCache | null = null;
-  /** What a remote source resolved to, for the commit cache. */
-  private commitIdentity: PreparedSource['commitIdentity'];
   /** Remote scans the file cache serves, with whole outputs: what they carry forward and keep (output-carry.ts). */
   private outputCarry: OutputCarry | null = null;
+  /** The source as prepared: its commit (for the commit cache) and listing (for the next commit's carry). */
   private prepared: PreparedSource | null = null;
   /** The request's git token while a clone may need it (undefined: not read). */
   private gitToken: string | null | undefined;
@@ -258,7 +257,6 @@ export class ScanAttempt {
     if (gitToken !== null) await this.forgetCredential();
     this.signal.throwIfAborted();
     this.deps.metrics.sourcePrepared(source.type, secondsSince(started));
-    this.commitIdentity = prepared.commitIdentity;
     this.prepared = prepared;
     return prepared;
   }
@@ -455,7 +453,7 @@ export class ScanAttempt {
   }
 
   /** What the commit cache keys a remote scan by; null for other sources or without the commit cache. */
-  private commitCacheMaterial(identity = this.commitIdentity): CommitCacheMaterial | null {
+  private commitCacheMaterial(identity = this.prepared?.commitIdentity): CommitCacheMaterial | null {
     const { commitCache } = this.deps;
     if (!commitCache || !identity || this.request.source.type !== 'remote') return null;
     return {

@@ -29,7 +29,7 @@ import type {
   TextFileRecord,
   WalkedFile,
 } from '../types.js';
-import type { ScanInput, ScanReport } from './run-scan.js';
+import type { ReportedCollection, ScanInput, WrittenOutputs } from './run-scan.js';
 
 /** What a later scan needs of a finished one, beside its outputs, to carry those forward. */
 export interface CarriedScan {
@@ -77,9 +77,10 @@ export interface CarryingScan {
 /** Changed texts are held in memory until their blocks are written: a change larger than this is scanned as usual. */
 const MAX_CHANGED_BYTES = 32 << 20;
 
-/** A carried scan's report (but what the caller adds) and its outputs' layout. */
+/** What a carried scan's report is made of (as a scan's: collected, then written), and its outputs' layout. */
 interface Carried {
-  report: Omit<ScanReport, 'options' | 'timings'> & { walkMs: number; readMs: number; renderMs: number };
+  collected: ReportedCollection;
+  written: WrittenOutputs;
   layout: Record<TextFormat, OutputLayout>;
 }
 
@@ -198,23 +199,16 @@ async function writeCarried(
     const ctx: RenderContext = { ...head, summary, assets, skippedCount: earlier.skipped.length };
     const artifacts = await writer.finish(ctx);
     return {
-      report: {
-        repository,
-        encoding: input.encoding,
-        summary,
-        tree: earlier.tree,
-        files,
+      collected: {
         assets,
         skipped: earlier.skipped,
-        artifacts,
-        ...(earlier.secrets === null
-          ? {}
-          : { secrets: mergeSecrets(earlier.secrets, collected.secrets, files, earlier.changed) }),
-        ...(collected.compression === null ? {} : { compression: compressionOf(collected.compression, files) }),
         walkMs: collected.walkMs,
         readMs: collected.readMs,
-        renderMs: performance.now() - renderStart,
+        secrets:
+          earlier.secrets === null ? null : mergeSecrets(earlier.secrets, collected.secrets, files, earlier.changed),
+        compression: collected.compression === null ? null : compressionOf(collected.compression, files),
       },
+      written: { summary, tree: earlier.tree, files, artifacts, renderMs: performance.now() - renderStart },
       layout: writer.layouts(),
     };
   } catch (error) {

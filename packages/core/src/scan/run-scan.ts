@@ -109,6 +109,17 @@ export interface RunScanDeps extends ScanDeps {
   tokenCache?: { cache: TokenCache; stats?: TokenCacheStats };
 }
 
+/** What a scan's report takes of what it collected (collectFiles, or a carried scan's equivalent). */
+export type ReportedCollection = Pick<
+  Collected,
+  'assets' | 'skipped' | 'walkMs' | 'readMs' | 'secrets' | 'compression'
+>;
+
+/** What a scan's report takes of the outputs it wrote. */
+export type WrittenOutputs = Pick<ScanReport, 'summary' | 'tree' | 'files' | 'artifacts' | 'parts'> & {
+  renderMs: number;
+};
+
 /** The whole outputs, in the order they are written. */
 const RENDERERS: FormatRenderer[] = [txtRenderer, markdownRenderer, jsonRenderer];
 
@@ -185,21 +196,11 @@ export async function scanTree(
       onProgress,
     });
     if (carried !== null) {
-      const { walkMs, readMs, renderMs, ...rest } = carried.report;
-      const total = performance.now() - started;
-      return {
-        ...rest,
-        options: toWireOptions(input.options),
-        timings: {
-          walk_ms: round(walkMs),
-          read_ms: round(readMs),
-          render_ms: round(renderMs),
-          zip_ms: 0,
-          total_ms: round(total),
-        },
-        ...(input.keepLayout ? { layout: carried.layout } : {}),
-        carried: carried.report.files.length - input.earlier.changed.size,
-      };
+      const report = reportOf(input, repositoryBlock(input), carried.collected, carried.written);
+      if (input.keepLayout) report.layout = carried.layout;
+      report.carried = carried.written.files.length - input.earlier.changed.size;
+      report.timings.total_ms = round(performance.now() - started);
+      return report;
     }
     if (input.earlier.fallback === 'refuse') throw new CarryRefusedError('the earlier outputs could not be carried');
   }
@@ -389,8 +390,8 @@ async function scanInParts(
 function reportOf(
   input: ScanInput,
   repository: RepositoryBlock,
-  collected: Collected,
-  written: Pick<ScanReport, 'summary' | 'tree' | 'files' | 'artifacts' | 'parts'> & { renderMs: number },
+  collected: ReportedCollection,
+  written: WrittenOutputs,
 ): ScanReport {
   return {
     repository,
