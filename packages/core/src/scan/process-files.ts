@@ -406,9 +406,9 @@ export async function processFiles(
   // Emits run one after another, behind the loop; each gives its batch's region back when it ends.
   let emitting: Promise<void> = Promise.resolve();
   // An abort wakes the loop below even while every batch in flight is still running.
-  const aborted = new Promise<void>((resolve) =>
-    options.signal?.addEventListener('abort', () => resolve(), { once: true }),
-  );
+  let wake = (): void => {};
+  const aborted = new Promise<void>((resolve) => (wake = resolve));
+  options.signal?.addEventListener('abort', wake, { once: true });
   const emits = new Set<Promise<void>>();
   const emitFailed: { failure: { error: unknown } | null } = { failure: null };
   try {
@@ -474,6 +474,7 @@ export async function processFiles(
     }
     await emitting;
   } finally {
+    options.signal?.removeEventListener('abort', wake);
     // Let the batches already started and the emits finish before the ring is reused, so no read
     // or writer outlives the scan.
     await Promise.all(inflight.map((batch) => batch.settled));

@@ -68,6 +68,9 @@ export function createTokenPool(options: TokenPoolOptions): TokenPool {
   const slots: WorkerThread[] = [];
   const queue: Job[] = [];
   const running = new Set<Job>();
+  // A scan's batches share its signal: one abort listener per signal drops all of them that wait,
+  // however many there are (one per batch would pass Node's listener warning on a busy scan).
+  const waiting = new Map<AbortSignal, { jobs: Set<Job>; onAbort: () => void }>();
   let closed = false;
   let inThread: ReturnType<typeof createTokenCounter> | undefined;
 
@@ -90,7 +93,7 @@ export function createTokenPool(options: TokenPoolOptions): TokenPool {
         if (!gone.isReady) {
           // It died while loading: a replacement would too, so fail what is waiting instead of looping.
           const error = new Error(`Token worker exited with code ${code} before it was ready`);
-          for (const job of queue.splice(0)) job.reject(error);
+          rejectWaiting(error);
           return;
         }
         dispatch();
@@ -105,6 +108,7 @@ export function createTokenPool(options: TokenPoolOptions): TokenPool {
       const slot = slots.find((s) => s.busy === 0) ?? (slots.length < threads ? spawn() : undefined);
       if (slot === undefined) return;
       queue.shift();
+      dequeued(job);
       running.add(job);
       // Aborted while running: its caller hears at once; the thread gets a moment to finish before it is ended.
       slot.request<number[]>(job.contents, { signal: job.signal, abortGraceMs: ABORT_GRACE_MS }).then(
@@ -120,29 +124,46 @@ export function createTokenPool(options: TokenPoolOptions): TokenPool {
     }
   }
 
+  function enqueue(job: Job): void {
+    queue.push(job);
+    const { signal } = job;
+    if (signal === undefined) return;
+    let entry = waiting.get(signal);
+    if (entry === undefined) {
+      const jobs = new Set<Job>();
+      const onAbort = (): void => {
+        waiting.delete(signal);
+        for (const dropped of jobs) {
+          queue.splice(queue.indexOf(dropped), 1);
+          dropped.reject(signal.reason as Error);
+        }
+      };
+      entry = { jobs, onAbort };
+      waiting.set(signal, entry);
+      signal.addEventListener('abort', onAbort, { once: true });
+    }
+    entry.jobs.add(job);
+  }
+
+  /** The job leaves the queue (to run, or rejected by close); once running, the thread's request handles an abort. */
+  function dequeued(job: Job): void {
+    const entry = job.signal === undefined ? undefined : waiting.get(job.signal);
+    if (entry === undefined || !entry.jobs.delete(job) || entry.jobs.size > 0) return;
+    waiting.delete(job.signal as AbortSignal);
+    job.signal?.removeEventListener('abort', entry.onAbort);
+  }
+
+  function rejectWaiting(error: Error): void {
+    for (const job of queue.splice(0)) {
+      dequeued(job);
+      job.reject(error);
+    }
+  }
+
   function submit(contents: readonly Uint8Array[], signal?: AbortSignal): Promise<number[]> {
     if (signal?.aborted) return Promise.reject(signal.reason as Error);
     return new Promise<number[]>((resolve, reject) => {
-      const job: Job = { contents, signal, resolve, reject };
-      if (signal !== undefined) {
-        // Waiting: dropped from the queue (once running, the thread's request handles the abort).
-        const onAbort = (): void => {
-          const waiting = queue.indexOf(job);
-          if (waiting < 0) return;
-          queue.splice(waiting, 1);
-          reject(signal.reason as Error);
-        };
-        job.resolve = (counts) => {
-          signal.removeEventListener('abort', onAbort);
-          resolve(counts);
-        };
-        job.reject = (error) => {
-          signal.removeEventListener('abort', onAbort);
-          reject(error);
-        };
-        signal.addEventListener('abort', onAbort, { once: true });
-      }
-      queue.push(job);
+      enqueue({ contents, signal, resolve, reject });
       dispatch();
     });
   }
@@ -201,7 +222,8 @@ export function createTokenPool(options: TokenPoolOptions): TokenPool {
       if (closed) return;
       closed = true;
       const error = new Error('TokenPool is closed');
-      for (const job of [...queue.splice(0), ...running]) job.reject(error);
+      rejectWaiting(error);
+      for (const job of running) job.reject(error);
       running.clear();
       await Promise.all(slots.splice(0).map((slot) => slot.terminate()));
     },

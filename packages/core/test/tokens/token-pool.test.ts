@@ -1,4 +1,5 @@
 import { Buffer } from 'node:buffer';
+import { getEventListeners } from 'node:events';
 import { readdirSync } from 'node:fs';
 import { availableParallelism, platform } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -153,5 +154,28 @@ describe('createTokenPool', () => {
     expect(await third).toEqual([counter.count(texts[1] as string)]);
     await expect(tokens.count([utf8('after')], AbortSignal.abort(reason))).rejects.toBe(reason);
     expect(await tokens.count([utf8('hello world')])).toEqual([counter.count('hello world')]);
+  });
+
+  it('listens to a signal once however many of its batches wait, and lets go of it when they are done', async () => {
+    const counter = createTokenCounter('o200k_base');
+    const tokens = pool({ encoding: 'o200k_base', threads: 1 });
+    await tokens.warm();
+    const listeners = (signal: AbortSignal): number => getEventListeners(signal, 'abort').length;
+
+    const scan = new AbortController();
+    const counted = Array.from({ length: 40 }, (_, i) => tokens.count([utf8(`batch ${i}`)], scan.signal));
+    // One for the waiting batches, one for the batch the thread runs.
+    expect(listeners(scan.signal)).toBeLessThanOrEqual(2);
+    expect(await Promise.all(counted)).toEqual(counted.map((_, i) => [counter.count(`batch ${i}`)]));
+    expect(listeners(scan.signal)).toBe(0);
+
+    const cancelled = new AbortController();
+    const reason = new Error('scan cancelled');
+    const dropped = Array.from({ length: 40 }, () => tokens.count([contents[0] as Uint8Array], cancelled.signal));
+    const other = tokens.count([utf8('hello world')]);
+    cancelled.abort(reason);
+    for (const batch of dropped) await expect(batch).rejects.toBe(reason);
+    expect(await other).toEqual([counter.count('hello world')]);
+    expect(listeners(cancelled.signal)).toBe(0);
   });
 });
