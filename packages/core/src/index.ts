@@ -9,6 +9,7 @@ export {
   createTokenPool,
   estimateTokens,
   estimateTokensFromBytes,
+  LONGEST_TOKEN_BYTES,
   TOKEN_KEY_BYTES,
   tokenCacheKey,
   TokenTable,

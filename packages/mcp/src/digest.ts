@@ -6,6 +6,7 @@ import {
   createTokenPool,
   forEachLine,
   jsonRenderer,
+  LONGEST_TOKEN_BYTES,
   markdownRenderer,
   txtRenderer,
 } from '@reposcan/core';
@@ -139,7 +140,9 @@ export class ScanDigest {
   ) {
     this.files = new Map(ordered.map((f) => [f.record.path, f]));
     this.count = counting(ctx.encoding);
-    this.heldBytes = indexBytes + 2 * RECENT_CHARS;
+    // The newest block is kept whatever its size (keep): a file's pages read it again and again.
+    const largest = ordered.reduce((n, f) => Math.max(n, literalBytes(f)), 0);
+    this.heldBytes = indexBytes + 2 * Math.max(RECENT_CHARS, largest);
   }
 
   /** Indexes the JSON outputs `outputs`, read through `read`. Pages are counted through `counting` (a server's: on threads, off its event loop). */
@@ -247,7 +250,11 @@ export class ScanDigest {
       );
     const count = textCounter(this.count, signal);
     const key = `file:${path}`;
-    const [content] = (await this.contents([file], read)) as [string];
+    let content = this.recent.get(key);
+    if (content === undefined) {
+      [content] = (await this.contents([file], read)) as [string];
+      this.keep(key, content);
+    }
     return pageOf(heldBlocks([{ path, text: content }]), cursor, maxTokens, count, async () => {
       let n = this.blockTokens.get(key);
       if (n === undefined) this.blockTokens.set(key, (n = (await count([content]))[0] as number));
@@ -310,8 +317,7 @@ export class ScanDigest {
       path: (i) => fileAt(i)?.record.path ?? null,
       size: (i) => {
         const file = fileAt(i);
-        if (file === null) return endAt(i).length;
-        return file.pieces.reduce((n, p) => n + p.end - p.start, 0);
+        return file === null ? endAt(i).length : literalBytes(file);
       },
       texts: async (from, to) => {
         const texts: Array<string | undefined> = [];
@@ -337,16 +343,24 @@ export class ScanDigest {
     };
   }
 
-  /** Keeps a block's text for the next page (which starts where this one ended), within RECENT_CHARS. */
+  /**
+   * Keeps a block's text for the next page (which starts where this one ended): older blocks go
+   * beyond RECENT_CHARS, the newest stays even alone over it (the next page of a long file reads it).
+   */
   private keep(key: string, text: string): void {
     this.recent.set(key, text);
     this.recentChars += text.length;
     for (const [k, t] of this.recent) {
-      if (this.recentChars <= RECENT_CHARS) break;
+      if (this.recentChars <= RECENT_CHARS || k === key) break;
       this.recent.delete(k);
       this.recentChars -= t.length;
     }
   }
+}
+
+/** The length of a file's content as the JSON output holds it (string literals, escaped), in bytes. */
+function literalBytes(file: IndexedFile): number {
+  return file.pieces.reduce((n, p) => n + p.end - p.start, 0);
 }
 
 /** Where a file's object lies in a line of the JSON output, or null for any other line. */
@@ -430,14 +444,16 @@ async function pageOf(
   if (start.offset >= firstText.length) throw badCursor(cursor);
   const firstPath = blocks.path(start.block);
   const rest = start.offset === 0 ? firstText : firstText.slice(start.offset);
+  const blockTokens = (await tokensOf(start.block, start.block + 1))[0] as number;
+  // The rest of a block is counted only when it could fit: every page of a long file counting all
+  // that follows it would make reading the file quadratic in its length.
   const restTokens =
-    start.offset === 0
-      ? ((await tokensOf(start.block, start.block + 1))[0] as number)
-      : ((await count([rest]))[0] as number);
+    start.offset === 0 ? blockTokens : overBudget(rest, maxTokens) ? Infinity : ((await count([rest]))[0] as number);
   const paths = (from: number, to: number): string[] =>
     Array.from({ length: to - from }, (_, k) => blocks.path(from + k)).filter((p): p is string => p !== null);
   if (restTokens > maxTokens) {
-    const cut = await cutWithin(firstText, start.offset, maxTokens, restTokens, count);
+    const charsPerToken = firstText.length / Math.max(1, blockTokens);
+    const cut = await cutWithin(firstText, start.offset, maxTokens, charsPerToken, count);
     const done = cut.end >= firstText.length;
     return {
       text: firstText.slice(start.offset, cut.end),
@@ -534,23 +550,28 @@ async function lastFit(
   }
 }
 
+/** Whether `text` is certainly over `maxTokens`, by its length alone: no token is longer than LONGEST_TOKEN_BYTES, and a UTF-16 unit is at least one UTF-8 byte. */
+function overBudget(text: string, maxTokens: number): boolean {
+  return text.length > maxTokens * LONGEST_TOKEN_BYTES;
+}
+
 /**
  * The end (exclusive) of the longest run from `from` within `maxTokens`, at a line end if one
- * fits, always past `from`, and its count. `restTokens` (the count from `from` to the end, over
- * the budget) gives the first guess of where the cut falls.
+ * fits, always past `from`, and its count; the rest of `text` is over the budget. `charsPerToken`
+ * (the whole text's) gives the first guess of where the cut falls. Only the reach of the budget
+ * is looked at: no run longer than overBudget allows can fit.
  */
 async function cutWithin(
   text: string,
   from: number,
   maxTokens: number,
-  restTokens: number,
+  charsPerToken: number,
   count: (texts: string[]) => Promise<number[]>,
 ): Promise<{ end: number; tokens: number }> {
-  const charsPerToken = (text.length - from) / Math.max(1, restTokens);
   const guessEnd = from + maxTokens * charsPerToken;
+  const reach = Math.min(text.length - 1, from + maxTokens * LONGEST_TOKEN_BYTES);
   const lineEnds: number[] = [];
-  for (let i = text.indexOf('\n', from); i !== -1 && i < text.length - 1; i = text.indexOf('\n', i + 1))
-    lineEnds.push(i + 1);
+  for (let i = text.indexOf('\n', from); i !== -1 && i < reach; i = text.indexOf('\n', i + 1)) lineEnds.push(i + 1);
   const runs = (ends: number[]) => count(ends.map((end) => text.slice(from, end)));
   if (lineEnds.length > 0) {
     let guess = lineEnds.findIndex((end) => end >= guessEnd);
@@ -561,7 +582,7 @@ async function cutWithin(
   // One line alone is over the budget: the longest run of characters that fits, never half a pair.
   const lineEnd = lineEnds[0] ?? text.length;
   const best = await lastFit(
-    lineEnd - from - 1,
+    Math.min(lineEnd - from - 1, maxTokens * LONGEST_TOKEN_BYTES),
     Math.floor(guessEnd - from - 1),
     (ix) => runs(ix.map((i) => from + 1 + i)),
     maxTokens,

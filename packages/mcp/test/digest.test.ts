@@ -4,7 +4,9 @@ import { Tiktoken } from 'js-tiktoken/lite';
 import o200kRanks from 'js-tiktoken/ranks/o200k_base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SummaryRecord } from '@reposcan/contracts';
+import { LONGEST_TOKEN_BYTES } from '@reposcan/core';
 import { inProcessCounting, pooledCounting, ScanDigest } from '../src/digest.js';
+import type { TokenCounting } from '../src/digest.js';
 import { DigestCache } from '../src/tools.js';
 
 const tiktoken = new Tiktoken(o200kRanks);
@@ -138,6 +140,63 @@ describe.each([
       at += page.length;
       const nextLine = text.slice(at, text.indexOf('\n', at) + 1);
       expect(tokens(page + nextLine)).toBeGreaterThan(2000);
+    }
+  });
+  it('reads a page deep in a long file counting about a page, not all that follows it', async () => {
+    const text = Array.from({ length: 8000 }, (_, i) => `line ${i}: ${'x'.repeat(i % 61)}\n`).join('');
+    const counted: number[] = [];
+    const watched: TokenCounting = (encoding) => {
+      const count = counting(encoding);
+      return (contents, signal) => {
+        counted.push(...contents.map((c) => c.length));
+        return count(contents, signal);
+      };
+    };
+    const budget = 300;
+    const digest = await ScanDigest.from(summary, [liteJson({ 'long.txt': text })], watched);
+    const first = await digest.filePage('long.txt', null, budget);
+    counted.length = 0;
+    const pages = [first.text];
+    for (let cursor = first.next_cursor; cursor !== null;) {
+      const page = await digest.filePage('long.txt', cursor, budget);
+      expect(page.tokens).toBeLessThanOrEqual(budget);
+      pages.push(page.text);
+      cursor = page.next_cursor;
+    }
+    expect(pages.join('')).toBe(text);
+    expect(pages.length).toBeGreaterThan(100);
+    // No text longer than a budget's reach (LONGEST_TOKEN_BYTES bytes a token) is counted again.
+    expect(Math.max(...counted)).toBeLessThanOrEqual(budget * LONGEST_TOKEN_BYTES);
+  });
+
+  it('reads a file longer than the text it keeps between pages once, however many pages it takes', async () => {
+    const text = `${'y'.repeat(60)}\n`.repeat(140_000);
+    const output = Buffer.from(liteJson({ 'big.txt': text }));
+    let read = 0;
+    const digest = await ScanDigest.open(
+      summary,
+      [{ part: undefined, bytes: output.length }],
+      (_, start, end) => {
+        read += end - start;
+        return Promise.resolve(output.subarray(start, end));
+      },
+      counting,
+    );
+    for (const page of [
+      (c: string | null) => digest.digestPage('txt', c, 500_000),
+      (c: string | null) => digest.filePage('big.txt', c, 500_000),
+    ]) {
+      read = 0;
+      const texts: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const p = await page(cursor);
+        texts.push(p.text);
+        cursor = p.next_cursor;
+      } while (cursor !== null);
+      expect(texts.length).toBeGreaterThan(2);
+      expect(texts.join('')).toContain(text);
+      expect(read).toBeLessThan(output.length * 1.5);
     }
   });
 });

@@ -1,3 +1,4 @@
+export { LONGEST_TOKEN_BYTES } from './bpe-engine.js';
 export { createTokenCounter } from './token-counter.js';
 export type { TokenCounter } from './token-counter.js';
 export { createTokenPool } from './token-pool.js';
