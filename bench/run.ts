@@ -231,10 +231,10 @@ function unitsFor(
   return [apiScan(false), engine(false), floor('read-floor'), repomix('plain', false, 1)];
 }
 
-/** Section `rescan`: a cold scan of the git URL, its repeat (commit cache), a one-file commit, the rescan and the change digest, on one API and worker. */
+/** Section `rescan`: a cold scan of the git URL, its repeat (commit cache), a one-file commit, the rescan and the change digest, then a digest of a commit that changes every file, on one API and worker. */
 function cloneRescanUnit(corpora: Corpora, recorder: Recorder): Unit {
   return {
-    label: 'API git URL: cold scan, repeat, one-file commit, rescan, change digest',
+    label: 'API git URL: cold scan, repeat, one-file commit, rescan, change digests',
     reps: Infinity,
     run: async () => {
       const r = await cloneRescanRun(corpora);
@@ -243,6 +243,7 @@ function cloneRescanUnit(corpora: Corpora, recorder: Recorder): Unit {
         ...r.cached.map((sample) => ['api-clone-commit-cached', sample] as const),
         ['api-clone-one-file-commit', r.rescan],
         ['api-clone-change-digest', r.digest],
+        ['api-clone-change-digest-every-file', r.digestEveryFile],
       ] as const;
       for (const [key, sample] of rows) recorder.add(corpora.real, key, sample);
       return rows.map(([key, sample]) => `${key} ${describe(sample)}`).join('; ');

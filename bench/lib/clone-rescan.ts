@@ -2,7 +2,8 @@
 // and commit caches are there as on the volume) scan the served copy of `real` cold, then again
 // and again at the same commit (served by the commit cache; the later repeats timed); the copy
 // gains a commit that changes one text file; the same URL is scanned again, then as a change
-// digest against the first commit. Each scan is a waiting POST /v1/scan timed to its 201.
+// digest against the first commit; last it gains a commit that changes every file, digested
+// against the one before. Each scan is a waiting POST /v1/scan timed to its 201.
 import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -11,7 +12,7 @@ import { performance } from 'node:perf_hooks';
 import { promisify } from 'node:util';
 import { startGitHttpServer } from '../../packages/sources/test/remote/helpers/git-http-server.js';
 import type { Corpora } from './corpora.js';
-import { commitOneFileChange, copyServedRepo } from './one-file-commit.js';
+import { commitEveryFileChange, commitOneFileChange, copyServedRepo } from './served-repo.js';
 import { Deployment, scanAndWait } from './reposcan-api.js';
 import { measuredScan, WARMUP_DIR } from './scan-runs.js';
 import type { Sample } from './scan-runs.js';
@@ -29,6 +30,8 @@ export interface CloneRescan {
   rescan: Sample;
   /** The same URL with `base_ref` at the commit before: a digest of the one change. */
   digest: Sample;
+  /** After a commit that changes every file, the same URL with `base_ref` at the commit before it. */
+  digestEveryFile: Sample;
 }
 
 export async function cloneRescanRun(corpora: Corpora): Promise<CloneRescan> {
@@ -55,17 +58,25 @@ export async function cloneRescanRun(corpora: Corpora): Promise<CloneRescan> {
       throw new Error(
         `the change digest compared ${changes?.base_commit}..${changes?.head_commit}, not ${commit.base}..${commit.head}`,
       );
+    const everyFile = await commitEveryFileChange(bare, 'main', ADDED_LINE);
+    const digestEveryFile = await measuredScan(baseUrl, worker.pid, url, { base_ref: everyFile.base });
     return {
       cold: cold.sample,
       cached,
       rescan,
-      digest: { ...digest.sample, extra: { ...digest.sample.extra, changes: changes.counts } },
+      digest: withChanges(digest),
+      digestEveryFile: withChanges(digestEveryFile),
     };
   } finally {
     await deployment.close();
     await server?.close();
     await rm(served, { recursive: true, force: true });
   }
+}
+
+/** A change digest's sample, with its counts of changed files (what the report checks). */
+function withChanges({ sample, result }: Awaited<ReturnType<typeof measuredScan>>): Sample {
+  return { ...sample, extra: { ...sample.extra, changes: result.changes?.counts } };
 }
 
 /** Repeats of the same commit: the first ones warm the API's path, as a long-lived API's is; then some timed. */

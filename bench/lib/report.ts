@@ -69,6 +69,13 @@ export const ROWS: readonly RowDef[] = [
     reposcan: false,
     warm: false,
   },
+  {
+    key: 'api-clone-change-digest-every-file',
+    label:
+      'reposcan change digest of a commit after it that changes every file (base_ref = the commit before; same API, worker and DATA_DIR)',
+    reposcan: false,
+    warm: false,
+  },
   { key: 'api-inspect', label: 'reposcan inspect (API, local path)', reposcan: true, warm: false },
   {
     key: 'api-inspect-clone',
@@ -467,7 +474,8 @@ export function consistencyChecks(rows: Row[]): string[] {
 /**
  * After the one-file commit, the rescan must still cover the whole commit (the same files as the
  * cold scan before it, and the added line's tokens on top), and the change digest must hold that
- * one modified file and nothing else: a fast row that scanned less would be no measurement.
+ * one modified file and nothing else; the digest of the commit that changes every file, every file
+ * the cold scan kept: a fast row that scanned less would be no measurement.
  */
 function oneFileCommitChecks(rows: Row[]): string[] {
   const problems: string[] = [];
@@ -489,6 +497,13 @@ function oneFileCommitChecks(rows: Row[]): string[] {
       if (!c || c.modified !== 1 || c.added !== 0 || c.renamed !== 0 || c.deleted !== 0)
         problems.push(
           `${corpus}: the change digest of a one-file commit should hold one modified file, it held ${c ? JSON.stringify(c) : 'no changes'}`,
+        );
+    }
+    for (const s of row('api-clone-change-digest-every-file')?.samples ?? []) {
+      const c = s.extra?.changes as Partial<Record<'added' | 'modified' | 'renamed' | 'deleted', number>> | undefined;
+      if (!c || c.modified !== cold?.files || c.added !== 0 || c.renamed !== 0 || c.deleted !== 0)
+        problems.push(
+          `${corpus}: the change digest of a commit that changes every file should hold the cold scan's ${cold?.files} files as modified, it held ${c ? JSON.stringify(c) : 'no changes'}`,
         );
     }
   }

@@ -86,6 +86,18 @@ describe('consistencyChecks, the one-file commit rows', () => {
     ]);
   });
 
+  it('flags a digest of the every-file commit that misses a file the cold scan kept', () => {
+    const every = (modified: number): Sample => digest({ ...oneModified, modified });
+    expect(
+      checks({
+        'api-clone-commit-cold': [run(10, 500)],
+        'api-clone-change-digest-every-file': [every(10), every(9)],
+      }),
+    ).toEqual([
+      'c: the change digest of a commit that changes every file should hold the cold scan\'s 10 files as modified, it held {"added":0,"modified":9,"renamed":0,"deleted":0,"binary":0}',
+    ]);
+  });
+
   it('flags a repeat served by the commit cache that holds another count than the scan it came from', () => {
     expect(checks({ 'api-clone-commit-cold': [run(10, 500)], 'api-clone-commit-cached': [run(10, 0)] })).toEqual([
       'c: tokens differ between runs: api-clone-commit-cold 500, api-clone-commit-cached 0',

@@ -137,8 +137,8 @@ async function digestChanges(
   const secrets = collected.secrets;
   const withDiff = entries.filter((e) => e.diff !== null && e.diff.length > 0);
   const shared = new SharedTextBuffer();
-  for (const batch of diffBatches(withDiff)) {
-    const into = shared.views(batch.map((e) => e.diff?.length ?? 0));
+  for (const batch of batchesOf(withDiff, diffBytes)) {
+    const into = shared.views(batch.map(diffBytes));
     const batchDiffs = await Promise.all(batch.map((e, i) => diffs.read(e, into[i] as Uint8Array)));
     if (secrets !== null) await checkDiffs(batch, batchDiffs, secrets, deps);
     const counts = await countTokens(batchDiffs, input.signal);
@@ -183,17 +183,10 @@ async function digestChanges(
     summary,
     skippedCount: skipped.length,
   };
-  // The renderer is done with an entry's texts before it loads the next: they share one buffer.
-  const load = async (entry: HeldEntry): Promise<DigestTexts> => {
-    const [diffInto, contentInto] = shared.views([entry.diff?.length ?? 0, entry.content?.length ?? 0]) as [
-      Uint8Array,
-      Uint8Array,
-    ];
-    return {
-      diff: entry.diff === null ? null : await diffs.read(entry, diffInto),
-      content: entry.content === null ? null : await spool.read(entry.content, contentInto),
-    };
-  };
+  const load = readAhead(entries, shared, async (entry, diffInto, contentInto) => ({
+    diff: entry.diff === null ? null : await diffs.read(entry, diffInto),
+    content: entry.content === null ? null : await spool.read(entry.content, contentInto),
+  }));
   const artifacts: WrittenArtifact[] = [];
   try {
     for (const format of TEXT_FORMATS) {
@@ -269,15 +262,15 @@ function heldEntry(
   return { change, record, asset, diff, redactedDiff: null, content, diffTokens: 0 };
 }
 
-/** Diff bytes checked and counted at once. */
+/** Diff bytes checked and counted at once, and text bytes read at once for the outputs. */
 const DIFF_BATCH_BYTES = 1 << 20;
 
-/** The entries in order, in batches of about DIFF_BATCH_BYTES of diffs (a larger diff alone). */
-function* diffBatches(entries: HeldEntry[]): Iterable<HeldEntry[]> {
+/** The entries in order, in batches of about DIFF_BATCH_BYTES by `bytesOf` (a larger entry alone). */
+function* batchesOf(entries: readonly HeldEntry[], bytesOf: (entry: HeldEntry) => number): Iterable<HeldEntry[]> {
   let batch: HeldEntry[] = [];
   let bytes = 0;
   for (const entry of entries) {
-    const length = entry.diff?.length ?? 0;
+    const length = bytesOf(entry);
     if (batch.length > 0 && bytes + length > DIFF_BATCH_BYTES) {
       yield batch;
       batch = [];
@@ -287,6 +280,39 @@ function* diffBatches(entries: HeldEntry[]): Iterable<HeldEntry[]> {
     bytes += length;
   }
   if (batch.length > 0) yield batch;
+}
+
+const diffBytes = (entry: HeldEntry): number => entry.diff?.length ?? 0;
+const contentBytes = (entry: HeldEntry): number => entry.content?.length ?? 0;
+
+/**
+ * The entries' texts for a renderer that asks for them in order and is done with one entry's
+ * before it asks for the next: a batch of entries' texts is read at once, the reads side by side,
+ * into the shared buffer, and the next batch reuses it (one awaited read after another took a
+ * whole-repository digest longer than writing it).
+ */
+function readAhead(
+  entries: readonly HeldEntry[],
+  shared: SharedTextBuffer,
+  read: (entry: HeldEntry, diffInto: Uint8Array, contentInto: Uint8Array) => Promise<DigestTexts>,
+): (entry: HeldEntry) => Promise<DigestTexts> {
+  const batches = [...batchesOf(entries, (e) => diffBytes(e) + contentBytes(e))];
+  const batchOf = new Map(batches.flatMap((batch, i) => batch.map((entry) => [entry, i] as const)));
+  let current = -1;
+  let texts = new Map<HeldEntry, DigestTexts>();
+  return async (entry) => {
+    const index = batchOf.get(entry) as number;
+    if (index !== current) {
+      const batch = batches[index] as HeldEntry[];
+      const views = shared.views(batch.flatMap((e) => [diffBytes(e), contentBytes(e)]));
+      const loaded = await Promise.all(
+        batch.map((e, k) => read(e, views[2 * k] as Uint8Array, views[2 * k + 1] as Uint8Array)),
+      );
+      texts = new Map(batch.map((e, k) => [e, loaded[k] as DigestTexts]));
+      current = index;
+    }
+    return texts.get(entry) as DigestTexts;
+  };
 }
 
 /**

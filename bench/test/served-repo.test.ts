@@ -1,15 +1,15 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { benchGitEnv } from '../lib/corpora.js';
-import { commitOneFileChange, copyServedRepo } from '../lib/one-file-commit.js';
+import { commitEveryFileChange, commitOneFileChange, copyServedRepo } from '../lib/served-repo.js';
 
 const git = (gitDir: string, ...args: string[]): string =>
   execFileSync('git', ['--git-dir', gitDir, ...args], { env: benchGitEnv('2025-01-01T00:00:00Z'), encoding: 'utf8' });
 
-describe('a served copy that gains a one-file commit', () => {
+describe('a served copy that gains commits', () => {
   let base: string;
   let pinned: string;
   let pinnedHead: string;
@@ -20,6 +20,7 @@ describe('a served copy that gains a one-file commit', () => {
     mkdirSync(join(tree, 'pkg'), { recursive: true });
     writeFileSync(join(tree, 'pkg', 'README.md'), '# pkg\n\nNo newline at the end');
     writeFileSync(join(tree, 'index.js'), 'module.exports = 1;\n');
+    symlinkSync('index.js', join(tree, 'main.js'));
     pinned = join(base, 'pinned.git');
     execFileSync('git', ['init', '-q', '--bare', '--initial-branch=main', pinned]);
     git(pinned, '--work-tree', tree, 'add', '-A');
@@ -42,6 +43,19 @@ describe('a served copy that gains a one-file commit', () => {
 
     expect(git(pinned, 'rev-parse', 'main').trim()).toBe(pinnedHead);
     expect(() => git(pinned, 'cat-file', '-e', head)).toThrow();
+  });
+
+  it('appends the line to every file of the branch, links left as they are', async () => {
+    const copy = join(base, 'every.git');
+    await copyServedRepo(pinned, copy);
+    const { base: first, head } = await commitEveryFileChange(copy, 'main', 'One line more.');
+
+    expect(first).toBe(pinnedHead);
+    expect(git(copy, 'rev-parse', 'main').trim()).toBe(head);
+    expect(git(copy, 'diff', '--name-status', first, head)).toBe('M\tindex.js\nM\tpkg/README.md\n');
+    expect(git(copy, 'show', `${head}:pkg/README.md`)).toBe('# pkg\n\nNo newline at the end\nOne line more.\n');
+    expect(git(copy, 'show', `${head}:index.js`)).toBe('module.exports = 1;\nOne line more.\n');
+    expect(git(pinned, 'rev-parse', 'main').trim()).toBe(pinnedHead);
   });
 
   it('makes the same commit every time (fixed identity and dates)', async () => {
