@@ -111,6 +111,8 @@ export interface JsonOutput {
 const INDEX_WINDOW = 4 << 20;
 /** Characters of block texts kept from one page to the next (the counts are kept for good). */
 const RECENT_CHARS = 8 << 20;
+/** The newest block stays, alone over RECENT_CHARS, up to this many characters (a long file's next page reads it). */
+const KEPT_BLOCK_CHARS = 32 << 20;
 const CONTENT_KEY = Buffer.from(',"content":"');
 
 /**
@@ -140,9 +142,9 @@ export class ScanDigest {
   ) {
     this.files = new Map(ordered.map((f) => [f.record.path, f]));
     this.count = counting(ctx.encoding);
-    // The newest block is kept whatever its size (keep): a file's pages read it again and again.
+    // The newest block may stay alone over RECENT_CHARS (keep).
     const largest = ordered.reduce((n, f) => Math.max(n, literalBytes(f)), 0);
-    this.heldBytes = indexBytes + 2 * Math.max(RECENT_CHARS, largest);
+    this.heldBytes = indexBytes + 2 * Math.max(RECENT_CHARS, Math.min(largest, KEPT_BLOCK_CHARS));
   }
 
   /** Indexes the JSON outputs `outputs`, read through `read`. Pages are counted through `counting` (a server's: on threads, off its event loop). */
@@ -345,9 +347,11 @@ export class ScanDigest {
 
   /**
    * Keeps a block's text for the next page (which starts where this one ended): older blocks go
-   * beyond RECENT_CHARS, the newest stays even alone over it (the next page of a long file reads it).
+   * beyond RECENT_CHARS, the newest stays even alone over it, up to KEPT_BLOCK_CHARS (the next
+   * page of a long file reads it).
    */
   private keep(key: string, text: string): void {
+    if (text.length > KEPT_BLOCK_CHARS) return;
     this.recent.set(key, text);
     this.recentChars += text.length;
     for (const [k, t] of this.recent) {
