@@ -82,8 +82,16 @@ describe.skipIf(!hasRedisServer)('Redis Cluster', () => {
     await waitUntil('the replica promoted', async () => (await redisCli(shard.replica, 'ROLE')).startsWith('master'));
     const after = [await enqueueScan(api), await enqueueScan(api)];
 
-    for (const id of [...accepted, ...during, ...after])
-      expect((await waitCompleted(api, id, 90_000)).state, id).toBe('completed');
+    for (const id of [...accepted, ...during, ...after]) {
+      const done = await waitCompleted(api, id, 90_000).catch((error: unknown) => {
+        // Rare under a loaded full run: what the worker said about it is what a diagnosis needs.
+        const said = worker.logs.filter((line) => Number(line.level) >= 40 || line.scanId === id);
+        throw new Error(
+          `${String(error)}; the worker's warnings and its lines about the scan: ${JSON.stringify(said)}`,
+        );
+      });
+      expect(done.state, id).toBe('completed');
+    }
     expect(await readyBody(api)).toEqual({ status: 200, reasons: [] });
     const logged = JSON.stringify(worker.logs);
     expect(logged).not.toContain('CROSSSLOT');
