@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postScan, waitCompleted } from './support/scenarios.js';
 import { startTestApi } from './support/test-runtime.js';
@@ -97,6 +98,12 @@ describe('completion webhooks, embedded mode', () => {
     expect(
       verifySignature(delivery?.headers['x-reposcan-signature'] as string, delivery?.body ?? '', 'another-secret-123'),
     ).toBe(false);
+    // README's check also refuses the same body signed long ago: a replay.
+    const then = Math.floor(Date.now() / 1000) - 600;
+    const replayed = `t=${then},v1=${createHmac('sha256', SECRET)
+      .update(`${then}.${delivery?.body ?? ''}`)
+      .digest('hex')}`;
+    expect(verifySignature(replayed, delivery?.body ?? '', SECRET)).toBe(false);
     const sent = JSON.parse(delivery?.body ?? '{}') as Record<string, unknown>;
     const { webhook: _shownAfter, ...shown } = (await body(await fetch(`${api.baseUrl}/v1/scans/${scanId}`))).data;
     expect(sent).toEqual(shown);

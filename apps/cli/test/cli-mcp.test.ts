@@ -1,19 +1,39 @@
 // `reposcan mcp` as an MCP client starts it: the SDK's StdioClientTransport spawns the real
 // launcher, which speaks MCP on stdio to a real API with API keys. Every tool works with the key
 // from the environment; without one each tool answers the API's refusal as a tool error.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateApiKey } from '@reposcan/config';
 import { startTestApi } from '../../../apps/api/test/support/test-runtime.js';
 import type { TestApi } from '../../../apps/api/test/support/test-runtime.js';
-import { call, errorOf, exerciseTools, longFile } from '../../../packages/mcp/test/support/exercise-tools.js';
+import {
+  call,
+  errorOf,
+  exerciseTools,
+  longFile,
+  TOOL_NAMES,
+} from '../../../packages/mcp/test/support/exercise-tools.js';
 import { LAUNCHER, runCli } from './support/cli-process.js';
 
 const key = generateApiKey();
+const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+
+/** An entry of README's `mcpServers`: a command to start, or an HTTP endpoint. */
+interface ReadmeServer {
+  command?: string;
+  args?: string[];
+  env?: Record<string, string>;
+  type?: string;
+  url?: string;
+  headers?: Record<string, string>;
+}
 let api: TestApi;
 let work: string;
 
@@ -86,6 +106,55 @@ describe('reposcan mcp (stdio)', () => {
       expect(refused.text).toContain('127.0.0.1:9');
     } finally {
       await client.close();
+    }
+  });
+
+  it("README's client configuration works as written: both entries serve the tools its table lists", async () => {
+    const readme = await readFile(join(REPO_ROOT, 'README.md'), 'utf8');
+    const block = /```json\n(\{\s*"mcpServers"[^`]*)```/.exec(readme)?.[1];
+    expect(block, 'README.md shows an mcpServers configuration').toBeDefined();
+    const { mcpServers } = JSON.parse(block as string) as { mcpServers: Record<string, ReadmeServer> };
+    // What a user fills in: the key for README's placeholder, this test's API for the server.
+    const filled = (value: string): string =>
+      value.replace('rsk_…', key).replace(/^http:\/\/127\.0\.0\.1:8000$/, api.baseUrl);
+    const agents = readme.slice(readme.indexOf('## Agents (MCP)'));
+    const tableTools = [...agents.slice(0, agents.indexOf('\n## ')).matchAll(/^\| `([a-z_]+)` \|/gm)]
+      .map((m) => m[1])
+      .sort();
+    expect(tableTools).toEqual(TOOL_NAMES);
+    const transports = Object.values(mcpServers).map((server): Transport => {
+      if (server.command !== undefined)
+        return new StdioClientTransport({
+          command: server.command,
+          args: server.args ?? [],
+          cwd: REPO_ROOT,
+          env: {
+            PATH: process.env.PATH ?? '',
+            HOME: work,
+            REPOSCAN_CLI_FROM_SOURCE: '1',
+            ...Object.fromEntries(Object.entries(server.env ?? {}).map(([name, value]) => [name, filled(value)])),
+          },
+          stderr: 'pipe',
+        });
+      expect(server.type).toBe('http');
+      const url = new URL(server.url as string);
+      const headers = Object.fromEntries(
+        Object.entries(server.headers ?? {}).map(([name, value]) => [name, filled(value)]),
+      );
+      return new StreamableHTTPClientTransport(new URL(url.pathname, api.baseUrl), { requestInit: { headers } });
+    });
+    expect(transports).toHaveLength(2);
+    for (const transport of transports) {
+      const client = new Client({ name: 'reposcan-readme-config', version: '1.0.0' });
+      await client.connect(transport);
+      try {
+        expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(TOOL_NAMES);
+        const preview = await call(client, 'inspect_repository', { repo_path: api.repoDir });
+        expect(preview.isError).toBeFalsy();
+        expect((preview.structuredContent?.files as { path: string }[]).map((f) => f.path)).toContain('long.ts');
+      } finally {
+        await client.close();
+      }
     }
   });
 

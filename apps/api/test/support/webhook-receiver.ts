@@ -1,7 +1,10 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 export interface ReceivedDelivery {
   path: string;
@@ -53,17 +56,30 @@ export async function startReceiver(answers: Answer[] = [200]): Promise<WebhookR
   };
 }
 
-/** The receiver's check, as README shows it: HMAC-SHA256 of "<t>.<body>", compared in constant time, and a recent t. */
-export function verifySignature(
-  header: string | undefined,
-  body: string,
-  secret: string,
-  toleranceSeconds = 300,
-): boolean {
-  const parts = Object.fromEntries((header ?? '').split(',').map((kv) => kv.split('=', 2) as [string, string]));
-  const t = Number(parts.t);
-  if (!Number.isInteger(t) || Math.abs(Date.now() / 1000 - t) > toleranceSeconds) return false;
-  const expected = Buffer.from(createHmac('sha256', secret).update(`${t}.${body}`).digest('hex'));
-  const given = Buffer.from(parts.v1 ?? '');
-  return given.length === expected.length && timingSafeEqual(given, expected);
+/** The check README gives receivers, taken from README.md as a user copies it: `verifyReposcan(header, rawBody, secret)`. */
+const readmeVerify = await loadReadmeVerifier();
+
+/** Whether a delivery's signature header passes README's check of `body` with `secret`. */
+export function verifySignature(header: string | undefined, body: string, secret: string): boolean {
+  return header !== undefined && readmeVerify(header, body, secret);
+}
+
+async function loadReadmeVerifier(): Promise<(header: string, rawBody: string, secret: string) => boolean> {
+  const readme = await readFile(fileURLToPath(new URL('../../../../README.md', import.meta.url)), 'utf8');
+  const defined = readme.indexOf('function verifyReposcan(');
+  const start = readme.lastIndexOf('```js\n', defined);
+  const end = readme.indexOf('\n```', defined);
+  if (defined < 0 || start < 0 || end < 0) throw new Error('README.md has no js block defining verifyReposcan');
+  const snippet = readme.slice(start + '```js\n'.length, end);
+  const dir = await mkdtemp(join(tmpdir(), 'reposcan-readme-verify-'));
+  try {
+    const file = join(dir, 'verify.mjs');
+    await writeFile(file, `${snippet}\nexport { verifyReposcan };\n`);
+    const loaded = (await import(pathToFileURL(file).href)) as {
+      verifyReposcan: (header: string, rawBody: string, secret: string) => boolean;
+    };
+    return loaded.verifyReposcan;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }
