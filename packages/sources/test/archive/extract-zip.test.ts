@@ -135,8 +135,9 @@ describe('extractZip: ordinary archives', () => {
   });
 
   // Root ignores permissions, so the 0o300 trap only shows for an ordinary user: run the
-  // extraction and the removal as `nobody` in a child process.
-  it.runIf(process.getuid?.() === 0 && readableByOthers(SOURCES))(
+  // extraction and the removal as `nobody` in a child process, which must reach the sources and
+  // this Node (not so for one under root's home, as `npx node@24` installs it).
+  it.runIf(process.getuid?.() === 0 && readableByOthers(SOURCES) && readableByOthers(process.execPath))(
     'as an unprivileged user, a 0o300 folder entry leaves a removable tree',
     async () => {
       const zip = await scratch.craft('modes-nobody.zip', {
