@@ -168,7 +168,10 @@ describe.each([
     // No text longer than a budget's reach (LONGEST_TOKEN_BYTES bytes a token) is counted again.
     expect(Math.max(...counted)).toBeLessThanOrEqual(budget * LONGEST_TOKEN_BYTES);
   });
+});
 
+// Where pages are counted does not change what is read: counted in process only.
+describe('ScanDigest reading', () => {
   it('reads a file longer than the text it keeps between pages once, however many pages it takes', async () => {
     const text = `${'y'.repeat(60)}\n`.repeat(140_000);
     const output = Buffer.from(liteJson({ 'big.txt': text }));
@@ -180,7 +183,7 @@ describe.each([
         read += end - start;
         return Promise.resolve(output.subarray(start, end));
       },
-      counting,
+      inProcessCounting,
     );
     for (const page of [
       (c: string | null) => digest.digestPage('txt', c, 500_000),

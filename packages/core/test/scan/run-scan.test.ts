@@ -159,9 +159,10 @@ describe('runScan edge cases', () => {
   }
 
   it('writes every byte of a tree several times larger than its read buffer', async () => {
-    // 2 000 small files and 12 large ones, about 38 MB: batches wrap around the engine's 16 MiB
-    // read ring many times; small contents are copied into the write buffers, large ones are
-    // written straight from the ring. Reused memory must never leak into another file's output.
+    // 1 200 small files and 8 large ones, about 24 MB: batches wrap around the engine's 8 MiB
+    // read ring (a file limit under it leaves it that size) several times; small contents are
+    // copied into the write buffers, large ones are written straight from the ring. Reused memory
+    // must never leak into another file's output.
     const { root, outDir } = await fresh('larger-than-ring');
     const line = (i: number, n: number): string =>
       `row ${i}.${n}: "quoted" \\ back\tslash, é日😀 ${(i * 7919 + n * 104729) % 1000003}\n`;
@@ -174,22 +175,23 @@ describe('runScan edge cases', () => {
     };
     await mkdir(join(root, 'small'));
     await mkdir(join(root, 'large'));
-    for (let i = 0; i < 2000; i++)
+    for (let i = 0; i < 1200; i++)
       await writeFile(
         join(root, 'small', `f${String(i).padStart(4, '0')}.txt`),
         make(`small/f${String(i).padStart(4, '0')}.txt`, i, 10_000),
       );
-    for (let i = 0; i < 12; i++)
+    for (let i = 0; i < 8; i++)
       await writeFile(
         join(root, 'large', `big${String(i).padStart(2, '0')}.txt`),
         make(`large/big${String(i).padStart(2, '0')}.txt`, i, 1_500_000),
       );
 
     const byteCounts = (items: Uint8Array[]): number[] => items.map((c) => c.byteLength);
-    const report = await runScan(input(root, outDir, { skipTree: true }), {
-      countTokens: (items) => Promise.resolve(byteCounts(items)),
-    });
-    expect(report.files).toHaveLength(2012);
+    const report = await runScan(
+      { ...input(root, outDir, { skipTree: true }), limits: { ...DEFAULT_ENGINE_LIMITS, maxFileBytes: 2_000_000 } },
+      { countTokens: (items) => Promise.resolve(byteCounts(items)) },
+    );
+    expect(report.files).toHaveLength(1208);
     for (const file of report.files)
       expect(file.tokens_estimate).toBe(Buffer.byteLength(contents.get(file.path) ?? '', 'utf8'));
 
