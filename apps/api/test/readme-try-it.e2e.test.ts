@@ -6,13 +6,12 @@
 import { execFile } from 'node:child_process';
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi } from './support/test-runtime.js';
 import type { TestApi } from './support/test-runtime.js';
+import { codeBlocks, readmeSection, readReadme, REPO_ROOT } from './support/readme.js';
 
-const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 /** Where README's commands write: the download (`-OJ`) into the working folder, the upload's ZIP into /tmp. */
 const WRITTEN = [join(REPO_ROOT, 'sample-repo.md'), '/tmp/sample-repo.zip'];
 const MARK = '@@readme-command-exit@@';
@@ -32,11 +31,7 @@ afterAll(async () => {
 
 /** The shell blocks of README's "Try it" section, before its first subsection. */
 async function tryItBlocks(): Promise<string[]> {
-  const readme = await readFile(join(REPO_ROOT, 'README.md'), 'utf8');
-  const start = readme.indexOf('\n## Try it\n');
-  expect(start, 'README.md has a "Try it" section').toBeGreaterThan(0);
-  const section = readme.slice(start, readme.indexOf('\n##', start + 1));
-  return [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1] as string);
+  return codeBlocks(readmeSection(await readReadme(), 'Try it'), 'sh');
 }
 
 /** A block's commands, each with the comment lines right above it; continued lines joined. */

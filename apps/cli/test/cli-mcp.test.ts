@@ -1,10 +1,9 @@
 // `reposcan mcp` as an MCP client starts it: the SDK's StdioClientTransport spawns the real
 // launcher, which speaks MCP on stdio to a real API with API keys. Every tool works with the key
 // from the environment; without one each tool answers the API's refusal as a tool error.
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -13,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateApiKey } from '@reposcan/config';
 import { startTestApi } from '../../../apps/api/test/support/test-runtime.js';
 import type { TestApi } from '../../../apps/api/test/support/test-runtime.js';
+import { codeBlocks, readmeSection, readReadme, REPO_ROOT } from '../../../apps/api/test/support/readme.js';
 import {
   call,
   errorOf,
@@ -23,7 +23,6 @@ import {
 import { LAUNCHER, runCli } from './support/cli-process.js';
 
 const key = generateApiKey();
-const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
 /** An entry of README's `mcpServers`: a command to start, or an HTTP endpoint. */
 interface ReadmeServer {
@@ -110,15 +109,14 @@ describe('reposcan mcp (stdio)', () => {
   });
 
   it("README's client configuration works as written: both entries serve the tools its table lists", async () => {
-    const readme = await readFile(join(REPO_ROOT, 'README.md'), 'utf8');
-    const block = /```json\n(\{\s*"mcpServers"[^`]*)```/.exec(readme)?.[1];
+    const readme = await readReadme();
+    const block = codeBlocks(readme, 'json').find((text) => text.includes('"mcpServers"'));
     expect(block, 'README.md shows an mcpServers configuration').toBeDefined();
     const { mcpServers } = JSON.parse(block as string) as { mcpServers: Record<string, ReadmeServer> };
     // What a user fills in: the key for README's placeholder, this test's API for the server.
     const filled = (value: string): string =>
       value.replace('rsk_…', key).replace(/^http:\/\/127\.0\.0\.1:8000$/, api.baseUrl);
-    const agents = readme.slice(readme.indexOf('## Agents (MCP)'));
-    const tableTools = [...agents.slice(0, agents.indexOf('\n## ')).matchAll(/^\| `([a-z_]+)` \|/gm)]
+    const tableTools = [...readmeSection(readme, 'Agents (MCP)').matchAll(/^\| `([a-z_]+)` \|/gm)]
       .map((m) => m[1])
       .sort();
     expect(tableTools).toEqual(TOOL_NAMES);

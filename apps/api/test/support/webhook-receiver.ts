@@ -1,10 +1,11 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
+import { codeBlocks, readReadme } from './readme.js';
 
 export interface ReceivedDelivery {
   path: string;
@@ -65,12 +66,8 @@ export function verifySignature(header: string | undefined, body: string, secret
 }
 
 async function loadReadmeVerifier(): Promise<(header: string, rawBody: string, secret: string) => boolean> {
-  const readme = await readFile(fileURLToPath(new URL('../../../../README.md', import.meta.url)), 'utf8');
-  const defined = readme.indexOf('function verifyReposcan(');
-  const start = readme.lastIndexOf('```js\n', defined);
-  const end = readme.indexOf('\n```', defined);
-  if (defined < 0 || start < 0 || end < 0) throw new Error('README.md has no js block defining verifyReposcan');
-  const snippet = readme.slice(start + '```js\n'.length, end);
+  const snippet = codeBlocks(await readReadme(), 'js').find((block) => block.includes('function verifyReposcan('));
+  if (snippet === undefined) throw new Error('README.md has no js block defining verifyReposcan');
   const dir = await mkdtemp(join(tmpdir(), 'reposcan-readme-verify-'));
   try {
     const file = join(dir, 'verify.mjs');
