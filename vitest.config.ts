@@ -39,6 +39,7 @@ const INTEGRATION = [
   'packages/sources/test/remote/clone-remote.test.ts',
   'packages/sources/test/remote/private-clone.test.ts',
   'packages/sources/test/remote/change-digest.test.ts',
+  'packages/sources/test/remote/resolved-ref.test.ts',
   // git in a worker thread.
   'packages/sources/test/remote/git-batch-in-thread.test.ts',
   // Differential runs against another program on random trees, a corpus or a race: git

@@ -148,6 +148,9 @@ describe('commit cache: results reused by commit (loopback git server)', () => {
     expect(after.status).toBe(201);
     expect(after.data.cached_from).toBeUndefined();
     expect(after.data.commit).toBe(next);
+    // The API's ls-remote found the new commit; its worker was handed that and did not list again.
+    const request = JSON.parse(await readFile(join(api.dataDir, 'scans', after.data.scan_id, 'request.json'), 'utf8'));
+    expect(request.source.resolved).toEqual({ branch: 'main', commit: next, subdir: null });
     expect((await download(after.data.scan_id, 'txt')).toString()).toContain('value7 = "changed"');
     expect((await scan({ repo_path: repoUrl })).data.cached_from).toBe(after.data.scan_id);
   });

@@ -459,6 +459,12 @@ export const ScanRequestRecord = z.object({
       branch: z.string().nullable(),
       /** The request carried a git token: the worker finds it sealed in the credential vault, never here. */
       credential: z.literal('request').optional(),
+      /**
+       * The ref as the API's `git ls-remote` resolved it when it accepted the scan (it lists the
+       * remote for a repository scanned here before, to ask the commit cache): a worker that starts
+       * soon after clones it as it is, without listing the remote again.
+       */
+      resolved: z.object({ branch: z.string(), commit: z.string(), subdir: z.string().nullable() }).optional(),
     }),
     z.object({ type: z.literal('local'), repo_path: z.string() }),
     z.object({ type: z.literal('upload'), file_name: z.string() }),

@@ -72,6 +72,13 @@ class CancelledByUser extends Error {
 const PROGRESS_EVERY_MS = 400;
 
 /**
+ * A ref the API resolved when it accepted the scan is cloned as it is for this long; a scan that
+ * waited longer lists the remote again (its default branch or refs may have changed). A branch
+ * that moved meanwhile changes nothing: the clone takes its newest commit either way.
+ */
+const RESOLVED_REF_FRESH_MS = 60_000;
+
+/**
  * After a scan of at least this many bytes the worker collects its garbage before the next scan.
  * V8 lets a busy heap grow well past what is live before a full collection, and back-to-back
  * scans give it no idle time to shrink: ten rescans of the 70 MB corpus in a row took one worker's
@@ -248,6 +255,9 @@ export class ScanAttempt {
       gitToken,
       baseRef: this.request.options.base_ref,
       ...(this.fileReuse ? { reuse: (resolved: RemoteCommit) => this.cloneReuse(resolved) } : {}),
+      ...(source.type === 'remote' && source.resolved && this.acceptedWithin(RESOLVED_REF_FRESH_MS)
+        ? { resolvedRef: source.resolved }
+        : {}),
       // The ZIP bundle copies assets from disk; without it the files stay in the clone's store.
       filesInStore: this.request.options.create_zip !== true,
     }).catch((error: unknown) => {
@@ -259,6 +269,11 @@ export class ScanAttempt {
     this.deps.metrics.sourcePrepared(source.type, secondsSince(started));
     this.prepared = prepared;
     return prepared;
+  }
+
+  /** Whether the scan was accepted at most `ms` ago. */
+  private acceptedWithin(ms: number): boolean {
+    return this.now().getTime() - Date.parse(this.request.created_at) <= ms;
   }
 
   /**

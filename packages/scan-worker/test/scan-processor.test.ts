@@ -476,3 +476,38 @@ describe('a scan whose request carried a git token', () => {
     expect(await vault.get(scan.scanId)).toBeNull();
   });
 });
+
+describe('a remote scan whose ref the API resolved when it accepted it', () => {
+  const resolved = { branch: 'release/2.0', commit: 'c'.repeat(40), subdir: 'docs' };
+  const remote: ScanRequestRecord['source'] = {
+    type: 'remote',
+    repo_path: 'https://git.example.com/acme/app',
+    branch: null,
+    resolved,
+  };
+
+  /** What the clone was given as the resolved ref, when the attempt runs `afterMs` after acceptance. */
+  async function refGivenToClone(afterMs: number): Promise<unknown> {
+    let given: unknown = 'not asked';
+    const scan = await acceptedScan(
+      engineOf(['a.ts']),
+      (source, ctx) => {
+        given = ctx.resolvedRef;
+        return prepareSample(source, ctx);
+      },
+      remote,
+    );
+    const accepted = Date.parse(scan.request.created_at);
+    await scan.processor({}, { now: () => new Date(accepted + afterMs) });
+    expect(await scan.state()).toMatchObject({ state: 'completed' });
+    return given;
+  }
+
+  it('clones that ref as it is when it starts soon after', async () => {
+    expect(await refGivenToClone(5_000)).toEqual(resolved);
+  });
+
+  it('lists the remote again when it waited in the queue for more than a minute', async () => {
+    expect(await refGivenToClone(61_000)).toBeUndefined();
+  });
+});

@@ -29,6 +29,7 @@ import type {
   GitEnv,
   RemoteSourceInfo,
   RemoteSpec,
+  ResolvedRef,
 } from './remote/index.js';
 import { diffAgainstBase } from './remote/change-set.js';
 import type { ChangeSet } from './remote/change-set.js';
@@ -126,6 +127,8 @@ export interface PrepareContext {
    * advertised it; the clone's may be newer).
    */
   reuse?: (resolved: RemoteCommit) => Promise<CloneRemoteOptions['leaveOnServer']>;
+  /** The ref as resolved moments ago (ScanRequestRecord): cloned as it is, with no `ls-remote` of its own. */
+  resolvedRef?: ResolvedRef;
   /** A whole-repository clone leaves the files the scan reads in its object store (CloneRemoteOptions.keepInStore). */
   filesInStore?: boolean;
 }
@@ -161,13 +164,16 @@ export async function prepareSource(source: ScanRequestRecord['source'], ctx: Pr
       return { root: extracted.root, repoName: name, source: { type: 'upload', ...NO_REMOTE, branch: null } };
     }
     case 'remote': {
-      // Resolved again here, not trusted from accept time: the pinned addresses are what git connects to.
+      // Policy and addresses checked again here, not trusted from accept time: the pinned addresses
+      // are what git connects to. The ref may come from accept time (PrepareContext.resolvedRef).
       const { spec, gitEnv } = await remoteGit(source.repo_path, settings, ctx.gitToken ?? null);
       ctx.onPhase('clone');
-      const ref = await resolveRef(spec, source.branch, gitEnv, {
-        timeoutMs: settings.cloneTimeoutMs,
-        signal: ctx.signal,
-      });
+      const ref =
+        ctx.resolvedRef ??
+        (await resolveRef(spec, source.branch, gitEnv, {
+          timeoutMs: settings.cloneTimeoutMs,
+          signal: ctx.signal,
+        }));
       // The engine walks from a real path (it proves every open against it); our own folder, resolved once.
       const destDir = join(await realpath(ctx.workDir), 'repo');
       const baseRef = ctx.baseRef ?? null;

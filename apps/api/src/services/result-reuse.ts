@@ -19,15 +19,28 @@ export interface ReusableResult {
   material: CommitCacheMaterial;
 }
 
+/** What a lookup learnt: the commit the ref names now (its key), and a completed scan of it, if any. */
+export interface CommitLookup {
+  material: CommitCacheMaterial;
+  fromScanId: string | null;
+}
+
 /** An `ls-remote` answers in well under a second; one that takes longer is not worth waiting on. */
 const LS_REMOTE_TIMEOUT_MS = 10_000;
+
+/** The ref a lookup resolved, as a queued scan's request keeps it for its worker. */
+export function resolvedRef({ material }: CommitLookup): { branch: string; commit: string; subdir: string | null } {
+  const { branch, commit, subdir } = material.identity;
+  return { branch, commit, subdir };
+}
 
 /**
  * Finds, at submit, a completed scan of the same repository, commit and options (the commit
  * cache, docs/architecture.md). It runs `git ls-remote` with the credential the clone would use:
  * only when that succeeds (so the caller can read the repository) and names a commit some scan
- * has already scanned is an earlier result reused. Any failure here only means no reuse: the scan
- * is queued and fails, if it must, as it always did.
+ * has already scanned is an earlier result reused; otherwise what it resolved goes with the
+ * queued scan. Any failure here only means no reuse: the scan is queued and fails, if it must, as
+ * it always did.
  */
 export class ResultReuse {
   constructor(private readonly deps: ResultReuseDeps) {}
@@ -37,7 +50,7 @@ export class ResultReuse {
     options: ScanOptions,
     gitToken: string | undefined,
     signal?: AbortSignal,
-  ): Promise<ReusableResult | null> {
+  ): Promise<CommitLookup | null> {
     const { cache, settings } = this.deps;
     try {
       // A repository nobody scanned here has nothing to reuse: no ls-remote is run for it.
@@ -58,8 +71,7 @@ export class ResultReuse {
         encoding: this.deps.encoding,
         settings: this.deps.keySettings,
       };
-      const fromScanId = await cache.find(material);
-      return fromScanId === null ? null : { fromScanId, material };
+      return { material, fromScanId: await cache.find(material) };
     } catch {
       return null;
     }

@@ -9,6 +9,7 @@ import { CorruptStateError, volumeRefusal } from '@reposcan/storage';
 import type { DiskStatus, ScanStore } from '@reposcan/storage';
 import type { FaultInjector } from '@reposcan/runtime';
 import { completeFromEarlierScan } from '@reposcan/scan-worker';
+import { resolvedRef } from './result-reuse.js';
 import type { ReusableResult, ResultReuse } from './result-reuse.js';
 import { StateWatchers } from './state-watch.js';
 import type { StateListener } from './state-watch.js';
@@ -144,10 +145,11 @@ export class ScanService {
     const scanId = randomUUID();
     // Under a flood, refusals stay cheap: no folder is made and removed again for each one.
     if (this.queueFull !== null && Date.now() < this.queueFull.until) throw this.queueFull.error;
-    const reusable =
+    const lookup =
       cache && source.type === 'remote' && this.deps.reuse
         ? await this.deps.reuse.find(source, options, gitToken, signal)
         : null;
+    const reusable = lookup?.fromScanId ? { fromScanId: lookup.fromScanId, material: lookup.material } : null;
     // Before anything else exists, so no worker can take the scan before its credential is there.
     // A scan served from the cache runs no clone: its token is not kept at all.
     if (gitToken !== undefined && reusable === null) await this.putCredential(scanId, gitToken);
@@ -155,7 +157,7 @@ export class ScanService {
     const request: ScanRequestRecord = {
       version: 1,
       scan_id: scanId,
-      source,
+      source: lookup !== null && source.type === 'remote' ? { ...source, resolved: resolvedRef(lookup) } : source,
       options,
       encoding: this.deps.encoding,
       created_at: now,
