@@ -34,7 +34,8 @@ export class FileReuseSession {
   /** Files taken from the cache by this scan. */
   reused = 0;
   private repository: string | null = null;
-  private files: RepositoryFiles<Meta> | null = null;
+  /** Opened once per scan, as soon as the repository is known to have stored files. */
+  private files: Promise<RepositoryFiles<Meta>> | null = null;
   private writer: SegmentWriter<Meta> | null = null;
   private broken = false;
   /** Path → what the clone was told to leave on the server for it. */
@@ -73,7 +74,10 @@ export class FileReuseSession {
     this.repository = repositoryKey(url);
     if (!this.take) return undefined;
     const known = await this.cache.store.knows(this.repository).catch(() => false);
-    return known ? ({ blobs }) => this.choose(blobs) : undefined;
+    if (!known) return undefined;
+    // Read while git clones: the choice, or what the scan learns, needs them next.
+    this.repositoryFiles().catch(() => {});
+    return ({ blobs }) => this.choose(blobs);
   }
 
   /** The engine's side, once the source is on disk; undefined for a source without blob ids. */
@@ -90,7 +94,8 @@ export class FileReuseSession {
           : undefined;
       },
       load: async (paths, into) => {
-        const texts = await (this.files as RepositoryFiles<Meta>).read(
+        const files = await this.repositoryFiles();
+        const texts = await files.read(
           paths.map((path) => this.chosen.get(path) as StoredEntry<Meta>),
           into,
         );
@@ -132,8 +137,9 @@ export class FileReuseSession {
   async close(): Promise<void> {
     await this.writer?.abort();
     this.writer = null;
-    await this.files?.close();
+    const files = this.files;
     this.files = null;
+    await (await files?.catch(() => null))?.close();
   }
 
   private async choose(blobs: ReadonlyMap<string, string>): Promise<ReadonlyMap<string, number>> {
@@ -174,8 +180,8 @@ export class FileReuseSession {
     }
   }
 
-  private async repositoryFiles(): Promise<RepositoryFiles<Meta>> {
-    return (this.files ??= await this.cache.store.open<Meta>(this.repository as string));
+  private repositoryFiles(): Promise<RepositoryFiles<Meta>> {
+    return (this.files ??= this.cache.store.open<Meta>(this.repository as string));
   }
 
   /** A text's key: its blob, its path (classification and languages go by name) and the options that shape it. */

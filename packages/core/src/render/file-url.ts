@@ -29,8 +29,14 @@ function encodePath(path: string): string {
 
 /** The host's web link to `path` (repository-root-relative) at the scanned ref; `""` when there is none. */
 export function buildFileUrl(source: SourceInfo, path: string): string {
+  const base = fileUrlBase(source);
+  return base === '' ? '' : base + encodePath(path);
+}
+
+/** What every link of `source` starts with, before the file's path; `""` when it has no links. */
+export function fileUrlBase(source: SourceInfo): string {
   if (source.type !== 'remote' || !source.url || !source.hostFamily || !source.ref) return '';
   const segment =
     source.hostFamily === 'gitea' && source.ref !== source.commit ? 'src/branch' : BLOB_SEGMENT[source.hostFamily];
-  return `${source.url}/${segment}/${encodePath(source.ref)}/${encodePath(path)}`;
+  return `${source.url}/${segment}/${encodePath(source.ref)}/`;
 }

@@ -6,7 +6,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { ARTIFACT_FILE_NAMES } from '../artifacts/artifact-names.js';
 import { EarlierArtifactError, TextArtifactWriter } from '../artifacts/write-text-artifacts.js';
 import type { BlockSource, EarlierArtifact, OutputLayout } from '../artifacts/write-text-artifacts.js';
-import { buildFileUrl } from '../render/file-url.js';
+import { buildFileUrl, fileUrlBase } from '../render/file-url.js';
 import type {
   FormatRenderer,
   HeadContext,
@@ -168,6 +168,7 @@ async function writeCarried(
   const renderStart = performance.now();
   const blocks: BlockSource[] = [];
   const files: ScannedFileRecord[] = [];
+  const relink = relinker(earlier.files[0] ?? earlier.assets[0], input.source);
   for (const [index, file] of earlier.files.entries()) {
     const changed = fresh.get(file.path);
     if (changed !== undefined) {
@@ -175,13 +176,13 @@ async function writeCarried(
       files.push(changed.record);
       continue;
     }
-    const url = buildFileUrl(input.source, file.path);
+    const url = relink(file);
     // The block's link is spliced in: as JSON writes it, it must be the link itself.
     if (url !== file.url && !(plainLink(file.url) && plainLink(url))) return null;
     blocks.push({ index, from: file.url, to: url });
     files.push(url === file.url ? file : { ...file, url });
   }
-  const assets = earlier.assets.map((asset) => ({ ...asset, url: buildFileUrl(input.source, asset.path) }));
+  const assets = earlier.assets.map((asset) => ({ ...asset, url: relink(asset) }));
   const summary = summarize(files, assets, true);
   const head: HeadContext = { repository, encoding: input.encoding, tree: earlier.tree, lite: options.lite };
   const writer = await TextArtifactWriter.open(input.outDir, renderers, options.lite, deps.hashFile);
@@ -244,6 +245,23 @@ async function walkedChanges(input: ScanInput & { earlier: EarlierScan }): Promi
     walked.push({ path, absPath, size });
   }
   return walked;
+}
+
+type Linked = { path: string; url: string };
+
+/**
+ * The new link of an earlier file: each link is the source's base followed by the file's path, so
+ * one earlier file's link (`sample`) tells the earlier base, which is swapped for the new one
+ * rather than every path encoded again.
+ */
+function relinker(sample: Linked | undefined, source: ScanInput['source']): (file: Linked) => string {
+  const build = (file: Linked): string => buildFileUrl(source, file.path);
+  const base = fileUrlBase(source);
+  if (sample === undefined || base === '') return build;
+  const pathPart = build(sample).slice(base.length);
+  const earlierBase = sample.url.endsWith(pathPart) ? sample.url.slice(0, sample.url.length - pathPart.length) : '';
+  if (earlierBase === '') return build;
+  return (file) => (file.url.startsWith(earlierBase) ? base + file.url.slice(earlierBase.length) : build(file));
 }
 
 /** A link JSON writes as it is (no quote, backslash, control character or surrogate), as the other formats do. */

@@ -166,12 +166,15 @@ describe('carrying an earlier scan forward', () => {
       commit,
       subdir: null,
     });
+    // A name the links percent-encode: the new links must match what a fresh scan builds.
+    await writeFile(join(tree.root, 'naïve notes #1.md'), '# notes\n');
     const earlier = await earlierScan({}, remote('a'.repeat(40)));
     const path = earlier.files[0]?.path as string;
     await appendFile(join(tree.root, path), 'x\n');
     const { fresh, carried, freshDir, carriedDir } = await bothWays(earlier, [path], {}, remote('b'.repeat(40)));
     expect(carried.carried).toBe(earlier.files.length - 1);
     expect(carried.files[1]?.url).toContain('b'.repeat(40));
+    expect(carried.files.find((f) => f.path === 'naïve notes #1.md')?.url).toMatch(/\/na%C3%AFve%20notes%20%231\.md$/);
     expect(carried.assets.length).toBeGreaterThan(0);
     expect(carried.assets.every((a) => a.url.includes('b'.repeat(40)))).toBe(true);
     const txt = await readFile(join(carriedDir, ARTIFACT_FILE_NAMES.txt), 'utf8');

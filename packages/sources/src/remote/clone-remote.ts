@@ -158,8 +158,15 @@ export async function cloneRemote(options: CloneRemoteOptions): Promise<ClonedRe
     const keepInStore = options.keepInStore === true;
     /** HEAD's `ls-tree -r` and what it lists, when a step below has listed them already. */
     let listed: ReturnType<typeof listing> | null = null;
+    /** The commit cloned, when a step below has read it already. */
+    let head: string | null = null;
     if (leaveOnServer) {
-      listed = listing(await offline(['ls-tree', '-r', '--full-tree', 'HEAD']));
+      const [tree, commit] = await Promise.all([
+        offline(['ls-tree', '-r', '--full-tree', 'HEAD']),
+        revParseHead(offline),
+      ]);
+      listed = listing(tree);
+      head = commit;
       const fetched = await fetchUnkept(leaveOnServer, listed, (args) => git(args, destDir), offline);
       absent = fetched.kept;
       // Every blob still missing is one left on the server: listed by the walk, no placeholder.
@@ -189,7 +196,7 @@ export async function cloneRemote(options: CloneRemoteOptions): Promise<ClonedRe
       }
       await git(['checkout', '-q', 'HEAD', '--'], destDir);
     }
-    const commit = (await git(['rev-parse', '--verify', 'HEAD'], destDir)).trim();
+    const commit = head ?? (await revParseHead(offline));
     const { tracked, skips, blobs } = listed ?? listing(await offline(['ls-tree', '-r', '--full-tree', commit]));
     if ((await directorySize(destDir)) > maxBytes) throw tooLarge();
     return {
@@ -213,6 +220,10 @@ export async function cloneRemote(options: CloneRemoteOptions): Promise<ClonedRe
 }
 
 type Git = (args: string[]) => Promise<string>;
+
+async function revParseHead(offline: Git): Promise<string> {
+  return (await offline(['rev-parse', '--verify', 'HEAD'])).trim();
+}
 
 /** Objects of HEAD's history not in the clone (left on the server by a filter). */
 async function missingObjects(offline: Git): Promise<Set<string>> {
