@@ -13,7 +13,7 @@ import type { ScanError } from '@reposcan/contracts';
 import { createTokenCounter, DEFAULT_ENGINE_LIMITS, DEFAULT_SCAN_OPTIONS, runScan } from '@reposcan/core';
 import type { ScanOptions, ScanReport } from '@reposcan/core';
 import { prepareSource } from '../../src/prepare-source.js';
-import type { PreparedSource, SourceSettings } from '../../src/prepare-source.js';
+import type { PreparedSource } from '../../src/prepare-source.js';
 import {
   addIgnoreFixture,
   addLargeChangeFixture,
@@ -24,22 +24,10 @@ import {
 import type { ChangeFixture } from './helpers/change-fixture.js';
 import { startGitHttpServer } from './helpers/git-http-server.js';
 import type { GitHttpServer } from './helpers/git-http-server.js';
+import { loopbackSourceSettings } from './helpers/loopback-settings.js';
 
 const UPDATE = process.env.UPDATE_GOLDEN === '1';
 const GOLDEN = path.join(import.meta.dirname, 'fixtures', 'golden', 'change-digest');
-
-const SETTINGS: SourceSettings = {
-  allowedLocalRoots: null,
-  allowedHosts: '*',
-  allowHttp: true,
-  allowPrivateHosts: true,
-  cloneTimeoutMs: 60_000,
-  cloneStallSeconds: 30,
-  maxCloneBytes: 64 * 1024 * 1024,
-  maxBlobBytes: 1024 * 1024,
-  archive: { maxEntries: 1, maxUncompressedBytes: 1, maxRatio: 1, maxDepth: 1 } as SourceSettings['archive'],
-  gitCredentialsFile: null,
-};
 
 const counter = createTokenCounter('o200k_base');
 const countInThread = (contents: Uint8Array[]): Promise<number[]> =>
@@ -79,7 +67,7 @@ async function digest(
     {
       workDir: srcDir,
       uploadPath: null,
-      settings: SETTINGS,
+      settings: loopbackSourceSettings(),
       signal: new AbortController().signal,
       onPhase: () => {},
       baseRef,

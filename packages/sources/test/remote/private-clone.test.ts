@@ -5,11 +5,11 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ScanError } from '@reposcan/contracts';
 import { prepareSource } from '../../src/prepare-source.js';
-import type { SourceSettings } from '../../src/prepare-source.js';
 import { createFixtures } from './helpers/fixture-repos.js';
 import type { Fixtures } from './helpers/fixture-repos.js';
 import { startGitHttpServer } from './helpers/git-http-server.js';
 import type { GitHttpServer } from './helpers/git-http-server.js';
+import { loopbackSourceSettings } from './helpers/loopback-settings.js';
 
 // Private repositories: real git against a loopback server that wants HTTP basic credentials.
 // The credential comes from the request (gitToken) or GIT_CREDENTIALS_FILE, reaches git through
@@ -38,28 +38,6 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-function settings(gitCredentialsFile: string | null = null): SourceSettings {
-  return {
-    allowedLocalRoots: null,
-    allowedHosts: '*',
-    allowHttp: true,
-    allowPrivateHosts: true,
-    cloneTimeoutMs: 30_000,
-    cloneStallSeconds: 30,
-    maxCloneBytes: 1024 ** 3,
-    maxBlobBytes: 1024 ** 2,
-    archive: {
-      maxEntries: 1000,
-      maxUncompressedBytes: 1024 ** 2,
-      maxRatio: 100,
-      maxDepth: 20,
-      maxNameBytes: 1024,
-      maxComponentBytes: 255,
-    },
-    gitCredentialsFile,
-  };
-}
-
 async function clone(repoPath: string, gitToken: string | null, fileText?: string) {
   const workDir = path.join(work, randomUUID());
   mkdirSync(workDir);
@@ -73,7 +51,7 @@ async function clone(repoPath: string, gitToken: string | null, fileText?: strin
     {
       workDir,
       uploadPath: null,
-      settings: settings(file),
+      settings: loopbackSourceSettings(file),
       signal: new AbortController().signal,
       onPhase: () => {},
       gitToken,

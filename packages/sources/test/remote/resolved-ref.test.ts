@@ -4,10 +4,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { prepareSource } from '../../src/prepare-source.js';
-import type { PrepareContext, SourceSettings } from '../../src/prepare-source.js';
+import type { PrepareContext } from '../../src/prepare-source.js';
 import { createFixtures } from './helpers/fixture-repos.js';
 import type { Fixtures } from './helpers/fixture-repos.js';
 import { startGitHttpServer } from './helpers/git-http-server.js';
+import { loopbackSourceSettings } from './helpers/loopback-settings.js';
 import type { GitHttpServer } from './helpers/git-http-server.js';
 
 // A ref resolved moments before (the API's ls-remote, handed on with the request) is cloned as it
@@ -29,26 +30,6 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-const SETTINGS: SourceSettings = {
-  allowedLocalRoots: null,
-  allowedHosts: '*',
-  allowHttp: true,
-  allowPrivateHosts: true,
-  cloneTimeoutMs: 30_000,
-  cloneStallSeconds: 30,
-  maxCloneBytes: 1024 ** 3,
-  maxBlobBytes: 1024 ** 2,
-  archive: {
-    maxEntries: 1000,
-    maxUncompressedBytes: 1024 ** 2,
-    maxRatio: 100,
-    maxDepth: 20,
-    maxNameBytes: 1024,
-    maxComponentBytes: 255,
-  },
-  gitCredentialsFile: null,
-};
-
 /** The widgets repository prepared with `extra`, and how many times git listed its refs meanwhile. */
 async function prepared(extra: Partial<PrepareContext>) {
   const workDir = path.join(work, randomUUID());
@@ -59,7 +40,7 @@ async function prepared(extra: Partial<PrepareContext>) {
     {
       workDir,
       uploadPath: null,
-      settings: SETTINGS,
+      settings: loopbackSourceSettings(),
       signal: new AbortController().signal,
       onPhase: () => {},
       ...extra,
