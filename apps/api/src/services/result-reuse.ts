@@ -1,6 +1,6 @@
 import type { ScanOptions, ScanRequestRecord, TokenEncoding } from '@reposcan/contracts';
 import { parseRepoPath, resolveRemoteCommit } from '@reposcan/sources';
-import type { SourceSettings } from '@reposcan/sources';
+import type { ResolvedRef, SourceSettings } from '@reposcan/sources';
 import type { CommitCache, CommitCacheMaterial } from '@reposcan/storage';
 
 export interface ResultReuseDeps {
@@ -13,23 +13,20 @@ export interface ResultReuseDeps {
   timeoutMs?: number;
 }
 
-/** A completed scan that an accepted request may take its result from. */
-export interface ReusableResult {
-  fromScanId: string;
-  material: CommitCacheMaterial;
-}
-
 /** What a lookup learnt: the commit the ref names now (its key), and a completed scan of it, if any. */
 export interface CommitLookup {
   material: CommitCacheMaterial;
   fromScanId: string | null;
 }
 
+/** A completed scan that an accepted request may take its result from. */
+export type ReusableResult = CommitLookup & { fromScanId: string };
+
 /** An `ls-remote` answers in well under a second; one that takes longer is not worth waiting on. */
 const LS_REMOTE_TIMEOUT_MS = 10_000;
 
 /** The ref a lookup resolved, as a queued scan's request keeps it for its worker. */
-export function resolvedRef({ material }: CommitLookup): { branch: string; commit: string; subdir: string | null } {
+export function resolvedRef({ material }: CommitLookup): ResolvedRef {
   const { branch, commit, subdir } = material.identity;
   return { branch, commit, subdir };
 }
