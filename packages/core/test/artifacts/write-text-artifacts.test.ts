@@ -1,6 +1,6 @@
 import { Buffer } from 'node:buffer';
 import { createHash } from 'node:crypto';
-import { mkdtemp, readdir, readFile, readlink, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, open, readdir, readFile, readlink, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -8,9 +8,11 @@ import { hashOnThisThread } from '../../src/io/appended-file-hash.js';
 import type { HashAppendedFile } from '../../src/io/appended-file-hash.js';
 import { IoThreads } from '../../src/io/io-threads.js';
 import { TextArtifactWriter } from '../../src/artifacts/write-text-artifacts.js';
+import type { BlockSource, EarlierArtifact, OutputLayout } from '../../src/artifacts/write-text-artifacts.js';
 import { jsonRenderer } from '../../src/render/render-json.js';
+import { markdownRenderer } from '../../src/render/render-markdown.js';
 import { txtRenderer } from '../../src/render/render-txt.js';
-import type { HeadContext, RenderContext } from '../../src/render/render-context.js';
+import type { HeadContext, RenderContext, TextFormat } from '../../src/render/render-context.js';
 import type { TextFileRecord } from '../../src/types.js';
 
 const HEAD: HeadContext = {
@@ -105,6 +107,64 @@ describe('TextArtifactWriter', () => {
       }
     },
   );
+
+  it('copies an earlier artifact block by block, every link swapped, as a fresh write would write it', async () => {
+    const renderers = [txtRenderer, markdownRenderer, jsonRenderer];
+    const linked = (commit: string) =>
+      files(12000, 0).map((f, i) => {
+        const content = Buffer.from('x'.repeat(i % 61));
+        const url = `https://git.example/acme/widgets/blob/${commit}/${f.record.path}`;
+        return { record: { ...f.record, size_bytes: content.length, url }, content };
+      });
+    /** One folder's artifacts, ending with the totals of `written`. */
+    const write = async (
+      name: string,
+      written: Array<{ record: TextFileRecord }>,
+      add: (writer: TextArtifactWriter) => Promise<void>,
+    ): Promise<{ folder: string; layouts: Record<TextFormat, OutputLayout> }> => {
+      const folder = join(dir, name);
+      await mkdir(folder);
+      const writer = await TextArtifactWriter.open(folder, renderers, false, hashOnThisThread);
+      await writer.begin(HEAD);
+      await add(writer);
+      await writer.finish(totals(written));
+      return { folder, layouts: writer.layouts() };
+    };
+    const before = linked('a'.repeat(40));
+    const after = linked('b'.repeat(40));
+    after[1] = {
+      record: { ...(after[1] as (typeof after)[number]).record, size_bytes: 3 },
+      content: Buffer.from('new'),
+    };
+    const earlier = await write('earlier', before, async (w) => {
+      for (const f of before) await w.addFile(f.record, f.content);
+    });
+    const fresh = await write('fresh', after, async (w) => {
+      for (const f of after) await w.addFile(f.record, f.content);
+    });
+    const handles = await Promise.all(renderers.map((r) => open(join(earlier.folder, `output.${r.format}`), 'r')));
+    try {
+      const from = Object.fromEntries(
+        renderers.map((r, i) => [r.format, { handle: handles[i], layout: earlier.layouts[r.format] }]),
+      ) as Record<TextFormat, EarlierArtifact>;
+      const blocks: BlockSource[] = after.map((f, index) =>
+        index === 1 ? f : { index, from: (before[index] as (typeof before)[number]).record.url, to: f.record.url },
+      );
+      const copied = await write('copied', after, (w) => w.addBlocks(blocks, from));
+      expect(copied.layouts).toEqual(fresh.layouts);
+      for (const r of renderers) {
+        const [want, got] = await Promise.all([
+          readFile(join(fresh.folder, `output.${r.format}`)),
+          readFile(join(copied.folder, `output.${r.format}`)),
+        ]);
+        expect(got.equals(want), r.format).toBe(true);
+        // Several of the copy's 1 MiB windows and write buffers.
+        expect(want.length, r.format).toBeGreaterThan(2 ** 21);
+      }
+    } finally {
+      await Promise.all(handles.map((h) => h.close()));
+    }
+  });
 
   it('writes straight into the artifacts when the head comes first, leaving no other file', async () => {
     const writer = await TextArtifactWriter.open(dir, [txtRenderer], false, hashOnThisThread);
