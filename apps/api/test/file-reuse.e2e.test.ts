@@ -46,6 +46,8 @@ describe('file cache: a rescan of a new commit reuses every unchanged file (loop
     repo = createGrowingRepo(base, 'files', { partialClones: true });
     const files: Record<string, string | Buffer> = {
       'README.md': '# files\n',
+      // A name git quotes (not ASCII): reused like any other.
+      'docs/naïve notes.md': '# notes\n',
       '.gitignore': 'build/\n',
       'config/settings.ts': `export const token = '${SECRET}';\n`,
       'assets/logo.png': Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]),
@@ -115,10 +117,10 @@ describe('file cache: a rescan of a new commit reuses every unchanged file (loop
     expect(rescan.commit).toBe(next);
     expect(rescan.cached_from).toBeUndefined();
     expect(rescan.total_files).toBe(first.total_files);
-    // Every text but the changed one: the other modules, README.md, .gitignore and
+    // Every text but the changed one: the other modules, README.md, the notes, .gitignore and
     // config/settings.ts, copied from the first scan's outputs. The image and the large file are
     // never texts.
-    expect(await reusedSoFar()).toBe(MODULES - 1 + 3);
+    expect(await reusedSoFar()).toBe(MODULES - 1 + 4);
     // What the first scan kept for the next commit (its records and where its blocks lie) holds no secret either.
     const carried = join(api.dataDir, 'scans', first.scan_id, 'carry.json');
     expect((await readFile(carried)).includes(SECRET)).toBe(false);
@@ -129,7 +131,7 @@ describe('file cache: a rescan of a new commit reuses every unchanged file (loop
     expect(txt).toContain('[REDACTED:');
 
     const fresh = await scan({ repo_path: repoUrl, cache: false });
-    expect(await reusedSoFar()).toBe(MODULES + 2);
+    expect(await reusedSoFar()).toBe(MODULES + 3);
     await sameOutputs(rescan.scan_id, fresh.scan_id);
     newestDefault = fresh.scan_id;
     // The large file stayed on the server, known as too large from the first scan.
@@ -146,7 +148,7 @@ describe('file cache: a rescan of a new commit reuses every unchanged file (loop
     // The first clone left every unchanged file on the server for the carry, which the engine
     // refused: the second takes each unchanged text from the file cache (all but the ignore file).
     expect(await clonesSoFar()).toBe(cloned + 2);
-    expect(await reusedSoFar()).toBe(counted + MODULES - 1 + 2);
+    expect(await reusedSoFar()).toBe(counted + MODULES - 1 + 3);
     const summary = (await (await fetch(`${api.baseUrl}/v1/summary/${rescan.scan_id}`)).json()) as {
       data: { skipped: { path: string; reason: string }[] };
     };
@@ -161,14 +163,14 @@ describe('file cache: a rescan of a new commit reuses every unchanged file (loop
     const before = await reusedSoFar();
     await scan({ repo_path: repoUrl, create_zip: true });
     // Every text but the ignore file (which the walk reads itself), as the first rescan left them.
-    expect(await reusedSoFar()).toBe(before + MODULES + 2);
+    expect(await reusedSoFar()).toBe(before + MODULES + 3);
     expect((await fetch(`${api.baseUrl}/v1/cleanup/${newestDefault}`, { method: 'DELETE' })).status).toBe(200);
     for (const [i, body] of [{ create_zip: true }, {}].entries()) {
       commit({ 'src/module-9.ts': `export const nine = ${i};\n` }, `change ${i}`);
       const counted = await reusedSoFar();
       const rescan = await scan({ repo_path: repoUrl, ...body });
       // The scan the default options would carry forward is deleted: nothing to carry.
-      expect(await reusedSoFar()).toBe(counted + MODULES - 1 + 2);
+      expect(await reusedSoFar()).toBe(counted + MODULES - 1 + 3);
       await sameOutputs(rescan.scan_id, (await scan({ repo_path: repoUrl, ...body, cache: false })).scan_id);
     }
   });
@@ -179,7 +181,7 @@ describe('file cache: a rescan of a new commit reuses every unchanged file (loop
     expect(await reusedSoFar()).toBe(before);
     commit({ 'src/module-3.ts': 'export function three(): number {\n  return 3;\n}\n' }, 'another file');
     const again = await scan({ repo_path: repoUrl, compress: 'signatures' });
-    expect(await reusedSoFar()).toBe(before + MODULES - 1 + 3);
+    expect(await reusedSoFar()).toBe(before + MODULES - 1 + 4);
     await sameOutputs(
       again.scan_id,
       (await scan({ repo_path: repoUrl, compress: 'signatures', cache: false })).scan_id,
@@ -190,7 +192,7 @@ describe('file cache: a rescan of a new commit reuses every unchanged file (loop
     commit({ 'src/module-4.ts': 'export const four = 4;\n' }, 'a third file');
     await scan({ repo_path: repoUrl, secrets: 'report' });
     await scan({ repo_path: repoUrl, secrets: 'off' });
-    expect(await reusedSoFar()).toBe(before + MODULES + 2);
+    expect(await reusedSoFar()).toBe(before + MODULES + 3);
     expect((await cacheFiles()).length).toBe(kept);
   });
 

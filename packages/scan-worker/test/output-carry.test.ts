@@ -29,9 +29,10 @@ const material = (commit: string): CommitCacheMaterial => ({
 function prepared(
   blobs: Record<string, string>,
   other: Record<string, 'symlink' | 'submodule'> = {},
-  quoted: string[] = [],
+  /** Paths with no blob id: names that are not UTF-8. */
+  noBlobId: string[] = [],
 ): PreparedSource {
-  const tracked = [...Object.keys(blobs), ...Object.keys(other), ...quoted].sort();
+  const tracked = [...Object.keys(blobs), ...Object.keys(other), ...noBlobId].sort();
   return {
     root: '/nowhere',
     repoName: 'r',
@@ -118,7 +119,7 @@ describe('OutputCarry', () => {
     ).toBeUndefined();
   });
 
-  it('plans nothing when a path, link or submodule changed, a path is quoted, or the commit is the same', async () => {
+  it('plans nothing when a path, link or submodule changed, a name is not UTF-8, or the commit is the same', async () => {
     const none = async (next: PreparedSource, commit?: string): Promise<void> => {
       const { carry, unchanged } = await planned(next, commit);
       expect(unchanged).toBeUndefined();
@@ -128,12 +129,12 @@ describe('OutputCarry', () => {
     await none(prepared(blobs, { link: 'submodule' }));
     await none(prepared(blobs));
     await none(prepared(blobs, { link: 'symlink' }), 'a'.repeat(40));
-    // A path git quotes has no blob id: its content could change unseen, so such a tree is neither kept nor carried.
-    const quoted = (): PreparedSource => prepared(blobs, { link: 'symlink' }, ['"\\303\\251.ts"']);
-    const quotedScan = await createdScan(t.store);
-    await t.store.updateState(quotedScan, (s) => ({ ...s, state: 'completed' }));
-    await newCarry().record(quotedScan, material('c'.repeat(40)), quoted(), report);
-    await none(quoted());
+    // A name that is not UTF-8 has no blob id: its content could change unseen, so such a tree is neither kept nor carried.
+    const rawName = (): PreparedSource => prepared(blobs, { link: 'symlink' }, ['caf\udce9.ts']);
+    const rawNameScan = await createdScan(t.store);
+    await t.store.updateState(rawNameScan, (s) => ({ ...s, state: 'completed' }));
+    await newCarry().record(rawNameScan, material('c'.repeat(40)), rawName(), report);
+    await none(rawName());
     expect((await planned(prepared(blobs, { link: 'symlink' }))).unchanged).toBeDefined();
   });
 

@@ -88,7 +88,7 @@ export interface PreparedSource {
   commitIdentity?: RemoteCommit;
   /** With `base_ref`: what changed between it and the cloned commit, for a change digest. */
   changes?: ChangeSet;
-  /** A remote clone: the blob id of each regular file with a plain path (ClonedRemote.blobs). */
+  /** A remote clone: the blob id of each regular file by path (ClonedRemote.blobs). */
   blobs?: ReadonlyMap<string, string>;
   /**
    * Files the clone left off the disk (ClonedRemote.absent): for the file cache to give, or, in a

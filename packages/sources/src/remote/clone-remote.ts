@@ -2,6 +2,7 @@ import { mkdir, open, readdir, realpath, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path';
 import { ScanError } from '@reposcan/contracts';
 import { IGNORE_FILE_NAMES } from '@reposcan/core/ignore-file-names';
+import { shownPath } from '@reposcan/core/path-bytes';
 import { withDeadline } from './deadline.js';
 import { directorySize, watchDirectorySize } from './directory-size-watchdog.js';
 import { classifyGitFailure } from './git-errors.js';
@@ -71,7 +72,7 @@ export interface ClonedRemote {
   skips: ReadonlyMap<string, 'symlink' | 'submodule'>;
   /** Every path of the commit's tree (POSIX, from the repository root). */
   tracked: string[];
-  /** The blob id of each regular file whose path git prints as it is (plain ASCII), by path. */
+  /** The blob id of each regular file by path, a path that is not UTF-8 left out (regularBlobs). */
   blobs: ReadonlyMap<string, string>;
   /**
    * The files `leaveOnServer` kept on the server, with the sizes it gave: not on disk at all (the
@@ -317,12 +318,18 @@ function listing(tree: string): Pick<ClonedRemote, 'tracked' | 'skips' | 'blobs'
   return { tree, tracked: treePaths(tree), skips: linksAndSubmodules(tree), blobs: regularBlobs(tree) };
 }
 
-/** Regular files (modes 100644 and 100755) of `ls-tree -r` whose path git did not quote: path → blob id. */
+/**
+ * Regular files (modes 100644 and 100755) of `ls-tree -r`: path → blob id. A path git quoted is
+ * taken unquoted when the scan names the file that way too (UTF-8, no name starting with `"`);
+ * one with bytes that are not UTF-8 is left out.
+ */
 function regularBlobs(lsTree: string): Map<string, string> {
   const blobs = new Map<string, string>();
   for (const record of lsTree.split('\n')) {
-    const match = /^100(?:644|755) blob ([0-9a-f]+)\t([^"].*)$/s.exec(record);
-    if (match) blobs.set(match[2] as string, match[1] as string);
+    const match = /^100(?:644|755) blob ([0-9a-f]+)\t(.+)$/s.exec(record);
+    if (!match) continue;
+    const path = unquoteGitPath(match[2] as string);
+    if (shownPath(path) === path) blobs.set(path, match[1] as string);
   }
   return blobs;
 }

@@ -42,6 +42,7 @@ import {
   LFS_POINTER,
   RAW_NAMES,
   serveWithFilters,
+  takesRawNames,
 } from './helpers/fixture-repos.js';
 import type { Fixtures } from './helpers/fixture-repos.js';
 import { startBlackHoleServer, startGitHttpServer } from './helpers/git-http-server.js';
@@ -649,6 +650,55 @@ describe('a clone told which files an earlier scan processed leaves their blobs 
     expect(readFileSync(path.join(destDir, 'src', '.gittxtignore'), 'utf8')).toBe('*.gen.ts\n');
     expect(existsSync(path.join(destDir, 'src', 'app.ts'))).toBe(false);
     expect(cloned.absent).toEqual(new Map([['src/app.ts', 0]]));
+  });
+
+  it('asks about files whose names git quotes, by the names the scan gives them', async () => {
+    const source = path.join(work, `names-${randomUUID()}`);
+    const utf8 = ['docs/naïve notes.md', '日本/読む.md', 'say "hi".txt', 'tab\there.txt'];
+    // Shown quoted by the scan (it starts with `"`): kept off the question.
+    const unlike = ['"quoted".txt'];
+    for (const name of [...utf8, ...unlike, 'plain.ts']) {
+      mkdirSync(path.dirname(path.join(source, name)), { recursive: true });
+      writeFileSync(pathBytesOf(path.join(source, name)), `text of ${name}\n`);
+    }
+    git(source, 'init', '-q', '-b', 'trunk');
+    git(source, 'add', '-A');
+    git(source, 'commit', '-q', '-m', 'first');
+    const bare = path.join(fixtures.projectRoot, 'acme', 'quoted-names.git');
+    git(fixtures.projectRoot, 'clone', '-q', '--bare', source, bare);
+    serveWithFilters(bare);
+    const asked: string[] = [];
+    const { cloned, destDir } = await cloneKeeping(`${server.origin}/acme/quoted-names`, ({ blobs }) => {
+      asked.push(...blobs.keys());
+      return Promise.resolve(new Map([...utf8, 'plain.ts'].map((file) => [file, 0])));
+    });
+    expect(asked.sort()).toEqual([...utf8, 'plain.ts'].sort());
+    expect(cloned.blobs.get('日本/読む.md')).toBe(git(bare, 'rev-parse', 'trunk:日本/読む.md'));
+    // What it was told to keep stays on the server; the rest is on disk, byte for byte.
+    expect(cloned.absent).toEqual(new Map([...utf8, 'plain.ts'].map((file) => [file, 0])));
+    for (const name of utf8) expect(existsSync(path.join(destDir, name))).toBe(false);
+    for (const name of unlike)
+      expect(readFileSync(pathBytesOf(path.join(destDir, name)), 'utf8')).toBe(`text of ${name}\n`);
+  });
+
+  it.runIf(takesRawNames)('never asks about a file whose name is not UTF-8, and writes it', async () => {
+    const source = path.join(work, `raw-${randomUUID()}`);
+    mkdirSync(source);
+    writeFileSync(path.join(source, 'plain.ts'), 'export const plain = 1;\n');
+    writeFileSync(pathBytesOf(path.join(source, 'caf\udce9.txt')), 'café\n');
+    git(source, 'init', '-q', '-b', 'trunk');
+    git(source, 'add', '-A');
+    git(source, 'commit', '-q', '-m', 'first');
+    const bare = path.join(fixtures.projectRoot, 'acme', 'raw-names.git');
+    git(fixtures.projectRoot, 'clone', '-q', '--bare', source, bare);
+    serveWithFilters(bare);
+    const asked: string[] = [];
+    const { destDir } = await cloneKeeping(`${server.origin}/acme/raw-names`, ({ blobs }) => {
+      asked.push(...blobs.keys());
+      return Promise.resolve(new Map([['plain.ts', 0]]));
+    });
+    expect(asked).toEqual(['plain.ts']);
+    expect(readFileSync(pathBytesOf(path.join(destDir, 'caf\udce9.txt')), 'utf8')).toBe('café\n');
   });
 
   it('is not asked for a folder clone, which fetches only its folder anyway', async () => {
