@@ -42,10 +42,12 @@ const INTEGRATION = [
   'packages/sources/test/remote/resolved-ref.test.ts',
   // git in a worker thread.
   'packages/sources/test/remote/git-batch-in-thread.test.ts',
-  // Differential runs against another program on random trees, a corpus or a race: git
-  // (walk), js-tiktoken (token counts), python3 swapping folders under scans for 12 s.
+  // Differential runs against another program or path on random trees, a corpus or a race: git
+  // (walk), js-tiktoken (token counts), a fresh scan (carried outputs), python3 swapping folders
+  // under scans for 12 s.
   'packages/core/test/walk/git-differential.test.ts',
   'packages/core/test/walk/git-fuzz.test.ts',
+  'packages/core/test/scan/carry-forward-fuzz.test.ts',
   'packages/core/test/tokens/token-counter.test.ts',
   'packages/core/test/tokens/bpe-wasm.test.ts',
   'packages/core/test/tokens/long-pieces.test.ts',
