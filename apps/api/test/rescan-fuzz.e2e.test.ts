@@ -64,6 +64,8 @@ describe('a rescan of each random commit writes what a fresh scan of it writes (
       SCAN_WAIT_SECONDS: '60',
       // The long contents are over it: blobs the clone leaves on the server.
       MAX_FILE_BYTES: '8192',
+      // The work tree itself, scanned as a local folder: what the clone gave the scan, checked apart from git.
+      ALLOWED_LOCAL_ROOTS: base,
     });
   });
   afterAll(async () => {
@@ -113,6 +115,14 @@ describe('a rescan of each random commit writes what a fresh scan of it writes (
     const text = await (await fetch(`${api.baseUrl}/metrics`)).text();
     return Number(/^reposcan_files_reused_total (\d+)$/m.exec(text)?.[1] ?? 0);
   };
+  /** The JSON output's files and assets without their links. */
+  const filesOf = async (scanId: string): Promise<unknown> => {
+    type Entry = { url?: string };
+    const json = Buffer.from(await download(scanId, 'json'), 'latin1').toString();
+    // Lite outputs list no assets.
+    const output = JSON.parse(json) as { files: Entry[]; assets?: Entry[] };
+    return [...output.files, ...(output.assets ?? [])].map(({ url: _url, ...entry }) => entry);
+  };
   const download = async (scanId: string, format: string): Promise<string> => {
     const response = await fetch(`${api.baseUrl}/v1/download/${scanId}?format=${format}`);
     expect(response.status).toBe(200);
@@ -141,6 +151,9 @@ describe('a rescan of each random commit writes what a fresh scan of it writes (
         expect(await download(reused.scan_id, format), `round ${round}, ${format}`).toBe(
           await download(fresh.scan_id, format),
         );
+      // The same files and texts as the work tree holds, links aside.
+      const local = await scan({ ...options, repo_path: work });
+      expect(await filesOf(fresh.scan_id), `round ${round}`).toEqual(await filesOf(local.scan_id));
     }
     // The comparisons mean something only if the rescans did reuse files.
     expect(await filesReused()).toBeGreaterThan(reusedBefore);

@@ -47,8 +47,8 @@ export interface CloneRemoteOptions {
   /**
    * A whole-repository clone with a blob limit or `leaveOnServer` writes out only its ignore files,
    * links and submodules; every other regular file stays in the object store (ClonedRemote.inStore),
-   * for the scan to read from there (CloneBlobs). A tree with a path git quotes is written out whole,
-   * as it is when this is unset.
+   * for the scan to read from there (CloneBlobs). A tree with a name the scan shows quoted (not
+   * UTF-8, or starting with `"`) is written out whole, as it is when this is unset.
    */
   keepInStore?: boolean;
 }
@@ -319,17 +319,27 @@ function listing(tree: string): Pick<ClonedRemote, 'tracked' | 'skips' | 'blobs'
 }
 
 /**
- * Regular files (modes 100644 and 100755) of `ls-tree -r`: path → blob id. A path git quoted is
- * taken unquoted when the scan names the file that way too (UTF-8, no name starting with `"`);
- * one with bytes that are not UTF-8 is left out.
+ * A path of `ls-tree -r` as the scan names it (unquoted), or null when the scan names it otherwise:
+ * a name that is not UTF-8 or that starts with `"` is shown quoted (path-bytes.ts).
  */
+function scanPath(gitPath: string): string | null {
+  const path = unquoteGitPath(gitPath);
+  return shownPath(path) === path ? path : null;
+}
+
+/** Whether every path of an `ls-tree -r` listing is one the scan names as it is (scanPath). */
+function namesEveryPath(lsTree: string): boolean {
+  for (const match of lsTree.matchAll(/\t("[^\n]*)$/gm)) if (scanPath(match[1] as string) === null) return false;
+  return true;
+}
+
+/** Regular files (modes 100644 and 100755) of `ls-tree -r`: path → blob id, for every path scanPath names. */
 function regularBlobs(lsTree: string): Map<string, string> {
   const blobs = new Map<string, string>();
   for (const record of lsTree.split('\n')) {
     const match = /^100(?:644|755) blob ([0-9a-f]+)\t(.+)$/s.exec(record);
-    if (!match) continue;
-    const path = unquoteGitPath(match[2] as string);
-    if (shownPath(path) === path) blobs.set(path, match[1] as string);
+    const path = match ? scanPath(match[2] as string) : null;
+    if (path !== null) blobs.set(path, (match as RegExpExecArray)[1] as string);
   }
   return blobs;
 }
@@ -356,8 +366,8 @@ async function checkOutPresentBlobs(
   if (!known) await offline(['read-tree', 'HEAD']);
   if (keepInStore) {
     const listing = known?.listing ?? (await offline(['ls-tree', '-r', '--full-tree', 'HEAD']));
-    // A quoted path cannot be named to checkout-index as it is: such a tree is written out whole.
-    if (!/\t"/.test(listing)) return writeOutOnlyWhatIsWalked(destDir, placeholderSize, offline, listing);
+    // inStore goes by the names the scan gives files: a tree with one it shows quoted is written out whole.
+    if (namesEveryPath(listing)) return writeOutOnlyWhatIsWalked(destDir, placeholderSize, offline, listing);
   }
   const missing = known?.missing ?? (await missingObjects(offline));
   const omitted: string[] = [];
@@ -411,7 +421,8 @@ async function writeOutOnlyWhatIsWalked(
   for (const record of listing.split('\n')) {
     const match = /^(\d+) (blob|commit) ([0-9a-f]+)\t(.+)$/s.exec(record);
     if (!match) continue;
-    const [, mode, type, blob, relPath] = match as unknown as [string, string, string, string, string];
+    const [, mode, type, blob, gitPath] = match as unknown as [string, string, string, string, string];
+    const relPath = unquoteGitPath(gitPath);
     const size = present.get(blob);
     // A submodule is written out as the empty folder the walk lists and skips.
     if (type === 'commit') onDisk.push(relPath);

@@ -795,4 +795,44 @@ describe('the files a clone keeps in its store (CloneBlobs)', () => {
     // Nothing is left waiting, so closing has nothing to report.
     await expect(store.close()).resolves.toBeUndefined();
   });
+
+  it('keeps files whose names git quotes there too, by the names the scan gives them', async () => {
+    const source = path.join(work, `in-store-${randomUUID()}`);
+    const files = { 'ünï/naïve notes.md': '# notes\n', '日本/読む.ts': 'export const 読む = 1;\n', 'plain.ts': 'x\n' };
+    for (const [name, text] of Object.entries({ ...files, 'ünï/.gitignore': 'build/\n' })) {
+      mkdirSync(path.dirname(path.join(source, name)), { recursive: true });
+      writeFileSync(path.join(source, name), text);
+    }
+    git(source, 'init', '-q', '-b', 'main');
+    git(source, 'add', '-A');
+    git(source, 'commit', '-q', '-m', 'first');
+    const bare = path.join(fixtures.projectRoot, 'acme', 'quoted-in-store.git');
+    git(fixtures.projectRoot, 'clone', '-q', '--bare', source, bare);
+    serveWithFilters(bare);
+    const { spec, gitEnv } = await prepare(`${server.origin}/acme/quoted-in-store`);
+    const destDir = destination();
+    const cloned = await cloneRemote({
+      spec,
+      branch: 'main',
+      destDir,
+      deadlineMs: 30_000,
+      maxBytes: GIB,
+      gitEnv,
+      maxBlobBytes: 1024 * 1024,
+      keepInStore: true,
+    });
+    expect([...cloned.inStore.keys()].sort()).toEqual(Object.keys(files).sort());
+    for (const name of Object.keys(files)) expect(existsSync(path.join(destDir, name))).toBe(false);
+    // The walk reads the ignore file, so it is written out, in its folder of a quoted name.
+    expect(readFileSync(path.join(destDir, 'ünï/.gitignore'), 'utf8')).toBe('build/\n');
+    const store = new CloneBlobs(cloned.inStore, destDir, gitEnv, new AbortController().signal);
+    const read = await store.read(
+      Object.keys(files).map((file) => ({ path: file })),
+      Number.POSITIVE_INFINITY,
+    );
+    expect(read.map((outcome) => Buffer.from((outcome as { bytes: Uint8Array }).bytes).toString())).toEqual(
+      Object.values(files),
+    );
+    await store.close();
+  });
 });
