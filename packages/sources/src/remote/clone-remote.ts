@@ -323,6 +323,8 @@ function listing(tree: string): Pick<ClonedRemote, 'tracked' | 'skips' | 'blobs'
  * a name that is not UTF-8 or that starts with `"` is shown quoted (path-bytes.ts).
  */
 function scanPath(gitPath: string): string | null {
+  // Unquoted, it is printable ASCII without `"`: named alike.
+  if (!gitPath.startsWith('"')) return gitPath;
   const path = unquoteGitPath(gitPath);
   return shownPath(path) === path ? path : null;
 }
