@@ -44,11 +44,17 @@ describe('change digests through the API (loopback git server)', () => {
     writeFileSync(join(work, 'README.md'), '# app\n');
     writeFileSync(join(work, 'keep.ts'), 'export const kept = 1;\n');
     writeFileSync(join(work, 'old.ts'), 'export const old = 1;\n');
+    // Names git quotes: one left unchanged, one changed.
+    mkdirSync(join(work, 'docs'));
+    writeFileSync(join(work, 'docs', 'naïve notes.md'), 'notes nobody changes\n');
+    mkdirSync(join(work, '日本'));
+    writeFileSync(join(work, '日本', '読む.md'), '# 読む\n');
     git(work, 'add', '-A');
     git(work, 'commit', '-q', '-m', 'first');
     first = git(work, 'rev-parse', 'HEAD');
     writeFileSync(join(work, 'README.md'), '# app\n\nNow with a second line.\n');
     writeFileSync(join(work, 'new.ts'), 'export const added = 2;\n');
+    writeFileSync(join(work, '日本', '読む.md'), '# 読む\n\n新しい行\n');
     git(work, 'rm', '-q', 'old.ts');
     git(work, 'add', '-A');
     git(work, 'commit', '-q', '-m', 'second');
@@ -76,13 +82,16 @@ describe('change digests through the API (loopback git server)', () => {
     expect(body.data.changes).toMatchObject({
       base_commit: first,
       head_commit: second,
-      counts: { added: 1, modified: 1, deleted: 1, renamed: 0 },
+      counts: { added: 1, modified: 2, deleted: 1, renamed: 0 },
     });
     const txt = await (await fetch(`${api.baseUrl}/v1/download/${body.data.scan_id}?format=txt`)).text();
     expect(txt).toContain('+Now with a second line.');
     expect(txt).toContain('export const added = 2;');
     expect(txt).toContain('old.ts');
     expect(txt).not.toContain('export const kept = 1;'); // unchanged: not in the digest
+    expect(txt).toContain('日本/読む.md');
+    expect(txt).toContain('+新しい行');
+    expect(txt).not.toContain('notes nobody changes');
   });
 
   it('a ref the repository does not have is 422 BASE_REF_NOT_FOUND', async () => {
