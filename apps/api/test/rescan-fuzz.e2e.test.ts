@@ -23,6 +23,7 @@ import { startGitHttpServer } from '../../../packages/sources/test/remote/helper
 import type { GitHttpServer } from '../../../packages/sources/test/remote/helpers/git-http-server.js';
 import { pick, randomContent, seededRandom } from '../../../packages/core/test/scan/random-contents.js';
 import type { Rng } from '../../../packages/core/test/scan/random-contents.js';
+import { createGrowingRepo } from './support/growing-repo.js';
 import { postScan } from './support/scenarios.js';
 import { startTestApi } from './support/test-runtime.js';
 import type { TestApi } from './support/test-runtime.js';
@@ -45,17 +46,9 @@ describe('a rescan of each random commit writes what a fresh scan of it writes (
 
   beforeAll(async () => {
     base = mkdtempSync(join(tmpdir(), 'reposcan-rescan-fuzz-'));
-    const bare = join(base, 'served', 'acme', 'fuzz.git');
-    mkdirSync(dirname(bare), { recursive: true });
-    git(dirname(bare), 'init', '-q', '--bare', '-b', 'main', bare);
-    // As GitHub does: partial clones, and fetching blobs by id.
-    git(bare, 'config', 'uploadpack.allowFilter', 'true');
-    git(bare, 'config', 'uploadpack.allowAnySHA1InWant', 'true');
-    work = join(base, 'work');
-    mkdirSync(work);
-    git(work, 'init', '-q', '-b', 'main');
-    git(work, 'remote', 'add', 'origin', bare);
-    server = await startGitHttpServer(join(base, 'served'));
+    const repo = createGrowingRepo(base, 'fuzz', { partialClones: true });
+    work = repo.work;
+    server = await startGitHttpServer(repo.served);
     url = `${server.origin}/acme/fuzz`;
     api = await startTestApi({
       GIT_ALLOW_HTTP: 'true',

@@ -7,6 +7,8 @@ import { git } from '../../../../packages/sources/test/remote/helpers/fixture-re
 export interface GrowingRepo {
   /** What startGitHttpServer serves: `<origin>/acme/<name>` is the repository. */
   served: string;
+  /** The work tree that commits and pushes to it (its remote `origin`, branch `main`). */
+  work: string;
   /** Writes the files, commits and pushes them; resolves to the new commit's id. */
   commit(files: Record<string, string | Buffer>, message: string): string;
 }
@@ -27,6 +29,7 @@ export function createGrowingRepo(base: string, name: string, options: { partial
   git(work, 'remote', 'add', 'origin', join(owner, `${name}.git`));
   return {
     served,
+    work,
     commit(files, message) {
       for (const [path, text] of Object.entries(files)) {
         mkdirSync(join(work, path, '..'), { recursive: true });

@@ -5,12 +5,12 @@ import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createTokenCounter } from '../../src/tokens/index.js';
 import { runScan } from '../../src/scan/run-scan.js';
-import type { ScanInput, ScanReport } from '../../src/scan/run-scan.js';
-import type { EarlierScan } from '../../src/scan/carry-forward.js';
+import type { ScanInput } from '../../src/scan/run-scan.js';
 import { ARTIFACT_FILE_NAMES } from '../../src/artifacts/artifact-names.js';
 import { DEFAULT_ENGINE_LIMITS, DEFAULT_SCAN_OPTIONS } from '../../src/types.js';
 import type { ScanOptions, SourceInfo } from '../../src/types.js';
 import { pick, randomContent, seededRandom } from './random-contents.js';
+import { comparableReport, earlierScanOf } from './earlier-scan.js';
 
 const counter = createTokenCounter('o200k_base');
 const deps = {
@@ -96,19 +96,7 @@ describe('a carried scan writes what a fresh scan writes, whatever changed (seed
 
       const earlierDir = await folder('earlier');
       const first = await runScan(input(earlierDir, 'a'.repeat(40)), deps);
-      const earlier: Omit<EarlierScan, 'changed'> = {
-        tree: first.tree,
-        files: first.files,
-        assets: first.assets,
-        skipped: first.skipped,
-        secrets: first.secrets ?? null,
-        layout: first.layout as EarlierScan['layout'],
-        outputs: {
-          txt: join(earlierDir, ARTIFACT_FILE_NAMES.txt),
-          md: join(earlierDir, ARTIFACT_FILE_NAMES.md),
-          json: join(earlierDir, ARTIFACT_FILE_NAMES.json),
-        },
-      };
+      const earlier = earlierScanOf(first, earlierDir);
       // Only the contents of texts change: what a clone's plan hands the engine.
       const texts = first.files.map((f) => f.path);
       const changed = texts.filter(() => rng() < 0.3);
@@ -123,11 +111,7 @@ describe('a carried scan writes what a fresh scan writes, whatever changed (seed
         deps,
       );
 
-      const comparable = (report: ScanReport) => {
-        const { timings: _t, carried: _c, artifacts, ...rest } = report;
-        return { ...rest, artifacts: artifacts.map(({ file: _f, ...a }) => a) };
-      };
-      expect(comparable(carried)).toEqual(comparable(fresh));
+      expect(comparableReport(carried)).toEqual(comparableReport(fresh));
       for (const format of FORMATS) {
         const [left, right] = await Promise.all([
           readFile(join(freshDir, ARTIFACT_FILE_NAMES[format])),

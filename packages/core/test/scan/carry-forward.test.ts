@@ -11,6 +11,7 @@ import type { EarlierScan } from '../../src/scan/carry-forward.js';
 import { ARTIFACT_FILE_NAMES } from '../../src/artifacts/artifact-names.js';
 import type { ScanOptions, ScannedFileRecord, SourceInfo } from '../../src/types.js';
 import { makeSampleTree, sampleScanInput } from './fixture-tree.js';
+import { comparableReport, earlierScanOf } from './earlier-scan.js';
 
 const counter = createTokenCounter('o200k_base');
 const deps = {
@@ -50,19 +51,7 @@ describe('carrying an earlier scan forward', () => {
     const outDir = await folder('earlier');
     const report = await runScan({ ...input(outDir, options, source), keepLayout: true }, deps);
     expect(report.layout).toBeDefined();
-    return {
-      tree: report.tree,
-      files: report.files,
-      assets: report.assets,
-      skipped: report.skipped,
-      secrets: report.secrets ?? null,
-      layout: report.layout as EarlierScan['layout'],
-      outputs: {
-        txt: join(outDir, ARTIFACT_FILE_NAMES.txt),
-        md: join(outDir, ARTIFACT_FILE_NAMES.md),
-        json: join(outDir, ARTIFACT_FILE_NAMES.json),
-      },
-    };
+    return earlierScanOf(report, outDir);
   }
 
   /** The same tree scanned from scratch and carried forward: both reports, and both folders' outputs. */
@@ -92,11 +81,6 @@ describe('carrying an earlier scan forward', () => {
     }
   }
 
-  const withoutTimings = (report: ScanReport) => {
-    const { timings: _t, carried: _c, artifacts, ...rest } = report;
-    return { ...rest, artifacts: artifacts.map(({ file: _f, ...a }) => a) };
-  };
-
   it.each<[string, Partial<ScanOptions>]>([
     ['default options', {}],
     ['secrets redacted', { secrets: 'redact' }],
@@ -113,7 +97,7 @@ describe('carrying an earlier scan forward', () => {
     const { fresh, carried, freshDir, carriedDir } = await bothWays(earlier, changed, options);
 
     expect(carried.carried).toBe(earlier.files.length - 2);
-    expect(withoutTimings(carried)).toEqual(withoutTimings(fresh));
+    expect(comparableReport(carried)).toEqual(comparableReport(fresh));
     await expectSameOutputs(freshDir, carriedDir);
   });
 
@@ -129,7 +113,7 @@ describe('carrying an earlier scan forward', () => {
     await writeFile(join(tree.root, last), 'replaced\n');
     const { fresh, carried, freshDir, carriedDir } = await bothWays(earlier, [last], {});
     expect(carried.carried).toBe(earlier.files.length - 1);
-    expect(withoutTimings(carried)).toEqual(withoutTimings(fresh));
+    expect(comparableReport(carried)).toEqual(comparableReport(fresh));
     await expectSameOutputs(freshDir, carriedDir);
   });
 
@@ -140,7 +124,7 @@ describe('carrying an earlier scan forward', () => {
     const { fresh, carried, freshDir, carriedDir } = await bothWays(earlier, [path], {});
     expect(carried.carried).toBeUndefined();
     expect(carried.files.some((f) => f.path === path)).toBe(false);
-    expect(withoutTimings(carried)).toEqual(withoutTimings(fresh));
+    expect(comparableReport(carried)).toEqual(comparableReport(fresh));
     await expectSameOutputs(freshDir, carriedDir);
   });
 
@@ -152,7 +136,7 @@ describe('carrying an earlier scan forward', () => {
     const { fresh, carried, freshDir, carriedDir } = await bothWays(earlier, [path], options);
     expect(carried.carried).toBeUndefined();
     expect(carried.skipped).toContainEqual({ path, reason: 'too_large' });
-    expect(withoutTimings(carried)).toEqual(withoutTimings(fresh));
+    expect(comparableReport(carried)).toEqual(comparableReport(fresh));
     await expectSameOutputs(freshDir, carriedDir);
   });
 
@@ -179,7 +163,7 @@ describe('carrying an earlier scan forward', () => {
     expect(carried.assets.every((a) => a.url.includes('b'.repeat(40)))).toBe(true);
     const txt = await readFile(join(carriedDir, ARTIFACT_FILE_NAMES.txt), 'utf8');
     expect(txt).not.toContain('a'.repeat(40));
-    expect(withoutTimings(carried)).toEqual(withoutTimings(fresh));
+    expect(comparableReport(carried)).toEqual(comparableReport(fresh));
     await expectSameOutputs(freshDir, carriedDir);
   });
 
@@ -191,7 +175,7 @@ describe('carrying an earlier scan forward', () => {
     await writeFile(earlier.outputs.json, json.subarray(0, json.length >> 1));
     const { fresh, carried, freshDir, carriedDir } = await bothWays(earlier, [path], {});
     expect(carried.carried).toBeUndefined();
-    expect(withoutTimings(carried)).toEqual(withoutTimings(fresh));
+    expect(comparableReport(carried)).toEqual(comparableReport(fresh));
     await expectSameOutputs(freshDir, carriedDir);
     expect((await readdir(carriedDir)).sort()).toEqual(['output.json', 'output.md', 'output.txt']);
   });

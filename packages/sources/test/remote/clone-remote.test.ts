@@ -99,6 +99,22 @@ function destination(): string {
   return path.join(work, randomUUID(), 'repo');
 }
 
+/** A repository of `files` (one commit on `branch`) served as `acme/<name>`, with filters as a host serves it; its bare folder. */
+function serveRepo(name: string, branch: string, files: Record<string, string>): string {
+  const source = path.join(work, `${name}-${randomUUID()}`);
+  for (const [file, text] of Object.entries(files)) {
+    mkdirSync(path.dirname(path.join(source, file)), { recursive: true });
+    writeFileSync(pathBytesOf(path.join(source, file)), text);
+  }
+  git(source, 'init', '-q', '-b', branch);
+  git(source, 'add', '-A');
+  git(source, 'commit', '-q', '-m', 'first');
+  const bare = path.join(fixtures.projectRoot, 'acme', `${name}.git`);
+  git(fixtures.projectRoot, 'clone', '-q', '--bare', source, bare);
+  serveWithFilters(bare);
+  return bare;
+}
+
 async function resolveAndClone(url: string, branch: string | null = null) {
   const { spec, gitEnv } = await prepare(url);
   const ref: ResolvedRef = await resolveRef(spec, branch, gitEnv);
@@ -632,17 +648,11 @@ describe('a clone told which files an earlier scan processed leaves their blobs 
   });
 
   it('fetches the ignore files whatever it answers: the walk reads them', async () => {
-    const source = path.join(work, `ignores-${randomUUID()}`);
-    mkdirSync(path.join(source, 'src'), { recursive: true });
-    writeFileSync(path.join(source, '.gitignore'), 'build/\n');
-    writeFileSync(path.join(source, 'src', '.gittxtignore'), '*.gen.ts\n');
-    writeFileSync(path.join(source, 'src', 'app.ts'), 'export const app = 1;\n');
-    git(source, 'init', '-q', '-b', 'trunk');
-    git(source, 'add', '-A');
-    git(source, 'commit', '-q', '-m', 'first');
-    const bare = path.join(fixtures.projectRoot, 'acme', 'ignores.git');
-    git(fixtures.projectRoot, 'clone', '-q', '--bare', source, bare);
-    serveWithFilters(bare);
+    serveRepo('ignores', 'trunk', {
+      '.gitignore': 'build/\n',
+      'src/.gittxtignore': '*.gen.ts\n',
+      'src/app.ts': 'export const app = 1;\n',
+    });
     const { cloned, destDir } = await cloneKeeping(`${server.origin}/acme/ignores`, ({ blobs }) =>
       Promise.resolve(new Map([...blobs.keys()].map((file) => [file, 0]))),
     );
@@ -653,20 +663,15 @@ describe('a clone told which files an earlier scan processed leaves their blobs 
   });
 
   it('asks about files whose names git quotes, by the names the scan gives them', async () => {
-    const source = path.join(work, `names-${randomUUID()}`);
     const utf8 = ['docs/naïve notes.md', '日本/読む.md', 'say "hi".txt', 'tab\there.txt'];
     // Shown quoted by the scan (it starts with `"`): kept off the question.
     const unlike = ['"quoted".txt'];
-    for (const name of [...utf8, ...unlike, 'plain.ts']) {
-      mkdirSync(path.dirname(path.join(source, name)), { recursive: true });
-      writeFileSync(pathBytesOf(path.join(source, name)), `text of ${name}\n`);
-    }
-    git(source, 'init', '-q', '-b', 'trunk');
-    git(source, 'add', '-A');
-    git(source, 'commit', '-q', '-m', 'first');
-    const bare = path.join(fixtures.projectRoot, 'acme', 'quoted-names.git');
-    git(fixtures.projectRoot, 'clone', '-q', '--bare', source, bare);
-    serveWithFilters(bare);
+    const names = [...utf8, ...unlike, 'plain.ts'];
+    const bare = serveRepo(
+      'quoted-names',
+      'trunk',
+      Object.fromEntries(names.map((name) => [name, `text of ${name}\n`])),
+    );
     const asked: string[] = [];
     const { cloned, destDir } = await cloneKeeping(`${server.origin}/acme/quoted-names`, ({ blobs }) => {
       asked.push(...blobs.keys());
@@ -682,16 +687,7 @@ describe('a clone told which files an earlier scan processed leaves their blobs 
   });
 
   it.runIf(takesRawNames)('never asks about a file whose name is not UTF-8, and writes it', async () => {
-    const source = path.join(work, `raw-${randomUUID()}`);
-    mkdirSync(source);
-    writeFileSync(path.join(source, 'plain.ts'), 'export const plain = 1;\n');
-    writeFileSync(pathBytesOf(path.join(source, 'caf\udce9.txt')), 'café\n');
-    git(source, 'init', '-q', '-b', 'trunk');
-    git(source, 'add', '-A');
-    git(source, 'commit', '-q', '-m', 'first');
-    const bare = path.join(fixtures.projectRoot, 'acme', 'raw-names.git');
-    git(fixtures.projectRoot, 'clone', '-q', '--bare', source, bare);
-    serveWithFilters(bare);
+    serveRepo('raw-names', 'trunk', { 'plain.ts': 'export const plain = 1;\n', 'caf\udce9.txt': 'café\n' });
     const asked: string[] = [];
     const { destDir } = await cloneKeeping(`${server.origin}/acme/raw-names`, ({ blobs }) => {
       asked.push(...blobs.keys());
@@ -723,9 +719,9 @@ describe('a clone told which files an earlier scan processed leaves their blobs 
 });
 
 describe('the files a clone keeps in its store (CloneBlobs)', () => {
-  /** `acme/exact` cloned with its files left in the object store. */
-  async function cloneKeepingInStore() {
-    const { spec, gitEnv } = await prepare(`${server.origin}/acme/exact`);
+  /** `acme/<name>` (`acme/exact` unless named) cloned with its files left in the object store. */
+  async function cloneKeepingInStore(name = 'exact') {
+    const { spec, gitEnv } = await prepare(`${server.origin}/acme/${name}`);
     const destDir = destination();
     const cloned = await cloneRemote({
       spec,
@@ -797,30 +793,9 @@ describe('the files a clone keeps in its store (CloneBlobs)', () => {
   });
 
   it('keeps files whose names git quotes there too, by the names the scan gives them', async () => {
-    const source = path.join(work, `in-store-${randomUUID()}`);
     const files = { 'ünï/naïve notes.md': '# notes\n', '日本/読む.ts': 'export const 読む = 1;\n', 'plain.ts': 'x\n' };
-    for (const [name, text] of Object.entries({ ...files, 'ünï/.gitignore': 'build/\n' })) {
-      mkdirSync(path.dirname(path.join(source, name)), { recursive: true });
-      writeFileSync(path.join(source, name), text);
-    }
-    git(source, 'init', '-q', '-b', 'main');
-    git(source, 'add', '-A');
-    git(source, 'commit', '-q', '-m', 'first');
-    const bare = path.join(fixtures.projectRoot, 'acme', 'quoted-in-store.git');
-    git(fixtures.projectRoot, 'clone', '-q', '--bare', source, bare);
-    serveWithFilters(bare);
-    const { spec, gitEnv } = await prepare(`${server.origin}/acme/quoted-in-store`);
-    const destDir = destination();
-    const cloned = await cloneRemote({
-      spec,
-      branch: 'main',
-      destDir,
-      deadlineMs: 30_000,
-      maxBytes: GIB,
-      gitEnv,
-      maxBlobBytes: 1024 * 1024,
-      keepInStore: true,
-    });
+    serveRepo('quoted-in-store', 'main', { ...files, 'ünï/.gitignore': 'build/\n' });
+    const { gitEnv, destDir, cloned } = await cloneKeepingInStore('quoted-in-store');
     expect([...cloned.inStore.keys()].sort()).toEqual(Object.keys(files).sort());
     for (const name of Object.keys(files)) expect(existsSync(path.join(destDir, name))).toBe(false);
     // The walk reads the ignore file, so it is written out, in its folder of a quoted name.
