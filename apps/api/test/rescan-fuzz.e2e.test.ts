@@ -2,7 +2,8 @@
 // a rescan carries or takes from the file cache), and now and then adds, deletes, renames, marks
 // executable, links, or edits an ignore file (what makes the rescan clone and walk as usual). After
 // every commit the default scan, the one that reuses, must give the bytes a fresh scan
-// (`cache: false`) of the same commit gives.
+// (`cache: false`) of the same commit gives, and that one the files and texts a scan of the work
+// tree as a local folder gives (links aside): a check of the clone that does not go through git.
 import {
   chmodSync,
   lstatSync,
