@@ -144,7 +144,8 @@ export class OutputCarry {
 /**
  * A hash of a clone's tree but for its regular files' contents (its paths, links and submodules):
  * equal or not is all a rescan asks. Null when some path is neither a regular file with a blob id
- * nor skipped (a name that is not UTF-8): its content could change unseen.
+ * nor skipped (a name the scan shows quoted: not UTF-8, or starting with `"`): its content could
+ * change unseen.
  */
 function shapeOf({ blobs, tracked, skips }: CloneListing): string | null {
   for (const path of tracked) if (!blobs.has(path) && !skips.has(path)) return null;

@@ -29,7 +29,7 @@ const material = (commit: string): CommitCacheMaterial => ({
 function prepared(
   blobs: Record<string, string>,
   other: Record<string, 'symlink' | 'submodule'> = {},
-  /** Paths with no blob id: names that are not UTF-8. */
+  /** Paths with no blob id: names the scan shows quoted (not UTF-8). */
   noBlobId: string[] = [],
 ): PreparedSource {
   const tracked = [...Object.keys(blobs), ...Object.keys(other), ...noBlobId].sort();

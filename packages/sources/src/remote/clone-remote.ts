@@ -72,7 +72,7 @@ export interface ClonedRemote {
   skips: ReadonlyMap<string, 'symlink' | 'submodule'>;
   /** Every path of the commit's tree (POSIX, from the repository root). */
   tracked: string[];
-  /** The blob id of each regular file by path, a path that is not UTF-8 left out (regularBlobs). */
+  /** The blob id of each regular file by path, but for a name the scan shows quoted (scanPath). */
   blobs: ReadonlyMap<string, string>;
   /**
    * The files `leaveOnServer` kept on the server, with the sizes it gave: not on disk at all (the
@@ -340,8 +340,9 @@ function regularBlobs(lsTree: string): Map<string, string> {
   const blobs = new Map<string, string>();
   for (const record of lsTree.split('\n')) {
     const match = /^100(?:644|755) blob ([0-9a-f]+)\t(.+)$/s.exec(record);
-    const path = match ? scanPath(match[2] as string) : null;
-    if (path !== null) blobs.set(path, (match as RegExpExecArray)[1] as string);
+    if (!match) continue;
+    const path = scanPath(match[2] as string);
+    if (path !== null) blobs.set(path, match[1] as string);
   }
   return blobs;
 }
