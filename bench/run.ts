@@ -242,6 +242,7 @@ function cloneRescanUnit(corpora: Corpora, recorder: Recorder): Unit {
         ['api-clone-commit-cold', r.cold],
         ...r.cached.map((sample) => ['api-clone-commit-cached', sample] as const),
         ['api-clone-one-file-commit', r.rescan],
+        ...r.later.map((sample) => ['api-clone-later-commits', sample] as const),
         ['api-clone-change-digest', r.digest],
         ['api-clone-change-digest-every-file', r.digestEveryFile],
       ] as const;

@@ -2,8 +2,8 @@
 // and commit caches are there as on the volume) scan the served copy of `real` cold, then again
 // and again at the same commit (served by the commit cache; the later repeats timed); the copy
 // gains a commit that changes one text file; the same URL is scanned again, then as a change
-// digest against the first commit; last it gains a commit that changes every file, digested
-// against the one before. Each scan is a waiting POST /v1/scan timed to its 201.
+// digest against the first commit, then again after each of three more one-file commits; last it
+// gains a commit that changes every file, digested against the one before. Each scan is a waiting POST /v1/scan timed to its 201.
 import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -28,6 +28,8 @@ export interface CloneRescan {
   cached: Sample[];
   /** The same URL after the one-file commit. */
   rescan: Sample;
+  /** The same URL after each of LATER_COMMITS more one-file commits, in a row (after the digest). */
+  later: Sample[];
   /** The same URL with `base_ref` at the commit before: a digest of the one change. */
   digest: Sample;
   /** After a commit that changes every file, the same URL with `base_ref` at the commit before it. */
@@ -58,12 +60,18 @@ export async function cloneRescanRun(corpora: Corpora): Promise<CloneRescan> {
       throw new Error(
         `the change digest compared ${changes?.base_commit}..${changes?.head_commit}, not ${commit.base}..${commit.head}`,
       );
+    const later: Sample[] = [];
+    for (let i = 0; i < LATER_COMMITS; i++) {
+      await commitOneFileChange(bare, 'main', CHANGED_FILE, `${ADDED_LINE} (${i + 2})`);
+      later.push((await measuredScan(baseUrl, worker.pid, url)).sample);
+    }
     const everyFile = await commitEveryFileChange(bare, 'main', ADDED_LINE);
     const digestEveryFile = await measuredScan(baseUrl, worker.pid, url, { base_ref: everyFile.base });
     return {
       cold: cold.sample,
       cached,
       rescan,
+      later,
       digest: withChanges(digest),
       digestEveryFile: withChanges(digestEveryFile),
     };
@@ -78,6 +86,9 @@ export async function cloneRescanRun(corpora: Corpora): Promise<CloneRescan> {
 function withChanges({ sample, result }: Awaited<ReturnType<typeof measuredScan>>): Sample {
   return { ...sample, extra: { ...sample.extra, changes: result.changes?.counts } };
 }
+
+/** One-file commits and rescans in a row after the first: a long-lived worker's steady state. */
+const LATER_COMMITS = 3;
 
 /** Repeats of the same commit: the first ones warm the API's path, as a long-lived API's is; then some timed. */
 const REPEATS_WARMING = 3;

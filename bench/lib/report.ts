@@ -64,6 +64,13 @@ export const ROWS: readonly RowDef[] = [
     warm: false,
   },
   {
+    key: 'api-clone-later-commits',
+    label:
+      'reposcan rescans of that git URL after three more one-file commits, in a row after the digest (same API, worker and DATA_DIR)',
+    reposcan: false,
+    warm: false,
+  },
+  {
     key: 'api-clone-change-digest',
     label: 'reposcan change digest of that commit (base_ref = the commit before; same API, worker and DATA_DIR)',
     reposcan: false,
@@ -273,6 +280,15 @@ export function buildTargets(
       'api-clone-one-file-commit',
       'api-clone-commit-cold',
       0.2,
+    ),
+    informational(
+      ratioTarget(
+        'rescans after one-file commits in a row ÷ cold scan of the git URL — informational',
+        ids.real,
+        'api-clone-later-commits',
+        'api-clone-commit-cold',
+        0.2,
+      ),
     ),
     ratioTarget(
       'cold engine, secrets redact (the default) ÷ cold engine, secrets off',
