@@ -141,6 +141,52 @@ describe('file cache: a rescan of a new commit reuses every unchanged file (loop
     expect(summary.data.skipped).toContainEqual({ path: 'data/large.txt', reason: 'too_large' });
   });
 
+  it('stores a carried scan spliced: downloads, ranges and HEAD read as a fresh scan, and outlive the earlier scan', async () => {
+    const earlier = newestDefault;
+    commit({ 'src/module-3.ts': 'export const value3 = "three";\n' }, 'another file');
+    const rescan = await scan({ repo_path: repoUrl });
+    const result = join(api.dataDir, 'scans', rescan.scan_id, 'result');
+    const stored = await readdir(result);
+    for (const format of ['txt', 'md', 'json']) {
+      expect(stored).toContain(`output.${format}.splice`);
+      expect(stored).not.toContain(`output.${format}`);
+    }
+    // A repeat of that commit is served from the rescan: the same pieces, linked again.
+    const repeat = await scan({ repo_path: repoUrl });
+    expect(repeat.cached_from).toBe(rescan.scan_id);
+    const fresh = await scan({ repo_path: repoUrl, cache: false });
+    // The earlier scan goes: the rescan's outputs still read whole, from its own links to the bytes;
+    // then the rescan goes, and the repeat still reads whole.
+    expect((await fetch(`${api.baseUrl}/v1/cleanup/${earlier}`, { method: 'DELETE' })).status).toBe(200);
+    await sameOutputs(rescan.scan_id, fresh.scan_id);
+    expect((await fetch(`${api.baseUrl}/v1/cleanup/${rescan.scan_id}`, { method: 'DELETE' })).status).toBe(200);
+    await sameOutputs(repeat.scan_id, fresh.scan_id);
+    const want = await download(fresh.scan_id, 'json');
+    const url = `${api.baseUrl}/v1/download/${repeat.scan_id}?format=json`;
+    const part = await fetch(url, { headers: { range: 'bytes=100-20099' } });
+    expect(part.status).toBe(206);
+    expect(part.headers.get('content-range')).toBe(`bytes 100-20099/${want.length}`);
+    expect(Buffer.from(await part.arrayBuffer()).equals(want.subarray(100, 20100))).toBe(true);
+    const tail = await fetch(url, { headers: { range: 'bytes=-500' } });
+    expect(Buffer.from(await tail.arrayBuffer()).equals(want.subarray(want.length - 500))).toBe(true);
+    const head = await fetch(url, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(head.headers.get('content-length')).toBe(String(want.length));
+    expect(head.headers.get('accept-ranges')).toBe('bytes');
+    const modified = head.headers.get('last-modified') ?? '';
+    // (fetch would add `Cache-Control: no-cache` to a conditional request, which asks for the bytes.)
+    const conditional = { 'if-modified-since': modified, 'cache-control': 'max-age=0' };
+    expect((await fetch(url, { headers: conditional })).status).toBe(304);
+    // A range under an If-Range that no longer holds is the whole output.
+    const stale = await fetch(url, { headers: { range: 'bytes=0-9', 'if-range': '"0"' } });
+    expect(stale.status).toBe(200);
+    expect(Buffer.from(await stale.arrayBuffer()).length).toBe(want.length);
+    const beyond = await fetch(url, { headers: { range: `bytes=${want.length}-` } });
+    expect(beyond.status).toBe(416);
+    expect(beyond.headers.get('content-range')).toBe(`bytes */${want.length}`);
+    newestDefault = fresh.scan_id;
+  });
+
   it('a changed file the outputs cannot carry (now over the size limit) has the scan cloned again and made as usual', async () => {
     const [counted, cloned] = [await reusedSoFar(), await clonesSoFar()];
     commit({ 'src/module-8.ts': 'y'.repeat(LARGE_BYTES) }, 'a file grows past the limit');

@@ -27,6 +27,8 @@ export { jsonRenderer } from './render/render-json.js';
 export { escapeJsonInto, MAX_ESCAPED_BYTES } from './render/json-string.js';
 export type { FormatRenderer, RenderContext, RepositoryBlock, TextFormat } from './render/render-context.js';
 export { ARTIFACT_FILE_NAMES } from './artifacts/artifact-names.js';
+export { openOutput, spliceFileName } from './artifacts/spliced-artifact.js';
+export type { OutputSource } from './artifacts/spliced-artifact.js';
 export type { ArtifactFormat, WrittenArtifact } from './artifacts/artifact-names.js';
 export { SECRETS_MAX_BYTES, redactionMark } from './secrets/secret-scan.js';
 export type { SecretFinding, SecretScan, SecretsSummary } from './secrets/secret-scan.js';

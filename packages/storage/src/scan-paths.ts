@@ -38,13 +38,17 @@ export const STAGING_NAME = /^work\.(\d+)\.[0-9a-f]+$/;
 export const RESULT_FILE_NAMES = ['output.txt', 'output.md', 'output.json', 'output.zip', 'summary.json'] as const;
 /** A part of an output cut by max_tokens_per_part (core's partFileName): a number and a fixed format, nothing else. */
 export type PartFileName = `output.part-${number}.${'txt' | 'md' | 'json'}`;
-export type ResultFileName = (typeof RESULT_FILE_NAMES)[number] | PartFileName;
+/** What a spliced output is made of (core's spliced-artifact.ts): its description and its pieces. */
+export type SplicedFileName = `output.${'txt' | 'md' | 'json'}.${'splice' | `piece-${number}`}`;
+export type ResultFileName = (typeof RESULT_FILE_NAMES)[number] | PartFileName | SplicedFileName;
 /** Zero-padded to the width of the count (at least 2 digits), never all zeros. */
 const PART_FILE_NAME = /^output\.part-(?!0+\.)\d{2,7}\.(?:txt|md|json)$/;
+const SPLICED_FILE_NAME = /^output\.(?:txt|md|json)\.(?:splice|piece-(?:0|[1-9]\d{0,5}))$/;
 
 export function isResultFileName(name: unknown): name is ResultFileName {
   return (
-    (RESULT_FILE_NAMES as readonly unknown[]).includes(name) || (typeof name === 'string' && PART_FILE_NAME.test(name))
+    (RESULT_FILE_NAMES as readonly unknown[]).includes(name) ||
+    (typeof name === 'string' && (PART_FILE_NAME.test(name) || SPLICED_FILE_NAME.test(name)))
   );
 }
 

@@ -1,4 +1,10 @@
+import { stat } from 'node:fs/promises';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { Router } from 'express';
+import type { Request, Response } from 'express';
+import { openOutput, spliceFileName } from '@reposcan/core';
+import type { OutputSource } from '@reposcan/core';
 import { z } from 'zod';
 import { ArtifactFormat, queryInt, ScanError } from '@reposcan/contracts';
 import { callerOf } from '../http/api-keys.js';
@@ -32,6 +38,10 @@ export function artifactRoutes(deps: { artifacts: ArtifactService; scans: ScanSe
           res.status(304).end();
           return;
         }
+      }
+      if (file.spliced) {
+        await sendSplicedOutput(req, res, file.path);
+        return;
       }
       // send handles Range (206), If-None-Match (304) and HEAD from the headers above.
       res.sendFile(
@@ -72,4 +82,68 @@ export function artifactRoutes(deps: { artifacts: ArtifactService; scans: ScanSe
     })
     .all(methodNotAllowed(['DELETE']));
   return router;
+}
+
+/**
+ * A spliced output (stored as stretches of other files) sent as sendFile sends a file: the same
+ * headers, Range (one range: 206; several: the whole output), If-Range, If-Modified-Since and HEAD.
+ */
+async function sendSplicedOutput(req: Request, res: Response, path: string): Promise<void> {
+  const modified = (await stat(spliceFileName(path))).mtime;
+  const output = await openOutput(path);
+  try {
+    const { size } = output;
+    res.setHeader('Accept-Ranges', 'bytes');
+    res.setHeader('Cache-Control', 'public, max-age=0');
+    res.setHeader('Last-Modified', modified.toUTCString());
+    if (req.fresh) {
+      res.status(304).end();
+      return;
+    }
+    let [start, end] = [0, size];
+    if (req.headers.range !== undefined && rangeStillHolds(req, res, modified)) {
+      const ranges = req.range(size, { combine: true });
+      if (ranges === -1) {
+        res.setHeader('Content-Range', `bytes */${size}`);
+        throw new ScanError(
+          'RANGE_NOT_SATISFIABLE',
+          'The requested byte range is not within the artifact; ask for bytes inside the size in Content-Range, or drop the Range header.',
+        );
+      }
+      const range = ranges !== undefined && ranges !== -2 && ranges.length === 1 ? ranges[0] : undefined;
+      if (range !== undefined) {
+        [start, end] = [range.start, range.end + 1];
+        res.status(206).setHeader('Content-Range', `bytes ${range.start}-${range.end}/${size}`);
+      }
+    }
+    res.setHeader('Content-Length', String(end - start));
+    if (req.method === 'HEAD') {
+      res.end();
+      return;
+    }
+    await pipeline(Readable.from(outputBytes(output, start, end)), res);
+  } finally {
+    await output.close();
+  }
+}
+
+/** Whether a Range request's If-Range (an ETag or a date) still names this output; none does. */
+function rangeStillHolds(req: Request, res: Response, modified: Date): boolean {
+  const ifRange = req.get('if-range');
+  if (ifRange === undefined) return true;
+  if (ifRange.includes('"')) return ifRange === res.getHeader('ETag');
+  return Math.floor(modified.getTime() / 1000) <= Math.floor(Date.parse(ifRange) / 1000);
+}
+
+const SEND_CHUNK_BYTES = 1 << 20;
+
+/** Bytes [start, end) of `output`, a fresh buffer at a time (the stream keeps them until sent). */
+async function* outputBytes(output: OutputSource, start: number, end: number): AsyncGenerator<Buffer> {
+  for (let at = start; at < end;) {
+    const chunk = Buffer.allocUnsafe(Math.min(SEND_CHUNK_BYTES, end - at));
+    const n = await output.read(chunk, at);
+    if (n === 0) throw new Error('a spliced output ended before its length');
+    yield chunk.subarray(0, n);
+    at += n;
+  }
 }

@@ -1,4 +1,4 @@
-import { open } from 'node:fs/promises';
+import { openOutput } from '@reposcan/core';
 import { Router } from 'express';
 import type { Request, Response } from 'express';
 import { createReposcanMcpServer, DigestCache, serveMcpHttpRequest } from '@reposcan/mcp';
@@ -89,13 +89,12 @@ function backendFor(req: Request, deps: McpRouteDeps): ReposcanBackend {
     },
     async jsonArtifactRange(scanId, part, start, end) {
       const file = await deps.artifacts.artifact(scanId, 'json', access, part);
-      const handle = await open(file.path, 'r');
+      const output = await openOutput(file.path);
       try {
-        const into = Buffer.allocUnsafe(end - start);
-        const { bytesRead } = await handle.read(into, 0, into.length, start);
-        return into.subarray(0, bytesRead);
+        const into = Buffer.allocUnsafe(Math.max(0, Math.min(end, output.size) - start));
+        return into.subarray(0, await output.read(into, start));
       } finally {
-        await handle.close();
+        await output.close();
       }
     },
   };

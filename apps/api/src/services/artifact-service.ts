@@ -16,6 +16,8 @@ export const CONTENT_TYPES: Record<ArtifactFormat, string> = {
 
 export interface ArtifactFile {
   path: string;
+  /** Stored spliced (core's spliced-artifact.ts: read with openOutput), not as the file at `path`. */
+  spliced: boolean;
   contentType: string;
   fileName: string;
   sha256: string | null;
@@ -75,6 +77,7 @@ export class ArtifactService {
       const file = partFileName(format, part, parts.length);
       return {
         path: await this.partPath(scanId, file, partFileName(format, part, part)),
+        spliced: false,
         contentType: CONTENT_TYPES[format],
         fileName: `${name}.${file.slice('output.'.length)}`,
         sha256: found.sha256,
@@ -88,7 +91,11 @@ export class ArtifactService {
           : `This scan's ${format} output is not in parts (it was run without max_tokens_per_part); ask again without part.`,
       );
     const path = this.store.resultFile(scanId, ARTIFACT_FILE_NAMES[format]);
-    if (!(await exists(path))) {
+    const spliced =
+      format !== 'zip' &&
+      !(await exists(path)) &&
+      (await exists(this.store.resultFile(scanId, `${ARTIFACT_FILE_NAMES[format]}.splice`)));
+    if (!spliced && !(await exists(path))) {
       throw new ScanError(
         'FORMAT_NOT_PRODUCED',
         format === 'zip'
@@ -98,6 +105,7 @@ export class ArtifactService {
     }
     return {
       path,
+      spliced,
       contentType: CONTENT_TYPES[format],
       fileName: `${name}.${format}`,
       sha256: info?.sha256 ?? null,

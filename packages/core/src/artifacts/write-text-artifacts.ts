@@ -1,7 +1,7 @@
 import { Buffer } from 'node:buffer';
-import { open, rm } from 'node:fs/promises';
+import { link, open, rm, writeFile } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { ARTIFACT_FILE_NAMES } from './artifact-names.js';
 import type { AppendedFileHash, HashAppendedFile } from '../io/appended-file-hash.js';
 import { writeAll } from '../io/write-all.js';
@@ -9,6 +9,15 @@ import type { WrittenArtifact } from './artifact-names.js';
 import type { FormatRenderer, HeadContext, RenderContext, TextFormat } from '../render/render-context.js';
 import { ChunkBuffer } from './chunk-buffer.js';
 import type { TextFileRecord } from '../types.js';
+import {
+  appendRange,
+  DamagedSpliceError,
+  pieceFileName,
+  rangeSource,
+  rangesOf,
+  spliceFileName,
+} from './spliced-artifact.js';
+import type { OutputSource, Splice } from './spliced-artifact.js';
 
 /**
  * An artifact is flushed to disk in the background every this many bytes, while the scan still
@@ -34,6 +43,20 @@ interface Artifact {
   syncing: Promise<Error | null> | null;
   /** Where the head ends and each file's block lies: what a later scan copies blocks by (OutputLayout). */
   layout: OutputLayout;
+  /** A spliced artifact's making (spliced-artifact.ts): its own bytes go to piece 0. Null when written whole. */
+  splice: SpliceMaking | null;
+}
+
+interface SpliceMaking {
+  /** The output's file name (`output.<format>`). */
+  file: string;
+  ranges: number[];
+  /** Piece names by number; 0 is this artifact's own piece, the others link earlier pieces. */
+  pieces: string[];
+  /** The piece number of each earlier file linked, by its path. */
+  links: Map<string, number>;
+  /** Where in piece 0 the bytes not yet in `ranges` begin. */
+  mark: number;
 }
 
 /**
@@ -52,9 +75,12 @@ export type BlockSource = { record: TextFileRecord; content: Uint8Array } | { in
 
 /** An earlier artifact of the same format, open, and its layout. */
 export interface EarlierArtifact {
-  handle: FileHandle;
+  output: OutputSource;
   layout: OutputLayout;
 }
+
+/** The SHA-256 of a finished output (spliced-artifact.ts: hashOutput, off the caller's thread). */
+export type HashOutput = (path: string) => Promise<string>;
 
 /**
  * Writes every text artifact front to back, once: the head as soon as the walk is over (`begin`),
@@ -69,26 +95,37 @@ export class TextArtifactWriter {
   private constructor(
     private readonly artifacts: Artifact[],
     private readonly lite: boolean,
+    private readonly outDir: string,
+    private readonly hashOutput: HashOutput | null,
   ) {}
 
-  /** `hashFile` hashes each artifact as it is written (hashOnThisThread, or a file thread's). */
+  /**
+   * `hashFile` hashes each artifact as it is written (hashOnThisThread, or a file thread's). With
+   * `spliced`, every artifact is spliced (spliced-artifact.ts): its blocks come from earlier
+   * artifacts by reference (addBlocks), and `spliced` hashes it once it is finished.
+   */
   static async open(
     outDir: string,
     renderers: FormatRenderer[],
     lite: boolean,
     hashFile: HashAppendedFile,
+    spliced?: HashOutput,
   ): Promise<TextArtifactWriter> {
     const artifacts: Artifact[] = [];
     try {
       for (const renderer of renderers) {
         const file = ARTIFACT_FILE_NAMES[renderer.format];
         const path = join(outDir, file);
+        const splice: SpliceMaking | null = spliced
+          ? { file, ranges: [], pieces: [pieceFileName(file, 0)], links: new Map(), mark: 0 }
+          : null;
         const artifact: Artifact = {
           renderer,
           file,
-          handle: await open(path, 'wx'),
+          handle: await open(splice ? join(outDir, splice.pieces[0] as string) : path, 'wx'),
           hash: null,
           startHash: () => hashFile(path),
+          splice,
           bytes: 0,
           out: new ChunkBuffer((data) => write(artifact, data)),
           early: { path: join(outDir, `.early.${renderer.format}`), handle: null },
@@ -102,7 +139,7 @@ export class TextArtifactWriter {
       await Promise.allSettled(artifacts.map((a) => a.handle.close()));
       throw error;
     }
-    return new TextArtifactWriter(artifacts, lite);
+    return new TextArtifactWriter(artifacts, lite, outDir, spliced ?? null);
   }
 
   get begun(): boolean {
@@ -172,8 +209,9 @@ export class TextArtifactWriter {
         );
         for (const length of plan.lengths) layout.blocks.push(length);
         for (const link of plan.links) layout.links.push(link);
-        const source = new CopySource(earlier[artifact.renderer.format].handle);
-        const { out } = artifact;
+        const { output } = earlier[artifact.renderer.format];
+        const { out, splice } = artifact;
+        const source = splice ? new SpliceSource(output, splice) : new CopySource(output);
         for (const step of plan.steps) {
           if (typeof step === 'string') {
             if (!out.takeString(step)) await out.put(step);
@@ -182,7 +220,8 @@ export class TextArtifactWriter {
             const { length, link } = await this.render(artifact, block.record, block.content);
             layout.blocks[base + step] = length;
             layout.links[base + step] = link;
-          } else await source.copyTo(out, step[0], step[1]);
+          } else if (source instanceof SpliceSource) source.take(out.position, step[0], step[1]);
+          else await source.copyTo(out, step[0], step[1]);
         }
       }),
     );
@@ -221,6 +260,7 @@ export class TextArtifactWriter {
     for (const artifact of this.artifacts) {
       await artifact.out.put(artifact.renderer.tail(ctx, this.fileCount));
       await artifact.out.flush();
+      if (artifact.splice) SpliceSource.ownBytes(artifact.splice, artifact.out.position);
     }
     const settled = await Promise.allSettled(
       this.artifacts.map(async (artifact): Promise<WrittenArtifact> => {
@@ -228,8 +268,11 @@ export class TextArtifactWriter {
         if (failed) throw failed;
         await artifact.handle.datasync();
         await artifact.handle.close();
+        const { format } = artifact.renderer;
+        if (artifact.splice)
+          return { format, file: artifact.file, ...(await this.finishSplice(artifact.file, artifact.splice)) };
         return {
-          format: artifact.renderer.format,
+          format,
           file: artifact.file,
           bytes: artifact.bytes,
           sha256: await (artifact.hash ??= artifact.startHash()).digest(),
@@ -240,6 +283,30 @@ export class TextArtifactWriter {
     const rejected = settled.find((s) => s.status === 'rejected');
     if (rejected) throw rejected.reason;
     return settled.map((s) => (s as PromiseFulfilledResult<WrittenArtifact>).value);
+  }
+
+  /** Links the earlier pieces a spliced artifact refers to and describes it (synced): its length and SHA-256. */
+  private async finishSplice(file: string, making: SpliceMaking): Promise<{ bytes: number; sha256: string }> {
+    for (const [earlier, n] of making.links)
+      await link(earlier, join(this.outDir, making.pieces[n] as string)).catch((error: unknown) => {
+        // The earlier scan deleted meanwhile: this scan is made as usual.
+        throw new EarlierArtifactError('an earlier artifact is gone', { cause: error });
+      });
+    const splice: Splice = { format: 1, bytes: 0, pieces: making.pieces, ranges: making.ranges };
+    for (let i = 2; i < splice.ranges.length; i += 3) splice.bytes += splice.ranges[i] as number;
+    const path = join(this.outDir, spliceFileName(file));
+    const handle = await open(path, 'wx');
+    try {
+      await writeFile(handle, JSON.stringify(splice));
+      await handle.datasync();
+    } finally {
+      await handle.close();
+    }
+    // Read back through every piece: an earlier one damaged meanwhile shows here.
+    const sha256 = await (this.hashOutput as HashOutput)(join(this.outDir, file)).catch((error: unknown) => {
+      throw new EarlierArtifactError('a spliced artifact could not be read back', { cause: error });
+    });
+    return { bytes: splice.bytes, sha256 };
   }
 
   /** Closes everything after a failure; the caller removes the artifacts. */
@@ -323,12 +390,12 @@ class CopySource {
   private windowStart = 0;
   private windowLength = 0;
 
-  constructor(private readonly from: FileHandle) {}
+  constructor(private readonly from: OutputSource) {}
 
   async copyTo(out: ChunkBuffer, start: number, end: number): Promise<void> {
     for (let at = start; at < end;) {
       if (at < this.windowStart || at >= this.windowStart + this.windowLength) {
-        const { bytesRead } = await this.from.read(this.window, 0, this.window.length, at).catch((error: unknown) => {
+        const bytesRead = await this.from.read(this.window, at).catch((error: unknown) => {
           throw new EarlierArtifactError('an earlier artifact could not be read', { cause: error });
         });
         if (bytesRead === 0) throw new EarlierArtifactError('an earlier artifact is shorter than its layout');
@@ -340,6 +407,54 @@ class CopySource {
       if (taken === 0) await out.flush();
       at += taken;
     }
+  }
+}
+
+/**
+ * An earlier artifact's stretches taken into a spliced artifact by reference: the ranges that hold
+ * them, after the artifact's own bytes put since the last stretch.
+ */
+class SpliceSource {
+  private readonly from: ReturnType<typeof rangeSource>;
+  private readonly dir: string;
+  /** The new number of each earlier piece taken so far. */
+  private readonly numbers: number[] = [];
+  private readonly pieceNumber = (n: number): number => (this.numbers[n] ??= this.link(n));
+
+  constructor(
+    private readonly output: OutputSource,
+    private readonly making: SpliceMaking,
+  ) {
+    this.from = rangeSource(output);
+    this.dir = dirname(output.path);
+  }
+
+  /** Ends the run of the artifact's own bytes at `position` (of piece 0) with a range. */
+  static ownBytes(making: SpliceMaking, position: number): void {
+    appendRange(making.ranges, 0, making.mark, position - making.mark);
+    making.mark = position;
+  }
+
+  /** Takes bytes [start, end) of the earlier artifact, after the artifact's own bytes up to `position`. */
+  take(position: number, start: number, end: number): void {
+    const { making } = this;
+    SpliceSource.ownBytes(making, position);
+    try {
+      rangesOf(this.from, start, end, this.pieceNumber, making.ranges);
+    } catch (error) {
+      if (error instanceof DamagedSpliceError) throw new EarlierArtifactError(error.message, { cause: error });
+      throw error;
+    }
+  }
+
+  /** A number in the new artifact for earlier piece `n`, which is linked into its folder when it is finished. */
+  private link(n: number): number {
+    const { making, output } = this;
+    const path = output.splice === null ? output.path : join(this.dir, output.splice.pieces[n] as string);
+    const number = making.pieces.length;
+    making.pieces.push(pieceFileName(making.file, number));
+    making.links.set(path, number);
+    return number;
   }
 }
 

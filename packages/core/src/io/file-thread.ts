@@ -6,6 +6,7 @@
 import { serveThread } from '../threads/serve-thread.js';
 import { estimateTokensFromBytes } from '../tokens/estimate-tokens.js';
 import { endHash, hashUpTo } from './appended-file-hash.js';
+import { hashOutput } from '../artifacts/spliced-artifact.js';
 import type { IoRequest } from './io-protocol.js';
 import { readFilesSync } from './read-file-bytes.js';
 // Its type only: the module (and secretlint behind it) is imported on the first check.
@@ -20,6 +21,7 @@ serveThread((request: IoRequest) => {
   if (request.kind === 'estimate') return request.contents.map(estimateTokensFromBytes);
   if (request.kind === 'hash') return hashUpTo(request.id, request.path, request.length);
   if (request.kind === 'hash-end') return endHash(request.id);
+  if (request.kind === 'hash-output') return hashOutput(request.path);
   if (request.kind === 'secrets') {
     detect ??= import('../secrets/detect-secrets.js').then((module) => module.detectSecrets);
     return detect.then((detectSecrets) => detectSecrets(request.contents, request.names));

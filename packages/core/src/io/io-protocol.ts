@@ -5,7 +5,8 @@ import type { CodeLanguage, CodeTransform } from '../compress/code-transform.js'
 /**
  * What the io threads are asked: a whole walk (no function may cross, so no acceptFile), a batch of
  * reads, token estimates, a secret check or compressed code of a batch of contents, or the SHA-256
- * of a file being written (appended-file-hash.ts: on to a length, then its digest). A walk sends
+ * of a file being written (appended-file-hash.ts: on to a length, then its digest) or of a spliced
+ * artifact once written (spliced-artifact.ts). A walk sends
  * its files as parts (WalkedFile[]) before its answer.
  */
 export type IoRequest =
@@ -15,4 +16,5 @@ export type IoRequest =
   | { kind: 'secrets'; contents: Uint8Array[]; names: string[] }
   | { kind: 'compress'; contents: Uint8Array[]; languages: CodeLanguage[]; transform: CodeTransform }
   | { kind: 'hash'; id: number; path: string; length: number }
-  | { kind: 'hash-end'; id: number };
+  | { kind: 'hash-end'; id: number }
+  | { kind: 'hash-output'; path: string };

@@ -16,6 +16,7 @@ import type { SkippedPath, WalkedFile } from '../types.js';
 import { WalkTimeoutError } from '../walk/walk-tree.js';
 import type { WalkInput, WalkSink } from '../walk/walk-tree.js';
 import { hashOnThisThread } from './appended-file-hash.js';
+import { hashOutput } from '../artifacts/spliced-artifact.js';
 import type { AppendedFileHash } from './appended-file-hash.js';
 import type { IoRequest } from './io-protocol.js';
 import type { ReadOutcome, ReadRequest } from './read-file-bytes.js';
@@ -181,6 +182,17 @@ export class IoThreads {
           () => undefined,
         ),
     };
+  };
+
+  /**
+   * The SHA-256 of a finished output (a spliced one: spliced-artifact.ts) on an idle file thread, or
+   * on the caller's when every file thread is at work (three outputs, two threads): the caller is
+   * waiting for the digests anyway, and a third output queued behind another took as long again.
+   */
+  hashOutput = (path: string): Promise<string> => {
+    this.prepareFiles();
+    const idle = [...this.#files].find((thread) => thread.busy === 0);
+    return idle === undefined ? hashOutput(path) : this.#ask<string>({ kind: 'hash-output', path }, idle);
   };
 
   /** Ends every thread; requests in flight reject, later ones are refused. */

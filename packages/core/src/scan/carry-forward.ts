@@ -1,11 +1,12 @@
 import { Buffer } from 'node:buffer';
-import { lstat, open, rm } from 'node:fs/promises';
-import type { FileHandle } from 'node:fs/promises';
+import { lstat, readdir, rm } from 'node:fs/promises';
 import { join, posix } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { ARTIFACT_FILE_NAMES } from '../artifacts/artifact-names.js';
 import { EarlierArtifactError, TextArtifactWriter } from '../artifacts/write-text-artifacts.js';
 import type { BlockSource, EarlierArtifact, OutputLayout } from '../artifacts/write-text-artifacts.js';
+import { isSpliceFileOf, openOutput } from '../artifacts/spliced-artifact.js';
+import type { OutputSource } from '../artifacts/spliced-artifact.js';
 import { buildFileUrl, fileUrlBase } from '../render/file-url.js';
 import type {
   FormatRenderer,
@@ -49,7 +50,7 @@ export interface CarriedScan {
  */
 export interface EarlierScan extends CarriedScan {
   changed: ReadonlySet<string>;
-  /** Its outputs, by format: absolute paths. */
+  /** Its outputs, by format: absolute paths (each a file, or spliced: spliced-artifact.ts). */
   outputs: Record<TextFormat, string>;
   /**
    * What runScan does when the outputs cannot be carried: scan as usual (the default), or throw
@@ -77,6 +78,13 @@ export interface CarryingScan {
 /** Changed texts are held in memory until their blocks are written: a change larger than this is scanned as usual. */
 const MAX_CHANGED_BYTES = 32 << 20;
 
+/**
+ * A carried output is spliced (refers to the earlier one's bytes) while the earlier one has fewer
+ * pieces than this, else written whole: each commit's own piece would otherwise stay referred to
+ * for as long as any of its bytes do, and reading an output would open ever more files.
+ */
+const MAX_SPLICE_PIECES = 16;
+
 /** What a carried scan's report is made of (as a scan's: collected, then written), and its outputs' layout. */
 interface Carried {
   collected: ReportedCollection;
@@ -99,9 +107,9 @@ export async function carryForward(scan: CarryingScan): Promise<Carried | null> 
   // A ZIP bundle copies the tree's non-textual files from disk, which a carried scan never lists.
   if (options.createZip || !mayCarry(earlier.files, earlier.changed)) return null;
   // Opened first: an earlier scan deleted meanwhile means a scan as usual, not a failure.
-  const handles = new Map<TextFormat, FileHandle>();
+  const handles = new Map<TextFormat, OutputSource>();
   try {
-    for (const { format } of scan.renderers) handles.set(format, await open(earlier.outputs[format], 'r'));
+    for (const { format } of scan.renderers) handles.set(format, await openOutput(earlier.outputs[format]));
   } catch {
     await closeAll(handles);
     return null;
@@ -132,7 +140,7 @@ export function mayCarry(files: readonly ScannedFileRecord[], changed: ReadonlyS
 
 async function writeCarried(
   { input, deps, countTokens, renderers, repository, onProgress }: CarryingScan,
-  handles: ReadonlyMap<TextFormat, FileHandle>,
+  handles: ReadonlyMap<TextFormat, OutputSource>,
 ): Promise<Carried | null> {
   const { earlier, options } = input;
   const walked = await walkedChanges(input);
@@ -185,7 +193,14 @@ async function writeCarried(
   const assets = earlier.assets.map((asset) => ({ ...asset, url: relink(asset) }));
   const summary = summarize(files, assets, true);
   const head: HeadContext = { repository, encoding: input.encoding, tree: earlier.tree, lite: options.lite };
-  const writer = await TextArtifactWriter.open(input.outDir, renderers, options.lite, deps.hashFile);
+  const spliced = [...handles.values()].every((h) => (h.splice?.pieces.length ?? 1) < MAX_SPLICE_PIECES);
+  const writer = await TextArtifactWriter.open(
+    input.outDir,
+    renderers,
+    options.lite,
+    deps.hashFile,
+    spliced ? deps.hashOutput : undefined,
+  );
   try {
     const total = files.length + assets.length;
     onProgress({ phase: 'render', files_done: total, files_total: total });
@@ -193,7 +208,7 @@ async function writeCarried(
     const from = Object.fromEntries(
       renderers.map(({ format }) => [
         format,
-        { handle: handles.get(format) as FileHandle, layout: earlier.layout[format] },
+        { output: handles.get(format) as OutputSource, layout: earlier.layout[format] },
       ]),
     ) as Record<TextFormat, EarlierArtifact>;
     await writer.addBlocks(blocks, from);
@@ -214,16 +229,20 @@ async function writeCarried(
     };
   } catch (error) {
     await writer.abort();
-    await Promise.allSettled(
-      renderers.map(({ format }) => rm(join(input.outDir, ARTIFACT_FILE_NAMES[format]), { force: true })),
+    const written = (await readdir(input.outDir).catch(() => [] as string[])).filter((name) =>
+      renderers.some(({ format }) => {
+        const file = ARTIFACT_FILE_NAMES[format];
+        return name === file || isSpliceFileOf(name, file);
+      }),
     );
+    await Promise.allSettled(written.map((name) => rm(join(input.outDir, name), { force: true })));
     // A damaged earlier output costs this scan its shortcut, not its outcome.
     if (error instanceof EarlierArtifactError) return null;
     throw error;
   }
 }
 
-async function closeAll(handles: ReadonlyMap<TextFormat, FileHandle>): Promise<void> {
+async function closeAll(handles: ReadonlyMap<TextFormat, OutputSource>): Promise<void> {
   await Promise.allSettled([...handles.values()].map((h) => h.close()));
 }
 

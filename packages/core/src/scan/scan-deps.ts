@@ -1,6 +1,8 @@
 import { classifyByName, classifyContent } from '../classify/index.js';
 import { hashOnThisThread } from '../io/appended-file-hash.js';
 import type { HashAppendedFile } from '../io/appended-file-hash.js';
+import { hashOutput } from '../artifacts/spliced-artifact.js';
+import type { HashOutput } from '../artifacts/write-text-artifacts.js';
 import type { IoThreads } from '../io/io-threads.js';
 import { readFilesSync } from '../io/read-file-bytes.js';
 import type { ReadOutcome, ReadRequest } from '../io/read-file-bytes.js';
@@ -29,6 +31,8 @@ export interface ScanDeps {
   ) => Promise<TransformOutcome[]>;
   /** The SHA-256 of each artifact as it is written, off the caller's thread. */
   hashFile: HashAppendedFile;
+  /** The SHA-256 of a spliced artifact once it is written, off the caller's thread. */
+  hashOutput: HashOutput;
   classifyByName: typeof classifyByName;
   classifyContent: typeof classifyContent;
   now: () => Date;
@@ -47,6 +51,7 @@ export function threadScanDeps(io: IoThreads): ScanDeps {
     detectSecrets: io.detectSecrets,
     transformCode: io.transformCode,
     hashFile: io.hashFile,
+    hashOutput: io.hashOutput,
     classifyByName,
     classifyContent,
     now: () => new Date(),
@@ -96,5 +101,6 @@ export function smallTreeScanDeps(io: IoThreads, upTo = IN_THREAD_TREE_FILES): S
         ? import('../secrets/detect-secrets.js').then((module) => module.detectSecrets(contents, names))
         : threads.detectSecrets(contents, names),
     hashFile: (path) => (inThread ? hashOnThisThread() : threads.hashFile(path)),
+    hashOutput: (path) => (inThread ? hashOutput(path) : threads.hashOutput(path)),
   };
 }

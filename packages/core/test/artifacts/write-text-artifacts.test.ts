@@ -1,6 +1,6 @@
 import { Buffer } from 'node:buffer';
 import { createHash } from 'node:crypto';
-import { mkdir, mkdtemp, open, readdir, readFile, readlink, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, readlink, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -9,6 +9,9 @@ import type { HashAppendedFile } from '../../src/io/appended-file-hash.js';
 import { IoThreads } from '../../src/io/io-threads.js';
 import { TextArtifactWriter } from '../../src/artifacts/write-text-artifacts.js';
 import type { BlockSource, EarlierArtifact, OutputLayout } from '../../src/artifacts/write-text-artifacts.js';
+import { hashOutput, openOutput } from '../../src/artifacts/spliced-artifact.js';
+import type { WrittenArtifact } from '../../src/artifacts/artifact-names.js';
+import { readOutput } from './read-output.js';
 import { jsonRenderer } from '../../src/render/render-json.js';
 import { markdownRenderer } from '../../src/render/render-markdown.js';
 import { txtRenderer } from '../../src/render/render-txt.js';
@@ -108,7 +111,10 @@ describe('TextArtifactWriter', () => {
     },
   );
 
-  it('copies an earlier artifact block by block, every link swapped, as a fresh write would write it', async () => {
+  it.each([
+    ['copies an earlier artifact block by block', false],
+    ['splices an earlier artifact, then a spliced one', true],
+  ])('%s, every link swapped, as a fresh write would write it', async (_name, spliced) => {
     const renderers = [txtRenderer, markdownRenderer, jsonRenderer];
     const linked = (commit: string) =>
       files(12000, 0).map((f, i) => {
@@ -121,49 +127,95 @@ describe('TextArtifactWriter', () => {
       name: string,
       written: Array<{ record: TextFileRecord }>,
       add: (writer: TextArtifactWriter) => Promise<void>,
-    ): Promise<{ folder: string; layouts: Record<TextFormat, OutputLayout> }> => {
+      splice = false,
+    ): Promise<{ folder: string; layouts: Record<TextFormat, OutputLayout>; artifacts: WrittenArtifact[] }> => {
       const folder = join(dir, name);
       await mkdir(folder);
-      const writer = await TextArtifactWriter.open(folder, renderers, false, hashOnThisThread);
+      const writer = await TextArtifactWriter.open(
+        folder,
+        renderers,
+        false,
+        hashOnThisThread,
+        splice ? hashOutput : undefined,
+      );
       await writer.begin(HEAD);
       await add(writer);
-      await writer.finish(totals(written));
-      return { folder, layouts: writer.layouts() };
+      const artifacts = await writer.finish(totals(written));
+      return { folder, layouts: writer.layouts(), artifacts };
     };
-    const before = linked('a'.repeat(40));
-    const after = linked('b'.repeat(40));
-    after[1] = {
-      record: { ...(after[1] as (typeof after)[number]).record, size_bytes: 3 },
-      content: Buffer.from('new'),
-    };
-    const earlier = await write('earlier', before, async (w) => {
-      for (const f of before) await w.addFile(f.record, f.content);
-    });
-    const fresh = await write('fresh', after, async (w) => {
-      for (const f of after) await w.addFile(f.record, f.content);
-    });
-    const handles = await Promise.all(renderers.map((r) => open(join(earlier.folder, `output.${r.format}`), 'r')));
-    try {
-      const from = Object.fromEntries(
-        renderers.map((r, i) => [r.format, { handle: handles[i], layout: earlier.layouts[r.format] }]),
-      ) as Record<TextFormat, EarlierArtifact>;
-      const blocks: BlockSource[] = after.map((f, index) =>
-        index === 1 ? f : { index, from: (before[index] as (typeof before)[number]).record.url, to: f.record.url },
-      );
-      const copied = await write('copied', after, (w) => w.addBlocks(blocks, from));
-      expect(copied.layouts).toEqual(fresh.layouts);
-      for (const r of renderers) {
-        const [want, got] = await Promise.all([
-          readFile(join(fresh.folder, `output.${r.format}`)),
-          readFile(join(copied.folder, `output.${r.format}`)),
-        ]);
-        expect(got.equals(want), r.format).toBe(true);
-        // Several of the copy's 1 MiB windows and write buffers.
-        expect(want.length, r.format).toBeGreaterThan(2 ** 21);
+    /** `after` carried from `earlier`, written before with `before`'s links: file 1 is rendered, every other block carried. */
+    const carry = async (
+      name: string,
+      earlier: Awaited<ReturnType<typeof write>>,
+      before: ReturnType<typeof linked>,
+      after: ReturnType<typeof linked>,
+    ) => {
+      const outputs = await Promise.all(renderers.map((r) => openOutput(join(earlier.folder, `output.${r.format}`))));
+      try {
+        const from = Object.fromEntries(
+          renderers.map((r, i) => [r.format, { output: outputs[i], layout: earlier.layouts[r.format] }]),
+        ) as Record<TextFormat, EarlierArtifact>;
+        const blocks: BlockSource[] = after.map((f, index) =>
+          index === 1 ? f : { index, from: (before[index] as (typeof before)[number]).record.url, to: f.record.url },
+        );
+        return await write(name, after, (w) => w.addBlocks(blocks, from), spliced);
+      } finally {
+        await Promise.all(outputs.map((o) => o.close()));
       }
-    } finally {
-      await Promise.all(handles.map((h) => h.close()));
+    };
+    /** Each output of `got` reads as `want`'s file, and is reported with its length and SHA-256. */
+    const expectSame = async (want: Awaited<ReturnType<typeof write>>, got: Awaited<ReturnType<typeof write>>) => {
+      expect(got.layouts).toEqual(want.layouts);
+      expect(got.artifacts).toEqual(want.artifacts);
+      for (const r of renderers) {
+        const expected = await readFile(join(want.folder, `output.${r.format}`));
+        expect((await readOutput(join(got.folder, `output.${r.format}`))).equals(expected), r.format).toBe(true);
+        // Several of the copy's 1 MiB windows and write buffers.
+        expect(expected.length, r.format).toBeGreaterThan(2 ** 21);
+      }
+    };
+    const generations = ['a', 'b', 'c'].map((c) => {
+      const files = linked(c.repeat(40));
+      files[1] = {
+        record: { ...(files[1] as (typeof files)[number]).record, size_bytes: c.length + 2 },
+        content: Buffer.from(`${c}${c}${c}`),
+      };
+      return files;
+    });
+    const [first, second, third] = generations as [
+      ReturnType<typeof linked>,
+      ReturnType<typeof linked>,
+      ReturnType<typeof linked>,
+    ];
+    const writeAll = (name: string, written: ReturnType<typeof linked>) =>
+      write(name, written, async (w) => {
+        for (const f of written) await w.addFile(f.record, f.content);
+      });
+    const earlier = await writeAll('earlier', first);
+    const carried = await carry('carried', earlier, first, second);
+    await expectSame(await writeAll('fresh', second), carried);
+    if (!spliced) return;
+
+    // Spliced: the new bytes are a piece of their own, the rest the earlier file, linked.
+    for (const r of renderers) {
+      const [own, linkedPiece, earlierFile] = await Promise.all([
+        stat(join(carried.folder, `output.${r.format}.piece-0`)),
+        stat(join(carried.folder, `output.${r.format}.piece-1`)),
+        stat(join(earlier.folder, `output.${r.format}`)),
+      ]);
+      expect(linkedPiece.ino).toBe(earlierFile.ino);
+      expect(own.size).toBeLessThan(earlierFile.size / 2);
     }
+    expect((await readdir(carried.folder)).sort()).toEqual(
+      renderers
+        .flatMap((r) => [`output.${r.format}.piece-0`, `output.${r.format}.piece-1`, `output.${r.format}.splice`])
+        .sort(),
+    );
+    // Carried again from the spliced one, which is then removed: the new one keeps every byte.
+    const again = await carry('again', carried, second, third);
+    await rm(carried.folder, { recursive: true });
+    await rm(earlier.folder, { recursive: true });
+    await expectSame(await writeAll('fresh-again', third), again);
   });
 
   it('writes straight into the artifacts when the head comes first, leaving no other file', async () => {

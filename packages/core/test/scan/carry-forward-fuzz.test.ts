@@ -7,6 +7,7 @@ import { createTokenCounter } from '../../src/tokens/index.js';
 import { runScan } from '../../src/scan/run-scan.js';
 import type { ScanInput } from '../../src/scan/run-scan.js';
 import { ARTIFACT_FILE_NAMES } from '../../src/artifacts/artifact-names.js';
+import { readOutput } from '../artifacts/read-output.js';
 import { DEFAULT_ENGINE_LIMITS, DEFAULT_SCAN_OPTIONS } from '../../src/types.js';
 import type { ScanOptions, SourceInfo } from '../../src/types.js';
 import { pick, randomContent, seededRandom } from './random-contents.js';
@@ -115,7 +116,7 @@ describe('a carried scan writes what a fresh scan writes, whatever changed (seed
       for (const format of FORMATS) {
         const [left, right] = await Promise.all([
           readFile(join(freshDir, ARTIFACT_FILE_NAMES[format])),
-          readFile(join(carriedDir, ARTIFACT_FILE_NAMES[format])),
+          readOutput(join(carriedDir, ARTIFACT_FILE_NAMES[format])),
         ]);
         expect(right.toString('latin1'), `${format} differs`).toBe(left.toString('latin1'));
       }

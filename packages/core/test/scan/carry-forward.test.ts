@@ -1,5 +1,5 @@
 import { Buffer } from 'node:buffer';
-import { appendFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, mkdtemp, readdir, readFile, rm, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -9,6 +9,7 @@ import type { ScanInput, ScanReport } from '../../src/scan/run-scan.js';
 import { CarryRefusedError, mayCarry } from '../../src/scan/carry-forward.js';
 import type { EarlierScan } from '../../src/scan/carry-forward.js';
 import { ARTIFACT_FILE_NAMES } from '../../src/artifacts/artifact-names.js';
+import { readOutput } from '../artifacts/read-output.js';
 import type { ScanOptions, ScannedFileRecord, SourceInfo } from '../../src/types.js';
 import { makeSampleTree, sampleScanInput } from './fixture-tree.js';
 import { comparableReport, earlierScanOf } from './earlier-scan.js';
@@ -19,6 +20,11 @@ const deps = {
     Promise.resolve(contents.map((c) => counter.count(Buffer.from(c).toString('utf8')))),
 };
 const FORMATS = ['txt', 'md', 'json'] as const;
+
+/** Two files of an earlier scan's list. */
+function twoPaths(earlier: { files: ReadonlyArray<{ path: string }> }): [string, string] {
+  return [earlier.files[0]?.path as string, earlier.files[2]?.path as string];
+}
 
 describe('carrying an earlier scan forward', () => {
   let tree: Awaited<ReturnType<typeof makeSampleTree>>;
@@ -75,7 +81,7 @@ describe('carrying an earlier scan forward', () => {
     for (const format of FORMATS) {
       const [left, right] = await Promise.all([
         readFile(join(a, ARTIFACT_FILE_NAMES[format])),
-        readFile(join(b, ARTIFACT_FILE_NAMES[format])),
+        readOutput(join(b, ARTIFACT_FILE_NAMES[format])),
       ]);
       expect(right.equals(left), `${format} differs`).toBe(true);
     }
@@ -161,7 +167,7 @@ describe('carrying an earlier scan forward', () => {
     expect(carried.files.find((f) => f.path === 'naïve notes #1.md')?.url).toMatch(/\/na%C3%AFve%20notes%20%231\.md$/);
     expect(carried.assets.length).toBeGreaterThan(0);
     expect(carried.assets.every((a) => a.url.includes('b'.repeat(40)))).toBe(true);
-    const txt = await readFile(join(carriedDir, ARTIFACT_FILE_NAMES.txt), 'utf8');
+    const txt = (await readOutput(join(carriedDir, ARTIFACT_FILE_NAMES.txt))).toString('utf8');
     expect(txt).not.toContain('a'.repeat(40));
     expect(comparableReport(carried)).toEqual(comparableReport(fresh));
     await expectSameOutputs(freshDir, carriedDir);
@@ -180,6 +186,25 @@ describe('carrying an earlier scan forward', () => {
     expect((await readdir(carriedDir)).sort()).toEqual(['output.json', 'output.md', 'output.txt']);
   });
 
+  it('scans as usual when a piece of a spliced earlier output lost bytes', async () => {
+    const first = await earlierScan({});
+    const [a, b] = twoPaths(first);
+    await appendFile(join(tree.root, a), 'x\n');
+    const carriedDir = await folder('spliced');
+    const report = await runScan(
+      { ...input(carriedDir, {}), keepLayout: true, earlier: { ...first, changed: new Set([a]) } },
+      deps,
+    );
+    // Its own piece holds the changed block of `a`, which the next carry (of `b`) refers to.
+    await truncate(join(carriedDir, 'output.md.piece-0'), 10);
+    await appendFile(join(tree.root, b), 'y\n');
+    const { fresh, carried, freshDir, carriedDir: again } = await bothWays(earlierScanOf(report, carriedDir), [b], {});
+    expect(carried.carried).toBeUndefined();
+    expect(comparableReport(carried)).toEqual(comparableReport(fresh));
+    await expectSameOutputs(freshDir, again);
+    expect((await readdir(again)).sort()).toEqual(['output.json', 'output.md', 'output.txt']);
+  });
+
   it('refuses, writing nothing, when it cannot carry and must not scan as usual', async () => {
     const earlier = await earlierScan({});
     const [first, second] = earlier.files.map((f) => f.path);
@@ -195,6 +220,35 @@ describe('carrying an earlier scan forward', () => {
     const binary = await folder('binary');
     await expect(refusing(binary, [second as string])).rejects.toBeInstanceOf(CarryRefusedError);
     expect(await readdir(binary)).toEqual([]);
+  });
+
+  it('stores a carried output spliced, with pieces of the earlier ones, and whole again once those are 16', async () => {
+    const chain = Array.from({ length: 18 }, (_, i) => `chain/part-${String(i).padStart(2, '0')}.md`);
+    for (const path of chain) {
+      await mkdir(join(tree.root, 'chain'), { recursive: true });
+      await writeFile(join(tree.root, path), `# ${path}\n`);
+    }
+    let earlier = await earlierScan({});
+    for (const [i, path] of chain.entries()) {
+      // Each commit changes another file: every earlier commit's own piece still holds a block.
+      await appendFile(join(tree.root, path), `change ${i}\n`);
+      const outDir = await folder(`carried-${i}`);
+      const carried = await runScan(
+        { ...input(outDir, {}), keepLayout: true, earlier: { ...earlier, changed: new Set([path]) } },
+        deps,
+      );
+      expect(carried.carried).toBe(earlier.files.length - 1);
+      const stored = await readdir(outDir);
+      // Commit i has pieces: its own, the first scan's output, and the own pieces of commits 0 to i-1,
+      // until 16 (commit 14's); commit 15 then writes its outputs whole, and commit 16 splices again.
+      const pieces = i < 15 ? i + 2 : i === 15 ? 0 : i - 14;
+      expect(stored.filter((name) => name.startsWith('output.txt.piece-')).length, `commit ${i}`).toBe(pieces);
+      expect(stored.includes('output.txt'), `commit ${i}`).toBe(pieces === 0);
+      earlier = earlierScanOf(carried, outDir);
+    }
+    const freshDir = await folder('fresh');
+    await runScan(input(freshDir, {}), deps);
+    await expectSameOutputs(freshDir, join(base, `carried-${chain.length - 1}`));
   });
 
   it('tells from the paths alone whether a change may be carried', async () => {
