@@ -91,11 +91,12 @@ export class ArtifactService {
           : `This scan's ${format} output is not in parts (it was run without max_tokens_per_part); ask again without part.`,
       );
     const path = this.store.resultFile(scanId, ARTIFACT_FILE_NAMES[format]);
+    const whole = await exists(path);
     const spliced =
+      !whole &&
       format !== 'zip' &&
-      !(await exists(path)) &&
       (await exists(this.store.resultFile(scanId, `${ARTIFACT_FILE_NAMES[format]}.splice`)));
-    if (!spliced && !(await exists(path))) {
+    if (!whole && !spliced) {
       throw new ScanError(
         'FORMAT_NOT_PRODUCED',
         format === 'zip'

@@ -5,9 +5,9 @@ import type { CodeLanguage, CodeTransform } from '../compress/code-transform.js'
 /**
  * What the io threads are asked: a whole walk (no function may cross, so no acceptFile), a batch of
  * reads, token estimates, a secret check or compressed code of a batch of contents, or the SHA-256
- * of a file being written (appended-file-hash.ts: on to a length, then its digest) or of a spliced
- * artifact once written (spliced-artifact.ts). A walk sends
- * its files as parts (WalkedFile[]) before its answer.
+ * of a file being written (appended-file-hash.ts: on to a length, then its digest) or of an output
+ * once written (spliced-artifact.ts). A walk sends its files as parts (WalkedFile[]) before its
+ * answer.
  */
 export type IoRequest =
   | { kind: 'walk'; input: Omit<WalkInput, 'acceptFile'> }
