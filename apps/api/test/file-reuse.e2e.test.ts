@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGitHttpServer } from '../../../packages/sources/test/remote/helpers/git-http-server.js';
 import type { GitHttpServer } from '../../../packages/sources/test/remote/helpers/git-http-server.js';
+import { seededRandom } from '../../../packages/core/test/scan/random-contents.js';
 import { createGrowingRepo } from './support/growing-repo.js';
 import type { GrowingRepo } from './support/growing-repo.js';
 import { postScan } from './support/scenarios.js';
@@ -169,6 +170,16 @@ describe('file cache: a rescan of a new commit reuses every unchanged file (loop
     expect(Buffer.from(await part.arrayBuffer()).equals(want.subarray(100, 20100))).toBe(true);
     const tail = await fetch(url, { headers: { range: 'bytes=-500' } });
     expect(Buffer.from(await tail.arrayBuffer()).equals(want.subarray(want.length - 500))).toBe(true);
+    // Ranges anywhere, within a piece or across the pieces' boundaries.
+    const rng = seededRandom(30);
+    for (let i = 0; i < 24; i++) {
+      const from = Math.floor(rng() * want.length);
+      const to = Math.min(want.length - 1, from + Math.floor(rng() * 40_000));
+      const ranged = await fetch(url, { headers: { range: `bytes=${from}-${to}` } });
+      expect(ranged.status).toBe(206);
+      const bytes = Buffer.from(await ranged.arrayBuffer());
+      expect(bytes.equals(want.subarray(from, to + 1)), `bytes=${from}-${to}`).toBe(true);
+    }
     const head = await fetch(url, { method: 'HEAD' });
     expect(head.status).toBe(200);
     expect(head.headers.get('content-length')).toBe(String(want.length));
