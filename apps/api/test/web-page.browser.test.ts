@@ -256,6 +256,14 @@ describe('web page at / (headless Chromium)', { timeout: 120_000 }, () => {
     page.on('request', (request) => {
       if (request.url().endsWith('/v1/inspect')) inspects.push(request);
     });
+    // The inspect is held until the page has been seen loading: a quick answer would otherwise
+    // turn it ready before the check reads it.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await page.route('**/v1/inspect', async (route) => {
+      await held;
+      await route.continue();
+    });
     await page.clock.install();
     await page.goto(`${api.baseUrl}/`);
     await page.clock.pauseAt(Date.now() + 60_000);
@@ -265,6 +273,7 @@ describe('web page at / (headless Chromium)', { timeout: 120_000 }, () => {
     expect(inspects).toHaveLength(0);
     await page.clock.runFor(1);
     expect(await attr(page, '#preview', 'data-state')).toBe('loading');
+    release();
     await page.clock.resume();
     await previewShows(page, (await inspect({ repo_path: api.repoDir })).summary.total_files);
     expect(inspects).toHaveLength(1);
