@@ -3,7 +3,8 @@
 // and again at the same commit (served by the commit cache; the later repeats timed); the copy
 // gains a commit that changes one text file; the same URL is scanned again, then as a change
 // digest against the first commit, then again after each of three more one-file commits; last it
-// gains a commit that changes every file, digested against the one before. Each scan is a waiting POST /v1/scan timed to its 201.
+// gains a commit that changes every file, digested against the one before. Each scan is a waiting
+// POST /v1/scan timed to its 201.
 import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

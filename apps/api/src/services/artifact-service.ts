@@ -1,7 +1,7 @@
 import { access as fileAccess, readFile } from 'node:fs/promises';
 import { ScanError, SummaryRecord } from '@reposcan/contracts';
 import type { ArtifactFormat, ScanStateRecord } from '@reposcan/contracts';
-import { ARTIFACT_FILE_NAMES, partFileName } from '@reposcan/core';
+import { ARTIFACT_FILE_NAMES, partFileName, spliceFileName } from '@reposcan/core';
 import type { ResultFileName, ScanStore } from '@reposcan/storage';
 import { mayAccess, notFound } from './scan-service.js';
 import type { ScanAccess, ScanService } from './scan-service.js';
@@ -95,7 +95,7 @@ export class ArtifactService {
     const spliced =
       !whole &&
       format !== 'zip' &&
-      (await exists(this.store.resultFile(scanId, `${ARTIFACT_FILE_NAMES[format]}.splice`)));
+      (await exists(this.store.resultFile(scanId, spliceFileName(ARTIFACT_FILE_NAMES[format]))));
     if (!whole && !spliced) {
       throw new ScanError(
         'FORMAT_NOT_PRODUCED',

@@ -25,7 +25,7 @@ export interface Splice {
 }
 
 /** The name of the file that describes output `file` when it is spliced. */
-export function spliceFileName(file: string): string {
+export function spliceFileName<F extends string>(file: F): `${F}.splice` {
   return `${file}.splice`;
 }
 
@@ -179,7 +179,8 @@ export class DamagedSpliceError extends Error {
 
 class SplicedOutput implements OutputSource {
   readonly size: number;
-  private readonly starts: number[];
+  /** Where each range starts in the output (rangeStarts). */
+  readonly starts: number[];
 
   /** Every piece is opened at once: like an open file, the output then outlives its folder's removal. */
   private constructor(
@@ -294,6 +295,7 @@ export function appendRange(ranges: number[], piece: number, start: number, leng
 
 /** What rangesOf reads an earlier output as. */
 export function rangeSource(output: OutputSource): Parameters<typeof rangesOf>[0] {
+  if (output instanceof SplicedOutput) return { splice: output.splice, starts: output.starts };
   return output.splice === null
     ? { splice: null, size: output.size }
     : { splice: output.splice, starts: rangeStarts(output.splice) };
