@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import type { Readable } from 'node:stream';
 import yauzl from 'yauzl';
 import { isScanError } from '@reposcan/contracts';
@@ -48,7 +49,7 @@ export async function openZipReader(zipPath: string): Promise<ZipReader> {
         };
         const onEntry = (entry: ZipEntry): void => {
           settle();
-          resolve(entry);
+          resolve(withUtf8Name(entry));
         };
         const onEnd = (): void => {
           settle();
@@ -77,6 +78,30 @@ export async function openZipReader(zipPath: string): Promise<ZipReader> {
     },
     close: () => zipfile.close(),
   };
+}
+
+/** General purpose flag bit 11: the entry's name and comment are UTF-8. */
+const UTF8_FLAG = 0x800;
+/** Info-ZIP's Unicode Path extra field, which yauzl reads the name from when it is present. */
+const UNICODE_PATH_FIELD = 0x7075;
+
+/**
+ * Without the UTF-8 flag a name is CP437 by the ZIP specification, and yauzl decodes it so; but
+ * Info-ZIP's `zip`, the everyday tool on Linux, writes the UTF-8 bytes of the file names with
+ * neither the flag nor a Unicode Path field. A name whose bytes are UTF-8 (and not plain ASCII,
+ * which reads alike either way) is read as UTF-8, as `unzip` does; any other keeps CP437.
+ */
+function withUtf8Name(entry: ZipEntry): ZipEntry {
+  const raw = entry.fileNameRaw;
+  if (
+    (entry.generalPurposeBitFlag & UTF8_FLAG) !== 0 ||
+    entry.extraFields.some((field) => field.id === UNICODE_PATH_FIELD) ||
+    raw.every((byte) => byte < 0x80) ||
+    !isUtf8(raw)
+  )
+    return entry;
+  entry.fileName = raw.toString('utf8');
+  return entry;
 }
 
 /**

@@ -9,7 +9,7 @@ Spec: {
   "prefix": n,              # n junk bytes before the archive, offsets adjusted (self-extractor style)
   "entries": [{"name", "data" | "zeros": n, "method": "stored"|"deflated"|"bzip2", "mode": st_mode}],
   "many": n,                # n empty stored files f/000000 … (zip64 end record when n > 65535)
-  "patches": [{"op": "encrypt" | "shrink" | "set-uncompressed" | "duplicate" | "cover-rest", ...}],
+  "patches": [{"op": "encrypt" | "shrink" | "set-uncompressed" | "duplicate" | "cover-rest" | "legacy-name", ...}],
   "naive_prefix": n         # n junk bytes prepended afterwards, offsets NOT adjusted
 }
 """
@@ -78,6 +78,14 @@ def patch(path, patches):
             copy = bytearray(records[i][:46]) + name + records[i][46 + n :]
             struct.pack_into("<H", copy, 28, len(name))
             records.append(copy)
+        elif op == "legacy-name":  # no UTF-8 flag (as Info-ZIP's zip writes), the name's bytes optionally replaced
+            n = struct.unpack_from("<H", records[i], 28)[0]
+            name = bytes.fromhex(p["hex"]) if "hex" in p else bytes(records[i][46 : 46 + n])
+            assert len(name) == n, "the replacement name must be as long as the name"
+            struct.pack_into("<H", records[i], 8, struct.unpack_from("<H", records[i], 8)[0] & ~0x800)
+            struct.pack_into("<H", data, local(i) + 6, struct.unpack_from("<H", data, local(i) + 6)[0] & ~0x800)
+            records[i][46 : 46 + n] = name
+            data[local(i) + 30 : local(i) + 30 + n] = name
         elif op == "cover-rest":  # stored entry i's data range swallows every later entry
             n, m = struct.unpack_from("<HH", data, local(i) + 26)
             size = cd_offset - (local(i) + 30 + n + m)

@@ -109,6 +109,25 @@ describe('extractZip: ordinary archives', () => {
     expect(await extract(zip, dest)).toMatchObject({ name: 'dir', entries: 2, bytes: 1 });
   });
 
+  it('reads names as Info-ZIP writes them (UTF-8 bytes, no UTF-8 flag) as UTF-8, and other flagless names as CP437', async () => {
+    const zip = await scratch.craft('info-zip.zip', {
+      entries: [
+        { name: 'proj/café.txt', data: 'a' },
+        { name: 'proj/日本語.md', data: 'b' },
+        // "naïve.md" with its two UTF-8 bytes for ï replaced by 0x8B 0x20: not UTF-8, so CP437 ("ï ").
+        { name: 'proj/naïve.md', data: 'c' },
+      ],
+      patches: [
+        { op: 'legacy-name', index: 0 },
+        { op: 'legacy-name', index: 1 },
+        { op: 'legacy-name', index: 2, hex: Buffer.from('proj/na\x8b ve.md', 'latin1').toString('hex') },
+      ],
+    });
+    const dest = await scratch.dest();
+    expect(await extract(zip, dest)).toMatchObject({ name: 'proj', entries: 3 });
+    expect(await listTree(dest)).toEqual(['proj/', 'proj/café.txt', 'proj/na\u00ef ve.md', 'proj/日本語.md']);
+  });
+
   it('ignores archive permissions: a 0o300 file and a 0o000 folder come out 0o644 / 0o755 and removable', async () => {
     const zip = await scratch.craft('modes.zip', {
       entries: [

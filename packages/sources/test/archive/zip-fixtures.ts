@@ -42,7 +42,9 @@ export type Patch =
   | { op: 'shrink'; index: number; size: number }
   | { op: 'set-uncompressed'; index: number; size: number }
   | { op: 'duplicate'; index: number; name: string }
-  | { op: 'cover-rest'; index: number };
+  | { op: 'cover-rest'; index: number }
+  /** The UTF-8 flag cleared, as Info-ZIP's zip writes names; `hex`: other name bytes of the same length. */
+  | { op: 'legacy-name'; index: number; hex?: string };
 
 export interface CraftSpec {
   entries?: CraftedEntry[];
