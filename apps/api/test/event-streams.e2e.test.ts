@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SCAN_PHASES } from '@reposcan/contracts';
 import type { ScanStateRecord } from '@reposcan/contracts';
@@ -145,10 +146,19 @@ describe('event streams share one watcher per scan', () => {
     const scanId = await submitQueued(api);
     const stream = await openStream(eventsUrl(api, scanId));
     await stream.waitFor(1);
+    await sleep(20); // so a stale updated_at shows
+    const deleting = Date.now();
     const response = await fetch(`${api.baseUrl}/v1/cleanup/${scanId}`, { method: 'DELETE' });
     expect(response.status).toBe(200);
     expect(await stream.ended).toEqual({ byServer: true });
     expect(story(stream).at(-1)).toBe('state:cancelled');
+    // A change of state moves updated_at forward; the terminal one is as of the deletion.
+    const [first, last] = [stream.events.at(0), stream.events.at(-1)].map(
+      (e) => e?.data as { updated_at: string; completed_at: string | null },
+    );
+    expect(Date.parse(last?.updated_at ?? '')).toBeGreaterThanOrEqual(deleting);
+    expect(Date.parse(last?.updated_at ?? '')).toBeGreaterThan(Date.parse(first?.updated_at ?? ''));
+    expect(last?.completed_at).toBe(last?.updated_at);
   });
 
   it('an unknown scan is a 404 and holds no stream', async () => {

@@ -97,8 +97,10 @@ function streamEvents(
           // A failed read ends nothing: the next signal or fallback tick reads again.
           return;
         } else if (record === null) {
-          // Deleted while being watched: say so with a terminal state and stop.
-          res.write(`event: state\ndata: ${JSON.stringify({ ...toStatus(last), state: 'cancelled' })}\n\n`);
+          // Deleted while being watched: say so with a terminal state, as of now, and stop.
+          const at = new Date().toISOString();
+          const cancelled = { ...toStatus(last), state: 'cancelled', updated_at: at, completed_at: at };
+          res.write(`event: state\ndata: ${JSON.stringify(cancelled)}\n\n`);
           return close();
         } else if (record.state !== last.state) send('state', record);
         else if (render(record).progress !== render(last).progress) send('progress', record);
