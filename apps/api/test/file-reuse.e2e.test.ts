@@ -192,6 +192,8 @@ describe('file cache: a rescan of a new commit reuses every unchanged file (loop
     const stale = await fetch(url, { headers: { range: 'bytes=0-9', 'if-range': '"0"' } });
     expect(stale.status).toBe(200);
     expect(Buffer.from(await stale.arrayBuffer()).length).toBe(want.length);
+    expect((await fetch(url, { headers: { 'if-match': head.headers.get('etag') ?? '' } })).status).toBe(200);
+    expect((await fetch(url, { headers: { 'if-match': '"0"' } })).status).toBe(412);
     const beyond = await fetch(url, { headers: { range: `bytes=${want.length}-` } });
     expect(beyond.status).toBe(416);
     expect(beyond.headers.get('content-range')).toBe(`bytes */${want.length}`);

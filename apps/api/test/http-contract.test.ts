@@ -301,6 +301,27 @@ describe('HTTP contract (embedded mode)', () => {
           .status,
       ).toBe(304);
     });
+    it('a failed If-Match or If-Unmodified-Since is 412 PRECONDITION_FAILED; a matching one sends the artifact', async () => {
+      const url = `${api.baseUrl}/v1/download/${completedId}?format=txt`;
+      const etag = (await fetch(url)).headers.get('etag') ?? '';
+      for (const headers of [
+        { 'if-match': '"0000"' } as Record<string, string>,
+        { 'if-match': `W/${etag}` },
+        { 'if-unmodified-since': 'Mon, 01 Jan 2001 00:00:00 GMT' },
+        // If-Match decides when both are sent.
+        { 'if-match': '"0000"', 'if-unmodified-since': new Date(Date.now() + 3_600_000).toUTCString() },
+      ]) {
+        const body = await expectError(await fetch(url, { headers }), 412, 'PRECONDITION_FAILED');
+        expect(body.detail, JSON.stringify(headers)).toMatch(/If-Match or If-Unmodified-Since.*drop the header/);
+      }
+      for (const headers of [
+        { 'if-match': etag } as Record<string, string>,
+        { 'if-match': `"0000", ${etag}` },
+        { 'if-match': '*' },
+        { 'if-unmodified-since': new Date(Date.now() + 3_600_000).toUTCString() },
+      ])
+        expect((await fetch(url, { headers })).status, JSON.stringify(headers)).toBe(200);
+    });
     it('a range past the end is 416 RANGE_NOT_SATISFIABLE, as JSON, with the size in Content-Range and nothing to save', async () => {
       const size = (await (await fetch(`${api.baseUrl}/v1/download/${completedId}?format=txt`)).arrayBuffer())
         .byteLength;

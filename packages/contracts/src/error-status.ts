@@ -26,6 +26,7 @@ export const ERROR_STATUS: Record<ErrorCode, { status: number; title: string }> 
   FORMAT_NOT_PRODUCED: { status: 404, title: 'Format not produced' },
   PART_NOT_FOUND: { status: 404, title: 'Part not found' },
   METHOD_NOT_ALLOWED: { status: 405, title: 'Method not allowed' },
+  PRECONDITION_FAILED: { status: 412, title: 'Precondition failed' },
   RANGE_NOT_SATISFIABLE: { status: 416, title: 'Range not satisfiable' },
   SCAN_NOT_READY: { status: 409, title: 'Scan not completed yet' },
   SCAN_FAILED: { status: 409, title: 'Scan failed' },

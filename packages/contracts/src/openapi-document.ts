@@ -254,7 +254,7 @@ export function buildOpenApiDocument(version: string): Json {
             ),
           },
           '304': { description: 'Not modified: If-None-Match matched the ETag. No body.' },
-          ...byStatus([400, 404, 409, 416]),
+          ...byStatus([400, 404, 409, 412, 416]),
         },
       },
     },

@@ -29,10 +29,16 @@ export function artifactRoutes(deps: { artifacts: ArtifactService; scans: ScanSe
       const scanId = scanIdParam(req);
       const { format, part } = parseOrThrow(DownloadQuery, req.query, 'query');
       const file = await deps.artifacts.artifact(scanId, format, callerOf(req), part);
+      const etag = file.sha256 ? `"${file.sha256}"` : undefined;
+      const modified = (await stat(file.spliced ? spliceFileName(file.path) : file.path)).mtime;
+      if (preconditionFailed(req, etag, modified))
+        throw new ScanError(
+          'PRECONDITION_FAILED',
+          "The artifact is not the one the If-Match or If-Unmodified-Since header names; drop the header, or send the ETag of this scan and format (the artifact's sha256 in quotes).",
+        );
       res.attachment(file.fileName);
       res.setHeader('Content-Type', file.contentType);
-      if (file.sha256) {
-        const etag = `"${file.sha256}"`;
+      if (etag !== undefined) {
         res.setHeader('ETag', etag);
         if ((req.get('if-none-match') ?? '').split(',').some((t) => t.trim() === etag || t.trim() === '*')) {
           res.status(304).end();
@@ -40,7 +46,7 @@ export function artifactRoutes(deps: { artifacts: ArtifactService; scans: ScanSe
         }
       }
       if (file.spliced) {
-        await sendSplicedOutput(req, res, file.path);
+        await sendSplicedOutput(req, res, file.path, modified);
         return;
       }
       // send handles Range (206), If-None-Match (304) and HEAD from the headers above.
@@ -88,8 +94,7 @@ export function artifactRoutes(deps: { artifacts: ArtifactService; scans: ScanSe
  * A spliced output (stored as stretches of other files) sent as sendFile sends a file: the same
  * headers, Range (one range: 206; several: the whole output), If-Range, If-Modified-Since and HEAD.
  */
-async function sendSplicedOutput(req: Request, res: Response, path: string): Promise<void> {
-  const modified = (await stat(spliceFileName(path))).mtime;
+async function sendSplicedOutput(req: Request, res: Response, path: string, modified: Date): Promise<void> {
   const output = await openOutput(path);
   try {
     const { size } = output;
@@ -125,6 +130,17 @@ async function sendSplicedOutput(req: Request, res: Response, path: string): Pro
   } finally {
     await output.close();
   }
+}
+
+/**
+ * If-Match (strong comparison: a weak tag never matches), or else If-Unmodified-Since, says the
+ * client holds another version (RFC 9110 §13.2.2): checked before anything else is answered.
+ */
+function preconditionFailed(req: Request, etag: string | undefined, modified: Date): boolean {
+  const ifMatch = req.get('if-match');
+  if (ifMatch !== undefined) return !ifMatch.split(',').some((t) => t.trim() === '*' || t.trim() === etag);
+  const since = Date.parse(req.get('if-unmodified-since') ?? '');
+  return !Number.isNaN(since) && Math.floor(modified.getTime() / 1000) > Math.floor(since / 1000);
 }
 
 /** Whether a Range request's If-Range (an ETag or a date) still names this output; none does. */
