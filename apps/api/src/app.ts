@@ -83,7 +83,8 @@ export function createApp(deps: AppDeps): Express {
   app.use(requestId);
   app.use(deps.cors);
   app.use(deps.metrics.observe);
-  app.use(express.json({ limit: deps.maxJsonBodyBytes, strict: true, type: 'application/json' }));
+  // Any JSON value parses, so one that is not an object is told so (requireJson), not called malformed.
+  app.use(express.json({ limit: deps.maxJsonBodyBytes, strict: false, type: 'application/json' }));
   app.use((req, res, next) => {
     const started = Date.now();
     res.on('finish', () => {

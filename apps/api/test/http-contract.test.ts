@@ -170,6 +170,13 @@ describe('HTTP contract (embedded mode)', () => {
     it('malformed JSON is 400 INVALID_JSON', async () => {
       await expectError(await post(api, '/v1/scan', '{"repo_path":'), 400, 'INVALID_JSON');
     });
+    it('JSON that is not an object (null, a number, a string, an array) is 400 INVALID_REQUEST saying so', async () => {
+      for (const path of ['/v1/scan', '/v1/inspect'])
+        for (const body of ['null', '42', '"repo"', '[]']) {
+          const error = await expectError(await post(api, path, body), 400, 'INVALID_REQUEST');
+          expect(error.detail, `${path} ${body}`).toBe('The body must be a JSON object.');
+        }
+    });
     it('unknown fields are 400 INVALID_REQUEST naming them', async () => {
       const body = await expectError(
         await postScan(api, { repo_path: api.repoDir, colour: 'red' }),
