@@ -45,8 +45,9 @@ const GIT_WORDING: HostPolicyWording = {
   credentialsRefused:
     'Remove the user name and password or token from the URL (where it would be logged and stored); send a token for a private repository in git_token or the X-Git-Token header instead.',
   privateAddress: (host) =>
-    `The host ${host} is a private, loopback or link-local address, which this server does not clone from.`,
-  hostNotAllowed: (host) => `The host ${host} is not in this server's list of allowed git hosts.`,
+    `The host ${host} is a private, loopback or link-local address, which this server does not clone from (GIT_ALLOW_PRIVATE_HOSTS is off); scan a repository on a public host, or ask the operator to allow private hosts.`,
+  hostNotAllowed: (host) =>
+    `The host ${host} is not in this server's list of allowed git hosts (GIT_ALLOWED_HOSTS); scan a repository on one of those hosts, or ask the operator to add ${host}.`,
   noSuchHost: (host, cause) =>
     new ScanError('REPO_NOT_FOUND', `The host ${host} does not exist; check the repository URL.`, { cause }),
   unresolved: (host, cause) =>

@@ -83,6 +83,20 @@ describe('checkRemotePolicy', () => {
     expect(lookup).toHaveBeenCalledTimes(1);
   });
 
+  it('says which setting refuses a host and what the user can do instead', async () => {
+    const message = (input: string, lookup = resolvesTo('140.82.112.3')): Promise<string> =>
+      checkRemotePolicy(spec(input), STRICT, { lookup }).then(
+        () => `${input} was allowed`,
+        (error: unknown) => (error as ScanError).message,
+      );
+    expect(await message('https://evil.example/a/b')).toMatch(
+      /evil\.example .*GIT_ALLOWED_HOSTS.*scan a repository on one of those hosts, or ask the operator to add evil\.example/,
+    );
+    expect(await message('https://github.com/a/b', resolvesTo('10.0.0.5'))).toMatch(
+      /GIT_ALLOW_PRIVATE_HOSTS is off.*scan a repository on a public host/,
+    );
+  });
+
   it('refuses when any one of several addresses is private', async () => {
     expect(await refusal('https://github.com/a/b', STRICT, resolvesTo('140.82.112.3', '10.0.0.5'))).toBe(
       'PRIVATE_ADDRESS',
