@@ -121,8 +121,16 @@ async function report(error: unknown, io: CliIo, json: boolean): Promise<ExitCod
   io.stderr.write(`reposcan: ${failure.message}\n`);
   if (failure.exit_code === EXIT.USAGE) io.stderr.write('Run `reposcan --help` for usage.\n');
   if (json) {
-    const { message, ...fields } = failure;
-    io.stdout.write(`${JSON.stringify({ error: { ...fields, detail: fields.detail ?? message } }, null, 2)}\n`);
+    // Every key always there (null where it does not apply: no HTTP answer, no scan), so a script reads one shape.
+    const error = {
+      exit_code: failure.exit_code,
+      status: failure.status ?? null,
+      code: failure.code ?? null,
+      detail: failure.detail ?? failure.message,
+      request_id: failure.request_id ?? null,
+      scan_id: failure.scan_id ?? null,
+    };
+    io.stdout.write(`${JSON.stringify({ error }, null, 2)}\n`);
   }
   return failure.exit_code;
 }

@@ -308,7 +308,17 @@ describe('reposcan CLI', () => {
     it('with --json, a usage error is a JSON document on stdout too', async () => {
       const run = await runCli(['scan', '.', '--json', '--lite=yes'], { cwd: work, env });
       expect(run.code).toBe(2);
-      expect(JSON.parse(run.stdout)).toMatchObject({ error: { exit_code: 2, code: 'USAGE' } });
+      // The documented shape whole: what does not apply (no HTTP answer, no scan) is null.
+      expect(JSON.parse(run.stdout)).toEqual({
+        error: {
+          exit_code: 2,
+          status: null,
+          code: 'USAGE',
+          detail: expect.stringMatching(/--lite/) as unknown,
+          request_id: null,
+          scan_id: null,
+        },
+      });
     });
 
     it('--help prints usage with the exit codes and exits 0', async () => {
