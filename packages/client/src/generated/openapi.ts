@@ -617,7 +617,7 @@ export interface components {
         };
         ScanProgress: {
             /**
-             * @description What the worker is doing. Reading and counting start while the walk is still listing files: during `walk`, `files_total` is the number found so far and grows; from `read` on it is final.
+             * @description What the worker is doing. Reading and counting start while the walk is still listing files: during `walk`, `files_total` is the number found so far and grows; from `read` on it is final, but for `zip`, whose counts are of the ZIP bundle's entries written.
              * @enum {string}
              */
             phase: "queued" | "clone" | "extract" | "walk" | "read" | "render" | "zip" | "publish" | "done";
