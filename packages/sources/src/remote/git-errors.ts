@@ -30,7 +30,11 @@ export function classifyGitFailure(
   const output = error.output;
   const cause = { cause: error };
   if (branch !== undefined && BRANCH_MISSING.test(output)) {
-    return new ScanError('BRANCH_NOT_FOUND', `The branch or tag '${branch}' does not exist in ${spec.webUrl}.`, cause);
+    return new ScanError(
+      'BRANCH_NOT_FOUND',
+      `The branch or tag '${branch}' does not exist in ${spec.webUrl} (it may have been deleted since it was looked up); check the name, or leave it out to scan the default branch.`,
+      cause,
+    );
   }
   if (REDIRECTED.test(output)) {
     return new ScanError(

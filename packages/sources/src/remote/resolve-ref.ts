@@ -161,6 +161,18 @@ function subdirOf(rest: string[], kind: RemoteSpec['kindOfRef']): string | null 
   return folder.length > 0 ? folder.join('/') : null;
 }
 
+/** A commit id as permalinks carry it (abbreviated or whole, SHA-1 or SHA-256). */
+const COMMIT_ID = /^[0-9a-f]{7,64}$/i;
+
 function branchNotFound(name: string, webUrl: string): ScanError {
-  return new ScanError('BRANCH_NOT_FOUND', `No branch or tag named '${name}' exists in ${webUrl}.`);
+  // A permalink's commit is not something a scan can name: say so rather than 'no such branch'.
+  if (COMMIT_ID.test(name))
+    return new ScanError(
+      'BRANCH_NOT_FOUND',
+      `'${name}' in ${webUrl} looks like a commit id, and no branch or tag has that name; a scan takes a branch or tag (the result names the commit it scanned), so use the URL of the branch (…/tree/<branch>), or pass the commit as base_ref to see what changed since.`,
+    );
+  return new ScanError(
+    'BRANCH_NOT_FOUND',
+    `No branch or tag named '${name}' exists in ${webUrl}; check the name (it is case-sensitive), or leave it out to scan the default branch.`,
+  );
 }

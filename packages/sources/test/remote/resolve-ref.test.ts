@@ -87,6 +87,16 @@ describe('pickRef', () => {
   it('fails with BRANCH_NOT_FOUND for an unknown branch, from the body or the URL', () => {
     expect(failure(() => pick(null, null, 'nope'))).toMatchObject({ code: 'BRANCH_NOT_FOUND', retryable: false });
     expect(failure(() => pick(['nope', 'docs'], 'tree'))).toMatchObject({ code: 'BRANCH_NOT_FOUND' });
+    expect(failure(() => pick(null, null, 'nope')).message).toMatch(/'nope'.*leave it out to scan the default branch/);
+  });
+
+  it("tells a permalink's commit id apart: a scan takes a branch or tag, a commit goes in base_ref", () => {
+    const sha = 'c0ffee0123456789abcdef0123456789abcdef01';
+    for (const error of [failure(() => pick([sha, 'src'], 'tree')), failure(() => pick(null, null, sha.slice(0, 7)))])
+      expect(error).toMatchObject({
+        code: 'BRANCH_NOT_FOUND',
+        message: expect.stringMatching(/looks like a commit id.*use the URL of the branch.*base_ref/) as unknown,
+      });
   });
 
   it('fails with REPO_NOT_FOUND for an empty repository', () => {
