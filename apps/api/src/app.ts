@@ -18,7 +18,7 @@ import { requestId } from './http/request-id.js';
 import { webPage } from './http/web-page.js';
 import { artifactRoutes } from './routes/artifacts.routes.js';
 import { inspectRoutes } from './routes/inspect.routes.js';
-import { mcpRoutes } from './routes/mcp.routes.js';
+import { mcpBodyErrors, mcpRoutes } from './routes/mcp.routes.js';
 import type { TokenCounting } from '@reposcan/mcp';
 import { scanRoutes } from './routes/scan.routes.js';
 import { scansRoutes } from './routes/scans.routes.js';
@@ -172,6 +172,8 @@ export function createApp(deps: AppDeps): Express {
       counting: deps.mcpCounting,
     }),
   );
+  // A body /mcp cannot parse is a JSON-RPC error, as the SDK gives, not the REST envelope.
+  app.use('/mcp', mcpBodyErrors);
   if (deps.queueDashboard) app.use(QUEUE_DASHBOARD_PATH, deps.queueDashboard);
   app.use(webPage());
   app.use(notFound);

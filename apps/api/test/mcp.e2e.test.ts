@@ -123,6 +123,42 @@ describe('MCP over streamable HTTP', () => {
     expect(response.headers.get('allow')).toBe('POST');
   });
 
+  it('answers a body it cannot read with a JSON-RPC error, as the SDK does, and /v1 with its envelope', async () => {
+    const post = (path: string, body: string): Promise<Response> =>
+      fetch(`${api.baseUrl}${path}`, {
+        method: 'POST',
+        headers: {
+          Authorization: `Bearer ${alice}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body,
+      });
+    const malformed = await post('/mcp', '{bad');
+    expect(malformed.status).toBe(400);
+    expect(await malformed.json()).toEqual({
+      jsonrpc: '2.0',
+      error: { code: -32700, message: 'Parse error: Invalid JSON' },
+      id: null,
+    });
+    // JSON that is no JSON-RPC message reaches the SDK, which answers in the same shape.
+    const notMessage = await post('/mcp', '{"foo":1}');
+    expect(notMessage.status).toBe(400);
+    expect(await notMessage.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32700 }, id: null });
+    // Over MAX_JSON_BODY_BYTES (64 KiB here), as the SDK says of a body over its own bound.
+    const large = await post('/mcp', JSON.stringify({ padding: 'x'.repeat(70_000) }));
+    expect(large.status).toBe(413);
+    expect(await large.json()).toEqual({
+      jsonrpc: '2.0',
+      error: { code: -32000, message: 'Payload Too Large: Request body must not exceed 65536 bytes' },
+      id: null,
+    });
+    // The REST routes keep their envelope.
+    const rest = await post('/v1/scan', '{bad');
+    expect(rest.status).toBe(400);
+    expect(await rest.json()).toMatchObject({ status: 'error', code: 'INVALID_JSON' });
+  });
+
   it('spends from the same scan budget as POST /v1/scan', async () => {
     const limited = await startTestApi({ RATE_LIMIT_PER_MINUTE: '2' });
     const client = new Client({ name: 'reposcan-test', version: '1.0.0' });

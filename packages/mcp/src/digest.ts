@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { SummaryRecord } from '@reposcan/contracts';
 import type { TextFormat } from '@reposcan/contracts/vocabulary';
 import { ScanError } from '@reposcan/contracts';
@@ -133,6 +134,8 @@ export class ScanDigest {
   private readonly count: CountBatch;
 
   private constructor(
+    /** What a cursor's check names the scan by. */
+    private readonly scanId: string,
     private readonly ctx: RenderContext,
     private readonly ordered: readonly IndexedFile[],
     /** What a page reads through when its caller names no reader (outputs held in memory). */
@@ -191,7 +194,7 @@ export class ScanDigest {
       assets: (head.assets ?? summary.assets) as RenderContext['assets'],
       skippedCount: (head.skipped_count ?? summary.skipped.length) as number,
     };
-    return new ScanDigest(ctx, files, read, indexBytes, counting);
+    return new ScanDigest(summary.scan_id, ctx, files, read, indexBytes, counting);
   }
 
   /** From JSON outputs held as text (one string, or one per part in order). */
@@ -224,7 +227,7 @@ export class ScanDigest {
   ): Promise<Page> {
     const blocks = this.blocksOf(format, read);
     const count = textCounter(this.count, signal);
-    return pageOf(blocks, cursor, maxTokens, count, async (from, to) => {
+    return pageOf(blocks, cursorsOf(`${this.scanId}:${format}`), cursor, maxTokens, count, async (from, to) => {
       const missing: number[] = [];
       for (let i = from; i < to; i++) if (!this.blockTokens.has(`${format}:${i}`)) missing.push(i);
       if (missing.length > 0) {
@@ -257,7 +260,8 @@ export class ScanDigest {
       [content] = (await this.contents([file], read)) as [string];
       this.keep(key, content);
     }
-    return pageOf(heldBlocks([{ path, text: content }]), cursor, maxTokens, count, async () => {
+    const cursors = cursorsOf(`${this.scanId}:file:${path}`);
+    return pageOf(heldBlocks([{ path, text: content }]), cursors, cursor, maxTokens, count, async () => {
       let n = this.blockTokens.get(key);
       if (n === undefined) this.blockTokens.set(key, (n = (await count([content]))[0] as number));
       return [n];
@@ -399,14 +403,38 @@ function pick(doc: Record<string, unknown>, keys: readonly string[]): Record<str
   return Object.fromEntries(keys.filter((k) => k in doc).map((k) => [k, doc[k]]));
 }
 
-/** `<block>.<offset>`: the block a page starts in and where in it (UTF-16 units, at a line end or a character). */
-function parseCursor(cursor: string | null, blocks: Blocks): { block: number; offset: number } {
-  if (cursor === null || cursor === '') return { block: 0, offset: 0 };
-  const match = /^(\d+)\.(\d+)$/.exec(cursor);
-  const block = Number(match?.[1]);
-  const offset = Number(match?.[2]);
-  if (!match || block >= blocks.length) throw badCursor(cursor);
-  return { block, offset };
+/** Where a page starts: a block, and where in it (UTF-16 units, at a line end or a character). */
+interface Place {
+  block: number;
+  offset: number;
+}
+
+/** The cursors of one run of pages (a format's digest, or one file). */
+interface Cursors {
+  /** The cursor of a page that starts at `place`. */
+  of(place: Place): string;
+  /** Where a cursor this run gave points (null: the start); any other is refused. */
+  parse(cursor: string | null): Place;
+}
+
+/**
+ * `<block>.<offset>.<check>`, the check a hash of the place and `scope` (the scan and the run):
+ * a cursor made up, changed, or brought from another scan, format or file is refused, and no
+ * page start needs keeping between calls. It is no secret: it catches mistakes, and a forged
+ * cursor would only start a page elsewhere in a scan its caller may read whole.
+ */
+function cursorsOf(scope: string): Cursors {
+  const check = (place: string): string =>
+    createHash('sha256').update(`${scope}\n${place}`).digest('base64url').slice(0, 8);
+  return {
+    of: ({ block, offset }) => `${block}.${offset}.${check(`${block}.${offset}`)}`,
+    parse(cursor) {
+      if (cursor === null || cursor === '') return { block: 0, offset: 0 };
+      const match = /^(\d+)\.(\d+)\.([\w-]{8})$/.exec(cursor);
+      if (!match || check(`${match[1]}.${match[2]}`) !== match[3]) throw badCursor(cursor);
+      return { block: Number(match[1]), offset: Number(match[2]) };
+    },
+  };
 }
 
 function badCursor(cursor: string | null): ScanError {
@@ -416,7 +444,6 @@ function badCursor(cursor: string | null): ScanError {
   );
 }
 
-/**
 /** Counts texts in one batch: UTF-8 encoded here, counted where `count` counts. */
 function textCounter(count: CountBatch, signal: AbortSignal | undefined): (texts: string[]) => Promise<number[]> {
   return (texts) =>
@@ -437,15 +464,19 @@ const PROBES = 8;
  */
 async function pageOf(
   blocks: Blocks,
+  cursors: Cursors,
   cursor: string | null,
   maxTokens: number,
   count: (texts: string[]) => Promise<number[]>,
   tokensOf: (from: number, to: number) => Promise<number[]>,
 ): Promise<Page> {
   if (blocks.length === 0) return { text: '', tokens: 0, files: [], cut_inside_file: false, next_cursor: null };
-  const start = parseCursor(cursor, blocks);
+  const start = cursors.parse(cursor);
+  // Only a forged cursor is out of bounds. A block starts at 0 even when it is empty (an empty
+  // file), and no page starts at its end.
+  if (start.block >= blocks.length) throw badCursor(cursor);
   const [firstText] = (await blocks.texts(start.block, start.block + 1)) as [string];
-  if (start.offset >= firstText.length) throw badCursor(cursor);
+  if (start.offset > 0 && start.offset >= firstText.length) throw badCursor(cursor);
   const firstPath = blocks.path(start.block);
   const rest = start.offset === 0 ? firstText : firstText.slice(start.offset);
   const blockTokens = (await tokensOf(start.block, start.block + 1))[0] as number;
@@ -464,7 +495,9 @@ async function pageOf(
       tokens: cut.tokens,
       files: paths(start.block, start.block + 1),
       cut_inside_file: firstPath !== null && !done,
-      next_cursor: done ? nextOf(blocks, start.block + 1) : `${start.block}.${cut.end}`,
+      next_cursor: done
+        ? nextOf(blocks, cursors, start.block + 1)
+        : cursors.of({ block: start.block, offset: cut.end }),
     };
   }
   let sum = restTokens;
@@ -505,12 +538,12 @@ async function pageOf(
     tokens,
     files: paths(start.block, next),
     cut_inside_file: false,
-    next_cursor: nextOf(blocks, next),
+    next_cursor: nextOf(blocks, cursors, next),
   };
 }
 
-function nextOf(blocks: Blocks, index: number): string | null {
-  return index < blocks.length ? `${index}.0` : null;
+function nextOf(blocks: Blocks, cursors: Cursors, index: number): string | null {
+  return index < blocks.length ? cursors.of({ block: index, offset: 0 }) : null;
 }
 
 /**

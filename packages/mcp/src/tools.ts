@@ -3,6 +3,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { BranchName, PREVIEW_OPTION_NAMES, RepoPath, ScanError, ScanId, ScanOptionFields } from '@reposcan/contracts';
 import type { ScanStatus, SummaryRecord } from '@reposcan/contracts';
+import { formatSize } from '@reposcan/core';
 import type { ReposcanBackend } from './backend.js';
 import { ScanDigest } from './digest.js';
 import type { Page, ReadJson, TokenCounting } from './digest.js';
@@ -212,7 +213,7 @@ export function createReposcanMcpServer(backend: ReposcanBackend, options: McpTo
     {
       title: 'List the files of a scan',
       description:
-        'The textual files a completed scan holds, in output order, with subcategory, size in bytes and exact token count; optionally its non-textual files (images, binaries: listed, never included as text). Use it to pick files for read_scan_file. Paged with offset and limit.',
+        'The textual files a completed scan holds, in output order, with subcategory, size in bytes and exact token count; optionally its non-textual files (images, binaries: listed after the textual ones, never included as text). Use it to pick files for read_scan_file. Paged with offset and limit.',
       inputSchema: {
         scan_id: scanIdField,
         path_prefix: z
@@ -231,32 +232,37 @@ export function createReposcanMcpServer(backend: ReposcanBackend, options: McpTo
         const { summary } = await load(scan_id, extra.signal);
         const prefix = path_prefix ?? '';
         const files = summary.files.filter((f) => f.path.startsWith(prefix));
-        const page = files.slice(offset, offset + limit).map((f) => ({
+        const assets = include_non_textual ? summary.assets.filter((a) => a.path.startsWith(prefix)) : [];
+        // One listing, the textual files then the non-textual ones, paged as a whole.
+        const end = Math.min(offset + limit, files.length + assets.length);
+        const page = files.slice(offset, end).map((f) => ({
           path: f.path,
           subcategory: f.subcategory,
           size_bytes: f.size_bytes,
           tokens: f.tokens,
         }));
-        const next = offset + page.length < files.length ? offset + page.length : null;
+        const pageAssets = assets
+          .slice(Math.max(0, offset - files.length), Math.max(0, end - files.length))
+          .map((a) => ({ path: a.path, subcategory: a.subcategory, size_bytes: a.size_bytes }));
+        const next = end < files.length + assets.length ? end : null;
         const data = {
           scan_id,
           encoding: summary.encoding,
           total_files: files.length,
+          ...(include_non_textual ? { total_non_textual: assets.length } : {}),
           total_tokens: files.reduce((n, f) => n + f.tokens, 0),
           offset,
           next_offset: next,
           files: page,
-          ...(include_non_textual
-            ? {
-                non_textual: summary.assets
-                  .filter((a) => a.path.startsWith(prefix))
-                  .map((a) => ({ path: a.path, subcategory: a.subcategory, size_bytes: a.size_bytes })),
-              }
-            : {}),
+          ...(include_non_textual ? { non_textual: pageAssets } : {}),
         };
-        const lines = page.map((f) => `${f.path}\t${f.subcategory}\t${f.size_bytes} B\t${f.tokens} tokens`);
+        const lines = [
+          ...page.map((f) => `${f.path}\t${f.subcategory}\t${f.size_bytes} B\t${f.tokens} tokens`),
+          ...pageAssets.map((a) => `${a.path}\t${a.subcategory}\t${a.size_bytes} B\tnon-textual`),
+        ];
+        const counts = `${files.length} textual files${include_non_textual ? ` and ${assets.length} non-textual files` : ''}`;
         return ok(
-          `${files.length} textual files${prefix ? ` under ${prefix}` : ''}; ${page.length} from ${offset}${next === null ? ' (the last)' : `, next_offset ${next}`}:\n${lines.join('\n')}`,
+          `${counts}${prefix ? ` under ${prefix}` : ''}; ${lines.length} from ${offset}${next === null ? ' (the last)' : `, next_offset ${next}`}:\n${lines.join('\n')}`,
           data,
         );
       }),
@@ -320,15 +326,63 @@ function ok(text: string, data: object): CallToolResult {
   return { content: [{ type: 'text', text }], structuredContent: data as Record<string, unknown> };
 }
 
+/** An output in a status as the tools give it: its parts counted (their tokens summed), not listed. */
+interface OutputView {
+  url: string;
+  bytes: number;
+  sha256: string;
+  parts?: number;
+  tokens?: number;
+}
+
+/**
+ * A status as the scan tools give it: whole but for the lists that grow with the scan (each
+ * output's parts, the secrets found, the files not checked or not compressed), given as counts,
+ * so that a scan in thousands of parts still answers in a few lines. read_digest reads every
+ * part; GET /v1/scans/{id} lists them.
+ */
+function statusView(status: ScanStatus) {
+  if (!status.result) return { ...status, result: null };
+  const { artifacts, secrets, compression, ...result } = status.result;
+  const outputs: Record<string, OutputView> = {};
+  for (const [format, { parts, ...output }] of Object.entries(artifacts))
+    outputs[format] = parts
+      ? { ...output, parts: parts.length, tokens: parts.reduce((n, p) => n + p.tokens, 0) }
+      : output;
+  const { not_compressed, ...compressed } = compression ?? { not_compressed: [] };
+  return {
+    ...status,
+    result: {
+      ...result,
+      artifacts: outputs,
+      ...(secrets && {
+        secrets: { mode: secrets.mode, count: secrets.count, not_checked_files: secrets.not_checked.length },
+      }),
+      ...(compression && { compression: { ...compressed, not_compressed_files: not_compressed.length } }),
+    },
+  };
+}
+
+/** A sentence on the scan and what to do next, then its status (statusView) for clients that read only text. */
 function statusResult(status: ScanStatus): CallToolResult {
-  const r = status.result;
-  const line =
-    status.state === 'completed' && r
-      ? `Scan ${status.scan_id} completed: ${r.num_textual_files} textual files, ${r.summary.formatted.total_size}, ${r.summary.tokens} tokens. Read it with read_digest or list_scan_files.`
-      : status.state === 'failed' && status.error
-        ? `Scan ${status.scan_id} failed: ${status.error.code}: ${status.error.message}`
-        : `Scan ${status.scan_id} is ${status.state} (phase ${status.progress.phase}); ask get_scan_status again shortly.`;
-  return { ...ok(`${line}\n${JSON.stringify(status)}`, status), isError: status.state === 'failed' };
+  const view = statusView(status);
+  const r = view.result;
+  let line: string;
+  if (status.state === 'completed' && r) {
+    const outputs = Object.entries(r.artifacts).map(
+      ([format, o]) =>
+        `${format}: ${o.parts === undefined ? formatSize(o.bytes) : `${o.parts} parts, ${formatSize(o.bytes)}, ${o.tokens} tokens`}`,
+    );
+    const secrets = r.secrets?.count ? ` ${r.secrets.count} secrets found (${r.secrets.mode}).` : '';
+    line = `Scan ${status.scan_id} completed: ${r.num_textual_files} textual files, ${r.summary.formatted.total_size}, ${r.summary.tokens} tokens.${secrets} Outputs: ${outputs.join('; ')}. Read it with read_digest (the whole output in md, txt or json, page by page across its parts) or list_scan_files and read_scan_file.`;
+  } else if (status.state === 'failed' && status.error)
+    line = `Scan ${status.scan_id} failed: ${status.error.code}: ${status.error.message}`;
+  else if (status.state === 'cancelled') line = `Scan ${status.scan_id} was cancelled; run it again to read it.`;
+  else {
+    const { phase, files_done, files_total } = status.progress;
+    line = `Scan ${status.scan_id} is ${status.state} (phase ${phase}, ${files_done} of ${files_total} files); ask get_scan_status again shortly.`;
+  }
+  return { ...ok(`${line}\n${JSON.stringify(view)}`, view), isError: status.state === 'failed' };
 }
 
 function pageResult(page: Page, about: Record<string, string>): CallToolResult {

@@ -3,29 +3,16 @@
 import { Tiktoken } from 'js-tiktoken/lite';
 import o200kRanks from 'js-tiktoken/ranks/o200k_base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SummaryRecord } from '@reposcan/contracts';
 import { LONGEST_TOKEN_BYTES } from '@reposcan/core';
 import { inProcessCounting, pooledCounting, ScanDigest } from '../src/digest.js';
 import type { TokenCounting } from '../src/digest.js';
 import { DigestCache } from '../src/tools.js';
+import { liteJson, madeSummary } from './support/made-scan.js';
 
 const tiktoken = new Tiktoken(o200kRanks);
 const tokens = (text: string): number => tiktoken.encode(text, [], []).length;
 
-const summary = {
-  repository: { name: 'made', source: 'local', url: null, branch: null, commit: null, subdir: null },
-  encoding: 'o200k_base',
-  options: { lite: true, skip_tree: false },
-  summary: {},
-  assets: [],
-  skipped: [],
-} as unknown as SummaryRecord;
-
-/** A lite JSON output (path and content only) of `files`, as one part. */
-function liteJson(files: Record<string, string>, tree = 'made\n'): string {
-  const objects = Object.entries(files).map(([path, content]) => JSON.stringify({ path, content }));
-  return `{\n  "tree": ${JSON.stringify(tree)},\n  "files": [\n    ${objects.join(',\n    ')}\n  ]\n}\n`;
-}
+const summary = madeSummary();
 
 async function readAll(
   page: (cursor: string | null) => Promise<{ text: string; tokens: number; next_cursor: string | null }>,
@@ -127,6 +114,40 @@ describe.each([
     for (const cursor of ['x', '5.0', '0.999999', '-1.0'])
       await expect(digest.digestPage('md', cursor, 1000)).rejects.toThrow(/not one this scan gave/);
     await expect(digest.filePage('b.ts', null, 1000)).rejects.toThrow(/list_scan_files/);
+  });
+
+  it('refuses a cursor in bounds that no page gave: mid-word, moved, or from another file or format', async () => {
+    const long = Array.from({ length: 400 }, (_, i) => `export const value${i} = ${i};\n`).join('');
+    const files = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`f${i}.ts`, long]));
+    const digest = await ScanDigest.from(summary, [liteJson(files)], counting);
+    const given = (await digest.filePage('f0.ts', null, 300)).next_cursor as string;
+    const givenMd = (await digest.digestPage('md', null, 300)).next_cursor as string;
+    expect(await digest.filePage('f0.ts', given, 300)).toMatchObject({ files: ['f0.ts'] });
+    const [block, offset] = given.split('.').map(Number) as [number, number];
+    const refused: Array<[string, () => Promise<unknown>]> = [
+      ['0.5', () => digest.filePage('f0.ts', '0.5', 300)],
+      ['2.10', () => digest.digestPage('md', '2.10', 300)],
+      ['moved', () => digest.filePage('f0.ts', given.replace(`${block}.${offset}`, `${block}.${offset + 1}`), 300)],
+      ['another file', () => digest.filePage('f1.ts', given, 300)],
+      ['another format', () => digest.digestPage('txt', givenMd, 300)],
+      ['a file for the digest', () => digest.digestPage('md', given, 300)],
+    ];
+    for (const [what, page] of refused)
+      await expect(page(), what).rejects.toMatchObject({ code: 'INVALID_REQUEST', message: /not one this scan gave/ });
+  });
+
+  it('reads an empty file as one empty page', async () => {
+    const digest = await ScanDigest.from(summary, [liteJson({ 'empty.txt': '', 'b.ts': 'b\n' })], counting);
+    expect(await digest.filePage('empty.txt', null, 1000)).toEqual({
+      text: '',
+      tokens: 0,
+      files: ['empty.txt'],
+      cut_inside_file: false,
+      next_cursor: null,
+    });
+    // In the digest it is a block of its own (its header), read like any other.
+    const pages = await readAll((c) => digest.digestPage('md', c, 200), 200);
+    expect(pages.join('')).toBe((await digest.digestPage('md', null, 500_000)).text);
   });
 
   it('cuts a long file at the last line end that fits', async () => {

@@ -1,6 +1,6 @@
 import { openOutput } from '@reposcan/core';
 import { Router } from 'express';
-import type { Request, Response } from 'express';
+import type { ErrorRequestHandler, Request, Response } from 'express';
 import { createReposcanMcpServer, DigestCache, serveMcpHttpRequest } from '@reposcan/mcp';
 import type { ReposcanBackend, TokenCounting } from '@reposcan/mcp';
 import type { EngineLimits } from '@reposcan/core';
@@ -56,6 +56,45 @@ export function mcpRoutes(deps: McpRouteDeps): Router {
     })
     .all(methodNotAllowed(['POST']));
   return router;
+}
+
+/**
+ * A body the JSON parser refused on /mcp, answered as the MCP SDK answers one it cannot read
+ * itself: a JSON-RPC error with id null, which an MCP client reads (the REST envelope it would
+ * not). Mounted after the parser and ahead of the API's error handler, to which any other error
+ * goes on.
+ */
+export const mcpBodyErrors: ErrorRequestHandler = (err, _req, res, next) => {
+  const refusal = bodyRefusal(err as { type?: unknown; limit?: unknown });
+  if (refusal === null) {
+    next(err);
+    return;
+  }
+  res
+    .status(refusal.status)
+    .json({ jsonrpc: '2.0', error: { code: refusal.code, message: refusal.message }, id: null });
+};
+
+/** The SDK's status, JSON-RPC code and message for a body-parser error (by its `type`); null for any other error. */
+function bodyRefusal(error: {
+  type?: unknown;
+  limit?: unknown;
+}): { status: number; code: number; message: string } | null {
+  switch (error.type) {
+    case 'entity.parse.failed':
+      return { status: 400, code: -32700, message: 'Parse error: Invalid JSON' };
+    case 'entity.too.large':
+      return {
+        status: 413,
+        code: -32000,
+        message: `Payload Too Large: Request body must not exceed ${String(error.limit)} bytes`,
+      };
+    case 'charset.unsupported':
+    case 'encoding.unsupported':
+      return { status: 415, code: -32000, message: 'Unsupported Media Type: the body must be UTF-8 JSON' };
+    default:
+      return null;
+  }
 }
 
 /** The tools' view of reposcan for one HTTP request: its key's rights, its client's budgets. */

@@ -98,6 +98,8 @@ export async function exerciseTools(
   expect(files.slice(0, 3)).toEqual(listed.structuredContent?.files);
   expect(all.structuredContent?.next_offset).toBeNull();
   expect((all.structuredContent?.non_textual as { path: string }[]).map((a) => a.path)).toContain('assets/logo.png');
+  // A client that reads only the text sees them too.
+  expect(all.content[0]?.text).toContain('\nassets/logo.png\timage\t');
   const srcOnly = await call(client, 'list_scan_files', { scan_id: scanId, path_prefix: 'src/' });
   expect((srcOnly.structuredContent?.files as { path: string }[]).every((f) => f.path.startsWith('src/'))).toBe(true);
 
