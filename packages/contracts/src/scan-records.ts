@@ -37,10 +37,15 @@ export const ScanProgress = z
     phase: z
       .enum(SCAN_PHASES)
       .describe(
-        'What the worker is doing. Reading and counting start while the walk is still listing files: during `walk`, `files_total` is the number found so far and grows; from `read` on it is final, but for `zip`, whose counts are of the ZIP bundle\'s entries written.',
+        "What the worker is doing. Reading and counting start while the walk is still listing files: during `walk`, `files_total` is the number found so far and grows; from `read` on it is final, but for `zip`, whose counts are of the ZIP bundle's entries written.",
       ),
     files_done: z.int().min(0).describe('Files read, classified and counted so far.'),
-    files_total: z.int().min(0).describe('Files to process: found so far during `walk`, all of them from `read` on.'),
+    files_total: z
+      .int()
+      .min(0)
+      .describe(
+        "Files to process: found so far during `walk`, all of them from `read` on (in `zip`, the bundle's entries).",
+      ),
   })
   .meta({ id: 'ScanProgress' });
 export type ScanProgress = z.output<typeof ScanProgress>;

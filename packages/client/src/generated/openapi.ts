@@ -623,7 +623,7 @@ export interface components {
             phase: "queued" | "clone" | "extract" | "walk" | "read" | "render" | "zip" | "publish" | "done";
             /** @description Files read, classified and counted so far. */
             files_done: number;
-            /** @description Files to process: found so far during `walk`, all of them from `read` on. */
+            /** @description Files to process: found so far during `walk`, all of them from `read` on (in `zip`, the bundle's entries). */
             files_total: number;
         };
         /** @description Body of POST /v1/scan. Unknown fields are rejected. */
