@@ -40,11 +40,14 @@ export interface CommitCacheMaterial {
 }
 
 /** Bumped when what a scan writes changes without a version change, so no older result is served. */
-const KEY_FORMAT = 1;
+const KEY_FORMAT = 2;
+
+/** The repository folders' own format: the file cache lives under them too, and its texts outlast output changes. */
+const REPOSITORY_KEY_FORMAT = 1;
 
 /** `sha256` of the repository URL: the folder every key of one repository lives in. */
 export function repositoryKey(url: string): string {
-  return sha256(`${KEY_FORMAT}\0${url}`);
+  return sha256(`${REPOSITORY_KEY_FORMAT}\0${url}`);
 }
 
 /** `commit-cache/v1/<repository key>`: the folder of one repository's entries in the commit cache's index. */

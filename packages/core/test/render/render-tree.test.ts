@@ -47,4 +47,10 @@ describe('renderTree', () => {
   it('escapes control characters in names so they cannot break lines', () => {
     expect(renderTree('r', ['a\nb.txt'])).toBe('r/\n└── a\\u000ab.txt');
   });
+
+  it('shows a backslash doubled, so a name with a real control or bidi character and one spelling its escape differ', () => {
+    const real = 'a\u202eb.txt';
+    const spelt = 'a\\u202eb.txt';
+    expect(renderTree('r', [real, spelt]).split('\n').slice(1)).toEqual(['├── a\\\\u202eb.txt', '└── a\\u202eb.txt']);
+  });
 });
