@@ -122,7 +122,6 @@ describe('remote repositories through the API (loopback git server)', () => {
       data: { assets: { path: string; size_bytes: number }[]; skipped: { path: string; reason: string }[] };
     };
     expect(summary.data.skipped).toEqual([
-      { path: '.git/', reason: 'excluded_dir' },
       { path: 'leak', reason: 'symlink' },
       { path: 'vendor/lib/', reason: 'submodule' },
     ]);
@@ -152,7 +151,6 @@ describe('remote repositories through the API (loopback git server)', () => {
 
   describe("files are the commit's blobs, links and submodules are skipped (acme/exact)", () => {
     const skippedInExact = [
-      { path: '.git/', reason: 'excluded_dir' },
       { path: 'abs', reason: 'symlink' },
       { path: 'docs/.gitignore', reason: 'symlink' },
       { path: 'docs/vendored/', reason: 'submodule' },

@@ -107,7 +107,7 @@ export async function collectFiles(
     )
     .then(
       (skipped) => {
-        for (const entry of skipped) walkSkipped.push(entry);
+        for (const entry of skipped) if (!isClonesOwnGitFolder(source, entry)) walkSkipped.push(entry);
         walkMs = performance.now() - started;
         feed.end();
       },
@@ -257,4 +257,12 @@ export async function collectFiles(
     secrets,
     compression,
   };
+}
+
+/**
+ * The `.git` folder at the top of a clone is git's, not the commit's (git refuses a tree that
+ * holds one), so a remote scan never lists it; a local folder's or an upload's is theirs.
+ */
+function isClonesOwnGitFolder(source: SourceInfo, entry: SkippedPath): boolean {
+  return source.type === 'remote' && entry.path === '.git/';
 }
