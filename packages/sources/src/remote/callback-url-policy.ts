@@ -46,13 +46,13 @@ export async function checkCallbackUrl(
   } catch {
     throw new ScanError(
       'INVALID_CALLBACK_URL',
-      'callback_url is not an absolute URL; give one such as https://ci.example.com/hooks/reposcan.',
+      'callback_url is not a valid absolute URL (a scheme, a host and a port up to 65535); give one such as https://ci.example.com/hooks/reposcan.',
     );
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:')
     throw new ScanError(
       'SCHEME_NOT_ALLOWED',
-      `callback_url must be an https URL, not ${url.protocol.replace(/:$/, '')}.`,
+      `callback_url must be an ${policy.allowHttp ? 'https or http' : 'https'} URL, not ${url.protocol.replace(/:$/, '')}.`,
     );
   const scheme = url.protocol === 'https:' ? 'https' : 'http';
   // URL keeps IPv6 in brackets and a trailing dot: the host rules take neither.

@@ -70,4 +70,14 @@ describe('checkCallbackUrl', () => {
     expect((await refusal('file:///etc/passwd')).code).toBe('SCHEME_NOT_ALLOWED');
     expect((await refusal('https://user:pw@hooks.example.com/')).code).toBe('CREDENTIALS_IN_URL');
   });
+
+  it('says which schemes the server takes, and that a port past 65535 makes no URL', async () => {
+    expect((await refusal('ftp://hooks.example.com/x')).message).toBe('callback_url must be an https URL, not ftp.');
+    const withHttp: RemotePolicy = { ...ANY_PUBLIC, allowHttp: true };
+    expect((await refusal('ftp://hooks.example.com/x', withHttp)).message).toBe(
+      'callback_url must be an https or http URL, not ftp.',
+    );
+    const port = await refusal('https://hooks.example.com:99999/x');
+    expect([port.code, port.message]).toEqual(['INVALID_CALLBACK_URL', expect.stringMatching(/port up to 65535/)]);
+  });
 });
