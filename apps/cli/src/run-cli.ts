@@ -169,7 +169,7 @@ async function classify(error: unknown): Promise<Failure> {
       return {
         ...fields,
         exit_code: EXIT.UNAVAILABLE,
-        message: `the server failed (HTTP ${error.status} ${error.code}): ${error.detail}${ref}`,
+        message: `${error.code === 'UNEXPECTED_RESPONSE' ? 'what answered is not a reposcan API' : 'the server failed'} (HTTP ${error.status} ${error.code}): ${error.detail}${ref}`,
       };
     return {
       ...fields,

@@ -282,7 +282,7 @@ describe('reposcan CLI', () => {
         const { port } = page.address() as { port: number };
         const run = await runCli(['scan', api.repoDir, '--server', `http://127.0.0.1:${port}`], { cwd: work, env });
         expect(run.code).toBe(5);
-        expect(run.stderr).toContain('UNEXPECTED_RESPONSE');
+        expect(run.stderr).toContain('what answered is not a reposcan API (HTTP 200 UNEXPECTED_RESPONSE)');
         expect(run.stderr).toContain('check that the URL points at a reposcan API');
       } finally {
         await new Promise((resolve) => page.close(resolve));
