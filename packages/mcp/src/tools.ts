@@ -128,12 +128,12 @@ export function createReposcanMcpServer(backend: ReposcanBackend, options: McpTo
       title: 'Preview a repository',
       description:
         'Preview what a scan of a repository would hold, without producing anything: the files that would be kept, their sizes and an estimate of their tokens, and the skipped paths. Cheap; use it to choose include/exclude options before scan_repository. repo_path is a repository URL (https or git@) or a folder the server allows.',
-      inputSchema: {
+      inputSchema: z.strictObject({
         repo_path: RepoPath,
         branch: BranchName.optional(),
         ...previewOptionShape,
         max_tokens_per_part: ScanOptionFields.max_tokens_per_part,
-      },
+      }),
       annotations: { readOnlyHint: true, openWorldHint: true },
     },
     (args, extra) =>
@@ -151,7 +151,7 @@ export function createReposcanMcpServer(backend: ReposcanBackend, options: McpTo
     {
       title: 'Scan a repository',
       description: `Scan a repository into text outputs (txt, md and json) with exact token counts. Returns the scan's status: with wait_seconds > 0 the call waits up to that long (at most ${MAX_WAIT_SECONDS} s) for the scan to finish; a scan still queued or running then is followed with get_scan_status. Once completed, read it with read_digest, list_scan_files and read_scan_file.`,
-      inputSchema: {
+      inputSchema: z.strictObject({
         repo_path: RepoPath,
         branch: BranchName.optional(),
         ...scanOptionShape,
@@ -163,7 +163,7 @@ export function createReposcanMcpServer(backend: ReposcanBackend, options: McpTo
           .describe(
             `Seconds to wait for the scan to finish before answering (0: answer at once, queued); at most ${MAX_WAIT_SECONDS}.`,
           ),
-      },
+      }),
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     },
     ({ wait_seconds, ...request }, extra) =>
@@ -176,7 +176,7 @@ export function createReposcanMcpServer(backend: ReposcanBackend, options: McpTo
       title: 'Status of a scan',
       description:
         'The state of a scan (queued, running, completed, failed, cancelled), its progress, and when completed its totals and outputs; when failed, the error code and what to do.',
-      inputSchema: { scan_id: scanIdField },
+      inputSchema: z.strictObject({ scan_id: scanIdField }),
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     ({ scan_id }, extra) => run(async () => statusResult(await backend.status(scan_id, extra.signal))),
@@ -214,7 +214,7 @@ export function createReposcanMcpServer(backend: ReposcanBackend, options: McpTo
       title: 'List the files of a scan',
       description:
         'The textual files a completed scan holds, in output order, with subcategory, size in bytes and exact token count; optionally its non-textual files (images, binaries: listed after the textual ones, never included as text). Use it to pick files for read_scan_file. Paged with offset and limit.',
-      inputSchema: {
+      inputSchema: z.strictObject({
         scan_id: scanIdField,
         path_prefix: z
           .string()
@@ -224,7 +224,7 @@ export function createReposcanMcpServer(backend: ReposcanBackend, options: McpTo
         include_non_textual: z.boolean().default(false).describe('Also list the non-textual files.'),
         offset: z.int().min(0).default(0).describe('Files to pass over: the next_offset of the previous call.'),
         limit: z.int().min(1).max(2000).default(500).describe('Files to list at most.'),
-      },
+      }),
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     ({ scan_id, path_prefix, include_non_textual, offset, limit }, extra) =>
@@ -274,12 +274,12 @@ export function createReposcanMcpServer(backend: ReposcanBackend, options: McpTo
       title: 'Read one file of a scan',
       description:
         'The text of one file of a completed scan, as the outputs hold it (found secrets redacted). A file over max_tokens comes in pages cut at line ends: call again with next_cursor until it is null.',
-      inputSchema: {
+      inputSchema: z.strictObject({
         scan_id: scanIdField,
         path: z.string().min(1).max(4096).describe('The path as list_scan_files gives it.'),
         max_tokens: maxTokensField,
         cursor: cursorField,
-      },
+      }),
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     ({ scan_id, path, max_tokens, cursor }, extra) =>
@@ -298,7 +298,7 @@ export function createReposcanMcpServer(backend: ReposcanBackend, options: McpTo
       title: 'Read a scan page by page',
       description:
         "The whole output of a completed scan (repository, directory tree, every textual file, totals) in pages of at most max_tokens tokens, counted exactly. Pages end between files; only a file alone over the budget is cut, at a line end. Call again with next_cursor until it is null; put together, the pages are the scan's output in that format.",
-      inputSchema: {
+      inputSchema: z.strictObject({
         scan_id: scanIdField,
         format: z
           .enum(TEXT_FORMATS)
@@ -306,7 +306,7 @@ export function createReposcanMcpServer(backend: ReposcanBackend, options: McpTo
           .describe('md (Markdown, fenced code), txt (plain text between rules) or json (one object per file).'),
         max_tokens: maxTokensField,
         cursor: cursorField,
-      },
+      }),
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     ({ scan_id, format, max_tokens, cursor }, extra) =>

@@ -224,3 +224,23 @@ describe('read_scan_file', () => {
     expect(page.structuredContent).toMatchObject({ tokens: 0, next_cursor: null, files: ['empty.txt'] });
   });
 });
+
+describe('arguments', () => {
+  it('refuses one a tool does not take (a callback_url, a token) rather than drop it unseen', async () => {
+    const client = await connect(backendOf({ 'a.md': 'a\n' }));
+    const listed = (await client.listTools()).tools;
+    for (const tool of listed) expect(tool.inputSchema.additionalProperties, tool.name).toBe(false);
+    for (const [name, args] of [
+      ['scan_repository', { repo_path: '/srv/repo', callback_url: 'https://ci.example.com/hook' }],
+      ['inspect_repository', { repo_path: '/srv/repo', git_token: 'ghp_x' }],
+      ['get_scan_status', { scan_id: SCAN_ID, colour: 'red' }],
+    ] as const) {
+      const answer = await call(client, name, args).catch((error: unknown) => ({
+        isError: true,
+        content: [{ type: 'text', text: String(error) }],
+      }));
+      expect(answer.isError, name).toBe(true);
+      expect(answer.content[0]?.text, name).toMatch(/callback_url|git_token|colour/);
+    }
+  });
+});
