@@ -180,7 +180,7 @@ async function classify(error: unknown): Promise<Failure> {
   if (error instanceof ReposcanConnectionError) {
     return {
       exit_code: EXIT.UNAVAILABLE,
-      code: 'UNREACHABLE',
+      code: 'SERVER_UNREACHABLE',
       message: `${error.message}; is the server running? (--server or REPOSCAN_SERVER)`,
     };
   }

@@ -270,6 +270,14 @@ describe('reposcan CLI', () => {
       expect(run.code).toBe(5);
       expect(run.stderr).toContain(`cannot reach http://127.0.0.1:${port}`);
       expect(run.stderr).toContain('ECONNREFUSED');
+      // With --json, the code `reposcan mcp` gives the same condition.
+      const json = await runCli(['scan', api.repoDir, '--json', '--server', `http://127.0.0.1:${port}`], {
+        cwd: work,
+        env,
+      });
+      expect(JSON.parse(json.stdout)).toMatchObject({
+        error: { exit_code: 5, status: null, code: 'SERVER_UNREACHABLE' },
+      });
     });
 
     it('exit 5 when what answers is not a reposcan API', async () => {
