@@ -206,6 +206,15 @@ describe('HTTP contract (embedded mode)', () => {
         'INVALID_REQUEST',
       );
       expect(wrong.detail).not.toContain('required');
+      // Given twice is said as such, with what it takes.
+      const twice = await expectError(
+        await fetch(`${api.baseUrl}/v1/download/${randomUUID()}?format=txt&format=md`),
+        400,
+        'INVALID_REQUEST',
+      );
+      expect(twice.detail).toBe(
+        'Fix the request query: format is given 2 times; send it once (one of "txt", "md", "json", "zip").',
+      );
     });
     it('too many patterns are 400', async () => {
       await expectError(

@@ -9,8 +9,12 @@ export function parseOrThrow<T extends z.ZodType>(schema: T, value: unknown, whe
     const path = issue.path.length > 0 ? issue.path.join('.') : where;
     if (issue.code === 'unrecognized_keys')
       return `unknown field(s) ${issue.keys.map((k) => `"${k}"`).join(', ')} in the ${where}`;
-    if (issue.path.length > 0 && valueAt(value, issue.path) === undefined)
-      return `${path} is required (${requirement(issue)})`;
+    const given = issue.path.length > 0 ? valueAt(value, issue.path) : null;
+    if (given === undefined) return `${path} is required (${requirement(issue)})`;
+    // A query parameter repeated (?format=txt&format=md) arrives as a list, which a one-value field refuses.
+    const oneValue = issue.code === 'invalid_type' || issue.code === 'invalid_value';
+    if (where === 'query' && oneValue && Array.isArray(given) && issue.path.length === 1)
+      return `${path} is given ${given.length} times; send it once (${requirement(issue)})`;
     return `${path}: ${issue.message}`;
   });
   throw new ScanError('INVALID_REQUEST', `Fix the request ${where}: ${problems.join('; ')}.`);
