@@ -35,6 +35,8 @@ const INTEGRATION = [
   // the janitor with a Redis client that finds no server.
   'packages/queue/test/**/*.test.ts',
   'packages/runtime/test/janitor-redis-down.test.ts',
+  // A worker's METRICS_PORT server on loopback (its queue and volume stand-ins).
+  'packages/scan-worker/test/serve-worker-http.test.ts',
   // git over a loopback HTTP server.
   'packages/sources/test/remote/clone-remote.test.ts',
   'packages/sources/test/remote/private-clone.test.ts',

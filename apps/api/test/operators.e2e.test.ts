@@ -97,7 +97,11 @@ describe.runIf(hasRedisServer)('operators: worker probes and metrics, queue gaug
     expect(await health.json()).toMatchObject({ status: 'ok', version: expect.any(String) });
     const ready = await fetch(`${workerUrl}/ready`);
     expect(ready.status).toBe(200);
-    expect(await ready.json()).toEqual({ status: 'ready', checks: { redis: 'ok', worker: 'ok' }, reasons: [] });
+    expect(await ready.json()).toEqual({
+      status: 'ready',
+      checks: { redis: 'ok', volume: 'ok', worker: 'ok' },
+      reasons: [],
+    });
     const missing = await fetch(`${workerUrl}/v1/scan`);
     expect(missing.status).toBe(404);
     expect(await missing.json()).toMatchObject({

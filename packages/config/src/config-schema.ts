@@ -74,7 +74,7 @@ export const CONFIG_VARIABLES = {
   PORT: variable('8000', 'TCP port of the API (0 picks a free port).', wholeNumber(0, 65535)),
   METRICS_PORT: computed(
     'unset (off)',
-    'ROLE=worker only: serve GET /metrics and GET /health on this port for Prometheus and health checks; unset serves nothing.',
+    'ROLE=worker only: serve GET /metrics, GET /health (liveness) and GET /ready (readiness) on this port for Prometheus and probes; unset serves nothing.',
     unsetAs(null, wholeNumber(0, 65535)),
   ),
   DATA_DIR: variable(

@@ -4,6 +4,7 @@ import { lowerProcessPriority } from '@reposcan/core';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { createBullMqTransport } from '@reposcan/queue';
 import { createLogger, janitorSettings, openScanStore, startJanitor } from '@reposcan/runtime';
+import type { ScanStore } from '@reposcan/storage';
 import { checkSourcesAtStart } from '@reposcan/sources';
 import { closeWithinGrace } from './close-within-grace.js';
 import { serveWorkerHttp } from './serve-worker-http.js';
@@ -34,6 +35,7 @@ export async function runWorkerProcess(config: Config = loadConfig()): Promise<v
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'reposcan_' });
   let stopping = false;
+  let store: ScanStore | null = null;
   // Bound before any work starts: a taken METRICS_PORT stops the process with one line, not a
   // stack trace after the worker has already taken a scan.
   const http =
@@ -46,9 +48,11 @@ export async function runWorkerProcess(config: Config = loadConfig()): Promise<v
           registry,
           queue: transport.queue,
           stopping: () => stopping,
+          diskStatus: () => (store ? store.diskStatus() : Promise.resolve(null)),
+          minFreeDiskRatio: config.minFreeDiskRatio,
         });
   if (http) log.info({ host: config.host, port: http.port }, 'worker metrics and probes listening');
-  const store = await openScanStore(config.dataDir, transport, log);
+  store = await openScanStore(config.dataDir, transport, log);
   const worker = startScanWorker({ config, transport, store, log, registry });
   const janitor = startJanitor({
     store,

@@ -3,7 +3,7 @@ import { createServer } from 'node:http';
 import type { Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
-import { ERROR_STATUS } from '@reposcan/contracts';
+import { ERROR_STATUS, readyResponse } from '@reposcan/contracts';
 import type { ErrorCode } from '@reposcan/contracts';
 import type { ScanQueue } from '@reposcan/queue';
 import { listenOn } from '@reposcan/runtime';
@@ -21,6 +21,9 @@ export interface WorkerHttpDeps {
   queue: ScanQueue;
   /** True once SIGTERM arrived: the worker takes no new scans. */
   stopping: () => boolean;
+  /** The volume's state; null before the scan store is open, or when it cannot be read. */
+  diskStatus: () => Promise<{ writable: boolean; freeRatio: number } | null>;
+  minFreeDiskRatio: number;
 }
 
 /**
@@ -52,16 +55,14 @@ export async function serveWorkerHttp(deps: WorkerHttpDeps): Promise<WorkerHttp>
     if (req.method !== 'GET' && req.method !== 'HEAD') return fail(res, 'METHOD_NOT_ALLOWED', ONLY);
     if (path === '/health') return json(res, 200, { status: 'ok', version: deps.version });
     if (path === '/ready') {
-      void deps.queue.checkWrites().then((problem) => {
-        const ready = problem === null && !deps.stopping();
-        json(res, ready ? 200 : 503, {
-          status: ready ? 'ready' : 'not_ready',
-          checks: {
-            redis: problem === null ? 'ok' : problem.code === 'REDIS_UNREACHABLE' ? 'down' : 'refuses_writes',
-            worker: deps.stopping() ? 'stopping' : 'ok',
-          },
-          reasons: problem === null ? [] : [problem],
+      void Promise.all([deps.queue.checkWrites(), deps.diskStatus().catch(() => null)]).then(([redisProblem, disk]) => {
+        const ready = readyResponse({
+          redisProblem,
+          disk,
+          minFreeDiskRatio: deps.minFreeDiskRatio,
+          stopping: deps.stopping(),
         });
+        json(res, ready.status === 'ready' ? 200 : 503, ready);
       });
       return;
     }

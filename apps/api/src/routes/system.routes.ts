@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import swaggerUi from 'swagger-ui-express';
 import { stringify } from 'yaml';
-import type { NotReadyReason, ReadyResponse } from '@reposcan/contracts';
+import { readyResponse } from '@reposcan/contracts';
 import type { ScanQueue } from '@reposcan/queue';
 import type { ScanStore } from '@reposcan/storage';
 import type { ApiMetrics } from '../http/metrics.js';
@@ -25,29 +25,8 @@ export function systemRoutes(deps: SystemDeps): Router {
       deps.queue ? deps.queue.checkWrites() : Promise.resolve(undefined),
       deps.store.diskStatus().catch(() => null),
     ]);
-    const redis =
-      redisProblem === undefined
-        ? 'not_used'
-        : redisProblem === null
-          ? 'ok'
-          : redisProblem.code === 'REDIS_UNREACHABLE'
-            ? 'down'
-            : 'refuses_writes';
-    const volume =
-      !disk || !disk.writable ? 'not_writable' : disk.freeRatio < deps.minFreeDiskRatio ? 'low_space' : 'ok';
-    const reasons: NotReadyReason[] = [];
-    if (redisProblem) reasons.push(redisProblem);
-    if (volume === 'not_writable')
-      reasons.push({ code: 'VOLUME_NOT_WRITABLE', message: 'The data volume (DATA_DIR) cannot be written.' });
-    if (volume === 'low_space')
-      reasons.push({
-        code: 'VOLUME_LOW_SPACE',
-        message: `The data volume (DATA_DIR) has less free space than MIN_FREE_DISK_RATIO (${deps.minFreeDiskRatio}).`,
-      });
-    const ready = reasons.length === 0;
-    res
-      .status(ready ? 200 : 503)
-      .json({ status: ready ? 'ready' : 'not_ready', checks: { redis, volume }, reasons } satisfies ReadyResponse);
+    const ready = readyResponse({ redisProblem, disk, minFreeDiskRatio: deps.minFreeDiskRatio });
+    res.status(ready.status === 'ready' ? 200 : 503).json(ready);
   });
 
   router.get('/metrics', async (_req, res) => {

@@ -492,11 +492,16 @@ export interface components {
                 redis: "ok" | "down" | "refuses_writes" | "not_used";
                 /** @enum {string} */
                 volume: "ok" | "not_writable" | "low_space";
+                /**
+                 * @description A worker's own (METRICS_PORT): `stopping` once SIGTERM arrived.
+                 * @enum {string}
+                 */
+                worker?: "ok" | "stopping";
             };
             /** @description Empty when ready; one entry per failed check otherwise. */
             reasons: {
                 /** @enum {string} */
-                code: "REDIS_UNREACHABLE" | "REDIS_READ_ONLY" | "REDIS_OUT_OF_MEMORY" | "REDIS_CROSSSLOT" | "REDIS_WRONG_SERVER" | "REDIS_AUTH_FAILED" | "REDIS_WRITE_FAILED" | "VOLUME_NOT_WRITABLE" | "VOLUME_LOW_SPACE";
+                code: "REDIS_UNREACHABLE" | "REDIS_READ_ONLY" | "REDIS_OUT_OF_MEMORY" | "REDIS_CROSSSLOT" | "REDIS_WRONG_SERVER" | "REDIS_AUTH_FAILED" | "REDIS_WRITE_FAILED" | "VOLUME_NOT_WRITABLE" | "VOLUME_LOW_SPACE" | "WORKER_STOPPING";
                 /** @description What is wrong and what to do about it. */
                 message: string;
             }[];
