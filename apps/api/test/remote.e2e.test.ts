@@ -348,6 +348,36 @@ describe('inspect abandoned by its client', () => {
   });
 });
 
+describe('a preview of a remote that never answers', () => {
+  it('ends at INSPECT_TIMEOUT_SECONDS with 504 SCAN_TIMEOUT, whose sentence covers a slow git server', async () => {
+    const blackHole = await startBlackHoleServer();
+    const api = await startTestApi({
+      GIT_ALLOW_HTTP: 'true',
+      GIT_ALLOW_PRIVATE_HOSTS: 'true',
+      GIT_ALLOWED_HOSTS: '127.0.0.1',
+      CLONE_TIMEOUT_SECONDS: '60',
+      INSPECT_TIMEOUT_SECONDS: '1',
+    });
+    try {
+      const response = await fetch(`${api.baseUrl}/v1/inspect`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ repo_path: `${blackHole.origin}/acme/widgets` }),
+      });
+      expect(response.status).toBe(504);
+      expect(await response.json()).toMatchObject({
+        code: 'SCAN_TIMEOUT',
+        detail: expect.stringMatching(
+          /longer than 1 s: .*include_patterns.*git server slow to answer, try again later/,
+        ),
+      });
+    } finally {
+      await api.close();
+      await blackHole.close();
+    }
+  });
+});
+
 describe('a client whose remotes never answer', () => {
   it("gives them up after the stall time without retries, and does not hold another client's scan behind them", async () => {
     const blackHole = await startBlackHoleServer();

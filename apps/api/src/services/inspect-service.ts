@@ -124,7 +124,7 @@ export class InspectService {
         stop.abort(
           new ScanError(
             'SCAN_TIMEOUT',
-            `The preview took longer than ${Math.round(this.options.timeoutMs / 1000)} s. Narrow it with include_patterns or a subfolder URL, or run a full scan.`,
+            `The preview took longer than ${Math.round(this.options.timeoutMs / 1000)} s: for a large tree, narrow it with include_patterns or a subfolder URL, or run a full scan; for a git server slow to answer, try again later.`,
           ),
         ),
       this.options.timeoutMs,
