@@ -135,10 +135,13 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   const mcpCounting = pooledCounting(1);
   const eventStreams = new EventStreams({ perClient: config.maxEventStreamsPerClient, total: config.maxEventStreams });
   // `scans` is made just below; the gauges read it only when scraped.
-  const metrics = createMetrics(transport.queue, () => inspect.inFlight, {
-    eventStreamsOpen: () => eventStreams.size,
-    stateWatchers: () => scans.watchers.size,
-  });
+  const openApi = buildOpenApiDocument(config.version);
+  const metrics = createMetrics(
+    transport.queue,
+    () => inspect.inFlight,
+    { eventStreamsOpen: () => eventStreams.size, stateWatchers: () => scans.watchers.size },
+    Object.keys(openApi.paths ?? {}),
+  );
   const scans: ScanService = new ScanService({
     store,
     queue: transport.queue,
@@ -178,7 +181,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   const liveness = livenessProbe(config.version, cors);
   const app = createApp({
     version: config.version,
-    openApi: buildOpenApiDocument(config.version),
+    openApi,
     store,
     queue: transport.queue,
     redisQueue: config.redis ? transport.queue : null,

@@ -180,6 +180,14 @@ describe('API keys across two API processes on one Redis', () => {
       // A known key that asks about an unknown scan gets the usual 404.
       expect((await call(`${url}${someScan}`, alice)).body?.code).toBe('SCAN_NOT_FOUND');
     }
+    // The latency metric files a 401 under the route it was refused at, as it does the 404.
+    const metrics = (await call(`${a.baseUrl}/metrics`, null)).text;
+    for (const status of ['401', '404'])
+      expect(metrics).toMatch(
+        new RegExp(
+          `reposcan_http_request_duration_seconds_count\\{method="GET",route="/v1/scans/:scan_id",status="${status}"\\} [1-9]`,
+        ),
+      );
   });
 
   it("a scan is its creator's on every process: another key gets 404 for status, events, downloads, summary and delete", async () => {

@@ -1,4 +1,4 @@
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { ScanQueue } from '@reposcan/queue';
 
@@ -22,7 +22,10 @@ export function createMetrics(
   queue: Pick<ScanQueue, 'waitingCount' | 'activeCount'>,
   inspectInFlight: () => number,
   streams: StreamGauges,
+  /** The API's paths as its OpenAPI document writes them (`/v1/scans/{scan_id}`). */
+  apiPaths: readonly string[] = [],
 ): ApiMetrics {
+  const routeOf = routeLabeller(apiPaths);
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'reposcan_' });
   const duration = new Histogram({
@@ -91,10 +94,27 @@ export function createMetrics(
   const observe: RequestHandler = (req, res, next) => {
     const end = duration.startTimer();
     res.on('finish', () => {
-      const route = (req.route as { path?: string } | undefined)?.path ?? 'unmatched';
-      end({ method: req.method, route, status: String(res.statusCode) });
+      end({ method: req.method, route: routeOf(req), status: String(res.statusCode) });
     });
     next();
   };
   return { registry, observe, scansAccepted, scansReused, stateReads };
+}
+
+/**
+ * A request's route pattern for the latency metric: the one Express matched, under the prefix
+ * its router is mounted at; else, for a request refused before routing (a missing key's 401),
+ * the API path it names; else `unmatched`.
+ */
+function routeLabeller(apiPaths: readonly string[]): (req: Request) => string {
+  const known = apiPaths.map((path) => ({
+    label: path.replace(/\{(\w+)\}/g, ':$1'),
+    pattern: new RegExp(`^${path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{\w+\}/g, '[^/]+')}$`),
+  }));
+  return (req) => {
+    const matched = (req.route as { path?: unknown } | undefined)?.path;
+    if (typeof matched === 'string') return `${req.baseUrl}${matched}`;
+    const path = req.originalUrl.split('?')[0] ?? '';
+    return known.find((k) => k.pattern.test(path))?.label ?? 'unmatched';
+  };
 }
