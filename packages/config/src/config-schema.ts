@@ -187,7 +187,7 @@ export const CONFIG_VARIABLES = {
   ),
   RATE_LIMIT_PER_MINUTE: variable(
     '60',
-    'Scan and upload requests per client per minute, across every API process of the deployment when Redis is used (previews have their own budget, INSPECT_RATE_LIMIT_PER_MINUTE); 0 turns the limit off.',
+    'Scan and upload requests per client per minute, across every API process of the deployment when Redis is used (previews have their own budget, INSPECT_RATE_LIMIT_PER_MINUTE); every request counts, a refused one too, so wait for Retry-After before trying again; 0 turns the limit off.',
     wholeNumber(0, 1_000_000),
   ),
   TRUST_PROXY: computed(
