@@ -20,6 +20,9 @@ import { postScan, waitCompleted } from './support/scenarios.js';
 import { startTestApi } from './support/test-runtime.js';
 import type { TestApi } from './support/test-runtime.js';
 
+/** What lets the API clone from the loopback git servers these tests start. */
+const LOOPBACK_GIT = { GIT_ALLOW_HTTP: 'true', GIT_ALLOW_PRIVATE_HOSTS: 'true', GIT_ALLOWED_HOSTS: '127.0.0.1' };
+
 interface Envelope {
   status: string;
   code?: string;
@@ -57,9 +60,7 @@ describe('remote repositories through the API (loopback git server)', () => {
       redirects: { '/moved/': `${server.origin}/acme/` },
     });
     api = await startTestApi({
-      GIT_ALLOW_HTTP: 'true',
-      GIT_ALLOW_PRIVATE_HOSTS: 'true',
-      GIT_ALLOWED_HOSTS: '127.0.0.1',
+      ...LOOPBACK_GIT,
       CLONE_TIMEOUT_SECONDS: '3',
       MAX_FILE_BYTES: String(1024 * 1024),
       SCAN_WAIT_SECONDS: '30',
@@ -312,9 +313,7 @@ describe('inspect abandoned by its client', () => {
     const blackHole = await startBlackHoleServer();
     // Deadlines far away: only the abandonment can free the slot within this test.
     const api = await startTestApi({
-      GIT_ALLOW_HTTP: 'true',
-      GIT_ALLOW_PRIVATE_HOSTS: 'true',
-      GIT_ALLOWED_HOSTS: '127.0.0.1',
+      ...LOOPBACK_GIT,
       CLONE_TIMEOUT_SECONDS: '60',
       INSPECT_TIMEOUT_SECONDS: '60',
     });
@@ -352,9 +351,7 @@ describe('a preview of a remote that never answers', () => {
   it('ends at INSPECT_TIMEOUT_SECONDS with 504 SCAN_TIMEOUT, whose sentence covers a slow git server', async () => {
     const blackHole = await startBlackHoleServer();
     const api = await startTestApi({
-      GIT_ALLOW_HTTP: 'true',
-      GIT_ALLOW_PRIVATE_HOSTS: 'true',
-      GIT_ALLOWED_HOSTS: '127.0.0.1',
+      ...LOOPBACK_GIT,
       CLONE_TIMEOUT_SECONDS: '60',
       INSPECT_TIMEOUT_SECONDS: '1',
     });
@@ -384,9 +381,7 @@ describe('a client whose remotes never answer', () => {
     // One scan at a time, and a wall-clock deadline far away: only the stall cut-off and the
     // queue's fair share can let the other client's scan through early.
     const api = await startTestApi({
-      GIT_ALLOW_HTTP: 'true',
-      GIT_ALLOW_PRIVATE_HOSTS: 'true',
-      GIT_ALLOWED_HOSTS: '127.0.0.1',
+      ...LOOPBACK_GIT,
       CLONE_TIMEOUT_SECONDS: '120',
       CLONE_STALL_SECONDS: '1',
       WORKER_CONCURRENCY: '1',
