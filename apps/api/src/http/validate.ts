@@ -14,7 +14,7 @@ export function parseOrThrow<T extends z.ZodType>(schema: T, value: unknown, whe
     // A query parameter repeated (?format=txt&format=md) arrives as a list, which a one-value field refuses.
     const oneValue = issue.code === 'invalid_type' || issue.code === 'invalid_value';
     if (where === 'query' && oneValue && Array.isArray(given) && issue.path.length === 1)
-      return `${path} is given ${given.length} times; send it once (${requirement(issue)})`;
+      return `${path} is given ${given.length} times; send it once (${issue.code === 'invalid_value' ? requirement(issue) : issue.message})`;
     return `${path}: ${issue.message}`;
   });
   throw new ScanError('INVALID_REQUEST', `Fix the request ${where}: ${problems.join('; ')}.`);
