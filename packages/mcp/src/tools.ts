@@ -2,7 +2,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { BranchName, PREVIEW_OPTION_NAMES, RepoPath, ScanError, ScanId, ScanOptionFields } from '@reposcan/contracts';
-import type { ScanStatus, SummaryRecord } from '@reposcan/contracts';
+import type { ArtifactInfo, ScanStatus, SummaryRecord } from '@reposcan/contracts';
 import { formatSize } from '@reposcan/core';
 import type { ReposcanBackend } from './backend.js';
 import { ScanDigest } from './digest.js';
@@ -327,13 +327,7 @@ function ok(text: string, data: object): CallToolResult {
 }
 
 /** An output in a status as the tools give it: its parts counted (their tokens summed), not listed. */
-interface OutputView {
-  url: string;
-  bytes: number;
-  sha256: string;
-  parts?: number;
-  tokens?: number;
-}
+type OutputView = Omit<z.output<typeof ArtifactInfo>, 'parts'> & { parts?: number; tokens?: number };
 
 /**
  * A status as the scan tools give it: whole but for the lists that grow with the scan (each

@@ -4,7 +4,7 @@ import type { Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 import { ERROR_STATUS, readyResponse } from '@reposcan/contracts';
-import type { ErrorCode } from '@reposcan/contracts';
+import type { ErrorCode, ReadinessChecks } from '@reposcan/contracts';
 import type { ScanQueue } from '@reposcan/queue';
 import { listenOn } from '@reposcan/runtime';
 
@@ -22,7 +22,7 @@ export interface WorkerHttpDeps {
   /** True once SIGTERM arrived: the worker takes no new scans. */
   stopping: () => boolean;
   /** The volume's state; null before the scan store is open, or when it cannot be read. */
-  diskStatus: () => Promise<{ writable: boolean; freeRatio: number } | null>;
+  diskStatus: () => Promise<ReadinessChecks['disk']>;
   minFreeDiskRatio: number;
 }
 

@@ -30,8 +30,9 @@ export function artifactRoutes(deps: { artifacts: ArtifactService; scans: ScanSe
       const { format, part } = parseOrThrow(DownloadQuery, req.query, 'query');
       const file = await deps.artifacts.artifact(scanId, format, callerOf(req), part);
       const etag = file.sha256 ? `"${file.sha256}"` : undefined;
-      const modified = (await stat(file.spliced ? spliceFileName(file.path) : file.path)).mtime;
-      if (preconditionFailed(req, etag, modified))
+      const modified = (): Promise<Date> =>
+        stat(file.spliced ? spliceFileName(file.path) : file.path).then((stats) => stats.mtime);
+      if (await preconditionFailed(req, etag, modified))
         throw new ScanError(
           'PRECONDITION_FAILED',
           "The artifact is not the one the If-Match or If-Unmodified-Since header names; drop the header, or send the ETag of this scan and format (the artifact's sha256 in quotes).",
@@ -40,13 +41,13 @@ export function artifactRoutes(deps: { artifacts: ArtifactService; scans: ScanSe
       res.setHeader('Content-Type', file.contentType);
       if (etag !== undefined) {
         res.setHeader('ETag', etag);
-        if ((req.get('if-none-match') ?? '').split(',').some((t) => t.trim() === etag || t.trim() === '*')) {
+        if (namesEtag(req.get('if-none-match'), etag)) {
           res.status(304).end();
           return;
         }
       }
       if (file.spliced) {
-        await sendSplicedOutput(req, res, file.path, modified);
+        await sendSplicedOutput(req, res, file.path);
         return;
       }
       // send handles Range (206), If-None-Match (304) and HEAD from the headers above.
@@ -94,7 +95,8 @@ export function artifactRoutes(deps: { artifacts: ArtifactService; scans: ScanSe
  * A spliced output (stored as stretches of other files) sent as sendFile sends a file: the same
  * headers, Range (one range: 206; several: the whole output), If-Range, If-Modified-Since and HEAD.
  */
-async function sendSplicedOutput(req: Request, res: Response, path: string, modified: Date): Promise<void> {
+async function sendSplicedOutput(req: Request, res: Response, path: string): Promise<void> {
+  const modified = (await stat(spliceFileName(path))).mtime;
   const output = await openOutput(path);
   try {
     const { size } = output;
@@ -134,13 +136,23 @@ async function sendSplicedOutput(req: Request, res: Response, path: string, modi
 
 /**
  * If-Match (strong comparison: a weak tag never matches), or else If-Unmodified-Since, says the
- * client holds another version (RFC 9110 §13.2.2): checked before anything else is answered.
+ * client holds another version (RFC 9110 §13.2.2): checked before anything else is answered. The
+ * time of the last change is read only when the request asks about it.
  */
-function preconditionFailed(req: Request, etag: string | undefined, modified: Date): boolean {
+async function preconditionFailed(
+  req: Request,
+  etag: string | undefined,
+  modified: () => Promise<Date>,
+): Promise<boolean> {
   const ifMatch = req.get('if-match');
-  if (ifMatch !== undefined) return !ifMatch.split(',').some((t) => t.trim() === '*' || t.trim() === etag);
+  if (ifMatch !== undefined) return !namesEtag(ifMatch, etag);
   const since = Date.parse(req.get('if-unmodified-since') ?? '');
-  return !Number.isNaN(since) && Math.floor(modified.getTime() / 1000) > Math.floor(since / 1000);
+  return !Number.isNaN(since) && Math.floor((await modified()).getTime() / 1000) > Math.floor(since / 1000);
+}
+
+/** Whether an If-Match or If-None-Match list names `etag`, or is `*` (any version). */
+function namesEtag(list: string | undefined, etag: string | undefined): boolean {
+  return (list ?? '').split(',').some((t) => t.trim() === '*' || (etag !== undefined && t.trim() === etag));
 }
 
 /** Whether a Range request's If-Range (an ETag or a date) still names this output; none does. */
